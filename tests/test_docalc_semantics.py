@@ -63,18 +63,55 @@ def test_textbook_d_separation():
 def test_models_are_strictly_positive_distributions():
     g = DoGraph.parse("Z->X,Z->Y,X->Y")
     rng = np.random.default_rng(0)
-    tables = TableModel.random(g, rng)
+    tables = TableModel.random(g, rng, members=3)
     joint = tables.joint(())
-    assert joint.min() > 0 and joint.sum() == pytest.approx(1.0)
-    response = ResponseModel(g, rng)
-    assert response.weights.min() > 0 and response.weights.sum() == pytest.approx(1.0)
-    # both model kinds obey the truncated factorization: P(Y|do(X=1)) = sum_z P(Y|X=1,z)P(z)
+    assert joint.shape == (3, 2, 2, 2) and joint.min() > 0
+    assert joint.reshape(3, -1).sum(axis=1) == pytest.approx([1.0] * 3)
+    response = ResponseModel(g, rng, members=3)
+    assert response.weights.min() > 0 and response.weights.sum(axis=1) == pytest.approx([1.0] * 3)
+    # the members are different models
+    assert not np.allclose(tables.table("Y", 0), tables.table("Y", 1))
+    assert tables.table("Y", 2).shape == (2, 2, 2) and tables.table("Y", 2).sum(axis=-1) == pytest.approx(np.ones((2, 2)))
+    # both model kinds obey the truncated factorization in every member: P(Y|do(X=1)) = sum_z P(Y|X=1,z)P(z)
     for model in (tables, response):
         do_value = evaluate(parse("P(Y=1 | do(X=1))"), model, g, {})
         adjusted = sum(
             evaluate(parse(f"P(Y=1 | X=1, Z={z})"), model, g, {}) * evaluate(parse(f"P(Z={z})"), model, g, {}) for z in (0, 1)
         )
-        assert do_value == pytest.approx(adjusted, rel=1e-12)
+        assert do_value.shape == (3,) and do_value == pytest.approx(adjusted, rel=1e-12)
+        assert len(set(np.round(do_value, 12))) == 3
+
+
+def test_given_tables_round_trip_through_the_factor_layout():
+    g = DoGraph.parse("Z->X,Z->Y,X->Y,W->Y", domains={"Z": 3})
+    rng = np.random.default_rng(2)
+    tables = {n: rng.dirichlet(np.ones(g.domain(n)), size=tuple(g.domain(p) for p in g.parents(n))) for n in g.nodes}
+    model = TableModel.single(g, tables)
+    for node in g.nodes:
+        assert np.array_equal(model.table(node), tables[node])
+    # the joint is the product of the given conditionals at every assignment
+    joint = model.joint(())[0]
+    for z, x, y, w in itertools.product(range(3), range(2), range(2), range(2)):
+        value = {"Z": z, "X": x, "Y": y, "W": w}
+        index = tuple(value[n] for n in g.order)
+        expected = tables["Z"][z] * tables["W"][w] * tables["X"][z, x] * tables["Y"][(*(value[p] for p in g.parents("Y")), y)]
+        assert joint[index] == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(EvaluationError, match="rows summing to 1"):
+        TableModel.single(g, {**tables, "X": tables["X"] * 2})
+
+
+def test_truncated_product_answers_every_action_value_at_once():
+    g = DoGraph.parse("Z->X,Z->Y,X->Y,X->M,M->Y")
+    model = TableModel.random(g, np.random.default_rng(1), members=2)
+    truncated = model.truncated(frozenset({"X"}))
+    for x in (0, 1):
+        joint = model.joint((("X", x),))
+        index = [slice(None)] * joint.ndim
+        index[model.axis["X"]] = x
+        # reading X's axis at x is the joint under do(X=x); the other X value has no mass
+        assert np.allclose(truncated[tuple(index)], joint[tuple(index)])
+        index[model.axis["X"]] = 1 - x
+        assert not joint[tuple(index)].any()
 
 
 CONFOUNDED = "Z->X,Z->Y,X->Y"

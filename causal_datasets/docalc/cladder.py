@@ -147,7 +147,7 @@ def cladder_model(graph: DoGraph, params: dict) -> TableModel:
         table = np.stack([1 - p_one, p_one], axis=-1)
         order = [parents.index(p) for p in graph.parents(node)]
         tables[node] = np.transpose(table, order + [len(parents)])
-    return TableModel(graph, tables)
+    return TableModel.single(graph, tables)
 
 
 def _model_or_none(meta: dict) -> TableModel | None:
@@ -165,10 +165,10 @@ def estimand_value(estimand: Expr, question: CladderQuestion) -> float | None:
     if question.model is None:
         return None
     try:
-        value = evaluate(estimand, question.model, question.graph, {name: 1 for name in free_indices(estimand)})
+        value = evaluate(estimand, question.model, question.graph, {name: 1 for name in free_indices(estimand)})[0]
     except EvaluationError:
         return None
-    return None if math.isnan(value) else value
+    return None if math.isnan(value) else float(value)
 
 
 # ---- hard negatives ----------------------------------------------------------------------------

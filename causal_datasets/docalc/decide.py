@@ -2,8 +2,9 @@
 
 Equal on every sampled strictly positive model means equal under the graph with probability one
 (a false identity between rational functions of the model parameters fails on almost every
-random model); a difference is returned as a counterexample. Table models are evaluated with
-the vectorized path when it applies, response models (counterfactuals) with the interpreter.
+random model); a difference is returned as a counterexample. All models of the family are
+evaluated at once; table models with the vectorized path when it applies, response models
+(counterfactuals) with the interpreter.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 
 from causal_datasets.docalc.expr import Expr, contains_counterfactual, free_indices
 from causal_datasets.docalc.graph import DoGraph
-from causal_datasets.docalc.semantics import IndexDomains, Model, TableModel, evaluate, random_model
+from causal_datasets.docalc.semantics import IndexDomains, Model, TableModel, evaluate, random_models
 from causal_datasets.docalc.vectorized import NotVectorizable, vector_evaluate
 
 #: tolerances for equal values (float evaluation of exact rational functions)
@@ -43,46 +44,46 @@ class SemanticResult:
 
 
 def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int = 3) -> SemanticResult:
-    """Compare ``a`` and ``b`` on ``models`` random models of ``graph`` for every free-index value.
+    """Compare ``a`` and ``b`` on a family of ``models`` random models of ``graph``, for every
+    free-index value. Models where either expression is undefined are not counted.
 
     Raises :class:`~.semantics.EvaluationError` for expressions that cannot be evaluated.
     """
     counterfactual = contains_counterfactual(a) or contains_counterfactual(b)
     domains = IndexDomains.of(graph, a, b)
     names = sorted(free_indices(a) | free_indices(b))
-    checked = 0
-    attempt = 0
-    while checked < models and attempt < 3 * models:
-        model = random_model(graph, seed, attempt, counterfactual)
-        attempt += 1
-        values_a, values_b = _values(a, b, model, graph, domains, names)
-        if np.isnan(values_a).any() or np.isnan(values_b).any():
-            continue
-        checked += 1
-        close = np.isclose(values_a, values_b, rtol=REL_TOL, atol=ABS_TOL)
-        if not close.all():
-            position = np.unravel_index(int(np.argmin(close)), close.shape)
-            assignment = {n: int(i) for n, i in zip(names, position)}
-            return SemanticResult(
-                False, checked, Counterexample(model.describe(), assignment, float(values_a[position]), float(values_b[position]))
-            )
+    family = random_models(graph, seed, models, counterfactual)
+    with np.errstate(divide="ignore", invalid="ignore"):  # undefined values are NaN, counted below
+        values_a, values_b = _values(a, b, family, graph, domains, names)
+        close = np.abs(values_a - values_b) <= ABS_TOL + REL_TOL * np.abs(values_b)  # np.isclose's test, without its overhead
+    if close.all():  # NaN is never close: every model counted
+        return SemanticResult(True, models)
+    defined = ~(np.isnan(values_a) | np.isnan(values_b)).reshape(models, -1).any(axis=1)
+    checked = int(defined.sum())
     if checked == 0:
         return SemanticResult(None, 0, reason="an expression is undefined (division by zero) on every sampled model")
-    return SemanticResult(True, checked)
+    close |= ~defined.reshape((models,) + (1,) * len(names))
+    if close.all():
+        return SemanticResult(True, checked)
+    member, *position = np.unravel_index(int(np.argmin(close)), close.shape)
+    where = (member, *position)
+    assignment = {n: int(i) for n, i in zip(names, position)}
+    counterexample = Counterexample(family.describe(int(member)), assignment, float(values_a[where]), float(values_b[where]))
+    return SemanticResult(False, checked, counterexample)
 
 
-def _values(a: Expr, b: Expr, model: Model, graph: DoGraph, domains: IndexDomains, names: list[str]):
-    """Both expressions as arrays over every assignment of ``names`` (axis order = names)."""
-    shape = tuple(domains.sizes[n] for n in names)
-    if isinstance(model, TableModel):
+def _values(a: Expr, b: Expr, family: Model, graph: DoGraph, domains: IndexDomains, names: list[str]):
+    """Both expressions as arrays over (member, every assignment of ``names``), axes in that order."""
+    shape = (family.members,) + tuple(domains.sizes[n] for n in names)
+    if isinstance(family, TableModel):
         try:
-            fa = vector_evaluate(a, model, domains.sizes)
-            fb = vector_evaluate(b, model, domains.sizes)
+            fa = vector_evaluate(a, family, domains.sizes)
+            fb = vector_evaluate(b, family, domains.sizes)
             full = tuple(names)
             return np.broadcast_to(fa.aligned(full), shape), np.broadcast_to(fb.aligned(full), shape)
         except NotVectorizable:
             pass
-    pairs = [(evaluate(a, model, graph, env), evaluate(b, model, graph, env)) for env in domains.assignments(names)]
-    values_a = np.array([x for x, _ in pairs], dtype=float).reshape(shape)
-    values_b = np.array([y for _, y in pairs], dtype=float).reshape(shape)
+    pairs = [(evaluate(a, family, graph, env), evaluate(b, family, graph, env)) for env in domains.assignments(names)]
+    values_a = np.array([x for x, _ in pairs], dtype=float).T.reshape(shape)
+    values_b = np.array([y for _, y in pairs], dtype=float).T.reshape(shape)
     return values_a, values_b

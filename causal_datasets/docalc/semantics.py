@@ -1,13 +1,16 @@
 """Exact evaluation of causal expressions on random discrete models compatible with a DAG.
 
-Two model kinds, both strictly positive and seeded:
+A model object holds a *family* of ``members`` random models of one graph that are evaluated
+together: every probability is an array with one value per member (axis 0). Two kinds, both
+strictly positive and seeded:
 
 * :class:`TableModel` — one random conditional table per node; the (mutilated) joint
   distribution is enumerated exactly. Answers observational and interventional terms.
 * :class:`ResponseModel` — the canonical structural model: each node's exogenous variable picks
   one of all functions from parent values to node values (a "response type") with random
   positive probabilities. Every world ``do(...)`` is computed from the same exogenous states, so
-  counterfactual terms (``Y_{X=1}``, nested subscripts) are exact too.
+  counterfactual terms (``Y_{X=1}``, nested subscripts) are exact too; members share the worlds
+  and differ only in the type probabilities.
 
 Latent nodes are ordinary nodes here. An expression is evaluated for every assignment of its free
 indices (:func:`evaluate`, the reference interpreter). :mod:`.decide` compares two expressions.
@@ -18,6 +21,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -55,69 +59,110 @@ def _positive_simplex(rng: np.random.Generator, size: int, count: int = 1) -> np
     return POSITIVITY_FLOOR / size + (1 - POSITIVITY_FLOOR) * draws
 
 
+def safe_divide(num, den) -> np.ndarray:
+    """``num / den`` elementwise, NaN where ``den`` is zero (an undefined conditional)."""
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    nonzero = den != 0
+    return np.where(nonzero, num / np.where(nonzero, den, 1.0), np.nan)
+
+
 class TableModel:
-    """Random conditional probability tables ``P(node | parents)``; exact joint by enumeration."""
+    """Random conditional probability tables ``P(node | parents)`` for each member; exact joints.
+
+    Arrays over the nodes have the member axis first, then one axis per node in
+    ``graph.order`` (``self.axis[node]``)."""
 
     kind = "tables"
 
-    def __init__(self, graph: DoGraph, tables: dict[str, np.ndarray]) -> None:
-        """``tables[node]`` has one axis per parent (in ``graph.parents(node)`` order) then the node's values."""
+    def __init__(self, graph: DoGraph, factors: dict[str, np.ndarray]) -> None:
+        """``factors[node]``: ``P(node | parents)`` as a member-first array over all nodes, of full
+        size on the node and its parents and size 1 elsewhere (rows summing to 1 over the node)."""
         self.graph = graph
-        self.axis = {n: i for i, n in enumerate(graph.order)}
-        self.shape = tuple(graph.domain(n) for n in graph.order)
-        self.tables = {}
-        self._factors: dict[str, np.ndarray] = {}
+        self.axis = {n: i + 1 for i, n in enumerate(graph.order)}
+        self.members = len(factors[graph.order[0]])
+        self.shape = (self.members,) + tuple(graph.domain(n) for n in graph.order)
+        self._factors = factors
+        self._truncated: dict[frozenset, np.ndarray] = {}
+        self._joints: dict[tuple, np.ndarray] = {}
+        self._memo: dict[tuple, np.ndarray] = {}
+        self._terms: dict = {}  # vectorized term values (see :mod:`.vectorized`)
+
+    @classmethod
+    def single(cls, graph: DoGraph, tables: dict[str, np.ndarray]) -> TableModel:
+        """A one-member model from given tables: ``tables[node]`` has one axis per parent (in
+        ``graph.parents(node)`` order) then the node's values; checked."""
+        axis = {n: i for i, n in enumerate(graph.order)}
+        shapes = _factor_shapes(graph, 1)
+        factors = {}
         for node in graph.order:
-            parents = graph.parents(node)
-            expected = tuple(graph.domain(p) for p in parents) + (graph.domain(node),)
+            family = graph.parents(node) + (node,)
+            expected = tuple(graph.domain(n) for n in family)
             table = np.asarray(tables[node], dtype=float)
             if table.shape != expected or table.min() < 0 or np.abs(table.sum(axis=-1) - 1.0).max() > 1e-9:
                 raise EvaluationError(f"table of {node} must have shape {expected} and rows summing to 1")
-            self.tables[node] = table
-            self._factors[node] = self._broadcast(table, parents + (node,))
-        self._joints: dict[tuple, np.ndarray] = {}
-        self._memo: dict[tuple, float] = {}
+            moved = np.transpose(table, sorted(range(len(family)), key=lambda i: axis[family[i]]))
+            factors[node] = moved.reshape(shapes[node])
+        return cls(graph, factors)
 
     @classmethod
-    def random(cls, graph: DoGraph, rng: np.random.Generator) -> TableModel:
-        tables = {}
-        for node in graph.order:
-            parents = graph.parents(node)
-            configs = math.prod(graph.domain(p) for p in parents)
-            table = _positive_simplex(rng, graph.domain(node), configs)
-            tables[node] = table.reshape(tuple(graph.domain(p) for p in parents) + (graph.domain(node),))
-        return cls(graph, tables)
+    def random(cls, graph: DoGraph, rng: np.random.Generator, members: int = 1) -> TableModel:
+        """``members`` random models: each row of each table is a flat Dirichlet draw (normalized
+        exponentials) mixed with the positivity floor.
 
-    def _broadcast(self, table: np.ndarray, axes_nodes: tuple[str, ...]) -> np.ndarray:
-        order = sorted(range(len(axes_nodes)), key=lambda i: self.axis[axes_nodes[i]])
-        moved = np.transpose(table, order)
-        shape = [1] * len(self.shape)
-        for i in order:
-            shape[self.axis[axes_nodes[i]]] = self.shape[self.axis[axes_nodes[i]]]
-        return moved.reshape(shape)
+        A node comes after its parents in ``graph.order``, so its own axis is the last of its
+        factor and each row (one member, one parent configuration) is contiguous: the rows of
+        all tables with the same domain size are drawn and normalized in one array."""
+        shapes = _factor_shapes(graph, members)
+        factors = {}
+        for size in sorted({graph.domain(n) for n in graph.order}):
+            nodes = [n for n in graph.order if graph.domain(n) == size]
+            rows = rng.standard_exponential((sum(math.prod(shapes[n]) for n in nodes) // size, size))
+            rows = POSITIVITY_FLOOR / size + (1 - POSITIVITY_FLOOR) * rows / rows.sum(axis=1, keepdims=True)
+            flat, offset = rows.reshape(-1), 0
+            for node in nodes:
+                count = math.prod(shapes[node])
+                factors[node] = flat[offset : offset + count].reshape(shapes[node])
+                offset += count
+        return cls(graph, factors)
+
+    def table(self, node: str, member: int = 0) -> np.ndarray:
+        """One member's table of ``node``: one axis per parent (``graph.parents`` order), then the node."""
+        family = self.graph.parents(node) + (node,)
+        in_joint_order = sorted(family, key=self.axis.__getitem__)
+        squeezed = self._factors[node][member].reshape([self.shape[self.axis[n]] for n in in_joint_order])
+        return np.transpose(squeezed, [in_joint_order.index(n) for n in family])
+
+    def truncated(self, cut: frozenset) -> np.ndarray:
+        """The product of every table except those of the ``cut`` nodes.
+
+        Truncated factorization: read at ``node = x`` for each cut node, this is the joint
+        distribution under ``do(node = x)`` — so one array answers every value of the actions."""
+        found = self._truncated.get(cut)
+        if found is None:
+            found = np.ones(self.shape)
+            for node in self.graph.order:
+                if node not in cut:
+                    found *= self._factors[node]
+            self._truncated[cut] = found
+        return found
 
     def joint(self, do: tuple) -> np.ndarray:
-        """The exact joint distribution of all nodes under ``do`` (sorted assignments).
-
-        Truncated factorization: the observational joint with each intervened node's table
-        replaced by an indicator (dividing the table out is exact because every entry is positive).
-        """
+        """The exact joint distribution of all nodes under ``do`` (sorted assignments): the
+        truncated product times an indicator of each action's value."""
         found = self._joints.get(do)
         if found is None:
-            if not do:
-                found = np.ones(self.shape)
-                for node in self.graph.order:
-                    found = found * self._factors[node]
-            else:
-                found = self.joint(())
-                for node, value in do:
-                    indicator = np.zeros(self.shape[self.axis[node]])
-                    indicator[value] = 1.0
-                    found = found / self._factors[node] * self._broadcast(indicator, (node,))
+            found = self.truncated(frozenset(node for node, _ in do))
+            for node, value in do:
+                shape = [1] * len(self.shape)
+                shape[self.axis[node]] = self.shape[self.axis[node]]
+                indicator = np.zeros(shape)
+                indicator[(0,) * self.axis[node] + (value,)] = 1.0
+                found = found * indicator
             self._joints[do] = found
         return found
 
-    def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> float:
+    def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> np.ndarray:
+        """``P(event | do, given)`` in each member (NaN where the condition has probability zero)."""
         key = (event, do, given)
         found = self._memo.get(key)
         if found is None:
@@ -126,37 +171,52 @@ class TableModel:
             joint = self.joint(do)
             numerator = _mass(joint, self.axis, event + given)
             denominator = _mass(joint, self.axis, given) if given else 1.0
-            found = self._memo[key] = numerator / denominator if denominator > 0 else math.nan
+            found = self._memo[key] = safe_divide(numerator, denominator)
         return found
 
-    def describe(self) -> dict:
+    def describe(self, member: int = 0) -> dict:
         return {
             "kind": self.kind,
             "tables": [
-                {"node": n, "parents": list(self.graph.parents(n)), "p": np.round(self.tables[n], 6).tolist()}
+                {"node": n, "parents": list(self.graph.parents(n)), "p": np.round(self.table(n, member), 6).tolist()}
                 for n in self.graph.order
             ],
         }
 
 
-def _mass(joint: np.ndarray, axis: dict[str, int], atoms: tuple[Atom, ...]) -> float:
+def _factor_shapes(graph: DoGraph, members: int) -> dict[str, tuple[int, ...]]:
+    """Shape of each node's factor: members, then the domain on the node and its parents, 1 elsewhere."""
+    position = {n: i + 1 for i, n in enumerate(graph.order)}
+    shapes = {}
+    for node in graph.order:
+        shape = [1] * (len(position) + 1)
+        shape[0] = members
+        for n in graph.parents(node) + (node,):
+            shape[position[n]] = graph.domain(n)
+        shapes[node] = tuple(shape)
+    return shapes
+
+
+def _mass(joint: np.ndarray, axis: dict[str, int], atoms: tuple[Atom, ...]) -> np.ndarray:
+    """Probability of the (constant-valued) ``atoms`` in each member."""
     index: list = [slice(None)] * joint.ndim
     for atom in atoms:
         position = axis[atom.var]
         current = index[position]
         if isinstance(current, int) and current != atom.value:
-            return 0.0
+            return np.zeros(joint.shape[0])
         index[position] = atom.value
-    return float(joint[tuple(index)].sum())
+    return joint[tuple(index)].reshape(joint.shape[0], -1).sum(axis=1)
 
 
 class ResponseModel:
-    """The canonical structural model: independent random response types per node."""
+    """The canonical structural model: independent random response types per node, per member."""
 
     kind = "response-functions"
 
-    def __init__(self, graph: DoGraph, rng: np.random.Generator) -> None:
+    def __init__(self, graph: DoGraph, rng: np.random.Generator, members: int = 1) -> None:
         self.graph = graph
+        self.members = members
         counts = []
         self.functions: dict[str, np.ndarray] = {}
         self.type_probs: dict[str, np.ndarray] = {}
@@ -170,28 +230,30 @@ class ResponseModel:
             types = np.arange(n_types)[:, None]
             # function table: type t maps parent configuration c to digit c of t in base d
             self.functions[node] = (types // d ** np.arange(configs)[None, :]) % d
-            self.type_probs[node] = _positive_simplex(rng, n_types)[0]
+            self.type_probs[node] = _positive_simplex(rng, n_types, members)
         if math.prod(counts) > MAX_RESPONSE_STATES:
             raise EvaluationError(
                 f"a response model of this graph needs {math.prod(counts)} exogenous states (limit {MAX_RESPONSE_STATES})"
             )
         grids = np.indices(counts).reshape(len(counts), -1)
         self.types = {node: grids[i] for i, node in enumerate(graph.order)}
-        self.weights = np.prod([self.type_probs[n][self.types[n]] for n in graph.order], axis=0)
+        # weights[m, s]: probability of exogenous state s in member m
+        self.weights = np.prod([self.type_probs[n][:, self.types[n]] for n in graph.order], axis=0)
         self._worlds: dict[tuple, dict[str, np.ndarray]] = {}
-        self._memo: dict[tuple, float] = {}
+        self._memo: dict[tuple, np.ndarray] = {}
 
     def world(self, do: tuple) -> dict[str, np.ndarray]:
         """Node values in every exogenous state under the intervention ``do``."""
         found = self._worlds.get(do)
         if found is None:
             intervened = dict(do)
+            states = self.weights.shape[1]
             found = {}
             for node in self.graph.order:
                 if node in intervened:
-                    found[node] = np.full(self.weights.shape, intervened[node])
+                    found[node] = np.full(states, intervened[node])
                     continue
-                config = np.zeros(self.weights.shape, dtype=np.int64)
+                config = np.zeros(states, dtype=np.int64)
                 for parent in self.graph.parents(node):
                     config = config * self.graph.domain(parent) + found[parent]
                 found[node] = self.functions[node][self.types[node], config]
@@ -202,25 +264,25 @@ class ResponseModel:
         intervention = tuple(sorted({**dict(do), **dict(atom.cf)}.items()))
         return self.world(intervention)[atom.var] == atom.value
 
-    def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> float:
+    def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> np.ndarray:
+        """``P(event | do, given)`` in each member (NaN where the condition has probability zero)."""
         key = (event, do, given)
         found = self._memo.get(key)
         if found is None:
-            condition = np.ones(self.weights.shape, dtype=bool)
+            condition = np.ones(self.weights.shape[1], dtype=bool)
             for atom in given:
                 condition &= self._mask(atom, do)
             joint = condition.copy()
             for atom in event:
                 joint &= self._mask(atom, do)
-            denominator = float(self.weights[condition].sum())
-            found = self._memo[key] = float(self.weights[joint].sum()) / denominator if denominator > 0 else math.nan
+            found = self._memo[key] = safe_divide(self.weights @ joint, self.weights @ condition)
         return found
 
-    def describe(self) -> dict:
+    def describe(self, member: int = 0) -> dict:
         return {
             "kind": self.kind,
             "response_type_probabilities": [
-                {"node": n, "parents": list(self.graph.parents(n)), "p": np.round(self.type_probs[n], 6).tolist()}
+                {"node": n, "parents": list(self.graph.parents(n)), "p": np.round(self.type_probs[n][member], 6).tolist()}
                 for n in self.graph.order
             ],
         }
@@ -229,17 +291,25 @@ class ResponseModel:
 Model = TableModel | ResponseModel
 
 
-def random_model(graph: DoGraph, seed: int, index: int, counterfactual: bool) -> Model:
-    """Model number ``index`` of the seeded family (a response model when counterfactuals occur).
+def random_models(graph: DoGraph, seed: int, members: int, counterfactual: bool) -> Model:
+    """The seeded family of ``members`` random models of ``graph`` (response models when
+    counterfactuals occur).
 
-    Models are kept on the graph object, so pairs checked under one graph share them (and their
+    Families are kept on the graph object, so pairs checked under one graph share them (and their
     cached interventional distributions)."""
-    key = ("model", seed, index, counterfactual)
+    key = ("models", seed, members, counterfactual)
     model = graph._cache.get(key)
     if model is None:
-        rng = np.random.default_rng([seed, index])
-        model = graph._cache[key] = ResponseModel(graph, rng) if counterfactual else TableModel.random(graph, rng)
+        rng = np.random.Generator(np.random.PCG64(_seed_sequence(seed, members)))
+        model = ResponseModel(graph, rng, members) if counterfactual else TableModel.random(graph, rng, members)
+        graph._cache[key] = model
     return model
+
+
+@lru_cache(maxsize=64)
+def _seed_sequence(seed: int, members: int) -> np.random.SeedSequence:
+    """The entropy of a model family's stream, hashed once (a fresh generator per family stays cheap)."""
+    return np.random.SeedSequence([seed, members])
 
 
 # ---- evaluation ---------------------------------------------------------------------------
@@ -267,24 +337,23 @@ class IndexDomains:
             yield dict(zip(names, values))
 
 
-def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int]) -> float:
-    """Value of ``e`` with free indices bound by ``env``."""
+def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int]) -> np.ndarray:
+    """Value of ``e`` in each member model (shape ``(members,)``) with free indices bound by ``env``."""
     if isinstance(e, Num):
-        return float(e.value)
+        return np.full(model.members, float(e.value))
     if isinstance(e, Prob):
         return model.prob(_bind_atoms(e.event, graph, env), _bind_do(e.do, graph, env), _bind_atoms(e.given, graph, env))
     if isinstance(e, Expect):
         do = _bind_do(e.do, graph, env)
         given = _bind_atoms(e.given, graph, env)
-        total = 0.0
+        total = np.zeros(model.members)
         for coef, atom in e.body:
             if atom.value is None:
                 cf = _bind_do(atom.cf, graph, env)
-                total += coef * sum(
-                    v * model.prob((Atom(atom.var, v, cf),), do, given) for v in range(1, graph.domain(atom.var))
-                )
+                for v in range(1, graph.domain(atom.var)):
+                    total = total + coef * v * model.prob((Atom(atom.var, v, cf),), do, given)
             else:
-                total += coef * model.prob(_bind_atoms((atom,), graph, env), do, given)
+                total = total + coef * model.prob(_bind_atoms((atom,), graph, env), do, given)
         return total
     if isinstance(e, Neg):
         return -evaluate(e.arg, model, graph, env)
@@ -293,8 +362,7 @@ def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int]) -> floa
     if isinstance(e, Mul):
         return math.prod(evaluate(f, model, graph, env) for f in e.factors)
     if isinstance(e, Div):
-        den = evaluate(e.den, model, graph, env)
-        return evaluate(e.num, model, graph, env) / den if den != 0 else math.nan
+        return safe_divide(evaluate(e.num, model, graph, env), evaluate(e.den, model, graph, env))
     if isinstance(e, Sum):
         return sum(
             evaluate(e.body, model, graph, {**env, e.index: value}) for value in range(graph.domain(e.var))

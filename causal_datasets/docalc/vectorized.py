@@ -1,21 +1,22 @@
-"""Vectorized evaluation on a :class:`~.semantics.TableModel`: every free index at once.
+"""Vectorized evaluation on a :class:`~.semantics.TableModel`: every free index and member at once.
 
-An expression becomes a :class:`Factor` — an array with one axis per free index — computed with
-numpy slices and sums of the exact joint distribution instead of one Python call per index
-value. Shapes this path does not cover (an index shared by two variables, a variable with two
-values in one term, counterfactual atoms) raise :class:`NotVectorizable`; the caller then uses
-the plain interpreter :func:`~.semantics.evaluate`, which is the reference implementation.
+An expression becomes a :class:`Factor` — an array with the member models on axis 0 and one axis
+per free index — computed with numpy slices and sums instead of one Python call per index value
+and model. A term ``P(E | do(D), G)`` reads the truncated product without D's tables, whose D
+axes are the action values (see :meth:`~.semantics.TableModel.truncated`), so a symbolic action
+costs no loop. Shapes this path does not cover (a variable twice in one term, an index shared
+within one term, counterfactual atoms) raise :class:`NotVectorizable`; the caller then uses the
+plain interpreter :func:`~.semantics.evaluate`, which is the reference implementation.
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
 from causal_datasets.docalc.expr import Add, Atom, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum
-from causal_datasets.docalc.semantics import EvaluationError, TableModel
+from causal_datasets.docalc.semantics import EvaluationError, TableModel, safe_divide
 
 
 class NotVectorizable(ValueError):
@@ -24,12 +25,16 @@ class NotVectorizable(ValueError):
 
 @dataclass(frozen=True)
 class Factor:
-    names: tuple[str, ...]  # sorted index names, one per axis
+    """Values over free indices: axis 0 = member model (size 1 for constants), then one axis per
+    name in ``names`` (sorted)."""
+
+    names: tuple[str, ...]
     array: np.ndarray
 
     def aligned(self, names: tuple[str, ...]) -> np.ndarray:
         """The array broadcastable over ``names`` (a sorted superset of ``self.names``)."""
-        shape = [self.array.shape[self.names.index(n)] if n in self.names else 1 for n in names]
+        shape = [self.array.shape[0]]
+        shape += [self.array.shape[1 + self.names.index(n)] if n in self.names else 1 for n in names]
         return self.array.reshape(shape)
 
 
@@ -45,7 +50,7 @@ def _combine(factors: list[Factor], op) -> Factor:
 def vector_evaluate(e: Expr, model: TableModel, sizes: dict[str, int]) -> Factor:
     """``e`` as a factor over its free indices (``sizes``: the values of each index)."""
     if isinstance(e, Num):
-        return Factor((), np.asarray(float(e.value)))
+        return Factor((), np.full(1, float(e.value)))
     if isinstance(e, Prob):
         return _prob(e, model, sizes)
     if isinstance(e, Expect):
@@ -58,20 +63,14 @@ def vector_evaluate(e: Expr, model: TableModel, sizes: dict[str, int]) -> Factor
     if isinstance(e, Mul):
         return _combine([vector_evaluate(f, model, sizes) for f in e.factors], np.multiply)
     if isinstance(e, Div):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            quotient = _combine([vector_evaluate(e.num, model, sizes), vector_evaluate(e.den, model, sizes)], _safe_divide)
-        return quotient
+        return _combine([vector_evaluate(e.num, model, sizes), vector_evaluate(e.den, model, sizes)], safe_divide)
     if isinstance(e, Sum):
         body = vector_evaluate(e.body, model, {**sizes, e.index: model.graph.domain(e.var)})
         if e.index in body.names:
             axis = body.names.index(e.index)
-            return Factor(body.names[:axis] + body.names[axis + 1 :], body.array.sum(axis=axis))
+            return Factor(body.names[:axis] + body.names[axis + 1 :], body.array.sum(axis=1 + axis))
         return Factor(body.names, body.array * model.graph.domain(e.var))
     raise EvaluationError(f"cannot evaluate {type(e).__name__}")
-
-
-def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    return np.where(den != 0, num / np.where(den != 0, den, 1.0), np.nan)
 
 
 def _expectation_as_sum(e: Expect, model: TableModel) -> Expr:
@@ -90,61 +89,52 @@ def _expectation_as_sum(e: Expect, model: TableModel) -> Expr:
 
 
 def _prob(p: Prob, model: TableModel, sizes: dict[str, int]) -> Factor:
+    """``P(E | do(D), G)`` as a factor; memoized on the model (indices range over their
+    variable's domain, so the value depends on the term alone)."""
+    found = model._terms.get(p)
+    if found is None:
+        _check_shape(p, sizes)
+        found = model._terms[p] = _prob_factor(p, model)
+    return found
+
+
+def _check_shape(p: Prob, sizes: dict[str, int]) -> None:
     if not p.is_interventional:
         raise NotVectorizable("counterfactual term")
     atoms = p.event + p.given
-    if len({a.var for a in atoms}) != len(atoms):
+    variables = [a.var for a in atoms] + [v for v, _ in p.do]
+    if len(set(variables)) != len(variables):
         raise NotVectorizable("a variable appears twice in one term")
-    labels = [a.value for a in atoms if isinstance(a.value, str)]
-    do_indices = sorted({x for _, x in p.do if isinstance(x, str)})
-    if len(set(labels)) != len(labels) or set(do_indices) & set(labels):
+    labels = [a.value for a in atoms if isinstance(a.value, str)] + [x for _, x in p.do if isinstance(x, str)]
+    if len(set(labels)) != len(labels):
         raise NotVectorizable("an index is shared within one term")
-    for index in labels + do_indices:
+    for index in labels:
         if index not in sizes:
             raise EvaluationError(f"index {index!r} is not bound")
-    pieces = []
-    for values in itertools.product(*(range(sizes[i]) for i in do_indices)):
-        binding = dict(zip(do_indices, values))
-        do = tuple(sorted((v, binding[x] if isinstance(x, str) else x) for v, x in p.do))
-        for var, value in do:
-            _check_value(model, var, value)
-        joint = model.joint(do)
-        numerator = _marginal(joint, model, atoms)
-        if p.given:
-            denominator = _marginal(joint, model, p.given)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                numerator = _combine([numerator, denominator], _safe_divide)
-        pieces.append(numerator)
-    names = pieces[0].names
-    stacked = np.stack([piece.aligned(names) for piece in pieces]).reshape(
-        tuple(sizes[i] for i in do_indices) + pieces[0].array.shape
-    )
-    all_names = tuple(do_indices) + names
-    order = sorted(range(len(all_names)), key=lambda i: all_names[i])
-    return Factor(tuple(all_names[i] for i in order), np.transpose(stacked, order))
 
 
-def _check_value(model: TableModel, var: str, value: int) -> None:
-    if not 0 <= value < model.graph.domain(var):
-        raise EvaluationError(f"value {value} is outside the domain of {var} (0..{model.graph.domain(var) - 1})")
-
-
-def _marginal(joint: np.ndarray, model: TableModel, atoms: tuple[Atom, ...]) -> Factor:
-    """Mass of ``atoms`` as a factor over their index values (constants selected, others summed)."""
-    by_axis = {model.axis[a.var]: a.value for a in atoms}
-    index: list = []
-    for axis in range(joint.ndim):
-        value = by_axis.get(axis)
-        if isinstance(value, int):
-            _check_value(model, model.graph.order[axis], value)
-            index.append(value)
-        else:
-            index.append(slice(None))
-    sliced = joint[tuple(index)]
-    remaining = [axis for axis in range(joint.ndim) if not isinstance(by_axis.get(axis), int)]
-    summed = tuple(i for i, axis in enumerate(remaining) if axis not in by_axis)
-    reduced = sliced.sum(axis=summed) if summed else sliced
-    kept = [(axis, by_axis[axis]) for axis in remaining if axis in by_axis]
-    names = [name for _, name in kept]
-    order = sorted(range(len(names)), key=lambda i: names[i])
-    return Factor(tuple(names[i] for i in order), np.transpose(reduced, order) if names else np.asarray(reduced))
+def _prob_factor(p: Prob, model: TableModel) -> Factor:
+    joint = model.truncated(frozenset(v for v, _ in p.do))
+    # joint axis -> the term's value there (int constant or index name); other axes are summed out
+    values = {model.axis[a.var]: a.value for a in p.event + p.given} | {model.axis[v]: x for v, x in p.do}
+    for axis, value in values.items():
+        if isinstance(value, int) and not 0 <= value < joint.shape[axis]:
+            var = model.graph.order[axis - 1]
+            raise EvaluationError(f"value {value} is outside the domain of {var} (0..{joint.shape[axis] - 1})")
+    event = {model.axis[a.var] for a in p.event}
+    fixed_condition = {ax for ax, value in values.items() if isinstance(value, int) and ax not in event}
+    selected = joint[(slice(None), *(values[ax] if ax in fixed_condition else slice(None) for ax in range(1, joint.ndim)))]
+    kept = [ax for ax in range(1, joint.ndim) if ax not in fixed_condition]
+    outside = tuple(1 + i for i, ax in enumerate(kept) if ax not in values)
+    reduced = selected.sum(axis=outside) if outside else selected
+    kept = [ax for ax in kept if ax in values]
+    fixed_event = [values[ax] if ax in event and isinstance(values[ax], int) else slice(None) for ax in kept]
+    result = reduced[(slice(None), *fixed_event)]
+    if p.given:
+        event_positions = tuple(1 + i for i, ax in enumerate(kept) if ax in event)
+        denominator = reduced.sum(axis=event_positions, keepdims=True)
+        # a zero condition has zero events too: 0/0 = NaN, undefined (callers silence the warning)
+        result = result / denominator[(slice(None), *(0 if isinstance(f, int) else f for f in fixed_event))]
+    names = [values[ax] for ax, f in zip(kept, fixed_event) if not isinstance(f, int)]
+    order = sorted(range(len(names)), key=names.__getitem__)
+    return Factor(tuple(names[i] for i in order), np.transpose(result, [0] + [1 + i for i in order]))
