@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, wraps
 
 Value = int | str
 Assign = tuple[str, Value]
@@ -267,37 +267,51 @@ def term_atoms(e: Prob | Expect) -> tuple[Atom, ...]:
     return body + e.given + tuple(Atom(v, x) for v, x in e.do)
 
 
-def leaf_values(e: Expr):
-    """Yield ``(variable, value)`` for every variable occurrence, counterfactual subscripts included."""
+def _memoized(function):
+    """Memoize a function of one expression on the expression itself (expressions are immutable;
+    the value lives next to the cached ``text``, outside the compared fields)."""
+    key = f"_memo_{function.__name__}"
+
+    @wraps(function)
+    def memoized(e: Expr):
+        found = e.__dict__.get(key, _MISSING)
+        if found is _MISSING:
+            found = e.__dict__[key] = function(e)
+        return found
+
+    return memoized
+
+
+_MISSING = object()
+
+
+@_memoized
+def leaf_values(e: Expr) -> tuple[tuple[str, Value | None], ...]:
+    """``(variable, value)`` for every variable occurrence, counterfactual subscripts included."""
     if isinstance(e, (Prob, Expect)):
-        for atom in term_atoms(e):
-            yield atom.var, atom.value
-            yield from atom.cf
-    else:
-        for child in children(e):
-            yield from leaf_values(child)
+        return tuple(pair for atom in term_atoms(e) for pair in ((atom.var, atom.value), *atom.cf))
+    return tuple(pair for child in children(e) for pair in leaf_values(child))
 
 
-def variables(e: Expr) -> set[str]:
+@_memoized
+def variables(e: Expr) -> frozenset[str]:
     """Names of all variables mentioned (summation variables included)."""
     names = {var for var, _ in leaf_values(e)}
     if isinstance(e, Sum):
         names.add(e.var)
     for child in children(e):
         names |= variables(child)
-    return names
+    return frozenset(names)
 
 
-def free_indices(e: Expr) -> set[str]:
+@_memoized
+def free_indices(e: Expr) -> frozenset[str]:
     """Symbolic indices not bound by an enclosing sum."""
     if isinstance(e, Sum):
         return free_indices(e.body) - {e.index}
     if isinstance(e, (Prob, Expect)):
-        return {x for _, x in leaf_values(e) if isinstance(x, str)}
-    found: set[str] = set()
-    for child in children(e):
-        found |= free_indices(child)
-    return found
+        return frozenset(x for _, x in leaf_values(e) if isinstance(x, str))
+    return frozenset().union(*(free_indices(child) for child in children(e)))
 
 
 def substitute(e: Expr, mapping: dict[str, Value]) -> Expr:
@@ -323,6 +337,7 @@ def substitute(e: Expr, mapping: dict[str, Value]) -> Expr:
     return rebuild(e, tuple(substitute(c, mapping) for c in children(e)))
 
 
+@_memoized
 def contains_counterfactual(e: Expr) -> bool:
     if isinstance(e, (Prob, Expect)):
         return any(a.cf for a in term_atoms(e))

@@ -37,16 +37,17 @@ class DoGraph:
         graph = nx.DiGraph()
         graph.add_nodes_from(self.nodes)
         graph.add_edges_from(self.edges)
-        if not nx.is_directed_acyclic_graph(graph):
+        try:
+            order = tuple(nx.lexicographical_topological_sort(graph))
+        except nx.NetworkXUnfeasible:
             cycle = nx.find_cycle(graph)
-            raise GraphError(f"the graph has a cycle: {' -> '.join(u for u, _ in cycle)} -> {cycle[0][0]}")
+            raise GraphError(f"the graph has a cycle: {' -> '.join(u for u, _ in cycle)} -> {cycle[0][0]}") from None
         unknown = sorted(set(self.latent) - set(self.nodes))
         if unknown:
             raise UnknownVariable(f"latent node(s) {unknown} are not in the graph; nodes are {list(self.nodes)}")
         bad = {n: d for n, d in self.domains.items() if n not in self.nodes or not (isinstance(d, int) and d >= 2)}
         if bad:
             raise GraphError(f"domains must map graph nodes to sizes >= 2; bad entries {bad}")
-        order = tuple(nx.lexicographical_topological_sort(graph))
         object.__setattr__(self, "_order", order)
         object.__setattr__(self, "_parents", {n: tuple(sorted(graph.predecessors(n))) for n in self.nodes})
         object.__setattr__(self, "_children", {n: tuple(sorted(graph.successors(n))) for n in self.nodes})

@@ -19,7 +19,8 @@ multiplication signs, ``E(...)``, empty condition lists. Errors carry the charac
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 from decimal import Decimal
 from fractions import Fraction
 
@@ -42,35 +43,41 @@ class ExprParseError(ValueError):
         super().__init__(f"{message} at position {position}\n  {text}\n  {pointer}")
 
 
-@dataclass(frozen=True)
-class _Token:
+class _Token(NamedTuple):
     kind: str  # num, sum, name, op, end
     text: str
     position: int
 
 
 def _tokenize(text: str) -> list[_Token]:
+    cleaned = text.translate(_TRANSLATE)  # one character for one, so positions are unchanged
     tokens: list[_Token] = []
     position = 0
-    cleaned = text.translate(_TRANSLATE)
-    while position < len(cleaned):
-        if cleaned[position:].strip() == "":
+    for match in _TOKEN.finditer(cleaned):
+        if match.start() != position:  # finditer skipped a character no token starts with
             break
-        match = _TOKEN.match(cleaned, position)
-        if match is None:
-            bad = position + len(cleaned[position:]) - len(cleaned[position:].lstrip())
-            raise ExprParseError(f"unexpected character {cleaned[bad]!r}", text, bad)
         kind = match.lastgroup
         tokens.append(_Token(kind, match.group(kind), match.start(kind)))
         position = match.end()
+    rest = cleaned[position:]
+    if rest.strip():
+        bad = position + len(rest) - len(rest.lstrip())
+        raise ExprParseError(f"unexpected character {cleaned[bad]!r}", text, bad)
     tokens.append(_Token("end", "", len(text)))
     return tokens
 
 
 def parse(text: str) -> Expr:
-    """Parse one causal expression; raises :class:`ExprParseError` with the position."""
+    """Parse one causal expression; raises :class:`ExprParseError` with the position.
+
+    Results are memoized by text (expressions are immutable values)."""
     if not isinstance(text, str):
         raise TypeError(f"expected a string, got {type(text).__name__}")
+    return _parse_text(text)
+
+
+@lru_cache(maxsize=1 << 14)
+def _parse_text(text: str) -> Expr:
     return _Parser(text).parse_top()
 
 
@@ -86,7 +93,8 @@ class _Parser:
         return self.tokens[self.i]
 
     def at(self, *texts: str) -> bool:
-        return self.tok.kind == "op" and self.tok.text in texts
+        token = self.tokens[self.i]
+        return token.kind == "op" and token.text in texts
 
     def take(self, *texts: str) -> _Token:
         if not self.at(*texts):
