@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 
 from causal_datasets.docalc.cladder import (
@@ -33,7 +33,8 @@ def _proof_rows(proof: Proof | None) -> list[ProofStepRow]:
 
 
 def _counterexample_json(cx: Counterexample | None) -> str | None:
-    return json.dumps(asdict(cx), sort_keys=True) if cx else None
+    # the fields as they are: asdict would deep-copy the model's tables first
+    return json.dumps({f.name: getattr(cx, f.name) for f in fields(cx)}, sort_keys=True) if cx else None
 
 
 def synthetic_rows(seed: int, count: int) -> list[SyntheticPair]:
