@@ -8,7 +8,8 @@ import pytest
 from causal_datasets.cli import main
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.rules import RuleContext, do_calculus
+from causal_datasets.docalc.decide import semantic_check
+from causal_datasets.docalc.rules import RuleContext, backdoor_exchange, do_calculus
 from causal_datasets.docalc.search import SearchLimits, find_proof
 from causal_datasets.docalc.verdict import check_equivalence, check_proof
 from causal_datasets.paths import metric_path
@@ -84,6 +85,26 @@ def test_backdoor_frontdoor_proofs_are_found_and_every_step_holds():
         assert verdict.equivalent is True and verdict.method == "proof", (a, b, verdict)
         assert verdict.proof.start == parse(a).text and verdict.proof.end == parse(b).text
         check_proof(verdict.proof, graph)
+
+
+@pytest.mark.parametrize(
+    "term, edges, allowed",
+    [
+        ("P(Y_{X=0}=1 | X=1, Z)", BACKDOOR, True),  # Z blocks the back-door path X <- Z -> Y
+        ("P(Y_{X=0}=1 | X=1)", BACKDOOR, False),  # ... which is open without it
+        ("P(Y_{X=0}=1 | X=1)", "X->M,M->Y", True),  # no back-door path at all
+        ("P(Y_{X=0}=1 | X=1, M)", "X->M,M->Y", False),  # M is a descendant of X
+        ("P(Y_{X=0}=1 | X=1, M)", M_BIAS, False),  # the collider M opens X <- U1 -> M <- U2 -> Y
+        ("P(Y_{X=0}=1 | X=1)", M_BIAS, True),
+    ],
+)
+def test_counterfactual_backdoor_exchange_needs_an_admissible_set(term, edges, allowed):
+    graph = DoGraph.parse(edges)
+    exchanged = parse(term.replace("| X=1", "| X=0"))
+    found = {r.result for r in backdoor_exchange(parse(term), RuleContext(graph, ()))}
+    assert (exchanged in found) is allowed
+    # the rule's condition is exactly when the exchange is an identity on these graphs
+    assert semantic_check(parse(term), exchanged, graph).equal is allowed
 
 
 # REFERENCE §3: false equalities the upstream verifier "proves"

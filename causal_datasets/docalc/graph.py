@@ -100,6 +100,10 @@ class DoGraph:
         cut_in = frozenset(cut_in)
         return _closure(nodes, lambda n: () if n in cut_in else self._parents[n])
 
+    def descendants(self, nodes: Iterable[str]) -> frozenset[str]:
+        """``nodes`` and their descendants."""
+        return _closure(nodes, self._children.__getitem__)
+
     # -- d-separation --
     def d_separated(
         self,

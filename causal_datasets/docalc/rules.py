@@ -181,6 +181,38 @@ def counterfactual_rules(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
             yield Rewrite(Prob(event, p.do, p.given), "consistency", f"{var}={value} is observed, so {atom.var}_{{{var}={value}}} = {atom.var}")
 
 
+def backdoor_exchange(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
+    """``P(Y_{X=x} | X=x', Z) = P(Y_{X=x} | X=x'', Z)`` when Z is back-door admissible for (X, Y).
+
+    No descendant of X in Z and Z blocking every path into X, i.e. ``(Y ⊥ X | Z)`` in
+    G[underline(X)], give ``Y_x ⊥ X | Z`` (Pearl, the back-door criterion read counterfactually);
+    so the observed value of X may change — to the subscript's value, where consistency then
+    removes the subscript, or to another value of X in the vocabulary."""
+    subscripts = {a.cf for a in p.event}
+    if p.do or len(subscripts) != 1 or any(a.cf for a in p.given):
+        return
+    (cf,) = subscripts
+    if len(cf) != 1:
+        return
+    treatment, subscript_value = cf[0]
+    observed = [a for a in p.given if a.var == treatment]
+    ys = frozenset(a.var for a in p.event)
+    zs = frozenset(a.var for a in p.given) - {treatment}
+    if len(observed) != 1 or treatment in ys or ys & zs:
+        return
+    g = ctx.graph
+    if zs & g.descendants({treatment}) or not g.d_separated(ys, {treatment}, zs, cut_out={treatment}):
+        return
+    condition = (
+        f"({_names(ys)} ⊥ {treatment} | {_names(zs)}) in G[underline({treatment})] and no descendant of "
+        f"{treatment} among {{{_names(zs)}}}: back-door admissible, so the counterfactual is independent of {treatment}"
+    )
+    rest = tuple(a for a in p.given if a.var != treatment)
+    values = {subscript_value} | {x for var, x in ctx.vocabulary if var == treatment}
+    for value in sorted(values - {observed[0].value}, key=str):
+        yield Rewrite(Prob(p.event, (), rest + (Atom(treatment, value),)), "counterfactual back-door", condition)
+
+
 def total_probability(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     """P(y|c) = Σ_z P(y|z,c) P(z|c) and P(y|c) = Σ_z P(y,z|c) for z not in the term."""
     used = {a.var for a in p.event + p.given} | {v for v, _ in p.do} | {v for a in p.event + p.given for v, _ in a.cf}
@@ -329,6 +361,7 @@ def node_rewrites(e: Expr, ctx: RuleContext) -> Iterator[Rewrite]:
     if isinstance(e, Prob):
         yield from do_calculus(e, ctx)
         yield from counterfactual_rules(e, ctx)
+        yield from backdoor_exchange(e, ctx)
         yield from probability_to_expectation(e, ctx)
         yield from total_probability(e, ctx)
         yield from product_rule(e, ctx)
