@@ -26,6 +26,11 @@ def test_graph_input_forms_and_errors():
     assert DoGraph.from_edges([("Z", "X"), ("X", "Y")]).parents("X") == ("Z",)
     with pytest.raises(GraphError, match="cycle"):
         DoGraph.parse("X->Y,Y->X")
+    with pytest.raises(GraphError) as cyclic:
+        DoGraph.parse("A->B,B->C,C->A,C->D")
+    assert any(f"cycle: {path}" in str(cyclic.value) for path in ("A -> B -> C -> A", "B -> C -> A -> B", "C -> A -> B -> C"))
+    # one topological order per graph, whatever order the edges come in
+    assert DoGraph.parse("Z->X,Z->Y,X->Y,W->Y").order == DoGraph.parse("W->Y,X->Y,Z->Y,Z->X").order == ("W", "Z", "X", "Y")
     with pytest.raises(UnknownVariable):
         DoGraph.parse("X->Y", latent=["U"])
     with pytest.raises(UnknownVariable, match="W"):

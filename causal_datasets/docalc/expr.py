@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property, wraps
+from functools import wraps
 
 Value = int | str
 Assign = tuple[str, Value]
@@ -53,11 +53,14 @@ def sorted_atoms(atoms) -> tuple[Atom, ...]:
 class Expr:
     """Base class of expression nodes; ``text`` is the canonical string (see :mod:`.printer`)."""
 
-    @cached_property
+    @property
     def text(self) -> str:
-        from causal_datasets.docalc.printer import to_text
+        found = self.__dict__.get("_text")  # memoized by hand: 3.11's cached_property takes a lock
+        if found is None:
+            from causal_datasets.docalc.printer import to_text
 
-        return to_text(self)
+            found = self.__dict__["_text"] = to_text(self)
+        return found
 
     def __str__(self) -> str:
         return self.text

@@ -1,16 +1,16 @@
 """The causal DAG of a do-calculus question: nodes, latent nodes, value domains, cached d-separation.
 
 Built once from an edge list (``X->V2,V2->Y``), pairs, or a :class:`~causal_datasets.graph.CausalGraph`;
-acyclicity is checked here, once, so d-separation queries never re-check it. d-separation is the
+acyclicity is checked here, once (the standard library's graphlib, which also gives the topological
+order), so d-separation queries never re-check it. d-separation is the
 reachability ("Bayes ball") algorithm on the mutilated graph, memoized per query.
 """
 
 from __future__ import annotations
 
+import graphlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-
-import networkx as nx
 
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.graph import CausalGraph, GraphError
@@ -34,23 +34,31 @@ class DoGraph:
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        graph = nx.DiGraph()
-        graph.add_nodes_from(self.nodes)
-        graph.add_edges_from(self.edges)
+        parents: dict[str, list[str]] = {n: [] for n in self.nodes}
+        children: dict[str, list[str]] = {n: [] for n in self.nodes}
+        for source, target in self.edges:
+            parents[target].append(source)
+            children[source].append(target)
+        sorter = graphlib.TopologicalSorter(parents)
         try:
-            order = tuple(nx.lexicographical_topological_sort(graph))
-        except nx.NetworkXUnfeasible:
-            cycle = nx.find_cycle(graph)
-            raise GraphError(f"the graph has a cycle: {' -> '.join(u for u, _ in cycle)} -> {cycle[0][0]}") from None
+            sorter.prepare()
+        except graphlib.CycleError as error:
+            cycle = error.args[1]  # [a, ..., a], each node a parent of the next
+            raise GraphError(f"the graph has a cycle: {' -> '.join(cycle)}") from None
         unknown = sorted(set(self.latent) - set(self.nodes))
         if unknown:
             raise UnknownVariable(f"latent node(s) {unknown} are not in the graph; nodes are {list(self.nodes)}")
         bad = {n: d for n, d in self.domains.items() if n not in self.nodes or not (isinstance(d, int) and d >= 2)}
         if bad:
             raise GraphError(f"domains must map graph nodes to sizes >= 2; bad entries {bad}")
-        object.__setattr__(self, "_order", order)
-        object.__setattr__(self, "_parents", {n: tuple(sorted(graph.predecessors(n))) for n in self.nodes})
-        object.__setattr__(self, "_children", {n: tuple(sorted(graph.successors(n))) for n in self.nodes})
+        order: list[str] = []
+        while sorter.is_active():  # layer by layer, each layer sorted: one order per graph, whatever the input order
+            ready = sorted(sorter.get_ready())
+            order.extend(ready)
+            sorter.done(*ready)
+        object.__setattr__(self, "_order", tuple(order))
+        object.__setattr__(self, "_parents", {n: tuple(sorted(p)) for n, p in parents.items()})
+        object.__setattr__(self, "_children", {n: tuple(sorted(c)) for n, c in children.items()})
 
     # -- construction --
     @classmethod

@@ -10,10 +10,8 @@ _ADD, _MUL, _UNARY = 1, 2, 3
 
 
 def to_text(e: Expr) -> str:
-    return _text(e, 0)
-
-
-def _text(e: Expr, context: int) -> str:
+    """The canonical text of ``e`` (no outer parentheses); operands reuse their cached ``text``,
+    so printing a whole tree is linear in its size."""
     if isinstance(e, Num):
         return _number(e.value)
     if isinstance(e, Prob):
@@ -21,34 +19,39 @@ def _text(e: Expr, context: int) -> str:
     if isinstance(e, Expect):
         return f"E[{_body(e.body)}{_conditions(e.do, e.given)}]"
     if isinstance(e, Neg):
-        return _wrap(f"-{_text(e.arg, _UNARY)}", _UNARY, context)
+        return f"-{_operand(e.arg, _UNARY)}"
     if isinstance(e, Add):
-        parts = [_text(e.terms[0], _ADD)]
+        parts = [_operand(e.terms[0], _ADD)]
         for term in e.terms[1:]:
             if isinstance(term, Neg):
-                parts.append(f" - {_text(term.arg, _MUL)}")
+                parts.append(f" - {_operand(term.arg, _MUL)}")
             else:
-                parts.append(f" + {_text(term, _ADD)}")
-        return _wrap("".join(parts), _ADD, context)
+                parts.append(f" + {_operand(term, _ADD)}")
+        return "".join(parts)
     if isinstance(e, Mul):
-        return _wrap(" * ".join(_factor(f) for f in e.factors), _MUL, context)
+        return " * ".join(_factor(f) for f in e.factors)
     if isinstance(e, Div):
-        num = f"({_text(e.num, 0)})" if isinstance(e.num, (Sum, Add)) else _text(e.num, _MUL)
-        den = _text(e.den, 0) if isinstance(e.den, (Prob, Expect, Num)) else f"({_text(e.den, 0)})"
-        return _wrap(f"{num} / {den}", _MUL, context)
+        num = f"({e.num.text})" if isinstance(e.num, (Sum, Add)) else _operand(e.num, _MUL)
+        den = e.den.text if isinstance(e.den, (Prob, Expect, Num)) else f"({e.den.text})"
+        return f"{num} / {den}"
     if isinstance(e, Sum):
         binding = e.var if e.index == e.var else f"{e.var}={e.index}"
-        body = f"({_text(e.body, 0)})" if isinstance(e.body, Add) else _text(e.body, _MUL)
-        return _wrap(f"\\sum_{{{binding}}} {body}", _UNARY, context)
+        body = f"({e.body.text})" if isinstance(e.body, Add) else _operand(e.body, _MUL)
+        return f"\\sum_{{{binding}}} {body}"
     raise TypeError(f"cannot print {type(e).__name__}")
 
 
+#: how tightly each operator binds; leaves (numbers, P(...), E[...]) are never bracketed
+_LEVEL = {Add: _ADD, Mul: _MUL, Div: _MUL, Neg: _UNARY, Sum: _UNARY}
+
+
+def _operand(e: Expr, context: int) -> str:
+    """``e`` as an operand in a position binding at ``context``: bracketed if it binds more loosely."""
+    return f"({e.text})" if _LEVEL.get(type(e), context) < context else e.text
+
+
 def _factor(f: Expr) -> str:
-    return f"({_text(f, 0)})" if isinstance(f, (Sum, Div)) else _text(f, _MUL)
-
-
-def _wrap(text: str, level: int, context: int) -> str:
-    return f"({text})" if level < context else text
+    return f"({f.text})" if isinstance(f, (Sum, Div)) else _operand(f, _MUL)
 
 
 def _number(value: Fraction) -> str:

@@ -7,7 +7,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from causal_datasets.docalc.search import SearchLimits
-from causal_datasets.docalc.verdict import Verdict, check_equivalence
+from causal_datasets.graph import GraphError
+from causal_datasets.docalc.verdict import Verdict, as_graph, check_equivalence
 
 _SPACE = re.compile(r"\s+")
 _SAME = str.maketrans({"−": "-", "–": "-", "[": "(", "]": ")", "×": "*", "·": "*", "Σ": "∑"})
@@ -40,11 +41,17 @@ def score_pairs(
             f"lengths differ: {len(predictions)} predictions, {count} references, {len(graphs)} graphs, {len(latents)} latents"
         )
     verdicts: list[Verdict] = []
+    built: dict = {}  # items with the same graph share one DoGraph (its d-separations and random models)
     for prediction, reference, graph, latent in zip(predictions, references, graphs, latents):
         try:
-            verdicts.append(
-                check_equivalence(prediction, reference, graph, _latent_list(latent), seed=seed, prove=prove, limits=limits)
-            )
+            names = _latent_list(latent)
+            key = (graph if isinstance(graph, str) else tuple(map(tuple, graph)), tuple(names))
+            if key not in built:
+                try:
+                    built[key] = as_graph(graph, names)
+                except GraphError:
+                    built[key] = graph  # check_equivalence reports it
+            verdicts.append(check_equivalence(prediction, reference, built[key], names, seed=seed, prove=prove, limits=limits))
         except Exception as error:  # noqa: BLE001 - one bad item never aborts a batch
             verdicts.append(Verdict(None, "error", error=f"{type(error).__name__}: {error}"))
     matches = [normalize_string(p) == normalize_string(r) for p, r in zip(predictions, references)]
