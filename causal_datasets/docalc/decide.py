@@ -58,11 +58,13 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
         close = np.abs(values_a - values_b) <= ABS_TOL + REL_TOL * np.abs(values_b)  # np.isclose's test, without its overhead
     if close.all():  # NaN is never close: every model counted
         return SemanticResult(True, models)
+    shape = (models,) + tuple(domains.sizes[n] for n in names)
+    values_a, values_b, close = (np.broadcast_to(x, shape) for x in (values_a, values_b, close))
     defined = ~(np.isnan(values_a) | np.isnan(values_b)).reshape(models, -1).any(axis=1)
     checked = int(defined.sum())
     if checked == 0:
         return SemanticResult(None, 0, reason="an expression is undefined (division by zero) on every sampled model")
-    close |= ~defined.reshape((models,) + (1,) * len(names))
+    close = close | ~defined.reshape((models,) + (1,) * len(names))
     if close.all():
         return SemanticResult(True, checked)
     member, *position = np.unravel_index(int(np.argmin(close)), close.shape)
@@ -73,16 +75,14 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
 
 
 def _values(a: Expr, b: Expr, family: Model, graph: DoGraph, domains: IndexDomains, names: list[str]):
-    """Both expressions as arrays over (member, every assignment of ``names``), axes in that order."""
-    shape = (family.members,) + tuple(domains.sizes[n] for n in names)
+    """Both expressions as arrays broadcastable over (member, every assignment of ``names``)."""
     if isinstance(family, TableModel):
         try:
-            fa = vector_evaluate(a, family, domains.sizes)
-            fb = vector_evaluate(b, family, domains.sizes)
             full = tuple(names)
-            return np.broadcast_to(fa.aligned(full), shape), np.broadcast_to(fb.aligned(full), shape)
+            return vector_evaluate(a, family, domains.sizes).aligned(full), vector_evaluate(b, family, domains.sizes).aligned(full)
         except NotVectorizable:
             pass
+    shape = (family.members,) + tuple(domains.sizes[n] for n in names)
     pairs = [(evaluate(a, family, graph, env), evaluate(b, family, graph, env)) for env in domains.assignments(names)]
     values_a = np.array([x for x, _ in pairs], dtype=float).T.reshape(shape)
     values_b = np.array([y for _, y in pairs], dtype=float).T.reshape(shape)
