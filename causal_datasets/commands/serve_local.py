@@ -23,9 +23,9 @@ def run(args: argparse.Namespace) -> int:
         server.start()
     except LocalModelUnavailable as error:
         raise CommandError(str(error)) from error
-    print(f"serving {server.model} at {server.base_url}", flush=True)
-    print(f"use: --model {server.model} --base-url {server.base_url}   (Ctrl-C stops)", flush=True)
-    try:
+    try:  # from the first line on, Ctrl-C stops the server cleanly
+        print(f"serving {server.model} at {server.base_url}", flush=True)
+        print(f"use: --model {server.model} --base-url {server.base_url}   (Ctrl-C stops)", flush=True)
         while server.running():
             time.sleep(0.5)
         raise CommandError(f"llama_cpp.server stopped by itself:\n{server.log_tail()}")
