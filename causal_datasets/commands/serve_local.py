@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import time
 
 from causal_datasets.cli import CommandError
@@ -18,6 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # a process started in the background by a shell without job control inherits SIGINT ignored;
+    # this command's contract is "until Ctrl-C", so take the signal back
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     server = LocalServer(port=args.port, n_ctx=args.n_ctx, n_threads=args.threads)
     try:
         server.start()
