@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from causal_datasets.docalc.cladder import family_graph, read_questions, try_parse
+from causal_datasets.docalc.cladder import family_graph, formal_expression, read_questions, try_parse
 from causal_datasets.docalc.decide import semantic_check
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
@@ -35,7 +35,7 @@ from causal_datasets.docalc.rows import synthetic_rows
 from causal_datasets.docalc.scoring import score_pairs
 from causal_datasets.docalc.semantics import IndexDomains, TableModel, evaluate, random_models
 from causal_datasets.docalc.verdict import canonical_indices, check_equivalence
-from causal_datasets.docalc.expr import free_indices
+from causal_datasets.docalc.expr import free_indices, variables
 from causal_datasets.hub.folder import load_records
 from causal_datasets.paths import SHARED_DATA_DIR
 from causal_datasets.records.cladder_pairs import SyntheticPair
@@ -138,7 +138,8 @@ class PgmpyFamily:
 
 
 def peer_check(a, b, graph: DoGraph, models: int = 3) -> bool:
-    """Equal on the same ``models`` random models, every term evaluated by pgmpy."""
+    """Equal on the same ``models`` random models (of the same ancestral subgraph), every term evaluated by pgmpy."""
+    graph = graph.ancestral(variables(a) | variables(b))
     family = PgmpyFamily(random_models(graph, 0, models, counterfactual=False))
     domains = IndexDomains.of(graph, a, b)
     names = sorted(free_indices(a) | free_indices(b))
@@ -180,16 +181,16 @@ def main() -> None:
     warnings.filterwarnings("ignore", category=FutureWarning)
 
     questions = [
-        q for q in read_questions(SHARED_DATA_DIR / "cladder") if try_parse(q.formal_form) and try_parse(q.estimand)
+        q for q in read_questions(SHARED_DATA_DIR / "cladder") if formal_expression(q) and try_parse(q.estimand)
     ]
-    cladder = [(try_parse(q.formal_form), try_parse(q.estimand), family_graph(q.graph_id)) for q in questions]
+    cladder = [(formal_expression(q), try_parse(q.estimand), family_graph(q.graph_id)) for q in questions]
     distinct = list({(a.text, b.text, id(g)): (a, b, g) for a, b, g in cladder}.values())
     report("CLadder pairs, verdict only (every question)", timed(cladder, prove=False))
     report("CLadder distinct pairs, verdict + proof search", timed(distinct, prove=True))
     start = time.process_time()
     graphs = [family_graph(q.graph_id) for q in questions]
     scored = score_pairs(
-        [q.formal_form for q in questions],
+        [formal_expression(q).text for q in questions],
         [q.estimand for q in questions],
         [g.edge_text() for g in graphs],
         [sorted(g.latent) for g in graphs],

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from causal_datasets.docalc.expr import Atom, Expect, Num, Prob, Sum, free_indices
+from causal_datasets.docalc.expr import Atom, Expect, Num, Potential, Prob, Sum, free_indices, variables
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.paths import SHARED_DATA_DIR
 
@@ -74,6 +74,20 @@ def test_expectations_counterfactuals_and_bare_events():
     assert parse("Y_{X=1} = 1 | ") == Prob((Atom("Y", 1, (("X", 1),)),))
     assert parse("E[2*Y] + 0.5") == parse("0.5 + E[2*Y]") != parse("0.5 + 2*E[Y]")
     assert parse("0.25").value == Fraction(1, 4) and isinstance(parse("0.25"), Num)
+
+
+def test_nested_counterfactual_subscripts():
+    nde = parse("E[Y_{X=1, V2_{X=0}} - Y_{X=0, V2=V2_{X=0}}]")
+    mediator = Potential("V2", (("X", 0),))
+    assert nde.body[0][1].cf == (("V2", mediator), ("X", 1))
+    assert nde.text == "E[Y_{V2_{X=0}, X=1} - Y_{V2_{X=0}, X=0}]" and parse(nde.text) == nde
+    assert nde != parse("E[Y_{X=1, V2=0} - Y_{X=0, V2=0}]")  # literally a controlled effect
+    deep = parse("P(Y_{M=W_{X=x, Z_{X=1}}}=1)")
+    assert parse(deep.text) == deep and free_indices(deep) == {"x"}
+    assert variables(deep) == {"Y", "M", "W", "X", "Z"}  # every name is checked against the graph
+    with pytest.raises(ExprParseError, match="counterfactual subscript") as info:
+        parse("P(Y | do(X_{Z=1}))")
+    assert info.value.position == 9
 
 
 def test_summation_capture_keeps_index_name():

@@ -78,6 +78,7 @@ def test_backdoor_frontdoor_proofs_are_found_and_every_step_holds():
         ("P(Y | X, Z)", "P(Y | do(X), Z)", BACKDOOR, ()),  # the adding direction upstream cannot find
         ("E[Y | do(X=1)] - E[Y | do(X=0)]", "P(Y=1 | X=1) - P(Y=1 | X=0)", "X->V2,V2->Y", ()),
         ("P(Y)", "P(Y | X=1) * P(X=1) + P(Y | X=0) * P(X=0)", "X->V2,V2->Y", ()),
+        ("E[Y_{X=0, M_{X=0}}]", "P(Y=1 | X=0)", "X->M,X->Y,M->Y", ()),  # composition, then rule 2
     ]
     for a, b, edges, latent in cases:
         graph = DoGraph.parse(edges, latent=latent)
@@ -144,11 +145,23 @@ def test_napkin_estimand_is_verified_and_a_near_miss_is_not():
         ("P(Y | do(X)", "P(Y | X)", "X->Y", "position 11"),
         ("P(Y | do(X))", "P(Y | W)", "X->Y", "['W']"),
         ("P(Y | do(X))", "P(Y | X)", "X->Y,Y->X", "cycle"),
+        ("P(Y=2 | do(X))", "P(Y=2 | X)", "X->Y", "outside the domain"),  # a proof of nonsense is no verdict
     ],
 )
 def test_undecidable_inputs_give_none_with_a_reason(a, b, edges, fragment):
     verdict = check_equivalence(a, b, edges)
     assert verdict.equivalent is None and verdict.method == "error" and fragment in verdict.error
+
+
+def test_large_graphs_are_decided_on_the_relevant_part_or_by_proof():
+    chain = ",".join(f"A{i}->A{i + 1}" for i in range(29))  # 2^30 joint states: too many to enumerate
+    small = check_equivalence("P(A3 | do(A0))", "P(A3)", chain)  # only A0..A3 matter
+    assert small.equivalent is False and small.counterexample.model["any_tables_for"][0] == "A4"
+    proved = check_equivalence("P(A29 | do(A0))", "P(A29 | A0)", chain)
+    assert proved.equivalent is True and proved.method == "proof"
+    open_question = check_equivalence("P(A29 | do(A0))", "P(A29)", chain)
+    assert open_question.equivalent is None and "joint distribution of 30 nodes" in open_question.error
+    assert "no proof found" in open_question.error
 
 
 def test_free_index_names_do_not_matter():

@@ -120,6 +120,8 @@ def test_truncated_product_answers_every_action_value_at_once():
 
 
 CONFOUNDED = "Z->X,Z->Y,X->Y"
+NDE = "E[Y_{X=1, M_{X=0}} - Y_{X=0, M_{X=0}}]"
+MEDIATION_FORMULA = r"\sum_{M} P(M | X=0) * (P(Y=1 | X=1, M) - P(Y=1 | X=0, M))"
 
 
 @pytest.mark.parametrize(
@@ -137,6 +139,12 @@ CONFOUNDED = "Z->X,Z->Y,X->Y"
         ("E[Y_{X=1} - Y_{X=0} | X=1]", r"\sum_{Z} P(Z | X=1) * (P(Y=1 | X=1, Z) - P(Y=1 | X=0, Z))", CONFOUNDED, (), True),
         ("E[Y_{X=1} - Y_{X=0} | X=1]", r"\sum_{Z} P(Z) * (P(Y=1 | X=1, Z) - P(Y=1 | X=0, Z))", CONFOUNDED, (), False),
         ("E[Y_{X=1}]", "E[Y | do(X=1)]", CONFOUNDED, (), True),
+        # natural direct effect: the mediation formula needs an unconfounded mediator
+        (NDE, MEDIATION_FORMULA, "X->M,X->Y,M->Y", (), True),
+        (NDE, MEDIATION_FORMULA, "X->M,X->Y,M->Y,U->M,U->Y", ("U",), False),
+        ("E[Y_{X=1, M=0} - Y_{X=0, M=0}]", MEDIATION_FORMULA, "X->M,X->Y,M->Y", (), False),  # controlled effect
+        ("P(Y_{X=0, M_{X=0}}=1)", "P(Y=1 | X=0)", "X->M,X->Y,M->Y", (), True),  # composition
+        ("P(Y_{X=0, M_{X=1}}=1)", "P(Y=1 | X=0)", "X->M,X->Y,M->Y", (), False),
         ("P(Y)", "P(Y | X)", "X->Z,Y->Z", (), True),
         ("P(Y | Z)", "P(Y | X, Z)", "X->Z,Y->Z", (), False),
     ],

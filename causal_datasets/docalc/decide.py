@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from causal_datasets.docalc.expr import Expr, contains_counterfactual, free_indices
+from causal_datasets.docalc.expr import Expr, contains_counterfactual, free_indices, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.semantics import IndexDomains, Model, TableModel, evaluate, random_models
 from causal_datasets.docalc.vectorized import NotVectorizable, vector_evaluate
@@ -44,11 +44,14 @@ class SemanticResult:
 
 
 def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int = 3) -> SemanticResult:
-    """Compare ``a`` and ``b`` on a family of ``models`` random models of ``graph``, for every
-    free-index value. Models where either expression is undefined are not counted.
+    """Compare ``a`` and ``b`` on a family of ``models`` random models of ``graph`` (of its part
+    that can matter: the ancestors of the variables they mention), for every free-index value.
+    Models where either expression is undefined are not counted.
 
     Raises :class:`~.semantics.EvaluationError` for expressions that cannot be evaluated.
     """
+    whole = graph
+    graph = whole.ancestral(variables(a) | variables(b))  # nothing else changes either value
     counterfactual = contains_counterfactual(a) or contains_counterfactual(b)
     domains = IndexDomains.of(graph, a, b)
     names = sorted(free_indices(a) | free_indices(b))
@@ -70,7 +73,10 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
     member, *position = np.unravel_index(int(np.argmin(close)), close.shape)
     where = (member, *position)
     assignment = {n: int(i) for n, i in zip(names, position)}
-    counterexample = Counterexample(family.describe(int(member)), assignment, float(values_a[where]), float(values_b[where]))
+    model = family.describe(int(member))
+    if graph is not whole:
+        model["any_tables_for"] = [n for n in whole.nodes if n not in graph.nodes]  # not ancestors of the expressions' variables
+    counterexample = Counterexample(model, assignment, float(values_a[where]), float(values_b[where]))
     return SemanticResult(False, checked, counterexample)
 
 

@@ -7,6 +7,8 @@ only in the order of commutative parts are equal objects, and ``parse(to_text(e)
 Values: an ``int`` is a constant; a ``str`` is a symbolic index (``Y=y``). A bare variable ``Y``
 inside ``P(...)`` carries the index named after itself, so ``P(Y | X)`` is a function of the
 values of Y and X. Inside ``E[...]`` a bare variable (value ``None``) is the random variable.
+In a counterfactual subscript a value may also be a :class:`Potential`, a nested counterfactual:
+``Y_{X=1, M_{X=0}}`` sets M to the value it would take under ``X=0``.
 """
 
 from __future__ import annotations
@@ -19,10 +21,34 @@ Value = int | str
 Assign = tuple[str, Value]
 
 
-def value_key(value: Value | None) -> tuple[int, int | str]:
-    """Sort key that orders constants before symbols (ints and strs never compare directly)."""
+@dataclass(frozen=True)
+class Potential:
+    """A nested counterfactual used as a subscript value: the value ``var`` takes under ``cf``
+    (``M_{X=0}`` in ``Y_{X=1, M_{X=0}}``, the natural direct effect's world). Within a term the
+    term's own ``do(...)`` applies to it as well."""
+
+    var: str
+    cf: tuple[tuple[str, Value | Potential], ...]
+
+    def __post_init__(self) -> None:
+        if not self.cf:
+            raise ValueError("a nested counterfactual needs a subscript")
+        object.__setattr__(self, "cf", sorted_assigns(self.cf))
+
+    @property
+    def text(self) -> str:
+        from causal_datasets.docalc.printer import potential_text
+
+        return potential_text(self)
+
+
+def value_key(value: Value | Potential | None) -> tuple[int, int | str]:
+    """Sort key that orders constants before symbols before nested counterfactuals (values of
+    different kinds never compare directly)."""
     if value is None:
         return (0, 0)
+    if isinstance(value, Potential):
+        return (3, value.text)
     return (1, value) if isinstance(value, int) else (2, value)
 
 
@@ -37,7 +63,7 @@ class Atom:
 
     var: str
     value: Value | None
-    cf: tuple[Assign, ...] = ()
+    cf: tuple[tuple[str, Value | Potential], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cf", sorted_assigns(self.cf))
@@ -290,10 +316,22 @@ _MISSING = object()
 
 @_memoized
 def leaf_values(e: Expr) -> tuple[tuple[str, Value | None], ...]:
-    """``(variable, value)`` for every variable occurrence, counterfactual subscripts included."""
+    """``(variable, value)`` for every variable occurrence, counterfactual subscripts included;
+    a variable set to a nested counterfactual appears with the value None, followed by the
+    nested subscript's own pairs."""
     if isinstance(e, (Prob, Expect)):
-        return tuple(pair for atom in term_atoms(e) for pair in ((atom.var, atom.value), *atom.cf))
+        return tuple(pair for atom in term_atoms(e) for pair in ((atom.var, atom.value), *_subscript_pairs(atom.cf)))
     return tuple(pair for child in children(e) for pair in leaf_values(child))
+
+
+def _subscript_pairs(cf) -> list[tuple[str, Value | None]]:
+    pairs = []
+    for var, value in cf:
+        if isinstance(value, Potential):
+            pairs += [(var, None), (value.var, None), *_subscript_pairs(value.cf)]
+        else:
+            pairs.append((var, value))
+    return pairs
 
 
 @_memoized
@@ -324,6 +362,8 @@ def substitute(e: Expr, mapping: dict[str, Value]) -> Expr:
     if isinstance(e, (Prob, Expect)):
 
         def value(x):
+            if isinstance(x, Potential):
+                return Potential(x.var, tuple((v, value(y)) for v, y in x.cf))
             return mapping.get(x, x) if isinstance(x, str) else x
 
         def atom(a: Atom) -> Atom:
@@ -338,6 +378,15 @@ def substitute(e: Expr, mapping: dict[str, Value]) -> Expr:
         inner = {k: v for k, v in mapping.items() if k != e.index}
         return Sum(e.var, e.index, substitute(e.body, inner))
     return rebuild(e, tuple(substitute(c, mapping) for c in children(e)))
+
+
+def map_atoms(e: Expr, change) -> Expr:
+    """``e`` with ``change(atom)`` in place of every event, condition and expectation atom."""
+    if isinstance(e, Prob):
+        return Prob(tuple(map(change, e.event)), e.do, tuple(map(change, e.given)))
+    if isinstance(e, Expect):
+        return Expect(tuple((c, change(a)) for c, a in e.body), e.do, tuple(map(change, e.given)))
+    return rebuild(e, tuple(map_atoms(c, change) for c in children(e)))
 
 
 @_memoized

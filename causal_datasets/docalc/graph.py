@@ -108,6 +108,24 @@ class DoGraph:
         cut_in = frozenset(cut_in)
         return _closure(nodes, lambda n: () if n in cut_in else self._parents[n])
 
+    def ancestral(self, nodes: Iterable[str]) -> DoGraph:
+        """The subgraph on ``nodes`` and their ancestors (this graph itself when that is every node),
+        kept in the cache: distributions of these nodes, under any intervention on them, are the
+        same in the subgraph as in the whole graph."""
+        keep = self.ancestors(nodes)
+        if len(keep) == len(self.nodes):
+            return self
+        key = ("ancestral", keep)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = DoGraph(
+                tuple(n for n in self.nodes if n in keep),
+                tuple((s, t) for s, t in self.edges if t in keep),
+                self.latent & keep,
+                {n: d for n, d in self.domains.items() if n in keep},
+            )
+        return found
+
     def descendants(self, nodes: Iterable[str]) -> frozenset[str]:
         """``nodes`` and their descendants."""
         return _closure(nodes, self._children.__getitem__)

@@ -7,9 +7,12 @@ Grammar (whitespace free)::
     unary   := '-' unary | sum | primary
     sum     := ('\\sum' | 'Σ' | '∑' | 'sum') '_' ('{' binding (',' binding)* '}' | binding) term
     primary := NUMBER | 'P' '(' atoms ['|' conds] ')' | 'E' '[' body ['|' conds] ']' | '(' expr ')' | '[' expr ']'
-    atoms   := atom (',' atom)*          atom := NAME ['_' '{' assigns '}'] ['=' value]
+    atoms   := atom (',' atom)*          atom := NAME [subscript] ['=' value]
     conds   := cond (',' cond)*          cond := 'do' '(' assigns ')' | atom
-    body    := ['-'] rv (('+'|'-') rv)*  rv := [INT '*'] NAME ['_' '{' assigns '}'] ['=' value]
+    body    := ['-'] rv (('+'|'-') rv)*  rv := [INT '*'] NAME [subscript] ['=' value]
+    subscript := '_' '{' sub (',' sub)* '}'    sub := NAME ['=' value] | NAME subscript | NAME '=' NAME subscript
+
+``M_{X=0}`` inside a subscript is a nested counterfactual (``Y_{X=1, M_{X=0}}``).
 
 A whole string of the form ``atoms | conds`` (CLadder's ``Y_{X=0} = 0 | V2=0``) is read as
 ``P(atoms | conds)``. Real-data quirks accepted: ``]`` closing ``P(``, Unicode minus and
@@ -24,7 +27,7 @@ from typing import NamedTuple
 from decimal import Decimal
 from fractions import Fraction
 
-from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Prob, Sum, add, div, mul, negate, sub
+from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Potential, Prob, Sum, add, div, mul, negate, sub
 
 _TRANSLATE = str.maketrans({"−": "-", "–": "-", "×": "*", "·": "*", "∣": "|", "Σ": "∑"})
 _TOKEN = re.compile(
@@ -267,17 +270,24 @@ class _Parser:
             return ()
         self.take("_")
         self.take("{")
-        assigns = self.assigns()
+        assigns = self.assigns(nested=True)
         self.take("}")
         return tuple(assigns)
 
-    def assigns(self) -> list[tuple[str, int | str]]:
+    def assigns(self, nested: bool = False) -> list[tuple[str, int | str | Potential]]:
+        """``X=1, Z`` in ``do(...)``; in a subscript (``nested``) also ``M_{X=0}`` and ``M=M_{X=0}``."""
         result = []
         while True:
+            start = self.tok
             var = self.name("a variable name")
-            if self.at("="):
+            if self.at("_"):
+                if not nested:
+                    self.fail("a nested counterfactual can only be a counterfactual subscript's value", start)
+                result.append((var, Potential(var, self.subscript())))
+            elif self.at("="):
                 self.take("=")
-                result.append((var, self.value()))
+                nested_value = nested and self.tok.kind == "name" and self.tokens[self.i + 1].text == "_"
+                result.append((var, Potential(self.name("a variable name"), self.subscript()) if nested_value else self.value()))
             else:
                 result.append((var, var))
             if not self.at(","):

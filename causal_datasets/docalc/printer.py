@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from causal_datasets.docalc.expr import Add, Assign, Atom, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum
+from causal_datasets.docalc.expr import Add, Assign, Atom, Div, Expect, Expr, Mul, Neg, Num, Potential, Prob, Sum
 
 _ADD, _MUL, _UNARY = 1, 2, 3
 
@@ -70,7 +70,13 @@ def _number(value: Fraction) -> str:
 
 
 def _value(var: str, value) -> str:
+    if isinstance(value, Potential):  # M_{X=0} sets M to its own counterfactual value: no "M=" needed
+        return potential_text(value) if value.var == var else f"{var}={potential_text(value)}"
     return var if value == var else f"{var}={value}"
+
+
+def potential_text(p: Potential) -> str:
+    return f"{p.var}_{{{_assigns(p.cf)}}}"
 
 
 def _assigns(assigns: tuple[Assign, ...]) -> str:

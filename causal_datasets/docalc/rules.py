@@ -21,6 +21,7 @@ from causal_datasets.docalc.expr import (
     Mul,
     Neg,
     Num,
+    Potential,
     Prob,
     Sum,
     Value,
@@ -169,7 +170,7 @@ def probability_to_expectation(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
 def counterfactual_rules(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     atoms = p.event + p.given
     subscripts = {a.cf for a in atoms}
-    if not p.do and len(subscripts) == 1 and atoms[0].cf:
+    if not p.do and len(subscripts) == 1 and atoms[0].cf and not _nested(atoms[0].cf):
         (cf,) = subscripts
         plain = Prob(tuple(Atom(a.var, a.value) for a in p.event), cf, tuple(Atom(a.var, a.value) for a in p.given))
         yield Rewrite(plain, "counterfactual with one common intervention is an interventional term", "definition of do")
@@ -179,6 +180,19 @@ def counterfactual_rules(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
             event = tuple(Atom(a.var, a.value) if a == atom else a for a in p.event)
             var, value = atom.cf[0]
             yield Rewrite(Prob(event, p.do, p.given), "consistency", f"{var}={value} is observed, so {atom.var}_{{{var}={value}}} = {atom.var}")
+    for atom in atoms:
+        for entry in atom.cf:
+            var, value = entry
+            rest = tuple(a for a in atom.cf if a != entry)
+            if isinstance(value, Potential) and value.var == var and value.cf == rest:
+                simpler = Atom(atom.var, atom.value, rest)
+                event = tuple(simpler if a == atom else a for a in p.event)
+                given = tuple(simpler if a == atom else a for a in p.given)
+                yield Rewrite(Prob(event, p.do, given), "composition", f"{var} set to its own value under the same intervention changes nothing")
+
+
+def _nested(cf) -> bool:
+    return any(isinstance(value, Potential) for _, value in cf)
 
 
 def backdoor_exchange(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
@@ -192,7 +206,7 @@ def backdoor_exchange(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     if p.do or len(subscripts) != 1 or any(a.cf for a in p.given):
         return
     (cf,) = subscripts
-    if len(cf) != 1:
+    if len(cf) != 1 or _nested(cf):
         return
     treatment, subscript_value = cf[0]
     observed = [a for a in p.given if a.var == treatment]
@@ -331,7 +345,9 @@ def collect_sum(e: Add, ctx: RuleContext) -> Iterator[Rewrite]:
             body = _abstract(term, var, value)
             group = [(sign, substitute(body, {var: v})) for v in range(ctx.graph.domain(var))]
             if all(member in present for member in group):
-                rest = [t for t in signed if t not in group]
+                rest = list(signed)
+                for member in group:  # one occurrence each: a repeated term stays in the rest
+                    rest.remove(member)
                 collected = Sum(var, var, body)
                 parts = [collected if sign > 0 else negate(collected)] + [t if s > 0 else negate(t) for s, t in rest]
                 yield Rewrite(add(*parts), "sum over all values", f"terms for {var} = 0..{ctx.graph.domain(var) - 1}")
@@ -346,7 +362,12 @@ def _abstract(e: Expr, var: str, value: int) -> Expr:
             return Atom(a.var, var if (a.var == var and a.value == value) else a.value, _assigns(a.cf))
 
         def _assigns(assigns):
-            return tuple((v, var if (v == var and x == value) else x) for v, x in assigns)
+            return tuple((v, _value(v, x)) for v, x in assigns)
+
+        def _value(v, x):
+            if isinstance(x, Potential):
+                return Potential(x.var, _assigns(x.cf))
+            return var if (v == var and x == value) else x
 
         if isinstance(e, Prob):
             return Prob(tuple(atom(a) for a in e.event), _assigns(e.do), tuple(atom(a) for a in e.given))

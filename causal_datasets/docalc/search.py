@@ -23,6 +23,7 @@ NORMALIZING_RULES = frozenset(
         "expectation of a binary variable",
         "expectation of an indicator",
         "counterfactual with one common intervention is an interventional term",
+        "composition",
         "distributivity",
         "sum of a sum",
         "sum of a negation",

@@ -34,6 +34,7 @@ from causal_datasets.docalc.expr import (
     Mul,
     Neg,
     Num,
+    Potential,
     Prob,
     Sum,
     leaf_values,
@@ -42,12 +43,18 @@ from causal_datasets.docalc.graph import DoGraph
 
 #: largest number of exogenous states a response model may enumerate
 MAX_RESPONSE_STATES = 1 << 18
+#: largest joint distribution (value combinations of all nodes) a table model may enumerate
+MAX_JOINT_STATES = 1 << 20
 #: smallest probability of any table entry / response type (keeps every model strictly positive)
 POSITIVITY_FLOOR = 0.02
 
 
 class EvaluationError(ValueError):
     """The expression cannot be evaluated (value outside the domain, too large a model, ...)."""
+
+
+class ModelTooLarge(EvaluationError):
+    """The graph's relevant part has too many states to enumerate exactly."""
 
 
 # ---- models -------------------------------------------------------------------------------
@@ -112,6 +119,11 @@ class TableModel:
         A node comes after its parents in ``graph.order``, so its own axis is the last of its
         factor and each row (one member, one parent configuration) is contiguous: the rows of
         all tables with the same domain size are drawn and normalized in one array."""
+        states = math.prod(graph.domain(n) for n in graph.order)
+        if states > MAX_JOINT_STATES:
+            raise ModelTooLarge(
+                f"exact evaluation needs the joint distribution of {len(graph.order)} nodes ({states} states; limit {MAX_JOINT_STATES})"
+            )
         shapes = _factor_shapes(graph, members)
         factors = {}
         for size in sorted({graph.domain(n) for n in graph.order}):
@@ -225,14 +237,14 @@ class ResponseModel:
             configs = math.prod(graph.domain(p) for p in graph.parents(node))
             n_types = d**configs
             if n_types > MAX_RESPONSE_STATES:
-                raise EvaluationError(f"node {node} has too many parent configurations for a response model")
+                raise ModelTooLarge(f"node {node} has too many parent configurations for a response model")
             counts.append(n_types)
             types = np.arange(n_types)[:, None]
             # function table: type t maps parent configuration c to digit c of t in base d
             self.functions[node] = (types // d ** np.arange(configs)[None, :]) % d
             self.type_probs[node] = _positive_simplex(rng, n_types, members)
         if math.prod(counts) > MAX_RESPONSE_STATES:
-            raise EvaluationError(
+            raise ModelTooLarge(
                 f"a response model of this graph needs {math.prod(counts)} exogenous states (limit {MAX_RESPONSE_STATES})"
             )
         grids = np.indices(counts).reshape(len(counts), -1)
@@ -243,7 +255,9 @@ class ResponseModel:
         self._memo: dict[tuple, np.ndarray] = {}
 
     def world(self, do: tuple) -> dict[str, np.ndarray]:
-        """Node values in every exogenous state under the intervention ``do``."""
+        """Node values in every exogenous state under the intervention ``do`` (sorted assignments;
+        a :class:`~.expr.Potential` value sets the node, state by state, to the value its variable
+        takes under the nested intervention)."""
         found = self._worlds.get(do)
         if found is None:
             intervened = dict(do)
@@ -251,7 +265,8 @@ class ResponseModel:
             found = {}
             for node in self.graph.order:
                 if node in intervened:
-                    found[node] = np.full(states, intervened[node])
+                    value = intervened[node]
+                    found[node] = self.world(value.cf)[value.var] if isinstance(value, Potential) else np.full(states, value)
                     continue
                 config = np.zeros(states, dtype=np.int64)
                 for parent in self.graph.parents(node):
@@ -261,8 +276,7 @@ class ResponseModel:
         return found
 
     def _mask(self, atom: Atom, do: tuple) -> np.ndarray:
-        intervention = tuple(sorted({**dict(do), **dict(atom.cf)}.items()))
-        return self.world(intervention)[atom.var] == atom.value
+        return self.world(_within(do, atom.cf))[atom.var] == atom.value
 
     def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> np.ndarray:
         """``P(event | do, given)`` in each member (NaN where the condition has probability zero)."""
@@ -286,6 +300,12 @@ class ResponseModel:
                 for n in self.graph.order
             ],
         }
+
+
+def _within(do: tuple, cf: tuple) -> tuple:
+    """The subscript ``cf`` applied on top of the term's ``do`` (sorted), nested subscripts too."""
+    resolved = {var: Potential(value.var, _within(do, value.cf)) if isinstance(value, Potential) else value for var, value in cf}
+    return tuple(sorted({**dict(do), **resolved}.items()))
 
 
 Model = TableModel | ResponseModel
@@ -370,7 +390,11 @@ def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int]) -> np.n
     raise EvaluationError(f"cannot evaluate {type(e).__name__}")
 
 
-def _bind(var: str, value, graph: DoGraph, env: dict[str, int]) -> int:
+def _bind(var: str, value, graph: DoGraph, env: dict[str, int]) -> int | Potential:
+    if isinstance(value, Potential):
+        if graph.domain(value.var) != graph.domain(var):
+            raise EvaluationError(f"{var} cannot take the values of {value.var}: their domains differ")
+        return Potential(value.var, _bind_do(value.cf, graph, env))
     if isinstance(value, str):
         if value not in env:
             raise EvaluationError(f"index {value!r} is not bound")
@@ -381,7 +405,7 @@ def _bind(var: str, value, graph: DoGraph, env: dict[str, int]) -> int:
 
 
 def _bind_do(assigns, graph: DoGraph, env: dict[str, int]) -> tuple:
-    return tuple(sorted((v, _bind(v, x, graph, env)) for v, x in assigns))
+    return tuple(sorted(((v, _bind(v, x, graph, env)) for v, x in assigns), key=lambda pair: pair[0]))
 
 
 def _bind_atoms(atoms: tuple[Atom, ...], graph: DoGraph, env: dict[str, int]) -> tuple[Atom, ...]:

@@ -3,7 +3,8 @@
 Order of work: parse and validate (errors give ``equivalent=None`` with the reason) → identical
 canonical forms → semantic decision on random models (decides the verdict; a difference comes
 with a counterexample) → for equal pairs, a bounded proof search, so a returned proof's
-conclusion has always passed the semantic check. :func:`check_proof` re-checks every single step
+conclusion has passed the semantic check (except where the graph is too large for exact models:
+then only a proof can decide, and only for equality). :func:`check_proof` re-checks every single step
 and raises :class:`UnsoundProof` if one changes the value (used by the tests and the dataset
 builder: an unsound rule is surfaced, never hidden).
 """
@@ -19,7 +20,7 @@ from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.search import Proof, SearchLimits, find_proof
 from causal_datasets.docalc.decide import Counterexample, semantic_check
-from causal_datasets.docalc.semantics import EvaluationError
+from causal_datasets.docalc.semantics import EvaluationError, ModelTooLarge
 from causal_datasets.graph import GraphError
 
 Method = Literal["identical", "proof", "semantic", "error"]
@@ -86,9 +87,10 @@ def check_equivalence(
 ) -> Verdict:
     """Decide whether ``a`` and ``b`` are equal in every model of ``graph``.
 
-    ``equivalent`` is never True without either identical canonical forms or equality on every
-    sampled model, and never False without a counterexample model. ``prove=False`` skips the
-    proof search (the verdict is the same; only the explanation differs).
+    ``equivalent`` is never True without identical canonical forms, equality on every sampled
+    model, or — where the graph is too large for exact models — a proof; it is never False without
+    a counterexample model. ``prove=False`` skips the proof search (the verdict is the same where
+    models can be evaluated; only the explanation differs).
     """
     try:
         g = as_graph(graph, latent)
@@ -105,6 +107,11 @@ def check_equivalence(
         return Verdict(True, "identical", **texts)
     try:
         semantic = semantic_check(left, right, g, seed=seed, models=models)
+    except ModelTooLarge as error:
+        reason = f"cannot evaluate: {error}"
+        if prove:
+            return _proof_only(left, right, g, limits, reason, texts)
+        return Verdict(None, "error", error=reason, **texts)
     except EvaluationError as error:
         return Verdict(None, "error", error=f"cannot evaluate: {error}", **texts)
     if semantic.equal is None:
@@ -116,6 +123,15 @@ def check_equivalence(
         if outcome.proof is not None:
             return Verdict(True, "proof", proof=outcome.proof, **texts)
     return Verdict(True, "semantic", **texts)
+
+
+def _proof_only(left: Expr, right: Expr, g: DoGraph, limits: SearchLimits, reason: str, texts: dict) -> Verdict:
+    """When no model can be evaluated (too large a graph): a proof still shows equality, since every
+    rule is an identity under its graph condition; nothing can show inequality."""
+    outcome = find_proof(left, right, g, limits)
+    if outcome.proof is not None:
+        return Verdict(True, "proof", proof=outcome.proof, **texts)
+    return Verdict(None, "error", error=f"{reason}; no proof found within the search limits", **texts)
 
 
 def check_proof(proof: Proof, graph: DoGraph, seed: int = 0) -> None:
