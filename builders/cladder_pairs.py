@@ -55,7 +55,7 @@ def question_table(questions: list[CladderQuestionRow]) -> str:
 
 BUILDER = DatasetBuilder(
     name="cladder_pairs",
-    version="1.1.0",
+    version="1.2.0",
     pretty_name="CLadder-pairs: causal expression equivalence under a DAG",
     configs={"synthetic": SyntheticPair, "cladder": CladderPair, "questions": CladderQuestionRow, "prompts": CladderPromptRow},
     build=build,

@@ -2,7 +2,7 @@
 
 Scores every question twice with :func:`score_answer` (what the runner does per item, proof
 search included): with CLadder's estimand as the answer (an oracle: must be 100 % equivalent and
-100 % string match) and with the question's formal form as the answer (the verdicts must equal
+100 % string match) and with the question's formal form (as CLadder means it) as the answer (the verdicts must equal
 the ``cladder`` config's ``formal_vs_estimand`` labels). Prints CPU time per answer
 (``time.process_time``; the machine is shared; verdicts are memoized per distinct answer, as in a
 run) and the request size.
@@ -17,6 +17,7 @@ import statistics
 import time
 from collections import Counter
 
+from causal_datasets.docalc.cladder import formal_expression
 from causal_datasets.docalc.rows import cladder_rows, question_rows
 from causal_datasets.docalc.task import build_messages, score_answer
 from causal_datasets.paths import SHARED_DATA_DIR
@@ -57,7 +58,7 @@ def main() -> None:
     matched = sum(s["string_match"] for s in oracle)
     print(f"  oracle: {equivalent}/{len(oracle)} equivalent, {matched}/{len(oracle)} string match")
 
-    formal, times = timed_scores(questions, lambda q: q.formal_form)
+    formal, times = timed_scores(questions, lambda q: formal_expression(q).text)
     report("score_answer, answer = formal form", times)
     labels = {r.id: r.equivalent for r in cladder_rows(CLADDER, seed=0) if r.pair_kind == "formal_vs_estimand"}
     agree = sum(s["equivalent"] == labels[q.id] for q, s in zip(questions, formal))

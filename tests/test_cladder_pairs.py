@@ -8,12 +8,14 @@ import json
 import pytest
 
 from causal_datasets.builder import BuildContext, BuildOutcome
-from causal_datasets.docalc.cladder import cladder_model, estimand_value, family_graph, read_questions, try_parse
+from causal_datasets.docalc.cladder import cladder_model, estimand_value, family_graph, formal_expression, read_questions, try_parse
+from causal_datasets.docalc.expr import contains_counterfactual
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rows import cladder_rows, synthetic_rows
 from causal_datasets.docalc.semantics import evaluate
-from causal_datasets.docalc.search import SearchLimits
+from causal_datasets.docalc.rules import RuleContext
+from causal_datasets.docalc.search import SearchLimits, normalize
 from causal_datasets.docalc.verdict import check_equivalence, check_proof
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
 from causal_datasets.paths import SHARED_DATA_DIR
@@ -44,15 +46,16 @@ def test_family_structures_match_the_records(questions):
 # mediation, diamond, arrowhead and fork (ATE = ETT = the conditional difference); V1 is an
 # observed back-door set in confounding, V3 (or V1) in diamondcut; frontdoor is identified by the
 # front-door formula; the Wald ratio needs assumptions beyond the IV graph; "P(Y | X)" is a
-# distribution, not a difference; CLadder's nde/nie formal forms are controlled effects, not the
-# mediation formulas; its explaining-away estimand weights by P(X) instead of P(X | V3=1).
+# distribution, not a difference; the natural effects (nested counterfactuals) are the mediation
+# formulas where no mediator-outcome confounder exists, but CLadder's arrowhead estimands drop the
+# confounder V2 from P(Y | X, V3); its explaining-away estimand weights by P(X) instead of P(X | V3=1).
 EXPECTED = {
     "ate": {"IV": False, "fork": False, "default": True},
     "ett": {"default": True},
     "marginal": {"default": True},
     "correlation": {"default": False},
-    "nde": {"default": False},
-    "nie": {"default": False},
+    "nde": {"arrowhead": False, "default": True},
+    "nie": {"arrowhead": False, "default": True},
     "exp_away": {"default": False},
 }
 
@@ -60,7 +63,7 @@ EXPECTED = {
 def test_every_cladder_pair_parses_and_gets_the_expected_verdict(questions):
     distinct = {}
     for q in questions:
-        a, b = try_parse(q.formal_form), try_parse(q.estimand)
+        a, b = formal_expression(q), try_parse(q.estimand)
         if q.query_type in EXPECTED:
             assert a is not None and b is not None, q
             distinct.setdefault((q.graph_id, q.query_type, a.text, b.text), (a, b))
@@ -120,6 +123,26 @@ def test_identified_ate_estimands_reproduce_cladder_groundtruth(questions):
             assert estimand_value(try_parse(q.estimand), q) == pytest.approx(q.groundtruth, abs=1e-6)
             agree += 1
     assert agree > 100
+
+
+def test_natural_effect_numbers_follow_the_nested_reading_of_the_formal_form(questions):
+    """CLadder's NDE/NIE groundtruth is its estimand's value, and the nested reading of the formal
+    form equals that estimand; the literal reading (a controlled effect) gives other numbers."""
+    literal_differs = checked = 0
+    for q in questions:
+        if q.query_type not in ("nde", "nie") or q.model is None or q.graph_id == "arrowhead":
+            continue
+        estimand = try_parse(q.estimand)
+        assert estimand_value(estimand, q) == pytest.approx(q.groundtruth, abs=1e-6)
+        assert check_equivalence(formal_expression(q), estimand, q.graph, prove=False).equivalent is True
+        # literally, each E[Y_{...}] is one interventional world: P(Y=1 | do(...)), computable from the tables
+        literal, _ = normalize(try_parse(q.formal_form), RuleContext(q.graph, ()))
+        assert not contains_counterfactual(literal)
+        literal_value = evaluate(literal, q.model, q.graph, {})[0]
+        literal_differs += abs(literal_value - q.groundtruth) > 1e-3
+        checked += 1
+    assert checked == 92 * 2 + 56 * 2 + 32
+    assert literal_differs > 0.9 * checked
 
 
 def test_cladder_rows_and_hard_negatives():

@@ -6,7 +6,7 @@ import pytest
 
 from causal_datasets.builder import BuildContext
 from causal_datasets.cli import build_parser
-from causal_datasets.docalc.cladder import FAMILY_EDGES, family_graph
+from causal_datasets.docalc.cladder import FAMILY_EDGES, family_graph, formal_expression
 from causal_datasets.docalc.rows import question_rows
 from causal_datasets.docalc.task import SYSTEM_PROMPT, build_messages, example_for, extract_estimand, score_answer
 from causal_datasets.docalc.verdict import check_equivalence
@@ -62,12 +62,14 @@ def test_prompt_structure_and_example_from_another_family(questions):
     assert user[0] == "Causal graph: V1 -> X, V1 -> Y, X -> Y"
     assert user[1:3] == ["Observed variables: V1, X, Y", "Unobserved variables: none"]
     assert f"Question: {q.question}" in user and f"Given: {q.given_info}" in user
-    assert user[-1] == f"Causal quantity to identify: {q.formal_form}"
+    assert user[-1] == f"Causal quantity to identify: {formal_expression(q).text}"
     assert BACKDOOR not in messages[3]["content"]  # the answer is not leaked
     assert "V1 -> X, X -> V3" in messages[1]["content"]  # the example is the front-door family
     assert messages[2]["content"].splitlines()[-1].startswith("Estimand: ")
     iv = build_messages(question(questions, "IV", "ate"))[3]["content"]
     assert "Observed variables: X, V2, Y" in iv and "Unobserved variables: V1" in iv
+    nde = build_messages(question(questions, "mediation", "nde"))[3]["content"]  # CLadder's V2=0 is V2_{X=0}
+    assert nde.endswith("Causal quantity to identify: E[Y_{V2_{X=0}, X=1} - Y_{V2_{X=0}, X=0}]")
 
 
 @pytest.mark.parametrize("family", sorted(FAMILY_EDGES))

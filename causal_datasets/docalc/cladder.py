@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from causal_datasets.docalc.expr import Atom, Expr, Mul, Prob, Sum, free_indices, sub, variables
+from causal_datasets.docalc.expr import Atom, Expr, Mul, Potential, Prob, Sum, free_indices, map_atoms, sub, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.semantics import EvaluationError, TableModel, evaluate
@@ -116,6 +116,31 @@ def _question(source_file: str, record: dict, model: TableModel | None) -> Cladd
         legend=reasoning.get("step0") or None,
         answer=record.get("answer") or None,
     )
+
+
+#: query types whose formal form writes a mediator's nested counterfactual as a plain value
+NESTED_QUERY_TYPES = frozenset({"nde", "nie"})
+
+
+def formal_expression(q: CladderQuestion) -> Expr | None:
+    """The question's formal form as CLadder means it, or None if it is not an expression.
+
+    In the natural-effect questions CLadder writes ``E[Y_{X=1, V2=0} - Y_{X=0, V2=0}]`` for
+    ``E[Y_{X=1, V2_{X=0}} - Y_{X=0, V2_{X=0}}]``: a mediator's subscript value k stands for the
+    mediator's own value under ``X=k`` (its NDE and NIE numbers follow from that reading only).
+    Read literally, the string is a controlled effect."""
+    e = try_parse(q.formal_form)
+    if e is None or q.query_type not in NESTED_QUERY_TYPES:
+        return e
+    return _nested_mediators(e)
+
+
+@lru_cache(maxsize=None)
+def _nested_mediators(e: Expr) -> Expr:
+    def mediator(var, value):
+        return Potential(var, (("X", value),)) if var != "X" and isinstance(value, int) else value
+
+    return map_atoms(e, lambda a: Atom(a.var, a.value, tuple((v, mediator(v, x)) for v, x in a.cf)))
 
 
 @lru_cache(maxsize=None)

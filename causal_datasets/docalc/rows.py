@@ -12,6 +12,7 @@ from causal_datasets.docalc.cladder import (
     CladderQuestion,
     candidate_mistakes,
     estimand_value,
+    formal_expression,
     read_questions,
     try_parse,
 )
@@ -92,7 +93,7 @@ def cladder_rows(folder: Path, seed: int) -> list[CladderPair]:
 
 
 def _pair_row(q: CladderQuestion, verify: _Verifier, kind: str = "formal_vs_estimand", wrong: Expr | None = None):
-    a, b = try_parse(q.formal_form), wrong if wrong is not None else try_parse(q.estimand)
+    a, b = formal_expression(q), wrong if wrong is not None else try_parse(q.estimand)
     if a is None or b is None:
         return None
     verdict, proof_rows, counterexample = verify(a, b, q.graph)

@@ -1,7 +1,8 @@
 """The CLadder estimand task (DoVerifier's setting): prompt, answer extraction and scoring.
 
 The model reads a CLadder question — its graph family as edges, which variables are observed,
-the story, the stated probabilities, the question and the causal quantity it asks for — and
+the story, the stated probabilities, the question and the causal quantity it asks for (the
+formal form in canonical notation, as CLadder means it: see :func:`.cladder.formal_expression`) — and
 answers with the identified estimand on a final line ``Estimand: <expression>``. The answer is
 scored against CLadder's estimand by :func:`check_equivalence` under the question's graph and,
 side by side, by the normalized string match of the ``do_calculus_equivalence`` metric.
@@ -13,7 +14,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from causal_datasets.docalc.cladder import family_graph
+from causal_datasets.docalc.cladder import family_graph, formal_expression
 from causal_datasets.docalc.rows import PROOF_LIMITS
 from causal_datasets.docalc.scoring import normalize_string
 from causal_datasets.docalc.verdict import Verdict, check_equivalence
@@ -32,6 +33,8 @@ Notation (binary variables, 1 = true, 0 = false):
 - probabilities: P(Y=1|X=1), P(X=1, Y=1), P(V2=v|X=0) with an index v that is summed over
 - sums over an index: \\sum_{V1=v} P(V1=v)*[P(Y=1|V1=v,X=1) - P(Y=1|V1=v,X=0)]
 - use + - * / and brackets [ ] or ( ); the variable names are exactly those of the graph
+- in the quantity asked for: do(X=1) is an intervention; Y_{X=1} is Y had X been 1; Y_{X=1, V2_{X=0}}
+  is Y had X been 1 and V2 been what it would have been with X=0
 
 Reason briefly, then end your reply with one final line of the form
 Estimand: <expression>
@@ -103,7 +106,7 @@ def render_question(q: CladderQuestionRow) -> str:
     lines += [
         f"Given: {q.given_info}",
         f"Question: {q.question}",
-        f"Causal quantity to identify: {q.formal_form}",
+        f"Causal quantity to identify: {formal_expression(q).text}",
     ]
     return "\n".join(lines)
 
