@@ -122,8 +122,9 @@ def _question(source_file: str, record: dict, model: TableModel | None) -> Cladd
 NESTED_QUERY_TYPES = frozenset({"nde", "nie"})
 
 
-def formal_expression(q: CladderQuestion) -> Expr | None:
-    """The question's formal form as CLadder means it, or None if it is not an expression.
+def formal_expression(q) -> Expr | None:
+    """The formal form of ``q`` (a :class:`CladderQuestion` or a ``questions`` row: anything with
+    ``formal_form`` and ``query_type``) as CLadder means it, or None if it is not an expression.
 
     In the natural-effect questions CLadder writes ``E[Y_{X=1, V2=0} - Y_{X=0, V2=0}]`` for
     ``E[Y_{X=1, V2_{X=0}} - Y_{X=0, V2_{X=0}}]``: a mediator's subscript value k stands for the
