@@ -107,13 +107,11 @@ def check_equivalence(
         return Verdict(True, "identical", **texts)
     try:
         semantic = semantic_check(left, right, g, seed=seed, models=models)
-    except ModelTooLarge as error:
+    except EvaluationError as error:
         reason = f"cannot evaluate: {error}"
-        if prove:
+        if prove and isinstance(error, ModelTooLarge):
             return _proof_only(left, right, g, limits, reason, texts)
         return Verdict(None, "error", error=reason, **texts)
-    except EvaluationError as error:
-        return Verdict(None, "error", error=f"cannot evaluate: {error}", **texts)
     if semantic.equal is None:
         return Verdict(None, "semantic", error=semantic.reason, **texts)
     if semantic.equal is False:
