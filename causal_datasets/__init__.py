@@ -3,6 +3,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from causal_datasets.graph import CausalGraph, GraphError
+from causal_datasets.paths import metric_path
 from causal_datasets.scoring.graph_compare import (
     BatchComparison,
     GraphComparison,
@@ -23,4 +24,5 @@ __all__ = [
     "__version__",
     "compare_graph_batch",
     "compare_graphs",
+    "metric_path",
 ]

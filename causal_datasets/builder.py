@@ -1,5 +1,7 @@
 """The builder contract: one ``DatasetBuilder`` per dataset, declared in ``builders/<name>.py``.
 
+Builders are registered as entry points (see :mod:`causal_datasets.registry`).
+
 A builder turns a source (released files or a seeded generator) into typed records grouped by
 config and split. Everything after that — Parquet, card, manifest, load-back check — is shared
 machinery in :mod:`causal_datasets.hub`.
@@ -12,15 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from causal_datasets.paths import CARDS_DIR
+from causal_datasets.errors import SourceUnavailable
+from causal_datasets.paths import card_template, sources_dir
 from causal_datasets.records.base import Record
 
 #: records of one build: config name → split name → rows
 BuiltRecords = Mapping[str, Mapping[str, Sequence[Record]]]
-
-
-class SourceUnavailable(RuntimeError):
-    """The builder's source files are not available; the message says where to get them."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +63,15 @@ class DatasetBuilder:
 
     @property
     def card_path(self) -> Path:
-        """The card template: ``cards/<name>.md`` unless the builder names another."""
-        return self.card_template or CARDS_DIR / f"{self.name}.md"
+        """The card template: the package's ``cards/<name>.md`` unless the builder names another."""
+        return self.card_template or card_template(self.name)
+
+    def default_source(self) -> Path | None:
+        """``$CAUSAL_DATASETS_SOURCES/<source_name>`` when that variable is set and the file is there."""
+        root = sources_dir()
+        if root is None or self.source_name is None or not (root / self.source_name).exists():
+            return None
+        return root / self.source_name
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,49 @@
-"""Where the project's non-package folders live (builders, card templates, metrics, shared data).
+"""Where the package finds what it ships (card templates, evaluate modules) and the user's folders.
 
-``build`` and ``push`` are maintainer commands run from a source checkout (editable install), so
-these folders are found next to the package.
+``cards/`` and ``metrics/`` at the top of the source tree are installed as the packages
+``causal_datasets.cards`` and ``causal_datasets.metrics`` (``package-dir`` in ``pyproject.toml``),
+so they are found through :mod:`importlib.resources` the same way from a checkout (editable
+install) and from a wheel. Nothing here looks at the current working directory to find code.
 """
 
 from __future__ import annotations
 
 import os
+from importlib.resources import files
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-BUILDERS_DIR = PROJECT_ROOT / "builders"
-CARDS_DIR = PROJECT_ROOT / "cards"
-METRICS_DIR = PROJECT_ROOT / "metrics"
-DEFAULT_HUB_DIR = Path("hub")
+from causal_datasets.errors import UnknownMetric
 
-#: the released benchmark files shipped beside the checkout (``../shared/data``), if present
-SHARED_DATA_DIR = Path(os.environ.get("CAUSAL_DATASETS_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data"))
+#: default root of built dataset folders (a data folder of the user's, relative to where they run)
+DEFAULT_HUB_DIR = Path("hub")
+#: environment variable naming the folder of released benchmark files (one sub-folder per dataset)
+SOURCES_ENV = "CAUSAL_DATASETS_SOURCES"
 
 
 def metric_path(name: str) -> str:
-    """Absolute path of an evaluate module folder, for ``evaluate.load`` (relative paths fall back to the hub)."""
-    return str(METRICS_DIR / name)
+    """Absolute path of the evaluate module folder ``name``, for ``evaluate.load``.
+
+    >>> import evaluate
+    >>> metric = evaluate.load(metric_path("causal_graph_metrics"))
+    """
+    folder = Path(str(files("causal_datasets.metrics") / name))
+    if not (folder / f"{name}.py").is_file():
+        raise UnknownMetric(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
+    return str(folder)
+
+
+def metric_names() -> list[str]:
+    """Names of the evaluate modules shipped with the package."""
+    root = Path(str(files("causal_datasets.metrics")))
+    return sorted(p.name for p in root.iterdir() if (p / f"{p.name}.py").is_file())
+
+
+def card_template(name: str) -> Path:
+    """The card template shipped for dataset ``name`` (``cards/<name>.md``)."""
+    return Path(str(files("causal_datasets.cards") / f"{name}.md"))
+
+
+def sources_dir() -> Path | None:
+    """The folder of released source files named by ``$CAUSAL_DATASETS_SOURCES``, if set."""
+    value = os.environ.get(SOURCES_ENV)
+    return Path(value) if value else None

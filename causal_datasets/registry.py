@@ -1,35 +1,33 @@
-"""Discovery of dataset builders: every ``builders/<name>.py`` that defines ``BUILDER``.
+"""The dataset builders installed with this package or any other, found through entry points.
 
-Adding a dataset means adding one builder file and one card template; nothing else changes.
+A distribution registers a builder under the entry-point group ``causal_datasets.builders``::
+
+    [project.entry-points."causal_datasets.builders"]
+    shapeworld = "causal_datasets.builders.shapeworld:BUILDER"
+
+so a third-party package adds a benchmark without editing this one. The entry point's name must
+equal the builder's ``name``.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from functools import cache
-from pathlib import Path
+from importlib.metadata import EntryPoint, entry_points
 
 from causal_datasets.builder import DatasetBuilder
-from causal_datasets.paths import BUILDERS_DIR
+from causal_datasets.errors import BuilderRegistrationError, UnknownDataset
 
-
-class UnknownDataset(KeyError):
-    """No builder of that name; the message lists the known ones."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
+ENTRY_POINT_GROUP = "causal_datasets.builders"
 
 
 @cache
-def builders(directory: Path = BUILDERS_DIR) -> dict[str, DatasetBuilder]:
-    """All builders found in ``directory``, by dataset name (sorted)."""
+def builders() -> dict[str, DatasetBuilder]:
+    """Every registered builder, by dataset name (sorted)."""
     found: dict[str, DatasetBuilder] = {}
-    for path in sorted(directory.glob("*.py")):
-        if path.name.startswith("_"):
-            continue
-        builder = _load_builder(path)
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        builder = _load(entry)
         if builder.name in found:
-            raise RuntimeError(f"two builders named {builder.name!r} in {directory}")
+            raise BuilderRegistrationError(f"two installed packages register a builder named {builder.name!r}")
         found[builder.name] = builder
     return dict(sorted(found.items()))
 
@@ -41,12 +39,14 @@ def get_builder(name: str) -> DatasetBuilder:
     return known[name]
 
 
-def _load_builder(path: Path) -> DatasetBuilder:
-    spec = importlib.util.spec_from_file_location(f"causal_datasets_builders.{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    builder = getattr(module, "BUILDER", None)
+def _load(entry: EntryPoint) -> DatasetBuilder:
+    where = f"entry point {entry.name!r} ({entry.value}) of {entry.dist.name if entry.dist else 'an unknown package'}"
+    try:
+        builder = entry.load()
+    except Exception as error:  # a broken third-party builder must name itself, not crash discovery silently
+        raise BuilderRegistrationError(f"{where} failed to load: {type(error).__name__}: {error}") from error
     if not isinstance(builder, DatasetBuilder):
-        raise RuntimeError(f"{path} does not define BUILDER = DatasetBuilder(...)")
+        raise BuilderRegistrationError(f"{where} is {type(builder).__name__}, not a DatasetBuilder")
+    if builder.name != entry.name:
+        raise BuilderRegistrationError(f"{where} builds {builder.name!r}; the entry point must carry the same name")
     return builder

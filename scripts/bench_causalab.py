@@ -17,7 +17,7 @@ from causal_datasets.causalab.random_agent import RandomAgent
 from causal_datasets.causalab.suites import SUITE_SPECS
 from causal_datasets.causalab.upstream import SUITES, load_suite
 from causal_datasets.markdown import markdown_table
-from causal_datasets.paths import SHARED_DATA_DIR
+from checkout import SHARED_DATA_DIR
 
 
 def scores_row(label: str, episodes, agent_factory) -> tuple[list, float]:

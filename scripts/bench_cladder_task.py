@@ -20,7 +20,7 @@ from collections import Counter
 from causal_datasets.docalc.cladder import formal_expression
 from causal_datasets.docalc.rows import cladder_rows, question_rows
 from causal_datasets.docalc.task import build_messages, score_answer
-from causal_datasets.paths import SHARED_DATA_DIR
+from checkout import SHARED_DATA_DIR
 
 CLADDER = SHARED_DATA_DIR / "cladder"
 

@@ -24,7 +24,7 @@ from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm import LLMClient, LLMConfig
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.markdown import markdown_table
-from causal_datasets.paths import SHARED_DATA_DIR
+from checkout import SHARED_DATA_DIR
 from causal_datasets.registry import get_builder
 
 SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"

@@ -37,7 +37,7 @@ from causal_datasets.docalc.semantics import IndexDomains, TableModel, evaluate,
 from causal_datasets.docalc.verdict import canonical_indices, check_equivalence
 from causal_datasets.docalc.expr import free_indices, variables
 from causal_datasets.hub.folder import load_records
-from causal_datasets.paths import SHARED_DATA_DIR
+from checkout import SHARED_DATA_DIR
 from causal_datasets.records.cladder_pairs import SyntheticPair
 
 FULL_SYNTHETIC = 20_000

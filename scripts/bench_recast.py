@@ -22,7 +22,7 @@ from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm import LLMClient, LLMConfig
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.markdown import markdown_table
-from causal_datasets.paths import SHARED_DATA_DIR
+from checkout import SHARED_DATA_DIR
 from causal_datasets.recast.deterministic import deterministic_scores
 from causal_datasets.recast.metric import score_predictions
 from causal_datasets.recast.raw.pdf import pdf_markdown, pdf_text

@@ -7,7 +7,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from causal_datasets import compare_graph_batch
-from causal_datasets.paths import SHARED_DATA_DIR, metric_path
+from causal_datasets.paths import metric_path
+from tests.support.data import SHARED_DATA_DIR
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from causal_datasets.causalab.lab import Lab, Reading, Refusal, SubmissionResult
 from causal_datasets.causalab.mechanism import Mechanism
 from causal_datasets.causalab.upstream import import_config, load_suite
 from causal_datasets.causalab.upstream_run import read_upstream_run
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.causalab import Disturbance
 
 RELEASE = SHARED_DATA_DIR / "causalab" / "data"

@@ -18,7 +18,7 @@ from causal_datasets.docalc.rules import RuleContext
 from causal_datasets.docalc.search import SearchLimits, normalize
 from causal_datasets.docalc.verdict import check_equivalence, check_proof
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.cladder_pairs import CladderPair, SyntheticPair
 from causal_datasets.registry import get_builder
 

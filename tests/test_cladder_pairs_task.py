@@ -12,7 +12,7 @@ from causal_datasets.docalc.task import SYSTEM_PROMPT, build_messages, example_f
 from causal_datasets.docalc.verdict import check_equivalence
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.registry import get_builder
 from causal_datasets.runners.cladder_pairs import EVAL_TASK
 from causal_datasets.runners.results import read_results, read_summary
@@ -128,7 +128,7 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
         return StubReply(body=completion_body(next(answers, "Estimand: P(Y=1)"), prompt_tokens=7, completion_tokens=3))
 
     out = tmp_path / "run"
-    common = ["--out", str(out), "--dataset-dir", str(dataset_dir), "--no-cache", "--concurrency", "1"]
+    common = ["--out", str(out), "--hub-dir", str(dataset_dir), "--no-cache", "--concurrency", "1"]
     with StubServer(lambda request, index: StubReply(status=500, text="down")) as broken:
         first = EVAL_TASK.run(parse(*common, "--limit", "2", "--max-retries", "0", "--model", "stub",
                                     "--base-url", broken.base_url))
@@ -156,7 +156,7 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
 
 @pytest.mark.llm
 def test_local_model_on_two_questions(dataset_dir, tmp_path, local_llm):
-    summary = EVAL_TASK.run(parse("--out", str(tmp_path / "run"), "--dataset-dir", str(dataset_dir), "--limit", "2",
+    summary = EVAL_TASK.run(parse("--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir), "--limit", "2",
                                   "--model", local_llm.model, "--base-url", local_llm.base_url, "--max-tokens", "256",
                                   "--no-cache"))
     items = read_results(tmp_path / "run")

@@ -25,7 +25,7 @@ from causal_datasets.cobe.scoring import agreement, summarize
 from causal_datasets.llm import LLMRequestError
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.paths import metric_path
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 
 PAPER = SHARED_DATA_DIR.parent / "seeds" / "003_8c42ceddf8fde06d.txt"
 RECORDED = json.loads((Path(__file__).parent / "data" / "cobe" / "judge_answers.json").read_text(encoding="utf-8"))

@@ -9,7 +9,7 @@ import pytest
 
 from causal_datasets.docalc.expr import Atom, Expect, Num, Potential, Prob, Sum, free_indices, variables
 from causal_datasets.docalc.parser import ExprParseError, parse
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 
 CLADDER = SHARED_DATA_DIR / "cladder"
 NOT_EXPRESSIONS = {

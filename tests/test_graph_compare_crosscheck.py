@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from causal_datasets import compare_graph_batch, compare_graphs
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.scoring.node_matching import normalize_name
 
 RECAST = SHARED_DATA_DIR / "recast" / "test.parquet"

@@ -18,7 +18,7 @@ from causal_datasets.llm.structured import (
     validate,
 )
 from causal_datasets.llm.stub_server import StubReply, StubServer
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 
 RAW_IO = SHARED_DATA_DIR / "causalab" / "sample_run_4nodes_0_gpt-5-mini" / "raw_io.jsonl"
 

@@ -8,7 +8,7 @@ from causal_datasets.builder import BuildContext
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.task import build_messages as cladder_messages
 from causal_datasets.hub.folder import build_to_folder, load_records
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.recast.parsing import parse_graph_answer
 from causal_datasets.recast.prompts import build_messages as recast_messages
 from causal_datasets.recast.prompts import node_ids

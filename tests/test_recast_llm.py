@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from causal_datasets.graph import CausalGraph
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.recast.generation import GENERATION_ERRORS
 from causal_datasets.recast.judge.evaluate import judge_graph
 from causal_datasets.recast.samples import make_sample
@@ -28,7 +28,7 @@ def test_local_model_run_completes_and_classifies_every_failure(local_llm, tmp_p
         "--model", local_llm.model, "--base-url", local_llm.base_url,
         "--judge-model", local_llm.model, "--judge-base-url", local_llm.base_url,
         "--max-tokens", "64", "--judge-max-tokens", "64", "--max-attempts", "1",
-        "--no-cache", "--judge-no-cache", "--dataset-dir", str(tmp_path / "hub"),
+        "--no-cache", "--judge-no-cache", "--hub-dir", str(tmp_path / "hub"),
         "--source", str(SHARED_DATA_DIR / "recast" / "test.parquet"),
         "--ids", *SHORTEST, "--out", str(out), "--concurrency", "1",
     ]

@@ -1,0 +1,1 @@
+"""Dataset builders, one module per dataset, each defining ``BUILDER`` (registered as entry points)."""

@@ -1,0 +1,1 @@
+"""Dataset card templates (``<name>.md``), shipped as package data."""

@@ -1,0 +1,1 @@
+"""evaluate modules, one folder per metric (``<name>/<name>.py``, ``app.py``, README card), shipped as package data."""
