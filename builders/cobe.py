@@ -6,7 +6,8 @@ carries nine models' outputs and verdicts). The full dataset is not distributed 
 
 from __future__ import annotations
 
-from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, SourceUnavailable
+from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder
+from causal_datasets.errors import SourceUnavailable
 from causal_datasets.cobe.dataset import card_tables, query_records
 from causal_datasets.cobe.formats import CoBeFormatError, read_source
 from causal_datasets.cobe.prompts import build_messages

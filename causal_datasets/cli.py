@@ -1,8 +1,10 @@
 """The ``causal-datasets`` command line.
 
 Each module in :mod:`causal_datasets.commands` adds its own subcommand through
-``register(subparsers)``; this file only discovers them and turns expected failures into a
-one-line message and exit code 2.
+``register(subparsers)``; this file only discovers them and turns expected failures (the
+library's :class:`~causal_datasets.errors.CausalDatasetsError` family and the commands' own
+:class:`CommandError`) into a one-line message and exit code 2. The library never imports this
+layer.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import sys
 from collections.abc import Sequence
 
 from causal_datasets import __version__, commands
+from causal_datasets.errors import CausalDatasetsError
 
 
 class CommandError(RuntimeError):
-    """A user-facing failure: printed as ``error: <message>``, exit code 2."""
+    """A command-line misuse found by a command itself: printed as ``error: <message>``, exit code 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,17 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from causal_datasets.builder import SourceUnavailable
-    from causal_datasets.hub.push import PushError
-    from causal_datasets.llm.errors import LLMError
-    from causal_datasets.records.base import RecordValidationError
-    from causal_datasets.registry import UnknownDataset
-
     try:
         return int(args.handler(args) or 0)
-    except (
-        CommandError, SourceUnavailable, UnknownDataset, PushError, RecordValidationError, LLMError, FileNotFoundError
-    ) as error:
+    except (CommandError, CausalDatasetsError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
 

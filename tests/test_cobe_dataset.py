@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from causal_datasets.builder import BuildContext, SourceUnavailable
+from causal_datasets.builder import BuildContext
+from causal_datasets.errors import SourceUnavailable
 from causal_datasets.cli import main
 from causal_datasets.cobe.dataset import query_records
 from causal_datasets.cobe.formats import CoBeFormatError, parse_paper, parse_website, read_source
 from causal_datasets.cobe.labels import normalize_domain, normalize_graph_type
 from causal_datasets.cobe.quality import occurrence_problem
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.cobe import CoBeQuery, CoBeResponse, CoBeScenario
 from causal_datasets.registry import get_builder
 
@@ -196,4 +197,4 @@ def test_paper_entries_as_json_lines_and_unusable_sources(tmp_path):
         bad.write_text(content, encoding="utf-8")
         with pytest.raises(SourceUnavailable, match="not a usable CoBe source"):
             build_to_folder(get_builder("cobe"), tmp_path / "out", BuildContext(seed=0, source=bad))
-    assert main(["build", "cobe", "--source", str(tmp_path / "broken.json"), "--out", str(tmp_path / "out")]) == 2
+    assert main(["build", "cobe", "--source", str(tmp_path / "broken.json"), "--hub-dir", str(tmp_path / "out")]) == 2

@@ -10,9 +10,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from causal_datasets.builder import BuildContext, SourceUnavailable
+from causal_datasets.builder import BuildContext
+from causal_datasets.errors import SourceUnavailable
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.recast import RecastSample
 from causal_datasets.recast import release
 from causal_datasets.recast.statistics import domain_counts, pooled_absent_share

@@ -4,7 +4,8 @@ from typing import Annotated, Literal
 import datasets
 import pytest
 
-from causal_datasets.records.base import Record, RecordValidationError
+from causal_datasets.errors import RecordValidationError
+from causal_datasets.records.base import Record
 from tests.support.tiny_dataset import TinyRow, generate
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from causal_datasets.cli import main
 from causal_datasets.report.render import write_report
-from causal_datasets.report.runs import RunFolderError, load_run
+from causal_datasets.errors import RunFolderError
+from causal_datasets.report.runs import load_run
 from causal_datasets.runners.results import read_summary
 
 
@@ -21,7 +22,7 @@ def runs(tmp_path_factory):
         "cl-experimenter": ["causalab", "--config", "3nodes", "5nodes", "--agent", "experimenter"],
     }
     for name, argv in commands.items():
-        assert main(["eval", *argv, "--dataset-dir", str(hub), "--out", str(root / name)]) == 0
+        assert main(["eval", *argv, "--hub-dir", str(hub), "--out", str(root / name)]) == 0
     return root, list(commands)
 
 

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from causal_datasets.runners.results import ResultsExist, ResultsLog, read_results
+from causal_datasets.errors import ResultsExist
+from causal_datasets.runners.results import ResultsLog, read_results
 
 
 def test_record_all_keeps_every_finished_item_and_returns_the_failures(tmp_path):

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from causal_datasets.errors import SourceFormatError
 from causal_datasets.causalab.crystals import assemble_episode, stable_seed
 from causal_datasets.causalab.properties import DISPLAY_NAMES, TARGET, param_name
 from causal_datasets.records.causalab import (
@@ -41,7 +42,7 @@ SUITES = (
 _NOMINAL_BASE_VALUE = {"type": "uniform", "min": 15.0, "max": 45.0}
 
 
-class UpstreamFormatError(ValueError):
+class UpstreamFormatError(SourceFormatError):
     """A released configuration does not follow the release schema; the message says where."""
 
 

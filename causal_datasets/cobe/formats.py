@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from causal_datasets.errors import SourceFormatError
 from causal_datasets.cobe.labels import WEBSITE_QUERY_INDEX, normalize_domain, normalize_graph_type
 from causal_datasets.cobe.quality import check_scenario
 from causal_datasets.records.cobe import PHRASINGS, VERDICTS, CoBeResponse, CoBeScenario, Query
@@ -44,7 +45,7 @@ _PAPER_FIELDS = ("Core Set ID", "Variation ID", "Variation text", "Query", "Repr
 _WEBSITE_FIELDS = ("coreset_id", "variation_id", "query_idx", "original", "query", "gold_answer", "should_not_change", "should_change")
 
 
-class CoBeFormatError(ValueError):
+class CoBeFormatError(SourceFormatError):
     """A source entry does not follow its published format."""
 
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from causal_datasets.cli import CommandError
 from causal_datasets.report.render import write_report
-from causal_datasets.report.runs import RunFolderError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,9 +16,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        path = write_report(args.runs, args.out)
-    except RunFolderError as error:
-        raise CommandError(str(error)) from error
+    path = write_report(args.runs, args.out)
     print(f"wrote {path}")
     return 0

@@ -7,7 +7,7 @@ import signal
 import time
 
 from causal_datasets.cli import CommandError
-from causal_datasets.llm.local import LocalModelUnavailable, LocalServer
+from causal_datasets.llm.local import LocalServer
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,10 +23,7 @@ def run(args: argparse.Namespace) -> int:
     # this command's contract is "until Ctrl-C", so take the signal back
     signal.signal(signal.SIGINT, signal.default_int_handler)
     server = LocalServer(port=args.port, n_ctx=args.n_ctx, n_threads=args.threads)
-    try:
-        server.start()
-    except LocalModelUnavailable as error:
-        raise CommandError(str(error)) from error
+    server.start()
     try:  # from the first line on, Ctrl-C stops the server cleanly
         print(f"serving {server.model} at {server.base_url}", flush=True)
         print(f"use: --model {server.model} --base-url {server.base_url}   (Ctrl-C stops)", flush=True)

@@ -20,6 +20,7 @@ import jinja2
 import yaml
 
 from causal_datasets.builder import BuiltRecords, DatasetBuilder
+from causal_datasets.errors import BuilderRegistrationError
 from causal_datasets.hub.layout import parquet_path
 from causal_datasets.markdown import markdown_table
 
@@ -45,7 +46,7 @@ def render_card(
 ) -> str:
     template_path = builder.card_path
     if not template_path.exists():
-        raise FileNotFoundError(f"no card template {template_path} for dataset {builder.name!r}")
+        raise BuilderRegistrationError(f"no card template {template_path} for dataset {builder.name!r}")
     front, body = split_front_matter(template_path.read_text(encoding="utf-8"))
     front["pretty_name"] = builder.pretty_name
     front["size_categories"] = [size_category(sum(sum(s.values()) for s in row_counts.values()))]

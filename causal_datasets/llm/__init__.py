@@ -12,7 +12,7 @@ answers with repair), ``options`` (CLI flags), ``local`` (the bundled SmolLM2 ll
 
 from causal_datasets.llm.client import ChatResult, LLMClient
 from causal_datasets.llm.config import LLMConfig, ModelPrice, PriceTable, load_price_table
-from causal_datasets.llm.errors import (
+from causal_datasets.errors import (
     LLMConfigError,
     LLMError,
     LLMRequestError,

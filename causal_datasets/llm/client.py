@@ -25,7 +25,7 @@ import openai
 from causal_datasets.llm.cache import ResponseCache, cache_key
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.llm.config import LLMConfig, Message, PriceTable
-from causal_datasets.llm.errors import LLMError, LLMRequestError, LLMRetriesExhausted, LLMTimeout
+from causal_datasets.errors import LLMError, LLMRequestError, LLMRetriesExhausted, LLMTimeout
 from causal_datasets.llm.retry import Backoff, Failure, failure_for_status
 from causal_datasets.llm.usage import UsageTracker
 

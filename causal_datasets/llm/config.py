@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
-from causal_datasets.llm.errors import LLMConfigError
+from causal_datasets.errors import LLMConfigError
 
 #: sent as the bearer token to a loopback server when the key variable is unset (llama.cpp, vLLM, Ollama ignore it)
 LOCAL_PLACEHOLDER_KEY = "sk-local-no-key"

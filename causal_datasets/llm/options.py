@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from causal_datasets.llm.client import LLMClient
 from causal_datasets.llm.config import LLMConfig, load_price_table
-from causal_datasets.llm.errors import LLMConfigError
+from causal_datasets.errors import LLMConfigError
 
 #: response cache file name inside ``--cache-dir``
 CACHE_FILE = "llm.sqlite"

@@ -27,7 +27,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from causal_datasets.llm.client import LLMClient
 from causal_datasets.llm.config import Message
-from causal_datasets.llm.errors import LLMError
+from causal_datasets.errors import LLMError
 
 SAFE_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

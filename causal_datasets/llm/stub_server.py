@@ -14,10 +14,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx2
+
+from causal_datasets.loopback import LoopbackServer
 
 STUB_MODEL = "stub-model"
 
@@ -78,7 +80,7 @@ def _default_body(reply: StubReply) -> dict[str, Any]:
     return completion_body(reply.text)
 
 
-class StubServer:
+class StubServer(LoopbackServer):
     """``with StubServer(responder) as server: server.base_url ... server.count``."""
 
     def __init__(self, responder: Responder | None = None, *, port: int = 0):
@@ -86,12 +88,11 @@ class StubServer:
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []  # lower-cased names
         self._lock = threading.Lock()
-        self._httpd = _Server(("127.0.0.1", port), _handler_for(self))
-        self._thread: threading.Thread | None = None
+        super().__init__(_handler_for(self), port=port, name="stub-llm-server")
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        return f"{self.origin}/v1"
 
     @property
     def count(self) -> int:
@@ -99,34 +100,11 @@ class StubServer:
         with self._lock:
             return len(self.requests)
 
-    def start(self) -> StubServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="stub-llm-server", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join()
-
-    def __enter__(self) -> StubServer:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
     def _record(self, request: dict[str, Any], headers: dict[str, str]) -> int:
         with self._lock:
             self.requests.append(request)
             self.request_headers.append(headers)
             return len(self.requests) - 1
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256  # room for many clients connecting at once (the default backlog is 5)
 
 
 def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:

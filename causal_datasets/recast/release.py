@@ -18,7 +18,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from causal_datasets.builder import SourceUnavailable
+from causal_datasets.errors import SourceFormatError, SourceUnavailable
 from causal_datasets.records.recast import EXPLICITNESS_LEVELS, UNLABELED, RecastSample
 from causal_datasets.recast.samples import make_sample
 
@@ -28,7 +28,7 @@ RELEASE_FILE = "test.parquet"
 _SHARE_TOLERANCE = 1e-6
 
 
-class ReleaseFormatError(ValueError):
+class ReleaseFormatError(SourceFormatError):
     """A release row cannot be read (missing column, unknown explicitness code, bad edge)."""
 
 

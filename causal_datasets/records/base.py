@@ -21,22 +21,10 @@ from typing import Any, Literal, Self
 import datasets
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from causal_datasets.errors import RecordValidationError
+
 _SCALARS: dict[type, str] = {bool: "bool", str: "string", int: "int64", float: "float64"}
 _FEATURE_TYPES = (datasets.Value, datasets.ClassLabel, datasets.List, datasets.Sequence)
-
-
-class RecordValidationError(ValueError):
-    """A row failed validation; the message names the dataset, the record and the fields."""
-
-    def __init__(self, where: str, record_key: str, error: ValidationError):
-        self.where = where
-        self.record_key = record_key
-        self.errors = error.errors()
-        problems = "; ".join(
-            f"field '{'.'.join(str(p) for p in e['loc']) or '<record>'}': {e['msg']}"
-            for e in self.errors
-        )
-        super().__init__(f"{where} record {record_key}: {problems}")
 
 
 class Record(BaseModel):

@@ -8,11 +8,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from causal_datasets.errors import RunFolderError
 from causal_datasets.runners.results import RESULTS_FILE, SUMMARY_FILE, read_results
-
-
-class RunFolderError(ValueError):
-    """A folder given to the report is not a finished run (the message says what is missing)."""
 
 
 @dataclass(frozen=True)

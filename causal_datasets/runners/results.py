@@ -13,17 +13,13 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from causal_datasets.cli import CommandError
+from causal_datasets.errors import ResultsExist
 from causal_datasets.llm.concurrency import map_concurrent
 
 Item = TypeVar("Item")
 
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
-
-
-class ResultsExist(CommandError):
-    """The output folder already has results and ``--resume`` was not given."""
 
 
 class ResultsLog:

@@ -1,0 +1,159 @@
+"""Every error the library raises across its public boundary, in one place.
+
+All derive from :class:`CausalDatasetsError`, so a caller (the CLI among them) can catch the whole
+family at once; each message is one line that names the dataset, file, option or endpoint at
+fault. Parse errors that the library turns into a result category (an unreadable graph, an
+unparsable expression) stay in their own rooms and never reach a caller as exceptions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+
+class CausalDatasetsError(Exception):
+    """Base class of every error the library raises on purpose."""
+
+
+# --- datasets: builders, sources, built folders, hub ids -----------------------------------------
+
+
+class UnknownName(CausalDatasetsError, KeyError):
+    """A name the library does not know; the message lists the known ones (printed as is, unquoted)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class UnknownDataset(UnknownName):
+    """No builder of that name is registered."""
+
+
+class UnknownConfig(UnknownName):
+    """The dataset has no such config (or split)."""
+
+
+class UnknownMetric(UnknownName):
+    """No evaluate module of that name ships with the package."""
+
+
+class BuilderRegistrationError(CausalDatasetsError):
+    """An installed package registers a builder that is not a ``DatasetBuilder`` or clashes with another."""
+
+
+class SourceUnavailable(CausalDatasetsError):
+    """The builder's source files are not available; the message says where to get them."""
+
+
+class SourceFormatError(CausalDatasetsError, ValueError):
+    """A source file exists but is not what its builder reads; the message names the file and the place."""
+
+
+class DatasetFolderError(CausalDatasetsError):
+    """A folder is not a (complete, unaltered) built dataset: no manifest, or files that differ from it."""
+
+
+class HubDatasetError(CausalDatasetsError):
+    """A dataset could not be read by hub id (unknown repository or revision, offline, not one of ours)."""
+
+
+class RecordValidationError(CausalDatasetsError, ValueError):
+    """A row failed validation; the message names the dataset, the record and the fields."""
+
+    def __init__(self, where: str, record_key: str, error: ValidationError):
+        self.where = where
+        self.record_key = record_key
+        self.errors = error.errors()
+        problems = "; ".join(
+            f"field '{'.'.join(str(p) for p in e['loc']) or '<record>'}': {e['msg']}" for e in self.errors
+        )
+        super().__init__(f"{where} record {record_key}: {problems}")
+
+
+class PushError(CausalDatasetsError):
+    """An upload to the Hub failed: offline, unauthenticated, or refused (the message says which)."""
+
+
+# --- runs and reports ------------------------------------------------------------------------------
+
+
+class RunConfigurationError(CausalDatasetsError):
+    """A run was asked for with options that do not fit together (e.g. both an agent and a model)."""
+
+
+class ResultsExist(RunConfigurationError):
+    """The output folder already has results and resuming was not asked for."""
+
+
+class RunFolderError(CausalDatasetsError, ValueError):
+    """A folder given to the report is not a finished run (the message says what is missing)."""
+
+
+# --- the LLM client ---------------------------------------------------------------------------------
+
+
+class LLMError(CausalDatasetsError):
+    """Base class of every failure raised (or returned, by ``map``) by the LLM client.
+
+    Every error names the model, the base URL, the HTTP status (if any) and the number of
+    attempts, and carries a short ``category`` string a runner stores in its results.
+    """
+
+    category = "llm_error"
+
+    def __init__(self, detail: str, *, model: str = "", base_url: str = "", status: int | None = None, attempts: int = 0):
+        self.detail = detail
+        self.model = model
+        self.base_url = base_url
+        self.status = status
+        self.attempts = attempts
+        status_text = f"HTTP {status}" if status is not None else "no HTTP status"
+        super().__init__(
+            f"{self.category}: model {model!r} at {base_url}: {status_text}: {detail} "
+            f"(after {attempts} attempt{'s' if attempts != 1 else ''})"
+        )
+
+
+class LLMConfigError(LLMError):
+    """The client cannot send the request as configured (e.g. no API key for a remote server)."""
+
+    category = "config"
+
+
+class LLMRequestError(LLMError):
+    """The server rejected the request with a 4xx status that retrying cannot fix."""
+
+    category = "request_rejected"
+
+
+class LLMRetriesExhausted(LLMError):
+    """Every attempt met a transient failure (rate limit, 5xx, connection, bad body); ``kind`` is the last one."""
+
+    category = "retries_exhausted"
+
+    def __init__(self, detail: str, *, kind: str, **context):
+        self.kind = kind
+        super().__init__(f"last failure {kind}: {detail}", **context)
+
+
+class LLMTimeout(LLMRetriesExhausted):
+    """Every attempt, the last one included, ran past the configured timeout."""
+
+    category = "timeout"
+
+
+class LocalModelUnavailable(CausalDatasetsError):
+    """The bundled model or llama-cpp-python is not installed, or its server did not come up."""
+
+
+class MissingExtra(CausalDatasetsError, ImportError):
+    """A feature needs an optional dependency; the message names the extra that installs it."""
+
+    def __init__(self, feature: str, extra: str, module: str):
+        self.extra = extra
+        super().__init__(
+            f"{feature} needs the optional dependency {module!r}: pip install 'causal-datasets[{extra}]'"
+        )
