@@ -5,6 +5,11 @@ per test session (each pytest-xdist worker is its own session and gets its own f
 at the end. It exposes ``.base_url``, ``.model`` and ``.client(cache_path=None, **config_overrides)``
 (an ``LLMClient``: temperature 0, 128 max tokens unless overridden). Mark tests that use it with
 ``@pytest.mark.llm``.
+
+``local_hub``: a fresh Hugging Face Hub-compatible server on 127.0.0.1 per test
+(``tests/support/hub_server.py``), with ``huggingface_hub`` and ``datasets`` pointed at it, online,
+caching under ``tmp_path/hf_home`` and authenticated with a dummy token; everything is restored
+afterwards.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import pytest
 
 from causal_datasets.llm.local import LocalServer
+from tests.support.hub_server import local_hub  # noqa: F401 - registers the fixture
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,7 @@ def test_a_real_local_model_episode_runs_to_completion_and_is_classified(local_l
     out = tmp_path / "llm"
     code = run_cli("--config", "3nodes", "--limit", "1", "--model", local_llm.model, "--base-url", local_llm.base_url,
                    "--max-tokens", "48", "--history", "1", "--max-turns", "2", "--no-cache",
-                   "--dataset-dir", str(tmp_path / "hub"), "--out", str(out))
+                   "--hub-dir", str(tmp_path / "hub"), "--out", str(out))
     assert code == 0
     (item,) = read_results(out)
     assert item["outcome"] in OUTCOMES - {"agent_error", "llm_error"}

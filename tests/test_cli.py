@@ -25,7 +25,7 @@ def tiny_registry(tmp_path, monkeypatch):
 
 
 def test_build_one_dataset_loads_it_back(tiny_registry, tmp_path, capsys):
-    assert main(["build", "tiny", "--out", str(tmp_path / "hub"), "--seed", "3"]) == 0
+    assert main(["build", "tiny", "--hub-dir", str(tmp_path / "hub"), "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "| tiny | 1.2.3 | default | train | 8 |" in out
     assert "note: tiny: tiny note" in out
@@ -34,7 +34,7 @@ def test_build_one_dataset_loads_it_back(tiny_registry, tmp_path, capsys):
 
 
 def test_build_all_skips_what_lacks_a_source_and_says_why(tiny_registry, tmp_path, capsys):
-    assert main(["build", "--all", "--out", str(tmp_path / "hub")]) == 0
+    assert main(["build", "--all", "--hub-dir", str(tmp_path / "hub")]) == 0
     out = capsys.readouterr().out
     assert "| tiny |" in out
     assert "skipped sourced: needs a source file" in out
@@ -45,12 +45,12 @@ def test_build_all_skips_what_lacks_a_source_and_says_why(tiny_registry, tmp_pat
 def test_build_all_finds_sources_under_the_sources_folder(tiny_registry, tmp_path, capsys):
     (tmp_path / "sources" / "sourced").mkdir(parents=True)
     (tmp_path / "sources" / "sourced" / "file.json").write_text("{}")
-    assert main(["build", "--all", "--out", str(tmp_path / "hub"), "--sources", str(tmp_path / "sources")]) == 0
+    assert main(["build", "--all", "--hub-dir", str(tmp_path / "hub"), "--sources", str(tmp_path / "sources")]) == 0
     assert "| sourced |" in capsys.readouterr().out
 
 
 def test_single_build_without_its_source_is_an_error(tiny_registry, tmp_path, capsys):
-    assert main(["build", "failing", "--out", str(tmp_path)]) == 2
+    assert main(["build", "failing", "--hub-dir", str(tmp_path)]) == 2
     assert "error: no source given" in capsys.readouterr().err
 
 
@@ -60,24 +60,24 @@ def test_unknown_dataset_lists_the_known_ones(tiny_registry, capsys):
 
 
 def test_info_before_and_after_a_build(tiny_registry, tmp_path, capsys):
-    assert main(["info", "--dir", str(tmp_path)]) == 0
+    assert main(["info", "--hub-dir", str(tmp_path)]) == 0
     assert "| tiny | 1.2.3 | default | no | no |" in capsys.readouterr().out
-    main(["build", "tiny", "--out", str(tmp_path)])
+    main(["build", "tiny", "--hub-dir", str(tmp_path)])
     capsys.readouterr()
-    assert main(["info", "tiny", "--dir", str(tmp_path)]) == 0
+    assert main(["info", "tiny", "--hub-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "version 1.2.3, seed 7" in out and "| default | test | 4 |" in out
 
 
 def test_push_of_an_unbuilt_dataset_is_a_clear_error(tmp_path, capsys):
-    assert main(["push", "tiny", "--repo-id", "org/tiny", "--dir", str(tmp_path)]) == 2
+    assert main(["push", "tiny", "--repo-id", "org/tiny", "--hub-dir", str(tmp_path)]) == 2
     assert "not a built dataset folder" in capsys.readouterr().err
 
 
 def test_console_script_builds_and_describes_the_real_registry(tmp_path):
     """The installed entry point end to end: every dataset that needs no source builds and loads back."""
     build = subprocess.run(
-        [sys.executable, "-m", "causal_datasets.cli", "build", "--all", "--out", str(tmp_path)],
+        [sys.executable, "-m", "causal_datasets.cli", "build", "--all", "--hub-dir", str(tmp_path)],
         capture_output=True, text=True, check=False,
     )
     assert build.returncode == 0, build.stderr
@@ -89,7 +89,7 @@ def test_console_script_builds_and_describes_the_real_registry(tmp_path):
         if builder.needs_source:
             assert f"skipped {name}:" in build.stdout
     info = subprocess.run(
-        [sys.executable, "-m", "causal_datasets.cli", "info", "shapeworld", "--dir", str(tmp_path)],
+        [sys.executable, "-m", "causal_datasets.cli", "info", "shapeworld", "--hub-dir", str(tmp_path)],
         capture_output=True, text=True, check=True,
     )
     assert "| core | test | 84 |" in info.stdout

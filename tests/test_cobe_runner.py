@@ -7,12 +7,13 @@ import json
 
 import pytest
 
-from causal_datasets.builder import BuildContext, SourceUnavailable
-from causal_datasets.cli import CommandError, build_parser
+from causal_datasets.builder import BuildContext
+from causal_datasets.errors import ResultsExist, RunConfigurationError, SourceUnavailable
+from causal_datasets.cli import build_parser
 from causal_datasets.cobe.prompts import build_messages
 from causal_datasets.hub.folder import build_to_folder, load_records
 from causal_datasets.llm.stub_server import StubReply, StubServer
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.cobe import CoBeQuery
 from causal_datasets.registry import get_builder
 from causal_datasets.runners.cobe import EVAL_TASK
@@ -40,13 +41,13 @@ def judge_all_true(request, index):
 def test_judging_published_outputs_reports_agreement_and_resumes(tmp_path, hub):
     out = tmp_path / "run"
     argv = ["--config", "responses", "--models", "gpt", "claude", "--limit", "6", "--out", str(out),
-            "--dataset-dir", str(hub), "--source", str(SOURCE), "--concurrency", "2"]
+            "--hub-dir", str(hub), "--source", str(SOURCE), "--concurrency", "2"]
     with StubServer(judge_all_true) as server:
         base = ["--judge-model", "stub-judge", "--judge-base-url", server.base_url, "--judge-no-cache"]
         metrics = EVAL_TASK.run(parse(argv + base))
         calls = server.count
         again = EVAL_TASK.run(parse(argv + base + ["--resume"]))
-        with pytest.raises(CommandError, match="pass --resume"):
+        with pytest.raises(ResultsExist, match="pass --resume"):
             EVAL_TASK.run(parse(argv + base))
         assert server.count == calls  # every item was finished: nothing asked again
     results = read_results(out)
@@ -84,7 +85,7 @@ def test_generation_and_judging_keep_and_classify_failures(tmp_path, hub):
         metrics = EVAL_TASK.run(parse([
             "--config", "queries", "--model", "writer", "--base-url", server.base_url, "--no-cache",
             "--max-retries", "0", "--judge-model", "judge", "--judge-base-url", server.base_url, "--judge-no-cache",
-            "--max-attempts", "2", "--limit", "4", "--out", str(out), "--dataset-dir", str(hub), "--source", str(SOURCE),
+            "--max-attempts", "2", "--limit", "4", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE),
         ]))
     results = {r["id"]: r for r in read_results(out)}
     assert set(results) == {q.id for q in queries[:4]}
@@ -106,12 +107,12 @@ def test_generation_and_judging_keep_and_classify_failures(tmp_path, hub):
 
 def test_builds_the_dataset_on_the_fly_and_explains_missing_options(tmp_path):
     fresh = tmp_path / "hub"
-    with StubServer(judge_all_true) as server, pytest.raises(CommandError, match="needs --model"):
+    with StubServer(judge_all_true) as server, pytest.raises(RunConfigurationError, match="needs --model"):
         EVAL_TASK.run(parse(["--judge-model", "j", "--judge-base-url", server.base_url, "--out", str(tmp_path / "run"),
-                             "--dataset-dir", str(fresh), "--source", str(SOURCE)]))
+                             "--hub-dir", str(fresh), "--source", str(SOURCE)]))
     assert (fresh / "cobe" / "manifest.json").exists()
     with pytest.raises(SourceUnavailable, match="needs a source file"):
-        EVAL_TASK.run(parse(["--out", str(tmp_path / "run2"), "--dataset-dir", str(tmp_path / "empty"),
+        EVAL_TASK.run(parse(["--out", str(tmp_path / "run2"), "--hub-dir", str(tmp_path / "empty"),
                              "--source", str(tmp_path / "missing.json")]))
 
 
@@ -121,7 +122,7 @@ def test_local_model_end_to_end(tmp_path, hub, local_llm):
     argv = ["--config", "queries", "--model", local_llm.model, "--base-url", local_llm.base_url,
             "--max-tokens", "48", "--judge-model", local_llm.model, "--judge-base-url", local_llm.base_url,
             "--judge-max-tokens", "4", "--max-attempts", "2", "--cache-dir", str(tmp_path / "cache"), "--judge-cache-dir", str(tmp_path / "cache"),
-            "--limit", "2", "--concurrency", "1", "--out", str(out), "--dataset-dir", str(hub), "--source", str(SOURCE)]
+            "--limit", "2", "--concurrency", "1", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE)]
     metrics = EVAL_TASK.run(parse(argv))
     results = read_results(out)
     assert len(results) == 2 and metrics["n"] == 2
@@ -151,7 +152,7 @@ def test_an_unexpected_failure_is_reported_and_retried_on_resume(tmp_path, hub, 
 
     monkeypatch.setattr(runner, "judge_response", flaky)
     argv = ["--config", "responses", "--limit", "3", "--concurrency", "1", "--out", str(tmp_path / "run"),
-            "--dataset-dir", str(hub), "--source", str(SOURCE)]
+            "--hub-dir", str(hub), "--source", str(SOURCE)]
     with StubServer(judge_all_true) as server:
         base = ["--judge-model", "j", "--judge-base-url", server.base_url, "--judge-no-cache"]
         metrics = EVAL_TASK.run(parse(argv + base))

@@ -7,7 +7,7 @@ numbers must equal the summaries'.
 import pytest
 
 from causal_datasets.cli import main
-from causal_datasets.paths import SHARED_DATA_DIR
+from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.registry import get_builder
 from causal_datasets.runners.results import read_results, read_summary
 from tests.test_report import _png, _table
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.llm
 def hub(tmp_path_factory):
     """Every dataset, built once from the released files beside the checkout (the maintainer's build)."""
     root = tmp_path_factory.mktemp("hub")
-    assert main(["build", "--all", "--out", str(root), "--sources", str(SHARED_DATA_DIR)]) == 0
+    assert main(["build", "--all", "--hub-dir", str(root), "--sources", str(SHARED_DATA_DIR)]) == 0
     return root
 
 
@@ -43,7 +43,7 @@ def test_every_benchmark_runs_with_the_local_model_and_reports(hub, local_llm, t
         "cladder-llm": ["cladder_pairs", "--limit", "2", *flags],
     }
     for name, argv in runs.items():
-        assert main(["eval", *argv, "--dataset-dir", str(hub), "--out", str(tmp_path / name)]) == 0, name
+        assert main(["eval", *argv, "--hub-dir", str(hub), "--out", str(tmp_path / name)]) == 0, name
 
     for name, argv in runs.items():
         summary = read_summary(tmp_path / name)  # the run records the version of the dataset it read

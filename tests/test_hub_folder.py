@@ -9,6 +9,7 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard
 
 from causal_datasets.builder import BuildContext
+from causal_datasets.errors import DatasetFolderError
 from causal_datasets.hub.card import split_front_matter
 from causal_datasets.hub.folder import build_to_folder, load_records, read_manifest, verify_folder
 from tests.support.tiny_dataset import TinyRow, generate, tiny_builder
@@ -59,7 +60,7 @@ def test_manifest_records_version_seed_and_hashes(builder, tmp_path):
         assert hashlib.sha256((folder / relative).read_bytes()).hexdigest() == digest
     with open(folder / "data/default/test-00000-of-00001.parquet", "ab") as handle:
         handle.write(b"tampered")
-    with pytest.raises(ValueError, match="does not match its manifest"):
+    with pytest.raises(DatasetFolderError, match="does not match its manifest"):
         verify_folder(folder)
 
 
@@ -108,5 +109,5 @@ def test_undeclared_config_and_wrong_record_type_are_rejected(builder, tmp_path)
 
 
 def test_missing_manifest_is_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="not a built dataset folder"):
+    with pytest.raises(DatasetFolderError, match="not a built dataset folder"):
         read_manifest(tmp_path)

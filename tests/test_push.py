@@ -8,8 +8,9 @@ from huggingface_hub import HfApi, set_client_factory
 from huggingface_hub.utils import _http
 
 from causal_datasets.builder import BuildContext
+from causal_datasets.errors import DatasetFolderError, PushError
 from causal_datasets.hub.folder import build_to_folder
-from causal_datasets.hub.push import PushError, push_folder
+from causal_datasets.hub.push import push_folder
 from tests.support.tiny_dataset import tiny_builder
 
 ENDPOINT = "https://huggingface.co"  # answered by the mock transport, never the network
@@ -115,7 +116,7 @@ def test_offline_push_is_a_clear_error(built, fake_hub):
 
 def test_push_of_an_unbuilt_folder_fails_before_any_request(tmp_path, fake_hub):
     hub = FakeHub()
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(DatasetFolderError):
         push_folder(tmp_path / "nothing", "org/tiny", api=fake_hub(hub))
     assert hub.requests == []
 

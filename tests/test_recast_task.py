@@ -10,7 +10,8 @@ import pytest
 from causal_datasets.graph import CausalGraph
 from causal_datasets.llm import LLMClient, LLMConfig
 from causal_datasets.llm.stub_server import StubReply, StubServer
-from causal_datasets.paths import SHARED_DATA_DIR, metric_path
+from causal_datasets.paths import metric_path
+from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.recast import release
 from causal_datasets.recast.deterministic import deterministic_scores
 from causal_datasets.recast.generation import generate
@@ -30,10 +31,12 @@ def samples():
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory, samples):
     """A built recast folder for the runner and the evaluate module."""
+    from causal_datasets.hub.location import DatasetLocation
     from causal_datasets.recast.dataset import load_samples
 
     root = tmp_path_factory.mktemp("hub")
-    assert len(load_samples(root, RELEASE)) == 292
+    samples, manifest = load_samples(DatasetLocation(hub_dir=root, source=RELEASE))
+    assert len(samples) == 292 and manifest["name"] == "recast"
     return root
 
 
@@ -200,7 +203,7 @@ def test_runner_end_to_end_with_resume(hub, samples, tmp_path):
     out = tmp_path / "run"
     with StubServer(responder) as server:
         argv = ["--model", "stub", "--base-url", server.base_url, "--judge-model", "stub-judge",
-                "--judge-base-url", server.base_url, "--no-cache", "--judge-no-cache", "--dataset-dir", str(hub),
+                "--judge-base-url", server.base_url, "--no-cache", "--judge-no-cache", "--hub-dir", str(hub),
                 "--ids", "91", "98", "--out", str(out), "--concurrency", "1"]
         run_recast_eval(argv)
         calls = server.count

@@ -14,7 +14,7 @@ def test_an_episode_with_the_local_model_completes_and_is_classified(local_llm, 
     out = tmp_path / "run"
     argv = ["eval", "shapeworld", "--out", str(out), "--limit", "1", "--concurrency", "1",
             "--model", local_llm.model, "--base-url", local_llm.base_url, "--max-tokens", "48",
-            "--timeout", "120", "--cache-dir", str(tmp_path / "cache"), "--dataset-dir", str(tmp_path / "hub")]
+            "--timeout", "120", "--cache-dir", str(tmp_path / "cache"), "--hub-dir", str(tmp_path / "hub")]
     summary = EVAL_TASK.run(build_parser().parse_args(argv))
     (item,) = read_results(out)
     assert summary["metrics"]["episodes"] == 1

@@ -8,7 +8,8 @@ import evaluate
 import pytest
 
 from causal_datasets.builder import BuildContext
-from causal_datasets.cli import CommandError, build_parser, main
+from causal_datasets.cli import build_parser, main
+from causal_datasets.errors import ResultsExist, RunConfigurationError
 from causal_datasets.llm import LLMConfigError
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
@@ -35,7 +36,7 @@ def parse(*argv: str) -> argparse.Namespace:
 
 def test_oracle_run_writes_results_and_the_metric_summary(dataset_dir, tmp_path):
     out = tmp_path / "run"
-    summary = EVAL_TASK.run(parse("--out", str(out), "--agent", "oracle", "--dataset-dir", str(dataset_dir)))
+    summary = EVAL_TASK.run(parse("--out", str(out), "--agent", "oracle", "--hub-dir", str(dataset_dir)))
     items = read_results(out)
     assert len(items) == 84 and all(item["correct"] for item in items)
     assert summary["metrics"]["accuracy"] == 1.0 and summary["metrics"]["true_cases"] == 37
@@ -58,12 +59,12 @@ def test_oracle_run_writes_results_and_the_metric_summary(dataset_dir, tmp_path)
 
 def test_advanced_oracle_and_resume_after_an_interruption(dataset_dir, tmp_path):
     out = tmp_path / "run"
-    common = ["--out", str(out), "--agent", "oracle", "--config", "advanced", "--dataset-dir", str(dataset_dir)]
+    common = ["--out", str(out), "--agent", "oracle", "--config", "advanced", "--hub-dir", str(dataset_dir)]
     EVAL_TASK.run(parse(*common, "--limit", "40"))
     first = (out / "results.jsonl").read_text()
     with open(out / "results.jsonl", "a") as handle:
         handle.write('{"id": "advanced-n4-g09-p5", "tor')  # a crash mid-line
-    with pytest.raises(CommandError, match="--resume"):
+    with pytest.raises(ResultsExist, match="--resume"):
         EVAL_TASK.run(parse(*common))
     summary = EVAL_TASK.run(parse(*common, "--resume", "--limit", "100", "--concurrency", "3"))
     text = (out / "results.jsonl").read_text()
@@ -73,19 +74,19 @@ def test_advanced_oracle_and_resume_after_an_interruption(dataset_dir, tmp_path)
 
 
 def test_exactly_one_of_agent_or_model(dataset_dir, tmp_path):
-    with pytest.raises(CommandError, match="exactly one"):
-        EVAL_TASK.run(parse("--out", str(tmp_path / "a"), "--dataset-dir", str(dataset_dir)))
-    with pytest.raises(CommandError, match="exactly one"):
-        EVAL_TASK.run(parse("--out", str(tmp_path / "b"), "--agent", "random", "--model", "m", "--dataset-dir", str(dataset_dir)))
+    with pytest.raises(RunConfigurationError, match="exactly one"):
+        EVAL_TASK.run(parse("--out", str(tmp_path / "a"), "--hub-dir", str(dataset_dir)))
+    with pytest.raises(RunConfigurationError, match="exactly one"):
+        EVAL_TASK.run(parse("--out", str(tmp_path / "b"), "--agent", "random", "--model", "m", "--hub-dir", str(dataset_dir)))
     with pytest.raises(LLMConfigError, match="NO_SUCH_KEY_VARIABLE"):  # a remote model needs its key
         EVAL_TASK.run(parse("--out", str(tmp_path / "c"), "--model", "m", "--api-key-env", "NO_SUCH_KEY_VARIABLE",
-                            "--base-url", "https://api.example.com/v1", "--dataset-dir", str(dataset_dir)))
+                            "--base-url", "https://api.example.com/v1", "--hub-dir", str(dataset_dir)))
     assert not (tmp_path / "c").exists()
 
 
 def test_dataset_is_built_when_missing(tmp_path):
     summary = EVAL_TASK.run(parse("--out", str(tmp_path / "run"), "--agent", "random", "--limit", "5",
-                                  "--dataset-dir", str(tmp_path / "hub")))
+                                  "--hub-dir", str(tmp_path / "hub")))
     assert (tmp_path / "hub" / "shapeworld" / "manifest.json").exists()
     assert summary["metrics"]["episodes"] == 5 and summary["run"]["agent_seed"] == 0
 
@@ -111,7 +112,7 @@ def text_strategy_responder():
 def test_a_model_through_the_same_loop_with_cache_and_concurrency(dataset_dir, tmp_path):
     with StubServer(text_strategy_responder()) as server:
         args = ["--model", "stub", "--base-url", server.base_url, "--cache-dir", str(tmp_path / "cache"),
-                "--dataset-dir", str(dataset_dir), "--concurrency", "4"]
+                "--hub-dir", str(dataset_dir), "--concurrency", "4"]
         summary = EVAL_TASK.run(parse("--out", str(tmp_path / "a"), *args))
         calls = server.count
         again = EVAL_TASK.run(parse("--out", str(tmp_path / "b"), *args))
@@ -123,7 +124,7 @@ def test_a_model_through_the_same_loop_with_cache_and_concurrency(dataset_dir, t
 
 def test_model_failures_are_classified_and_replayed_on_resume(dataset_dir, tmp_path):
     out = tmp_path / "run"
-    args = ["--out", str(out), "--dataset-dir", str(dataset_dir), "--no-cache", "--max-retries", "0", "--limit", "6"]
+    args = ["--out", str(out), "--hub-dir", str(dataset_dir), "--no-cache", "--max-retries", "0", "--limit", "6"]
     with StubServer(lambda request, index: StubReply(status=500, text="down")) as broken:
         first = EVAL_TASK.run(parse(*args, "--model", "stub", "--base-url", broken.base_url))
     assert first["metrics"]["errors"]["llm_error"] == 6 and first["metrics"]["accuracy"] == 0.0
@@ -154,9 +155,9 @@ def test_metric_counts_by_mode_and_group():
 
 def test_command_line_prints_the_summary(dataset_dir, tmp_path, capsys):
     code = main(["eval", "shapeworld", "--agent", "strategy", "--variant", "instructed_cot", "--limit", "12", "--no-system-role",
-                 "--out", str(tmp_path / "run"), "--dataset-dir", str(dataset_dir)])
+                 "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir)])
     printed = json.loads(capsys.readouterr().out)
     assert code == 0 and printed["metrics"]["episodes"] == 12 and printed["run"]["variant"] == "instructed_cot"
     assert printed["run"]["system_role"] is False and read_results(tmp_path / "run")[0]["transcript"][0]["role"] == "user"
     assert main(["eval", "shapeworld", "--agent", "oracle", "--out", str(tmp_path / "run"),
-                 "--dataset-dir", str(dataset_dir)]) == 2  # results exist and --resume was not given
+                 "--hub-dir", str(dataset_dir)]) == 2  # results exist and --resume was not given

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from causal_datasets.builder import BuildContext, DatasetBuilder, SourceUnavailable
+from causal_datasets import registry
+from causal_datasets.builder import BuildContext, DatasetBuilder
 from causal_datasets.cli import CommandError
+from causal_datasets.errors import SourceUnavailable
 from causal_datasets.hub.folder import build_to_folder, verify_folder
 from causal_datasets.markdown import markdown_table
-from causal_datasets.paths import DEFAULT_HUB_DIR
-from causal_datasets import registry
+from causal_datasets.paths import DEFAULT_HUB_DIR, SOURCES_ENV, sources_dir
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,11 +19,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("name", nargs="?", help="dataset name")
     target.add_argument("--all", action="store_true", help="every dataset whose sources are available")
-    parser.add_argument("--out", type=Path, default=DEFAULT_HUB_DIR, help="output root (default: hub/)")
+    parser.add_argument("--hub-dir", type=Path, default=DEFAULT_HUB_DIR, help="root of built datasets (default hub/)")
     parser.add_argument("--seed", type=int, help="generator seed (default: the dataset's own)")
     parser.add_argument("--source", type=Path, help="source file or folder of a single dataset")
     parser.add_argument(
-        "--sources", type=Path, help="with --all: a folder holding each dataset's source under its source name"
+        "--sources", type=Path,
+        help=f"with --all: a folder holding each dataset's source under its source name (default ${SOURCES_ENV})",
     )
     parser.set_defaults(handler=run)
 
@@ -32,17 +34,24 @@ def run(args: argparse.Namespace) -> int:
         if args.source:
             raise CommandError("--source names one dataset's source; with --all use --sources DIR")
         chosen = list(registry.builders().values())
+        sources = args.sources or sources_dir()
+        if sources is not None and not sources.is_dir():
+            raise CommandError(f"--sources {sources} is not a folder")
     else:
+        if args.sources:
+            raise CommandError("--sources is for --all; name one dataset's source with --source PATH")
         chosen = [registry.get_builder(args.name)]
+        if args.source is not None and not args.source.exists():
+            raise CommandError(f"--source {args.source} does not exist")
     summary, skipped = [], []
     for builder in chosen:
-        source = args.source if not args.all else _source_under(builder, args.sources)
+        source = _source_under(builder, sources) if args.all else args.source or builder.default_source()
         if builder.needs_source and source is None and args.all:
             skipped.append((builder.name, "needs a source file; pass --sources DIR or build it alone with --source"))
             continue
         context = BuildContext(seed=builder.default_seed if args.seed is None else args.seed, source=source)
         try:
-            written = build_to_folder(builder, args.out, context)
+            written = build_to_folder(builder, args.hub_dir, context)
         except SourceUnavailable as error:
             if not args.all:
                 raise

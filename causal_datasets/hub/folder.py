@@ -24,6 +24,7 @@ import datasets
 import pyarrow.parquet as pq
 
 from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder
+from causal_datasets.errors import DatasetFolderError
 from causal_datasets.hub.card import render_card
 from causal_datasets.hub.layout import CARD, MANIFEST, parquet_path
 from causal_datasets.records.base import Record, records_from_dataset
@@ -89,22 +90,32 @@ def build_to_folder(builder: DatasetBuilder, out_root: Path, context: BuildConte
 def read_manifest(folder: Path) -> dict:
     path = Path(folder) / MANIFEST
     if not path.exists():
-        raise FileNotFoundError(f"{folder} is not a built dataset folder (no {MANIFEST}); run `causal-datasets build`")
+        raise DatasetFolderError(f"{folder} is not a built dataset folder (no {MANIFEST}); run `causal-datasets build`")
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def check_files(folder: Path, manifest: dict, prefix: str = "") -> None:
+    """Every manifest file under ``prefix`` is present with its recorded sha256 (else :class:`DatasetFolderError`)."""
+    for relative, digest in manifest["files"].items():
+        if not relative.startswith(prefix):
+            continue
+        path = Path(folder) / relative
+        if not path.is_file():
+            raise DatasetFolderError(f"{folder} lacks {relative}, which its manifest lists")
+        if _sha256(path) != digest:
+            raise DatasetFolderError(f"{folder}/{relative} does not match its manifest sha256")
 
 
 def verify_folder(folder: Path) -> dict[str, dict[str, int]]:
     """Load every config back with ``load_dataset`` (offline) and check rows and sha256 against the manifest."""
     manifest = read_manifest(folder)
-    for relative, digest in manifest["files"].items():
-        if _sha256(Path(folder) / relative) != digest:
-            raise ValueError(f"{folder}/{relative} does not match its manifest sha256")
+    check_files(folder, manifest)
     loaded: dict[str, dict[str, int]] = {}
     for config, splits in manifest["rows"].items():
         dataset_dict = datasets.load_dataset(str(folder), config)
         loaded[config] = {split: dataset_dict[split].num_rows for split in dataset_dict}
         if loaded[config] != splits:
-            raise ValueError(f"{folder} config {config!r}: loaded rows {loaded[config]} != manifest {splits}")
+            raise DatasetFolderError(f"{folder} config {config!r}: loaded rows {loaded[config]} != manifest {splits}")
     return loaded
 
 

@@ -1,7 +1,9 @@
-"""Publish a built dataset folder to the Hugging Face Hub as a tagged version."""
+"""Publish to the Hugging Face Hub: a built dataset folder as a tagged dataset version, a metric module as a Space."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,11 +11,12 @@ import httpx2
 from huggingface_hub import HfApi
 from huggingface_hub.errors import HfHubHTTPError, LocalTokenNotFoundError
 
+from causal_datasets.errors import PushError
 from causal_datasets.hub.folder import read_manifest
+from causal_datasets.paths import metric_path
 
-
-class PushError(RuntimeError):
-    """The upload failed: offline, unauthenticated, or refused by the hub (message says which)."""
+#: files of a metric folder that are never uploaded
+METRIC_IGNORE = ["__pycache__", "__pycache__/*", "*.pyc"]
 
 
 @dataclass(frozen=True)
@@ -30,16 +33,47 @@ def push_folder(
     """Create the dataset repo if missing, upload ``folder`` and tag the commit (``v<version>`` by default)."""
     manifest = read_manifest(folder)
     tag = tag or f"v{manifest['version']}"
-    api = api or HfApi(token=token)
-    try:
-        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+    return _upload(
+        api or HfApi(token=token), repo_id, "dataset", str(folder), tag,
+        message=f"{manifest['name']} {tag} (seed {manifest['seed']})", private=private,
+    )
+
+
+def push_metric(
+    name: str, repo_id: str, *, tag: str | None = None, token: str | None = None, private: bool = False,
+    api: HfApi | None = None,
+) -> PushResult:
+    """Create a Gradio Space if missing and upload the metric module ``name`` (module, ``app.py``, card,
+    ``requirements.txt``), tagged ``v<package version>`` by default, as evaluate's own metrics are published."""
+    from causal_datasets import __version__
+
+    tag = tag or f"v{__version__}"
+    return _upload(
+        api or HfApi(token=token), repo_id, "space", metric_path(name), tag,
+        message=f"{name} metric {tag} (causal-datasets {__version__})", private=private, space_sdk="gradio",
+        ignore_patterns=METRIC_IGNORE,
+    )
+
+
+def _upload(
+    api: HfApi, repo_id: str, repo_type: str, folder: str, tag: str, *, message: str, private: bool,
+    space_sdk: str | None = None, ignore_patterns: list[str] | None = None,
+) -> PushResult:
+    with _hub_errors(repo_id):
+        api.create_repo(repo_id, repo_type=repo_type, private=private, exist_ok=True, space_sdk=space_sdk)
         commit = api.upload_folder(
-            repo_id=repo_id,
-            repo_type="dataset",
-            folder_path=str(folder),
-            commit_message=f"{manifest['name']} {tag} (seed {manifest['seed']})",
+            repo_id=repo_id, repo_type=repo_type, folder_path=folder, commit_message=message,
+            ignore_patterns=ignore_patterns,
         )
-        api.create_tag(repo_id, repo_type="dataset", tag=tag, revision=commit.oid, exist_ok=False)
+        api.create_tag(repo_id, repo_type=repo_type, tag=tag, revision=commit.oid, exist_ok=False)
+    return PushResult(repo_id=repo_id, commit_url=str(commit.commit_url), tag=tag)
+
+
+@contextmanager
+def _hub_errors(repo_id: str) -> Iterator[None]:
+    """Turn the ways a push fails (no token, refused, unreachable) into :class:`PushError`."""
+    try:
+        yield
     except LocalTokenNotFoundError as error:
         raise PushError(f"not logged in to the Hugging Face Hub: set HF_TOKEN or run `hf auth login` ({error})") from error
     except HfHubHTTPError as error:
@@ -48,4 +82,3 @@ def push_folder(
         raise PushError(f"the hub refused the push to {repo_id} with HTTP {status}{hint}: {error}") from error
     except (OSError, httpx2.TransportError) as error:
         raise PushError(f"could not reach the Hugging Face Hub to push {repo_id}: {error}") from error
-    return PushResult(repo_id=repo_id, commit_url=str(commit.commit_url), tag=tag)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 from causal_datasets.graph import CausalGraph
 from causal_datasets.llm.concurrency import map_concurrent
-from causal_datasets.paths import DEFAULT_HUB_DIR
+from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.records.recast import RecastSample
 from causal_datasets.recast.dataset import load_samples
 from causal_datasets.recast.deterministic import deterministic_scores, mean_scores
@@ -24,8 +23,9 @@ from causal_datasets.recast.parsing import AnswerFormatError, read_prediction
 Mode = Literal["judge", "deterministic"]
 
 
-def resolve_references(references: Sequence[Any], dataset_dir: Path | None = None) -> list[RecastSample]:
-    """Samples for references given as sample ids (int or digit strings), records or record JSON."""
+def resolve_references(references: Sequence[Any], location: DatasetLocation | None = None) -> list[RecastSample]:
+    """Samples for references given as sample ids (int or digit strings, looked up at ``location``),
+    records or record JSON."""
     by_id: dict[int, RecastSample] | None = None
     samples = []
     for reference in references:
@@ -35,7 +35,7 @@ def resolve_references(references: Sequence[Any], dataset_dir: Path | None = Non
             samples.append(RecastSample.model_validate_json(reference))
         else:
             if by_id is None:
-                by_id = {s.id: s for s in load_samples(dataset_dir or DEFAULT_HUB_DIR)}
+                by_id = {s.id: s for s in load_samples(location or DatasetLocation())[0]}
             key = int(reference)
             if key not in by_id:
                 raise KeyError(f"no ReCAST sample with id {key}")

@@ -1,7 +1,8 @@
 """``causal-datasets eval causalab``: play CausaLab episodes with a chat model or a reference agent.
 
-Episodes come from one or more configs of a built ``causalab`` folder (``--dataset-dir``; built on
-the fly when missing, with the release from ``../shared/data`` when it is there). Agents and models go through the same
+Episodes come from one or more configs of a built ``causalab`` folder (``--hub-dir``; built on
+the fly when missing, with the release from ``--source`` or ``$CAUSAL_DATASETS_SOURCES`` when given)
+or of a Hub dataset (``--dataset ORG/NAME --revision vX``). Agents and models go through the same
 episode loop. Each finished episode is appended to ``results.jsonl`` at once (steps, raw replies,
 parsed hypotheses, per-step and final mechanism scores, outcome); ``--resume`` skips finished ids
 (episodes that died of an LLM failure are played again). ``summary.json`` holds the aggregate.
@@ -12,7 +13,6 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from statistics import fmean
 from typing import Any
 
@@ -22,12 +22,12 @@ from causal_datasets.causalab.experimenter import ExperimenterAgent
 from causal_datasets.causalab.llm_agent import ChatAgent
 from causal_datasets.causalab.metrics import aggregate, score_trajectory
 from causal_datasets.causalab.random_agent import RandomAgent
-from causal_datasets.cli import CommandError
+from causal_datasets.errors import RunConfigurationError
+from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.options import client_from_args
-from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.records.causalab import CausaLabEpisode
 from causal_datasets.runners import EvalTask
-from causal_datasets.runners.inputs import load_config, run_metadata
+from causal_datasets.runners.inputs import add_dataset_arguments, location_from_args, run_metadata
 from causal_datasets.runners.results import ResultsLog, limited, write_summary
 
 DATASET = "causalab"
@@ -46,19 +46,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="steps per episode before it ends unsubmitted (default: budget + submissions + 8)")
     parser.add_argument("--history", type=int, default=None,
                         help="send only the last N exchanges after the opening messages (default: all)")
-    parser.add_argument("--dataset-dir", type=Path, default=DEFAULT_HUB_DIR,
-                        help="folder holding the built causalab dataset; built there if missing (default hub/)")
+    add_dataset_arguments(parser, DATASET, from_files=True)
 
 
 def load_episodes(
-    dataset_dir: Path, configs: Sequence[str], split: str = "test"
+    location: DatasetLocation, configs: Sequence[str], split: str = "test"
 ) -> tuple[list[CausaLabEpisode], dict[str, Any]]:
-    """Episodes of the given configs (in order) and the folder's manifest, building the dataset first if needed."""
+    """Episodes of the given configs (in order) and the dataset's manifest (a local build is made first if needed)."""
     episodes: list[CausaLabEpisode] = []
     for config in configs:
-        records, manifest = load_config(dataset_dir, DATASET, config, CausaLabEpisode, split=split)
-        episodes += records
-    return episodes, manifest
+        loaded = location.load(DATASET, config, split)
+        episodes += loaded.records
+    return episodes, loaded.manifest
 
 
 def episode_item(episode: CausaLabEpisode, result: EpisodeResult, agent_name: str) -> dict[str, Any]:
@@ -122,8 +121,9 @@ def _by(items: Sequence[dict[str, Any]], field: str) -> dict[str, dict[str, Any]
 def run(args: argparse.Namespace) -> dict[str, Any]:
     client = client_from_args(args)
     if (client is None) == (args.agent is None):
-        raise CommandError("give exactly one of --agent (experimenter, random) or --model")
-    episodes, manifest = load_episodes(args.dataset_dir, args.config, args.split)
+        raise RunConfigurationError("give exactly one of --agent (experimenter, random) or --model")
+    location = location_from_args(args)
+    episodes, manifest = load_episodes(location, args.config, args.split)
     episodes = limited(episodes, args.limit)
     log = ResultsLog(args.out, resume=args.resume)
     if client is None:
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     items = [item for item_id, item in log.items.items() if item_id in wanted]
     metrics = summarize(items)
     run_info = run_metadata(
-        manifest, ",".join(args.config), {"model": client},
+        location, manifest, ",".join(args.config), {"model": client},
         split=args.split,
         agent=agent_name,
         agent_seed=args.agent_seed if args.agent == "random" else None,

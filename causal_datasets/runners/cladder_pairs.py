@@ -1,7 +1,8 @@
 """``causal-datasets eval cladder_pairs``: the CLadder estimand task (DoVerifier's setting).
 
-Each question of the built ``cladder_pairs/questions`` config (``--dataset-dir``, built on the fly
-from ``--source`` or ``../shared/data/cladder`` when missing) is sent as
+Each question of the ``cladder_pairs/questions`` config (a local build under ``--hub-dir``, made on
+the fly from ``--source`` or ``$CAUSAL_DATASETS_SOURCES/cladder`` when missing, or a Hub dataset
+given by ``--dataset ORG/NAME --revision vX``) is sent as
 :func:`causal_datasets.docalc.task.build_messages`; the ``Estimand:`` line of the answer is scored
 against CLadder's estimand by the equivalence verifier and by string match. Each finished item
 is appended to ``results.jsonl`` at once; ``--resume`` skips finished ids (items that died of an
@@ -13,17 +14,15 @@ from __future__ import annotations
 import argparse
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
-from causal_datasets.cli import CommandError
 from causal_datasets.docalc.task import build_messages, extract_estimand, score_answer
+from causal_datasets.errors import RunConfigurationError
 from causal_datasets.llm import LLMClient, LLMError
 from causal_datasets.llm.options import client_from_args
-from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.records.cladder_pairs import CladderQuestionRow
 from causal_datasets.runners import EvalTask
-from causal_datasets.runners.inputs import load_config, run_metadata
+from causal_datasets.runners.inputs import add_dataset_arguments, location_from_args, run_metadata
 from causal_datasets.runners.results import ResultsLog, limited, write_summary
 
 DATASET = "cladder_pairs"
@@ -33,9 +32,7 @@ SLICES = (("by_rung", "rung"), ("by_query_type", "query_type"), ("by_graph_famil
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split", default="test", help="split of the questions config (default test)")
-    parser.add_argument("--dataset-dir", type=Path, default=DEFAULT_HUB_DIR,
-                        help="folder holding the built cladder_pairs dataset; built there if missing (default hub/)")
-    parser.add_argument("--source", type=Path, help="CLadder folder used when the dataset has to be built")
+    add_dataset_arguments(parser, DATASET, from_files=True)
     parser.add_argument("--verifier-seed", type=int, default=0,
                         help="seed of the verifier's random causal models (default 0)")
 
@@ -83,9 +80,10 @@ def _rates(items: list[dict[str, Any]]) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     client = client_from_args(args)
     if client is None:
-        raise CommandError("cladder_pairs needs a chat model: give --model (and --base-url)")
-    questions, manifest = load_config(args.dataset_dir, DATASET, CONFIG, CladderQuestionRow, split=args.split,
-                                      source=args.source)
+        raise RunConfigurationError("cladder_pairs needs a chat model: give --model (and --base-url)")
+    location = location_from_args(args)
+    loaded = location.load(DATASET, CONFIG, args.split)
+    questions, manifest = loaded.records, loaded.manifest
     questions = limited(questions, args.limit)
     log = ResultsLog(args.out, resume=args.resume)
     pending = [q for q in questions if not (log.done(q.id) and log.items[q.id]["error"] != "llm_error")]
@@ -98,7 +96,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     items = [log.items[q.id] for q in questions if q.id in log.items]
     metrics = summarize(items)
     run_info = run_metadata(
-        manifest, CONFIG, {"model": client},
+        location, manifest, CONFIG, {"model": client},
         split=args.split,
         model=client.config.model,
         verifier_seed=args.verifier_seed,

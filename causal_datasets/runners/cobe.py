@@ -15,20 +15,17 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-from causal_datasets.cli import CommandError
 from causal_datasets.cobe.judge import DEFAULT_ATTEMPTS, judge_response
 from causal_datasets.cobe.prompts import CriteriaSet, build_messages
 from causal_datasets.cobe.scoring import ScoredRow, agreement, summarize
-from causal_datasets.hub.folder import read_manifest
+from causal_datasets.errors import RunConfigurationError
 from causal_datasets.llm import LLMError
 from causal_datasets.llm.options import client_from_args
-from causal_datasets.paths import DEFAULT_HUB_DIR, SHARED_DATA_DIR
-from causal_datasets.records.cobe import PHRASINGS, CoBeQuery, CoBeResponse
+from causal_datasets.records.cobe import PHRASINGS, CoBeQuery
 from causal_datasets.runners import EvalTask
-from causal_datasets.runners.inputs import load_config, run_metadata
+from causal_datasets.runners.inputs import add_dataset_arguments, location_from_args, run_metadata
 from causal_datasets.runners.results import ResultsLog, limited, write_summary
 
 DATASET = "cobe"
@@ -39,10 +36,7 @@ GENERATION_ERROR = "generation_error"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", choices=("queries", "responses"), default="queries",
                         help="queries: generate with --model and judge; responses: judge the published outputs")
-    parser.add_argument("--dataset-dir", type=Path, default=DEFAULT_HUB_DIR,
-                        help="root of built datasets (default hub/); cobe is built there if missing")
-    parser.add_argument("--source", type=Path, default=SHARED_DATA_DIR / "cobe" / "category-examples.json",
-                        help="CoBe source file used when the dataset has to be built")
+    add_dataset_arguments(parser, DATASET, from_files=True)
     parser.add_argument("--phrasing", nargs="+", choices=PHRASINGS, help="only these query phrasings")
     parser.add_argument("--models", nargs="+", help="with --config responses: only these published models")
     parser.add_argument("--max-attempts", type=int, default=DEFAULT_ATTEMPTS,
@@ -50,21 +44,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    queries = {q.id: q for q in _load(args, "queries", CoBeQuery)}
+    location = location_from_args(args)
+    loaded_queries = location.load(DATASET, "queries", SPLIT)
+    queries = {q.id: q for q in loaded_queries.records}
     if args.phrasing:
         queries = {i: q for i, q in queries.items() if q.phrasing in args.phrasing}
     model = client_from_args(args)
     judge = client_from_args(args, prefix="judge-") or model
     if judge is None:
-        raise CommandError("cobe needs a judge: pass --judge-model (and --judge-base-url), or --model to judge with it")
+        raise RunConfigurationError("cobe needs a judge: pass --judge-model (and --judge-base-url), or --model to judge with it")
     log = ResultsLog(args.out, resume=args.resume)
 
     if args.config == "queries":
         if model is None:
-            raise CommandError("--config queries needs --model (and --base-url) to generate the rewrites")
+            raise RunConfigurationError("--config queries needs --model (and --base-url) to generate the rewrites")
         items = [(q.id, q, None) for q in queries.values()]
     else:
-        responses = [r for r in _load(args, "responses", CoBeResponse) if r.query_id in queries]
+        responses = [r for r in location.load(DATASET, "responses", SPLIT).records if r.query_id in queries]
         items = [(r.id, queries[r.query_id], r) for r in responses if not args.models or r.model in args.models]
     items = limited(items, args.limit)
     pending = [item for item in items if not log.done(item[0])]
@@ -82,7 +78,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         metrics["agreement"] = agreement([r["verdict"] for r in finished], [r["published_verdict"] for r in finished])
         metrics["by_model"] = _by_model(finished)
     run_info = run_metadata(
-        read_manifest(Path(args.dataset_dir) / DATASET), args.config,
+        location, loaded_queries.manifest, args.config,
         {"model": model, "judge": judge},
         split=SPLIT, items=len(items), model=model.config.model if model else None, judge=judge.config.model,
         judge_is_model=judge is model, max_attempts=args.max_attempts,
@@ -135,10 +131,6 @@ def _by_model(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         }
         for model, rows in sorted(groups.items())
     }
-
-
-def _load(args: argparse.Namespace, config: str, model: type):
-    return load_config(args.dataset_dir, DATASET, config, model, split=SPLIT, source=args.source)[0]
 
 
 EVAL_TASK = EvalTask(

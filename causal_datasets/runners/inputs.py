@@ -1,56 +1,50 @@
-"""What every runner needs before and after its loop: the dataset's records and the run's metadata."""
+"""What every runner needs before and after its loop: where its dataset is read from, and the run's metadata."""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from causal_datasets import __version__
-from causal_datasets.builder import BuildContext
-from causal_datasets.cli import CommandError
-from causal_datasets.hub.folder import build_to_folder, load_records, read_manifest
-from causal_datasets.hub.layout import MANIFEST
+from causal_datasets.errors import RunConfigurationError
+from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.client import LLMClient
-from causal_datasets.paths import SHARED_DATA_DIR
-from causal_datasets.records.base import Record
-from causal_datasets.registry import get_builder
+from causal_datasets.paths import DEFAULT_HUB_DIR
 
 USAGE_TOTALS = ("calls", "http_requests", "prompt_tokens", "completion_tokens", "cached_prompt_tokens",
                 "cached_completion_tokens")
 
 
-def load_config(
-    dataset_dir: Path, name: str, config: str, model: type[Record], *, split: str = "test", source: Path | None = None
-) -> tuple[list[Record], dict[str, Any]]:
-    """Records of one config of ``dataset_dir/<name>`` and its manifest, building the folder first when missing.
+def add_dataset_arguments(parser: argparse.ArgumentParser, name: str, *, from_files: bool) -> None:
+    """``--hub-dir``, ``--dataset``/``--revision`` and, for a dataset built from released files
+    (``from_files``), ``--source``."""
+    group = parser.add_argument_group("dataset")
+    group.add_argument("--hub-dir", type=Path, default=DEFAULT_HUB_DIR,
+                       help=f"root of built datasets; {name} is built there when missing (default hub/)")
+    group.add_argument("--dataset", metavar="ORG/NAME",
+                       help=f"read {name} from this Hugging Face Hub dataset instead of a local build")
+    group.add_argument("--revision", help="with --dataset: a tag, branch or commit, e.g. v1.2.0 (default main)")
+    if from_files:
+        group.add_argument("--source", type=Path,
+                           help=f"released files that a local build of {name} reads (default: under $CAUSAL_DATASETS_SOURCES)")
 
-    Without ``source`` the build uses the released files beside the checkout (``../shared/data``)
-    when they are there; a missing source raises ``SourceUnavailable`` with the builder's hint.
-    """
-    builder = get_builder(name)
-    if config not in builder.configs:
-        raise CommandError(f"unknown {name} config {config!r}; choose from {', '.join(builder.configs)}")
-    folder = Path(dataset_dir) / name
-    if not (folder / MANIFEST).exists():
-        if source is None and builder.source_name and (SHARED_DATA_DIR / builder.source_name).exists():
-            source = SHARED_DATA_DIR / builder.source_name
-        build_to_folder(builder, Path(dataset_dir), BuildContext(seed=builder.default_seed, source=source))
-    manifest = read_manifest(folder)
-    if config not in manifest["rows"]:
-        raise CommandError(
-            f"{folder} has no config {config!r} (it has {', '.join(manifest['rows'])}); "
-            f"rebuild it with `causal-datasets build {name} --source ...`"
-        )
-    if split not in manifest["rows"][config]:
-        raise CommandError(f"{name}/{config} has no split {split!r} (it has {', '.join(manifest['rows'][config])})")
-    return load_records(folder, config, split, model), manifest
+
+def location_from_args(args: argparse.Namespace) -> DatasetLocation:
+    """The :class:`DatasetLocation` that :func:`add_dataset_arguments`' options describe."""
+    if args.revision and not args.dataset:
+        raise RunConfigurationError("--revision needs --dataset ORG/NAME (a local build has no revisions)")
+    return DatasetLocation(hub_dir=args.hub_dir, repo_id=args.dataset, revision=args.revision,
+                           source=getattr(args, "source", None))
 
 
 def run_metadata(
-    manifest: Mapping[str, Any], config: str, clients: Mapping[str, LLMClient | None], **extra: Any
+    location: DatasetLocation, manifest: Mapping[str, Any], config: str, clients: Mapping[str, LLMClient | None],
+    **extra: Any,
 ) -> dict[str, Any]:
-    """The ``run`` section of ``summary.json``: dataset and package versions, per-role LLM usage and totals.
+    """The ``run`` section of ``summary.json``: dataset (where it was read, its version), package version,
+    per-role LLM usage and totals.
 
     ``clients`` maps a role ("model", "judge", …) to its client (None when unused); a client
     serving two roles is counted once in ``usage_total``.
@@ -62,6 +56,7 @@ def run_metadata(
     total["cost_usd"] = round(sum(costs), 6) if costs else None
     return {
         "dataset": manifest["name"],
+        "read_from": location.describe(manifest["name"]),
         "version": manifest["version"],
         "dataset_seed": manifest["seed"],
         "config": config,

@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-from causal_datasets.builder import SourceUnavailable
-from causal_datasets.cli import CommandError
+from causal_datasets.errors import RunConfigurationError
 from causal_datasets.llm.options import add_model_arguments, client_from_args
-from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.recast.dataset import CONFIG, DATASET, SPLIT, load_samples
 from causal_datasets.recast.deterministic import mean_scores
 from causal_datasets.recast.generation import GENERATION_ERRORS, generate
@@ -25,17 +22,14 @@ from causal_datasets.recast.judge.evaluate import aggregate
 from causal_datasets.recast.metric import score_item
 from causal_datasets.recast.prompts import build_messages
 from causal_datasets.runners import EvalTask
-from causal_datasets.hub.folder import read_manifest
-from causal_datasets.runners.inputs import run_metadata
+from causal_datasets.runners.inputs import add_dataset_arguments, location_from_args, run_metadata
 from causal_datasets.runners.results import ResultsLog, limited, write_summary
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name-assisted", action="store_true",
                         help="give the model the ground-truth node names with ids (the paper's ablation)")
-    parser.add_argument("--dataset-dir", type=Path, default=DEFAULT_HUB_DIR,
-                        help="root of built datasets (default hub/); recast is built there if missing")
-    parser.add_argument("--source", type=Path, help="release Parquet used when the dataset has to be built")
+    add_dataset_arguments(parser, DATASET, from_files=True)
     parser.add_argument("--ids", type=int, nargs="+", help="only these sample ids")
     parser.add_argument("--max-attempts", type=int, default=3,
                         help="calls per formatting correction and per judge evaluation (default 3)")
@@ -47,13 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     model = client_from_args(args)
     if model is None:
-        raise CommandError("recast needs --model (and --base-url) to generate graphs")
+        raise RunConfigurationError("recast needs --model (and --base-url) to generate graphs")
     judge = client_from_args(args, prefix="judge-")
     corrector = client_from_args(args, prefix="corrector-") or model
-    try:
-        samples = load_samples(args.dataset_dir, args.source)
-    except SourceUnavailable as error:
-        raise CommandError(str(error)) from None
+    location = location_from_args(args)
+    samples, manifest = load_samples(location)
     if args.ids:
         samples = [s for s in samples if s.id in set(args.ids)]
     samples = limited(samples, args.limit)
@@ -66,7 +58,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     finished = [log.items[str(s.id)] for s in samples]
     metrics = summarize(finished)
     run_info = run_metadata(
-        read_manifest(Path(args.dataset_dir) / DATASET), CONFIG,
+        location, manifest, CONFIG,
         {"model": model, "corrector": corrector if corrector is not model else None, "judge": judge},
         split=SPLIT, samples=len(samples), name_assisted=args.name_assisted, model=model.config.model,
         corrector=corrector.config.model, judge=judge.config.model if judge else None,

@@ -1,6 +1,7 @@
 """``causal-datasets eval shapeworld``: play ShapeWorld episodes with a chat model or a reference agent.
 
-Episodes come from a built ``shapeworld`` folder (``--dataset-dir``, built on the fly when missing),
+Episodes come from a built ``shapeworld`` folder (``--hub-dir``, built on the fly when missing) or a
+Hub dataset (``--dataset ORG/NAME --revision vX``),
 run concurrently, and each finished episode is appended to ``results.jsonl`` at once, so an
 interrupted run keeps its work; ``--resume`` skips finished episodes (those that died of an LLM
 failure are played again). ``summary.json`` holds :func:`score_episodes` of the selected episodes.
@@ -10,15 +11,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-from causal_datasets.cli import CommandError
+from causal_datasets.errors import RunConfigurationError
+from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.options import client_from_args
-from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.runners import EvalTask
-from causal_datasets.runners.inputs import load_config, run_metadata
+from causal_datasets.runners.inputs import add_dataset_arguments, location_from_args, run_metadata
 from causal_datasets.runners.results import ResultsLog, limited, write_summary
 from causal_datasets.shapeworld.agents import AGENTS
 from causal_datasets.shapeworld.chat import ChatPolicy
@@ -38,13 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="send the rules in the first user message (for models without a system role)")
     parser.add_argument("--agent", choices=sorted(AGENTS), help="a reference agent instead of --model")
     parser.add_argument("--agent-seed", type=int, default=0, help="seed of the random agent (default 0)")
-    parser.add_argument("--dataset-dir", type=Path, default=DEFAULT_HUB_DIR,
-                        help="folder holding the built shapeworld dataset; built there if missing (default hub/)")
+    add_dataset_arguments(parser, DATASET, from_files=False)
 
 
-def load_tasks(dataset_dir: Path, config: str, split: str = "test") -> tuple[list[ShapeWorldTask], dict[str, Any]]:
-    """The tasks of one config and the folder's manifest, building the dataset first if needed."""
-    return load_config(dataset_dir, DATASET, config, ShapeWorldTask, split=split)
+def load_tasks(location: DatasetLocation, config: str, split: str = "test") -> tuple[list[ShapeWorldTask], dict[str, Any]]:
+    """The tasks of one config and the dataset's manifest (a local build is made first if needed)."""
+    loaded = location.load(DATASET, config, split)
+    return loaded.records, loaded.manifest
 
 
 def play(
@@ -63,9 +63,10 @@ def play(
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     if bool(args.model) == bool(args.agent):
-        raise CommandError("give exactly one of --agent (oracle, random, strategy) or --model")
+        raise RunConfigurationError("give exactly one of --agent (oracle, random, strategy) or --model")
     client = client_from_args(args)
-    tasks, manifest = load_tasks(args.dataset_dir, args.config, args.split)
+    location = location_from_args(args)
+    tasks, manifest = load_tasks(location, args.config, args.split)
     tasks = limited(tasks, args.limit)
     log = ResultsLog(args.out, resume=args.resume)
     if client is None:
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     items = [item for item_id, item in log.items.items() if item_id in wanted]
     metrics = score_episodes(items)
     run_info = run_metadata(
-        manifest, args.config, {"model": client},
+        location, manifest, args.config, {"model": client},
         split=args.split,
         variant=args.variant,
         system_role=not args.no_system_role,

@@ -8,6 +8,7 @@ from pathlib import Path
 import datasets
 import evaluate
 
+from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.options import judge_client
 from causal_datasets.recast.metric import resolve_references
 from causal_datasets.recast.metric import score_predictions
@@ -76,7 +77,7 @@ class RecastJudge(evaluate.Metric):
         concurrency=4,
         cache_path=None,
     ):
-        samples = resolve_references(references, Path(dataset_dir) if dataset_dir else None)
+        samples = resolve_references(references, DatasetLocation(hub_dir=Path(dataset_dir)) if dataset_dir else None)
         if mode == "deterministic":
             return score_predictions(predictions, samples, mode=mode, reversal_cost=reversal_cost, concurrency=concurrency)
         client = judge_client(
