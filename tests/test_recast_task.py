@@ -145,12 +145,20 @@ def test_evaluate_module_deterministic_mode(hub, samples):
     metric = evaluate.load(metric_path("recast_judge"))
     truth = samples[91].graph().to_text()
     result = metric.compute(predictions=[truth, "not -> a -> graph"], references=[91, 98],
-                            mode="deterministic", dataset_dir=str(hub))
+                            mode="deterministic", hub_dir=str(hub))
     assert result["n"] == 2
     assert result["items"][0]["deterministic"]["exact"]["edge_f1"] == 1.0
     assert result["errors"] == {"unreadable_prediction": 1}
     assert result["deterministic"]["exact"]["edge_f1"] == pytest.approx(0.5)
     assert read_prediction(truth).edges == samples[91].graph().edges
+
+
+def test_id_references_without_a_dataset_are_refused_and_nothing_is_built_here(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    metric = evaluate.load(metric_path("recast_judge"))
+    with pytest.raises(ValueError, match="references given as sample ids need the dataset they come from"):
+        metric.compute(predictions=["A -> B"], references=[91], mode="deterministic")
+    assert list(tmp_path.iterdir()) == []
 
 
 def stub_model(sample_edges: dict[str, list[tuple[str, str]]]):

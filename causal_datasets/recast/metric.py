@@ -25,7 +25,8 @@ Mode = Literal["judge", "deterministic"]
 
 def resolve_references(references: Sequence[Any], location: DatasetLocation | None = None) -> list[RecastSample]:
     """Samples for references given as sample ids (int or digit strings, looked up at ``location``),
-    records or record JSON."""
+    records or record JSON. Ids without a ``location`` are a ``ValueError``: nothing is built in
+    the working directory behind the caller's back."""
     by_id: dict[int, RecastSample] | None = None
     samples = []
     for reference in references:
@@ -35,7 +36,13 @@ def resolve_references(references: Sequence[Any], location: DatasetLocation | No
             samples.append(RecastSample.model_validate_json(reference))
         else:
             if by_id is None:
-                by_id = {s.id: s for s in load_samples(location or DatasetLocation())[0]}
+                if location is None:
+                    raise ValueError(
+                        "references given as sample ids need the dataset they come from: pass dataset='ORG/recast' "
+                        "(a pushed recast, with revision=...) or hub_dir=... (a folder holding a built recast), "
+                        "or give the samples themselves as JSON"
+                    )
+                by_id = {s.id: s for s in load_samples(location)[0]}
             key = int(reference)
             if key not in by_id:
                 raise KeyError(f"no ReCAST sample with id {key}")

@@ -8,6 +8,16 @@ import evaluate
 
 from causal_datasets.scoring.graph_compare import compare_graph_batch
 
+_CITATION = """\
+@article{saklad2025recast,
+  title   = {Can Large Language Models Infer Causal Relationships from Real-World Text?},
+  author  = {Saklad, Ryan and Chadha, Aman and Pavlov, Oleg and Moraffah, Raha},
+  journal = {arXiv preprint arXiv:2505.18931},
+  year    = {2025},
+  url     = {https://arxiv.org/abs/2505.18931}
+}
+"""
+
 _DESCRIPTION = """
 Compares each predicted directed graph with its reference graph: directed-edge precision, recall
 and F1, node precision, recall and F1, structural Hamming distance (missing + extra +
@@ -53,7 +63,7 @@ class CausalGraphMetrics(evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
-            citation="Saklad et al., Can Large Language Models Infer Causal Relationships from Real-World Text? (ReCAST)",
+            citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=[
                 datasets.Features({"predictions": datasets.List(_EDGE), "references": datasets.List(_EDGE)}),

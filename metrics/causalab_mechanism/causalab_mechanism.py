@@ -9,6 +9,17 @@ import evaluate
 from causal_datasets.causalab.metrics import score_batch
 from causal_datasets.records.causalab import CausaLabEpisode
 
+_CITATION = """\
+@misc{yang2026causalab,
+  title         = {CausaLab: A Scalable Environment for Interactive Causal Discovery Toward AI Scientists},
+  author        = {Yang, Junlin and Zhang, Dylan and Song, Xiangchen and Dai, Qirun and Liu, Xiao and Chen, Yuen and Vashishtha, Aniket and Shi, Jing and Tan, Chenhao and Peng, Hao},
+  year          = {2026},
+  eprint        = {2605.26029},
+  archivePrefix = {arXiv},
+  url           = {https://arxiv.org/abs/2605.26029}
+}
+"""
+
 _DESCRIPTION = """
 Scores CausaLab hypotheses against the ground-truth SCM of their episodes: directed edge precision,
 recall and F1 and SHD (a reversal counts once), frequency-edge F1 (edges into resonanceFreq),
@@ -37,7 +48,7 @@ class CausalabMechanism(evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
-            citation="Yang, Zhang et al., CausaLab: A Scalable Environment for Interactive Causal Discovery Toward AI Scientists.",
+            citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features(
                 {"predictions": datasets.Value("string"), "references": datasets.Value("string")}

@@ -14,6 +14,15 @@ from causal_datasets.cobe.scoring import agreement
 from causal_datasets.cobe.scoring import summarize
 from causal_datasets.llm.options import judge_client
 
+_CITATION = """\
+@misc{raghavan2026cobe,
+  title  = {{CoBe}: Counterfactual Benchmark for Text Editing},
+  author = {Raghavan, Arvind and Hwang, Inwoo and Havaldar, Shreyas and Lee, Kai-Zhan and Maiti, Aurghya and Pan, Yushu and Wu, Jeffrey and Li, Mingxuan and Bareinboim, Elias},
+  year   = {2026},
+  note   = {Causal Artificial Intelligence Lab, Columbia University. Under review}
+}
+"""
+
 _DESCRIPTION = """
 For each response, one judge call per criterion type the reference has: E1 should-not-change facts
 kept, E2 should-change facts changed, E3 causal connectors correct (every row), E4 numerical
@@ -50,7 +59,7 @@ class CobeEditCriteria(evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
-            citation="CoBe: A Benchmark for Conversational Counterfactual Text Editing (under review, 2026).",
+            citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features(
                 {

@@ -8,6 +8,24 @@ import evaluate
 
 from causal_datasets.docalc.scoring import score_pairs
 
+_CITATION = """\
+@misc{doverifier2025,
+  title  = {Uncovering Hidden Correctness in {LLM} Causal Reasoning via Symbolic Verification},
+  author = {Anonymous},
+  year   = {2025},
+  note   = {Anonymous ACL submission (DoVerifier)}
+}
+
+@misc{jin2023cladder,
+  title         = {{CLadder}: Assessing Causal Reasoning in Language Models},
+  author        = {Jin, Zhijing and Chen, Yuen and Leeb, Felix and Gresele, Luigi and Kamal, Ojasv and Lyu, Zhiheng and Blin, Kevin and Gonzalez Adauto, Fernando and Kleiman-Weiner, Max and Sachan, Mrinmaya and Sch{\\"o}lkopf, Bernhard},
+  year          = {2023},
+  eprint        = {2312.04350},
+  archivePrefix = {arXiv},
+  url           = {https://arxiv.org/abs/2312.04350}
+}
+"""
+
 _DESCRIPTION = """
 Decides, for each pair, whether the predicted expression equals the reference in every causal
 model of the given DAG (do-calculus proof search plus an exact check on random structural
@@ -40,7 +58,7 @@ class DoCalculusEquivalence(evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
-            citation="DoVerifier: symbolic verification of causal expressions (anonymous ACL submission).",
+            citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features(
                 {"predictions": datasets.Value("string"), "references": datasets.Value("string")}

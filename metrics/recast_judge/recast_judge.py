@@ -10,8 +10,19 @@ import evaluate
 
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.options import judge_client
+from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.recast.metric import resolve_references
 from causal_datasets.recast.metric import score_predictions
+
+_CITATION = """\
+@article{saklad2025recast,
+  title   = {Can Large Language Models Infer Causal Relationships from Real-World Text?},
+  author  = {Saklad, Ryan and Chadha, Aman and Pavlov, Oleg and Moraffah, Raha},
+  journal = {arXiv preprint arXiv:2505.18931},
+  year    = {2025},
+  url     = {https://arxiv.org/abs/2505.18931}
+}
+"""
 
 _DESCRIPTION = """
 Four separate judge evaluations per predicted graph (node precision, node recall, edge precision,
@@ -35,7 +46,8 @@ Args:
     judge_max_tokens, judge_temperature, judge_seed, judge_timeout: judge sampling (default 8192, 0.0, 0, 600).
     max_attempts: judge asks per evaluation until a valid answer (default 3).
     reversal_cost: SHD cost of a reversed edge (default 1; 2 reproduces the paper's SHD convention).
-    dataset_dir: root of built datasets for id references (default hub/; built there if missing).
+    dataset, revision: the Hub dataset (ORG/NAME) and revision that id references come from.
+    hub_dir: or the root of local builds that id references come from (built there if missing).
     concurrency: predictions scored at once (default 4).
     cache_path: optional SQLite response cache of the judge.
 Returns:
@@ -51,7 +63,7 @@ class RecastJudge(evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
-            citation="Saklad et al., Can Large Language Models Infer Causal Relationships from Real-World Text? arXiv:2505.18931",
+            citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=[
                 datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("int64")}),
@@ -73,11 +85,16 @@ class RecastJudge(evaluate.Metric):
         judge_timeout=600.0,
         max_attempts=3,
         reversal_cost=1,
-        dataset_dir=None,
+        dataset=None,
+        revision=None,
+        hub_dir=None,
         concurrency=4,
         cache_path=None,
     ):
-        samples = resolve_references(references, DatasetLocation(hub_dir=Path(dataset_dir)) if dataset_dir else None)
+        location = None
+        if dataset or hub_dir:
+            location = DatasetLocation(hub_dir=Path(hub_dir or DEFAULT_HUB_DIR), repo_id=dataset, revision=revision)
+        samples = resolve_references(references, location)
         if mode == "deterministic":
             return score_predictions(predictions, samples, mode=mode, reversal_cost=reversal_cost, concurrency=concurrency)
         client = judge_client(

@@ -8,6 +8,19 @@ import evaluate
 
 from causal_datasets.shapeworld.scoring import score_episodes
 
+_CITATION = """\
+@inproceedings{feng2025causallink,
+  title     = {{CausalLink}: An Interactive Evaluation Framework for Causal Reasoning},
+  author    = {Feng, Jinyue and Rudzicz, Frank},
+  booktitle = {Findings of the Association for Computational Linguistics: ACL 2025},
+  pages     = {22313--22326},
+  year      = {2025},
+  address   = {Vienna, Austria},
+  publisher = {Association for Computational Linguistics},
+  url       = {https://aclanthology.org/2025.findings-acl.1147/}
+}
+"""
+
 _DESCRIPTION = """
 Scores ShapeWorld episodes: accuracy overall, on true ("yes") and on false ("no") cases, mean
 steps to a judgment, error counts by mode (invalid_action, invalid_format, too_many_attempts,
@@ -42,7 +55,7 @@ class ShapeworldAccuracy(evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
-            citation="Feng and Rudzicz, CausalLink: An Interactive Evaluation Framework for Causal Reasoning.",
+            citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features(
                 {"predictions": datasets.Value("string"), "references": datasets.Value("string")}
