@@ -1,7 +1,13 @@
-"""CausalGraph: named nodes and directed edges, cycles allowed.
+"""CausalGraph: named nodes and directed edges, cycles allowed; the one parser of graph text.
 
 ReCAST graphs are causal loop diagrams, so cycles are legal here; code that needs a DAG
 (do-calculus, SCM simulation) checks acyclicity itself with :meth:`CausalGraph.is_acyclic`.
+
+Graph text, wherever a graph is read (CLI, metrics, datasets, model answers), is read here: edges
+``A -> B`` (also ``→``, ``=>``), ``A <- B`` (also ``←``) and ``A <-> B`` (also ``↔``: a latent
+common cause, kept apart in :attr:`CausalGraph.bidirected`), separated by commas, semicolons or
+newlines, with any whitespace. A mark that looks like an edge but is none of these (``X--Y``,
+``X > Y``) is an error that names it; it never becomes part of a node name.
 """
 
 from __future__ import annotations
@@ -13,7 +19,11 @@ from typing import Any
 
 import networkx as nx
 
-ARROW = re.compile(r"\s*(?:->|→|=>)\s*")
+#: an edge mark between two node names (the group is the mark itself)
+ARROW = re.compile(r"\s*(<->|↔|->|→|=>|<-|←)\s*")
+FORWARD, BACKWARD, BIDIRECTED = frozenset({"->", "→", "=>"}), frozenset({"<-", "←"}), frozenset({"<->", "↔"})
+#: what a node name in graph text may not contain: the pieces of edge marks (a dash only at its ends)
+STRAY_MARK = re.compile(r"[<>←→↔=]|--|^-|-$")
 EDGE_SEPARATORS = re.compile(r"[\n,;]")
 
 
@@ -39,20 +49,29 @@ class CausalGraph:
     Node order is the order of first appearance (declared nodes first, then edge ends), so
     conversions are deterministic. Duplicate edges are collapsed and listed in ``issues``;
     self-loops are kept (a feedback loop is a legal causal-loop-diagram edge) and flagged.
+    ``bidirected`` holds the ``A <-> B`` pairs (sorted ends): a latent common cause of A and B,
+    not a directed edge; code that cannot represent one refuses the graph.
     """
 
     nodes: tuple[str, ...]
     edges: tuple[tuple[str, str], ...]
     issues: GraphIssues = field(default=GraphIssues(), compare=False)
+    bidirected: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_edges(
-        cls, edges: Iterable[Any], nodes: Iterable[str] = (), *, allow_self_loops: bool = True
+        cls, edges: Iterable[Any], nodes: Iterable[str] = (), *, allow_self_loops: bool = True,
+        bidirected: Iterable[tuple[str, str]] = (),
     ) -> CausalGraph:
         """Build from ``(source, target)`` pairs, ``{"source", "target"}`` dicts or ``"A -> B"`` strings."""
         ordered_nodes: dict[str, None] = {}
         for name in nodes:
             ordered_nodes[_clean_name(name, "node")] = None
+        confounded = sorted({tuple(sorted((_clean_name(a, "node"), _clean_name(b, "node")))) for a, b in bidirected})
+        for pair in confounded:
+            if pair[0] == pair[1]:
+                raise GraphError(f"bidirected edge {pair[0]} <-> {pair[1]} joins a node to itself")
+            ordered_nodes.update(dict.fromkeys(pair))
         seen: dict[tuple[str, str], None] = {}
         duplicates: list[tuple[str, str]] = []
         loops: list[str] = []
@@ -73,30 +92,30 @@ class CausalGraph:
             nodes=tuple(ordered_nodes),
             edges=tuple(seen),
             issues=GraphIssues(tuple(duplicates), tuple(dict.fromkeys(loops))),
+            bidirected=tuple(confounded),
         )
 
     @classmethod
-    def parse(cls, text: str, *, allow_self_loops: bool = True) -> CausalGraph:
-        """Parse edge-list text: ``A -> B`` lines or ``X->V2,V2->Y`` (``,``/``;``/newline separated).
+    def parse(cls, text: str, *, allow_self_loops: bool = True, lines: bool = False) -> CausalGraph:
+        """Parse graph text: ``X->V2,V2->Y``, ``X<-Z, Z->Y``, ``X<->Y`` or one edge per line.
 
-        A part without an arrow is a lone node (``A`` on its own line). Blank parts are ignored.
+        Parts are separated by commas, semicolons and newlines, or only by newlines with ``lines``
+        (free-text names that hold commas, as in model answers; such names may also hold ``<``,
+        ``>`` and ``=``). A part without an edge mark is a lone node; blank parts are ignored.
         """
         edges: list[tuple[str, str]] = []
+        bidirected: list[tuple[str, str]] = []
         lone: list[str] = []
-        for position, part in enumerate(EDGE_SEPARATORS.split(text)):
-            part = part.strip()
-            if not part:
+        parts = text.split("\n") if lines else EDGE_SEPARATORS.split(text)
+        for position, part in enumerate(parts):
+            if not part.strip():
                 continue
-            ends = ARROW.split(part)
-            if len(ends) == 1:
-                lone.append(part)
-            elif len(ends) == 2:
-                if not ends[0].strip() or not ends[1].strip():
-                    raise GraphError(f"edge {position + 1} ({part!r}) has an empty end")
-                edges.append((ends[0], ends[1]))
+            kind, ends = _read_part(part, f"part {position + 1}", strict=not lines)
+            if kind == "node":
+                lone.append(ends[0])
             else:
-                raise GraphError(f"edge {position + 1} ({part!r}) has more than one arrow")
-        return cls.from_edges(edges, nodes=lone, allow_self_loops=allow_self_loops)
+                (bidirected if kind == "bidirected" else edges).append(ends)
+        return cls.from_edges(edges, nodes=lone, allow_self_loops=allow_self_loops, bidirected=bidirected)
 
     @classmethod
     def from_networkx(cls, graph: nx.DiGraph) -> CausalGraph:
@@ -117,9 +136,9 @@ class CausalGraph:
         return [{"source": s, "target": t} for s, t in self.edges]
 
     def to_text(self) -> str:
-        """One ``source -> target`` line per edge (lone nodes on lines of their own)."""
-        connected = {n for edge in self.edges for n in edge}
-        lines = [f"{s} -> {t}" for s, t in self.edges]
+        """One ``source -> target`` line per edge, ``a <-> b`` per bidirected pair, lone nodes on lines of their own."""
+        connected = {n for edge in (*self.edges, *self.bidirected) for n in edge}
+        lines = [f"{s} -> {t}" for s, t in self.edges] + [f"{a} <-> {b}" for a, b in self.bidirected]
         lines += [n for n in self.nodes if n not in connected]
         return "\n".join(lines)
 
@@ -160,12 +179,42 @@ def _clean_name(name: Any, what: str) -> str:
     return cleaned
 
 
+def parse_edge(text: str) -> tuple[str, str]:
+    """One directed edge written ``A -> B`` or ``B <- A``, as ``(source, target)``."""
+    kind, ends = _read_part(text, "edge", strict=False)
+    if kind != "directed":
+        raise GraphError(f"{text!r} is not of the form 'A -> B' or 'B <- A'")
+    return ends
+
+
+def _read_part(part: str, where: str, *, strict: bool) -> tuple[str, tuple[str, ...]]:
+    """``("directed", (source, target))``, ``("bidirected", (a, b))`` or ``("node", (name,))``.
+
+    ``strict``: a node name may not hold a piece of an edge mark (``<``, ``>``, ``=``, ``--``).
+    """
+    pieces = ARROW.split(part.strip())
+    if len(pieces) > 3:
+        raise GraphError(f"{where} ({part.strip()!r}) has more than one edge mark; write one edge per part")
+    if strict:
+        for piece in pieces[::2]:
+            if stray := STRAY_MARK.search(piece.strip()):
+                raise GraphError(
+                    f"{where} ({part.strip()!r}): {stray.group()!r} is not an edge mark; "
+                    f"write A -> B, A <- B or A <-> B"
+                )
+    if len(pieces) == 1:
+        return "node", (pieces[0],)
+    first, mark, second = pieces
+    if not first.strip() or not second.strip():
+        raise GraphError(f"{where} ({part.strip()!r}) has an empty end")
+    if mark in BIDIRECTED:
+        return "bidirected", (first, second)
+    return "directed", (first, second) if mark in FORWARD else (second, first)
+
+
 def _edge_ends(raw: Any) -> tuple[str, str]:
     if isinstance(raw, str):
-        ends = ARROW.split(raw.strip())
-        if len(ends) != 2:
-            raise GraphError(f"edge {raw!r} is not of the form 'A -> B'")
-        source, target = ends
+        source, target = parse_edge(raw)
     elif isinstance(raw, Mapping):
         missing = {"source", "target"} - raw.keys()
         if missing:

@@ -30,7 +30,7 @@ def test_duplicates_reported_and_self_loops_flagged():
 
 @pytest.mark.parametrize(
     "text, message",
-    [("A -> ", "empty end"), (" -> B", "empty end"), ("A -> B -> C", "more than one arrow")],
+    [("A -> ", "empty end"), (" -> B", "empty end"), ("A -> B -> C", "more than one edge mark")],
 )
 def test_malformed_text_is_a_clear_error(text, message):
     with pytest.raises(GraphError, match=message):
@@ -68,3 +68,33 @@ def test_mixed_edge_forms_and_parents_children():
     assert graph.children("Z") == ["X", "Y"]
     with pytest.raises(GraphError, match="unknown node"):
         graph.parents("W")
+
+
+def test_left_and_bidirected_arrows_in_every_spelling():
+    graph = CausalGraph.parse("X<-Z, Z -> Y;X→Y\nW ← X, A <-> B, C↔A")
+    assert graph.edges == (("Z", "X"), ("Z", "Y"), ("X", "Y"), ("X", "W"))
+    assert graph.bidirected == (("A", "B"), ("A", "C"))
+    assert CausalGraph.parse(graph.to_text()) == graph
+    assert CausalGraph.from_edges(["B <- A"]).edges == (("A", "B"),)
+
+
+@pytest.mark.parametrize("text, mark", [("X--Y", "--"), ("X > Y", ">"), ("X<Y", "<"), ("X = Y", "="),
+                                        ("A -> B, C-->D", "-"), ("A <> B", "<")])
+def test_anything_that_looks_like_an_edge_but_is_none_names_the_mark(text, mark):
+    with pytest.raises(GraphError, match=f"'{mark}' is not an edge mark; write A -> B, A <- B or A <-> B"):
+        CausalGraph.parse(text)
+
+
+def test_lines_mode_keeps_commas_and_comparisons_inside_free_text_names():
+    graph = CausalGraph.parse("Doctors > 35, per region -> Wait times\nWait times <- Budget", lines=True)
+    assert graph.edges == (("Doctors > 35, per region", "Wait times"), ("Budget", "Wait times"))
+    with pytest.raises(GraphError, match="more than one edge mark"):
+        CausalGraph.parse("A -> B -> C", lines=True)
+
+
+def test_a_bidirected_pair_cannot_be_scored_as_directed_edges():
+    from causal_datasets.scoring.graph_compare import compare_graph_batch
+
+    batch = compare_graph_batch(["A <-> B", "A -> B"], ["A -> B", "A -> B"])
+    assert [e.index for e in batch.errors] == [0] and "latent common cause" in batch.errors[0].message
+    assert batch.items[1].edge_f1 == 1.0

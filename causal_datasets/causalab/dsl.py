@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from causal_datasets.causalab.properties import normalize_name
-from causal_datasets.graph import ARROW
+from causal_datasets.graph import GraphError, parse_edge
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
@@ -154,8 +154,11 @@ def _edge(item: Any) -> DslEdge | None:
         ends = next(((item[a], item[b]) for a, b in pairs if a in item and b in item), None)
     elif isinstance(item, (list, tuple)) and len(item) == 2:
         ends = tuple(item)
-    elif isinstance(item, str) and len(parts := ARROW.split(item.strip())) == 2:
-        ends = tuple(parts)
+    elif isinstance(item, str):
+        try:
+            ends = parse_edge(item)
+        except GraphError:
+            ends = None
     else:
         ends = None
     if ends is None or not all(isinstance(e, str) and e.strip() for e in ends):

@@ -75,9 +75,18 @@ class DoGraph:
 
     @classmethod
     def from_causal_graph(cls, graph: CausalGraph, latent: Iterable[str] = (), domains: Mapping[str, int] | None = None) -> DoGraph:
+        """Each bidirected pair ``A <-> B`` becomes an explicit latent node ``U_A_B`` with edges to A and B."""
         if not graph.nodes:
             raise GraphError("the graph is empty")
-        return cls(graph.nodes, graph.edges, frozenset(latent), dict(domains or {}))
+        nodes, edges, hidden = list(graph.nodes), list(graph.edges), set(latent)
+        for a, b in graph.bidirected:
+            name = f"U_{a}_{b}"
+            while name in nodes:
+                name += "'"
+            nodes.append(name)
+            edges += [(name, a), (name, b)]
+            hidden.add(name)
+        return cls(tuple(nodes), tuple(edges), frozenset(hidden), dict(domains or {}))
 
     # -- structure --
     @property

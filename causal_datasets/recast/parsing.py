@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from causal_datasets.graph import ARROW, CausalGraph, GraphError
+from causal_datasets.graph import CausalGraph, GraphError
 from causal_datasets.llm.structured import strip_thinking
 
 
@@ -128,10 +128,11 @@ def read_prediction(text: str) -> CausalGraph:
     """
     if "relationships" in text:
         return parse_graph_answer(text).graph
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
     try:
-        return CausalGraph.from_edges(
-            [line for line in lines if ARROW.search(line)], nodes=[line for line in lines if not ARROW.search(line)]
-        )
+        graph = CausalGraph.parse(text, lines=True)
     except GraphError as error:
         raise AnswerFormatError(f"prediction is neither relationships JSON nor 'A -> B' lines: {error}") from error
+    if graph.bidirected:
+        a, b = graph.bidirected[0]
+        raise AnswerFormatError(f"prediction has {a} <-> {b}, a latent common cause, where directed edges were asked for")
+    return graph

@@ -46,7 +46,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from causal_datasets.graph import ARROW, CausalGraph, GraphError
+from causal_datasets.graph import CausalGraph, GraphError, parse_edge
 from causal_datasets.scoring.node_matching import (
     DEFAULT_FUZZY_THRESHOLD,
     NODE_MATCHING_MODES,
@@ -315,6 +315,9 @@ def _read_side(graph: Any, extra_nodes: Iterable[Node], side: str) -> _Side:
     elif isinstance(graph, (str, CausalGraph)):
         if isinstance(graph, str):
             graph = _parse_text(graph, side)
+        if graph.bidirected:
+            a, b = graph.bidirected[0]
+            raise GraphError(f"{side}: {a} <-> {b} is a latent common cause, not a directed edge; it cannot be scored")
         pairs, declared = list(graph.edges), list(graph.nodes)
         duplicates = list(graph.issues.duplicate_edges)
     elif _is_matrix(graph):
@@ -389,10 +392,10 @@ def _pairs(items: list, side: str) -> list[Edge]:
 def _pair(item: Any, position: int, side: str) -> Edge:
     where = f"{side} edge {position + 1}"
     if isinstance(item, str):
-        ends = ARROW.split(item.strip())
-        if len(ends) != 2:
-            raise GraphError(f"{where}: {item!r} is not of the form 'A -> B'")
-        return ends[0], ends[1]
+        try:
+            return parse_edge(item)
+        except GraphError as error:
+            raise GraphError(f"{where}: {error}") from None
     if isinstance(item, Mapping):
         missing = {"source", "target"} - item.keys()
         if missing:
