@@ -12,6 +12,7 @@ from causal_datasets.docalc.decide import semantic_check
 from causal_datasets.docalc.rules import RuleContext, backdoor_exchange, do_calculus
 from causal_datasets.docalc.search import SearchLimits, find_proof
 from causal_datasets.docalc.verdict import check_equivalence, check_proof
+from causal_datasets.graph import GraphError
 from causal_datasets.paths import metric_path
 
 BACKDOOR = "Z->X,Z->Y,X->Y"
@@ -176,7 +177,42 @@ def test_cli_exit_codes(capsys):
     assert main(["equiv", "P(Y=1 | do(Z=1))", "P(Y=1 | Z=1)", "--graph", "U->Z,U->Y,Z->Y", "--latent", "U"]) == 1
     assert "counterexample" in capsys.readouterr().out
     assert main(["equiv", "P(Y | do(X))", "P(Y | W)", "--graph", "X->Y"]) == 2
-    assert "unknown" in capsys.readouterr().out
+    assert capsys.readouterr().out.startswith("bad input: graph error: variable(s) ['W'] are not in the graph")
+    assert main(["equiv", "P(Y=1|X=1)/(P(X=1) - P(X=1))", "P(Y=1)", "--graph", "X->Y"]) == 3
+    assert capsys.readouterr().out.startswith("undecided: an expression is undefined")
+
+
+@pytest.mark.parametrize("option", [["--models", "0"], ["--models", "-1"], ["--seed", "-1"], ["--time-limit", "0"],
+                                    ["--models", "three"]])
+def test_cli_bad_options_are_one_line_and_exit_code_2(option, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["equiv", "P(Y=1)", "P(Y=0)", "--graph", "Y", *option])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].startswith(f"causal-datasets equiv: error: argument {option[0]}")
+
+
+def test_no_models_is_refused_rather_than_vacuously_equal():
+    with pytest.raises(ValueError, match="models must be at least 1"):
+        check_equivalence("P(Y=1)", "P(Y=0)", "Y", models=0)
+
+
+@pytest.mark.parametrize("graph", ["X<-Z,Z->Y,X->Y", "X <- Z\nZ -> Y\nX -> Y", "X<->Y,X->Y", "X ↔ Y, X → Y",
+                                   "Z->X, Z->Y, X->Y, X<->Y"])
+def test_left_arrows_and_bidirected_edges_keep_the_confounder(graph, capsys):
+    """``X<-Z`` was once read as one node named 'X<-Z': the confounder vanished and a false pair was 'proved'."""
+    verdict = check_equivalence("P(Y | do(X))", "P(Y | X)", graph)
+    assert verdict.equivalent is False and verdict.counterexample is not None
+    assert main(["equiv", "P(Y | do(X))", "P(Y | X)", "--graph", graph]) == 1
+    assert "counterexample" in capsys.readouterr().out
+
+
+def test_a_bidirected_edge_is_an_explicit_latent_common_cause():
+    graph = DoGraph.parse("X<->Y, X->Y")
+    (latent,) = graph.latent
+    assert latent == "U_X_Y" and (latent, "X") in graph.edges and (latent, "Y") in graph.edges
+    assert check_equivalence("P(Y | do(X))", r"\sum_{Z} P(Y | X, Z) * P(Z)", "X<-Z,Z->Y,X->Y").equivalent is True
+    with pytest.raises(GraphError, match="'--' is not an edge mark"):
+        DoGraph.parse("X--Y")
 
 
 def test_evaluate_module_scores_a_batch_without_dying_on_bad_items():

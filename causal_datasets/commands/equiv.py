@@ -1,7 +1,9 @@
 """``causal-datasets equiv A B --graph EDGES [--latent U]``: are two causal expressions equal under a DAG?
 
-Prints the verdict with its proof or counterexample. Exit code 0 equivalent, 1 not equivalent,
-2 unknown or error (parse error, unknown variable, cyclic graph, ...).
+Prints the verdict with its proof or counterexample. Exit codes: 0 equivalent, 1 not equivalent
+(with a counterexample), 2 bad input (a parse error, an unknown variable, a malformed or cyclic
+graph, a bad option), 3 undecided (e.g. a value undefined on every model, or a graph too large for
+exact models where no proof was found).
 """
 
 from __future__ import annotations
@@ -9,21 +11,27 @@ from __future__ import annotations
 import argparse
 import json
 
+from causal_datasets.commands._types import at_least, positive_seconds
 from causal_datasets.docalc.search import SearchLimits
-from causal_datasets.docalc.verdict import check_equivalence
+from causal_datasets.docalc.verdict import Verdict, check_equivalence
+
+EQUIVALENT, NOT_EQUIVALENT, BAD_INPUT, UNDECIDED = 0, 1, 2, 3
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "equiv", help="decide whether two causal expressions are equal under a DAG (exit 0 yes, 1 no, 2 unknown)"
+        "equiv",
+        help="decide whether two causal expressions are equal under a DAG (exit 0 yes, 1 no, 2 bad input, 3 undecided)",
+        description=__doc__.split("\n\n", 1)[1],
     )
     parser.add_argument("a", help='first expression, e.g. "P(Y | do(X))"')
     parser.add_argument("b", help='second expression, e.g. "\\sum_{Z} P(Y | X, Z) * P(Z)"')
-    parser.add_argument("--graph", required=True, help='edge list, e.g. "X->Y,Z->X,Z->Y"')
+    parser.add_argument("--graph", required=True,
+                        help='edges "A->B", "A<-B" or "A<->B" (a latent common cause), comma-separated, e.g. "X->Y,Z->X,Z->Y"')
     parser.add_argument("--latent", action="append", default=[], help="an unobserved node (repeat or comma-separate)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random models (default 0)")
-    parser.add_argument("--models", type=int, default=3, help="random models to compare on (default 3)")
-    parser.add_argument("--time-limit", type=float, default=2.0, help="seconds for the proof search (default 2)")
+    parser.add_argument("--seed", type=at_least(0), default=0, help="seed of the random models (default 0)")
+    parser.add_argument("--models", type=at_least(1), default=3, help="random models to compare on, at least 1 (default 3)")
+    parser.add_argument("--time-limit", type=positive_seconds, default=2.0, help="seconds for the proof search (default 2)")
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
     parser.set_defaults(handler=run)
 
@@ -43,13 +51,20 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(verdict_json(verdict), indent=2))
     else:
         print("\n".join(verdict_lines(verdict)))
-    return {True: 0, False: 1, None: 2}[verdict.equivalent]
+    return exit_code(verdict)
+
+
+def exit_code(verdict: Verdict) -> int:
+    if verdict.equivalent is None:
+        return BAD_INPUT if verdict.invalid else UNDECIDED
+    return EQUIVALENT if verdict.equivalent else NOT_EQUIVALENT
 
 
 def verdict_json(verdict) -> dict:
     return {
         "equivalent": verdict.equivalent,
         "method": verdict.method,
+        "invalid_input": verdict.invalid,
         "a": verdict.a,
         "b": verdict.b,
         "error": verdict.error,
@@ -60,7 +75,7 @@ def verdict_json(verdict) -> dict:
 
 def verdict_lines(verdict) -> list[str]:
     if verdict.equivalent is None:
-        return [f"unknown: {verdict.error}"]
+        return [f"{'bad input' if verdict.invalid else 'undecided'}: {verdict.error}"]
     if verdict.equivalent is False:
         cx = verdict.counterexample
         where = ", ".join(f"{k}={v}" for k, v in cx.assignment.items()) or "no free indices"
@@ -77,3 +92,4 @@ def verdict_lines(verdict) -> list[str]:
     elif verdict.method == "semantic":
         lines.append("equal on every sampled model of the graph (no proof found within the search limits)")
     return lines
+

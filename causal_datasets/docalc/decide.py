@@ -48,8 +48,11 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
     that can matter: the ancestors of the variables they mention), for every free-index value.
     Models where either expression is undefined are not counted.
 
-    Raises :class:`~.semantics.EvaluationError` for expressions that cannot be evaluated.
+    Raises :class:`~.semantics.EvaluationError` for expressions that cannot be evaluated and
+    ``ValueError`` for ``models < 1`` (no model cannot show equality).
     """
+    if models < 1:
+        raise ValueError(f"models must be at least 1, got {models}")
     whole = graph
     graph = whole.ancestral(variables(a) | variables(b))  # nothing else changes either value
     counterfactual = contains_counterfactual(a) or contains_counterfactual(b)

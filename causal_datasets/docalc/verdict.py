@@ -32,8 +32,9 @@ class UnsoundProof(AssertionError):
 
 @dataclass(frozen=True)
 class Verdict:
-    """``equivalent`` is True/False, or None with ``error`` saying why (parse error, unknown
-    variable, cyclic graph, undefined value, too large a model)."""
+    """``equivalent`` is True/False, or None with ``error`` saying why: bad input (``invalid``: a
+    parse error, an unknown variable, a malformed or cyclic graph) or a pair the checks could not
+    decide (an undefined value, too large a model without a proof)."""
 
     equivalent: bool | None
     method: Method
@@ -42,6 +43,7 @@ class Verdict:
     error: str | None = None
     a: str | None = None  # canonical texts of the two expressions (after index renaming)
     b: str | None = None
+    invalid: bool = False
 
     def __bool__(self) -> bool:
         return bool(self.equivalent)
@@ -90,8 +92,10 @@ def check_equivalence(
     ``equivalent`` is never True without identical canonical forms, equality on every sampled
     model, or — where the graph is too large for exact models — a proof; it is never False without
     a counterexample model. ``prove=False`` skips the proof search (the verdict is the same where
-    models can be evaluated; only the explanation differs).
+    models can be evaluated; only the explanation differs). ``models`` must be at least 1.
     """
+    if models < 1:
+        raise ValueError(f"models must be at least 1, got {models}: equality on no model proves nothing")
     try:
         g = as_graph(graph, latent)
         left = canonical_indices(parse(a) if isinstance(a, str) else a)
@@ -99,9 +103,9 @@ def check_equivalence(
         g.check_variables(left)
         g.check_variables(right)
     except ExprParseError as error:
-        return Verdict(None, "error", error=f"parse error: {error}")
+        return Verdict(None, "error", error=f"parse error: {error}", invalid=True)
     except GraphError as error:
-        return Verdict(None, "error", error=f"graph error: {error}")
+        return Verdict(None, "error", error=f"graph error: {error}", invalid=True)
     texts = {"a": left.text, "b": right.text}
     if left == right:
         return Verdict(True, "identical", **texts)
