@@ -15,13 +15,14 @@ HINT = "pass --source ../shared/data/causalab/data (the release's data/ folder) 
 
 
 def build(context: BuildContext) -> BuildOutcome:
+    release = None if context.source is None else context.require_source(HINT, files=[f"{s}.jsonl" for s in SUITES])
     records = {name: {SPLIT: generate_suite(spec, context.seed)} for name, spec in SUITE_SPECS.items()}
     notes = []
-    if context.source is None or not context.source.exists():
+    if release is None:
         notes.append(f"upstream_<suite> configs skipped: no release given; {HINT}")
     else:
         for suite in SUITES:
-            records[UPSTREAM_PREFIX + suite] = {SPLIT: load_suite(context.source, suite, context.seed)}
+            records[UPSTREAM_PREFIX + suite] = {SPLIT: load_suite(release, suite, context.seed)}
     return BuildOutcome(records=records, notes=notes)
 
 

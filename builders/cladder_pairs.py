@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder
+from causal_datasets.docalc.cladder import SOURCE_FILES
 from causal_datasets.docalc.rows import cladder_rows, question_rows, synthetic_rows
 from causal_datasets.docalc.statistics import cladder_tables, synthetic_tables
 from causal_datasets.markdown import markdown_table
@@ -22,12 +23,13 @@ SYNTHETIC_POSITIVES = 10_000
 
 
 def build(context: BuildContext) -> BuildOutcome:
+    hint = "pass the CLadder folder (../shared/data/cladder)"
+    folder = None if context.source is None else context.require_source(hint, files=SOURCE_FILES)  # before the long part
     records = {"synthetic": {"test": synthetic_rows(context.seed, SYNTHETIC_POSITIVES)}}
     notes = []
-    if context.source is None:
-        notes.append("configs 'cladder', 'questions' and 'prompts' skipped: pass the CLadder folder with --source (../shared/data/cladder)")
+    if folder is None:
+        notes.append(f"configs 'cladder', 'questions' and 'prompts' skipped: {hint} with --source")
     else:
-        folder = context.require_source("pass the CLadder folder (../shared/data/cladder)")
         records["cladder"] = {"test": cladder_rows(folder, context.seed)}
         questions = question_rows(folder)
         records["questions"] = {"test": questions}

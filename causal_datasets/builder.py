@@ -29,12 +29,18 @@ class BuildContext:
     seed: int
     source: Path | None = None
 
-    def require_source(self, hint: str) -> Path:
-        """The source path, or :class:`SourceUnavailable` explaining how to provide one."""
+    def require_source(self, hint: str, files: Sequence[str] = ()) -> Path:
+        """The source path, or :class:`SourceUnavailable` explaining how to provide one.
+
+        ``files``: paths the source folder must hold; a missing one is named in the error.
+        """
         if self.source is None:
             raise SourceUnavailable(f"no source given; {hint}")
         if not self.source.exists():
             raise SourceUnavailable(f"source {self.source} does not exist; {hint}")
+        missing = [name for name in files if not (self.source / name).is_file()]
+        if missing:
+            raise SourceUnavailable(f"source {self.source} lacks {', '.join(missing)}; {hint}")
         return self.source
 
 

@@ -94,3 +94,22 @@ def test_console_script_builds_and_describes_the_real_registry(tmp_path):
     )
     assert "| core | test | 84 |" in info.stdout
 
+
+
+def test_a_source_that_does_not_exist_is_an_error_not_a_smaller_build(tmp_path, capsys):
+    missing = tmp_path / "no-such-release"
+    assert main(["build", "causalab", "--source", str(missing), "--hub-dir", str(tmp_path / "hub")]) == 2
+    assert capsys.readouterr().err == f"error: --source {missing} does not exist\n"
+    assert main(["build", "--all", "--sources", str(missing), "--hub-dir", str(tmp_path / "hub")]) == 2
+    assert capsys.readouterr().err == f"error: --sources {missing} is not a folder\n"
+    assert not (tmp_path / "hub").exists()
+
+
+def test_a_source_folder_without_the_files_the_builder_reads_is_named(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["build", "causalab", "--source", str(empty), "--hub-dir", str(tmp_path / "hub")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: source {empty} lacks 3nodes.jsonl, 4nodes.jsonl") and err.count("\n") == 1
+    assert main(["build", "cladder_pairs", "--source", str(empty), "--hub-dir", str(tmp_path / "hub")]) == 2
+    assert "lacks test-model-meta.json, test-generate-easy.json" in capsys.readouterr().err

@@ -111,3 +111,57 @@ def test_undeclared_config_and_wrong_record_type_are_rejected(builder, tmp_path)
 def test_missing_manifest_is_a_clear_error(tmp_path):
     with pytest.raises(DatasetFolderError, match="not a built dataset folder"):
         read_manifest(tmp_path)
+
+
+def test_a_build_never_replaces_a_folder_that_is_not_its_build(builder, tmp_path):
+    stranger = tmp_path / "tiny"
+    stranger.mkdir()
+    (stranger / "notes.txt").write_text("mine")
+    with pytest.raises(DatasetFolderError, match="exists and is not a build"):
+        build_to_folder(builder, tmp_path, BuildContext(seed=7))
+    assert (stranger / "notes.txt").read_text() == "mine"
+    build_to_folder(builder, tmp_path, BuildContext(seed=7), replace=True)
+    assert not (stranger / "notes.txt").exists() and (stranger / "manifest.json").is_file()
+
+
+def test_a_build_never_silently_drops_configs_of_the_previous_one(builder, tmp_path):
+    from dataclasses import replace
+
+    from tests.support.tiny_dataset import TinyRow
+
+    def with_extra(context):
+        outcome = builder.build(context)
+        configs = dict(outcome.records)
+        if context.source is not None:
+            configs["extra"] = configs["default"]
+        return type(outcome)(configs, outcome.notes)
+
+    sourced = replace(builder, configs={"default": TinyRow, "extra": TinyRow}, build=with_extra)
+    build_to_folder(sourced, tmp_path, BuildContext(seed=7, source=tmp_path))
+    with pytest.raises(DatasetFolderError, match=r"has 1 config\(s\) this build would drop \(extra\)"):
+        build_to_folder(sourced, tmp_path, BuildContext(seed=7))
+    assert set(read_manifest(tmp_path / "tiny")["rows"]) == {"default", "extra"}
+    build_to_folder(sourced, tmp_path, BuildContext(seed=7), replace=True)
+    assert set(read_manifest(tmp_path / "tiny")["rows"]) == {"default"}
+
+
+def test_a_build_that_fails_midway_leaves_the_previous_build_untouched(builder, tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    build_to_folder(builder, tmp_path, BuildContext(seed=7))
+    before = {p.name: p.read_bytes() for p in (tmp_path / "tiny").rglob("*") if p.is_file()}
+    written = []
+
+    def fail_on_second(table, path, **options):
+        written.append(path)
+        if len(written) == 2:
+            raise OSError("disk full")
+        return real_write(table, path, **options)
+
+    real_write = pq.write_table
+    monkeypatch.setattr(pq, "write_table", fail_on_second)
+    with pytest.raises(OSError, match="disk full"):
+        build_to_folder(builder, tmp_path, BuildContext(seed=8))
+    assert {p.name: p.read_bytes() for p in (tmp_path / "tiny").rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny", "tiny.md"]  # no staging folder left behind
+    verify_folder(tmp_path / "tiny")

@@ -8,6 +8,7 @@ from pathlib import Path
 from causal_datasets import registry
 from causal_datasets.builder import BuildContext, DatasetBuilder
 from causal_datasets.cli import CommandError
+from causal_datasets.commands._types import at_least
 from causal_datasets.errors import SourceUnavailable
 from causal_datasets.hub.folder import build_to_folder, verify_folder
 from causal_datasets.markdown import markdown_table
@@ -20,7 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     target.add_argument("name", nargs="?", help="dataset name")
     target.add_argument("--all", action="store_true", help="every dataset whose sources are available")
     parser.add_argument("--hub-dir", type=Path, default=DEFAULT_HUB_DIR, help="root of built datasets (default hub/)")
-    parser.add_argument("--seed", type=int, help="generator seed (default: the dataset's own)")
+    parser.add_argument("--seed", type=at_least(0), help="generator seed (default: the dataset's own)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace a folder that is not a build of the dataset, or drop configs the previous build had")
     parser.add_argument("--source", type=Path, help="source file or folder of a single dataset")
     parser.add_argument(
         "--sources", type=Path,
@@ -51,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         context = BuildContext(seed=builder.default_seed if args.seed is None else args.seed, source=source)
         try:
-            written = build_to_folder(builder, args.hub_dir, context)
+            written = build_to_folder(builder, args.hub_dir, context, replace=args.force)
         except SourceUnavailable as error:
             if not args.all:
                 raise

@@ -31,6 +31,8 @@ from causal_datasets.docalc.semantics import EvaluationError, TableModel, evalua
 GENERATOR_FILES = ("easy", "hard", "anti", "non", "det")
 DERIVED_FILE = "derived/cladder-v1-q-balanced_rand-top1000.derived.jsonl"
 MODEL_FILE = "test-model-meta.json"
+#: every file of the CLadder folder that :func:`read_questions` reads
+SOURCE_FILES = (MODEL_FILE, *(f"test-generate-{name}.json" for name in GENERATOR_FILES), DERIVED_FILE)
 
 #: the ten CLadder graph families (fixed structures, as in the records' reasoning step 1)
 FAMILY_EDGES = {

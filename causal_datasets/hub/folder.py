@@ -9,6 +9,11 @@ Layout (a valid Hugging Face dataset repository, loadable offline with ``load_da
 Files are byte-identical across rebuilds with the same version, seed and library versions: rows
 keep the builder's order, Parquet is written with fixed settings, JSON and YAML are key-sorted or
 ordered by the declaration, and nothing time-dependent is recorded.
+
+A build is written into a hidden staging folder beside the target and moved into place only when
+complete, so a failure (or a kill) mid-build leaves the previous build as it was. A build never
+replaces a folder that is not a build of the same dataset, nor drops configs the previous build
+had, unless told to (``replace=True``).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,15 +42,64 @@ class WrittenDataset:
     notes: Sequence[str]
 
 
-def build_to_folder(builder: DatasetBuilder, out_root: Path, context: BuildContext) -> WrittenDataset:
-    """Run ``builder`` and write its hub folder under ``out_root/<name>`` (replacing an old one)."""
+def build_to_folder(
+    builder: DatasetBuilder, out_root: Path, context: BuildContext, *, replace: bool = False
+) -> WrittenDataset:
+    """Run ``builder`` and write its hub folder ``out_root/<name>``, replacing an earlier build of it.
+
+    Raises :class:`DatasetFolderError` when the target is not a build of this dataset or the new
+    build lacks configs the old one has, unless ``replace``.
+    """
     outcome: BuildOutcome = builder.build(context)
     if not outcome.records:
         raise ValueError(f"builder {builder.name!r} produced no configs")
-    folder = out_root / builder.name
-    if folder.exists():
-        shutil.rmtree(folder)
-    (folder / "data").mkdir(parents=True)
+    target = Path(out_root) / builder.name
+    if not replace:
+        _check_replaceable(target, builder.name, set(outcome.records))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=f".{builder.name}.building-", dir=target.parent))
+    folder.chmod(0o755)  # mkdtemp's 0700 would make the published folder private
+    try:
+        written = _write(builder, outcome, context, folder)
+        _move_into_place(folder, target)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return WrittenDataset(target, written, tuple(outcome.notes))
+
+
+def _check_replaceable(target: Path, name: str, configs: set[str]) -> None:
+    if not target.exists():
+        return
+    hint = "move it away or pass --force (replace=True) to overwrite it"
+    if not (target / MANIFEST).is_file():
+        raise DatasetFolderError(f"{target} exists and is not a build (no {MANIFEST}); {hint}")
+    previous = read_manifest(target)
+    if previous.get("name") != name:
+        raise DatasetFolderError(f"{target} holds a build of {previous.get('name')!r}, not {name!r}; {hint}")
+    dropped = sorted(set(previous["rows"]) - configs)
+    if dropped:
+        raise DatasetFolderError(
+            f"{target} has {len(dropped)} config(s) this build would drop ({', '.join(dropped[:5])}"
+            f"{', ...' if len(dropped) > 5 else ''}): give the source they came from, or --force (replace=True) to drop them"
+        )
+
+
+def _move_into_place(staging: Path, target: Path) -> None:
+    """Replace ``target`` by the complete ``staging`` folder: two renames, the old build deleted last."""
+    if not target.exists():
+        staging.rename(target)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    old.rmdir()
+    target.rename(old)
+    staging.rename(target)
+    shutil.rmtree(old)
+
+
+def _write(builder: DatasetBuilder, outcome: BuildOutcome, context: BuildContext, folder: Path) -> dict[str, dict[str, int]]:
+    """Parquet per config and split, the card and the manifest, into ``folder``; returns the row counts."""
+    (folder / "data").mkdir()
 
     row_counts: dict[str, dict[str, int]] = {}
     split_bytes: dict[str, dict[str, int]] = {}
@@ -84,7 +139,7 @@ def build_to_folder(builder: DatasetBuilder, out_root: Path, context: BuildConte
         },
     }
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return WrittenDataset(folder, row_counts, tuple(outcome.notes))
+    return row_counts
 
 
 def read_manifest(folder: Path) -> dict:
