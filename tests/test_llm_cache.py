@@ -30,12 +30,15 @@ def body(i: int) -> dict:
     return completion_body(f"answer {i}")
 
 
-def test_key_is_sha256_of_canonical_json_independent_of_key_order():
+def test_key_is_sha256_of_canonical_json_of_endpoint_and_body_independent_of_key_order():
     request = {"model": "m", "messages": [{"role": "user", "content": "é"}], "temperature": 0.0}
     reordered = {"temperature": 0.0, "messages": [{"content": "é", "role": "user"}], "model": "m"}
-    canonical = '{"messages":[{"content":"é","role":"user"}],"model":"m","temperature":0.0}'
-    assert cache_key(request) == cache_key(reordered) == hashlib.sha256(canonical.encode()).hexdigest()
-    assert cache_key({**request, "temperature": 0.5}) != cache_key(request)
+    canonical = ('{"body":{"messages":[{"content":"é","role":"user"}],"model":"m","temperature":0.0},'
+                 '"endpoint":"http://127.0.0.1:8080/v1"}')
+    key = cache_key("http://127.0.0.1:8080/v1", request)
+    assert key == cache_key("http://127.0.0.1:8080/v1", reordered) == hashlib.sha256(canonical.encode()).hexdigest()
+    assert cache_key("http://127.0.0.1:8080/v1", {**request, "temperature": 0.5}) != key
+    assert cache_key("http://127.0.0.1:9090/v1", request) != key  # another server with a model of the same name
 
 
 def test_round_trip_counts_and_persistence(tmp_path):

@@ -19,6 +19,7 @@ from causal_datasets.llm import (
     LLMTimeout,
     ModelPrice,
 )
+from causal_datasets.llm.config import redact_url
 from causal_datasets.llm.retry import Backoff, parse_retry_after
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body, echo
 
@@ -134,6 +135,28 @@ def test_cached_rerun_sends_nothing(tmp_path):
     assert all(a.cached and a.attempts == 0 for a in replay)
     assert usage["cache_hits"] == 6 and usage["cache_misses"] == 0 and usage["http_requests"] == 0
     assert usage["cached_prompt_tokens"] == sum(a.prompt_tokens for a in answers)
+
+
+def test_another_server_with_the_same_model_name_is_asked_not_answered_from_the_cache(tmp_path):
+    with StubServer() as first, StubServer() as second:
+        with client_for(first, tmp_path) as client:
+            client.chat(ask("same"))
+        with client_for(second, tmp_path) as client:
+            assert not client.chat(ask("same")).cached
+        assert (first.count, second.count) == (1, 1)
+
+
+def test_credentials_in_the_base_url_never_reach_errors_logs_or_summaries(caplog):
+    url = "http://user:s3cret@127.0.0.1:9/v1?token=abc"
+    config = LLMConfig(model="m", base_url=url, max_retries=0, **{k: v for k, v in FAST.items() if k != "timeout"})
+    assert config.endpoint == "http://127.0.0.1:9/v1"
+    assert redact_url("https://[::1]:8443/v1?key=x#frag") == "https://[::1]:8443/v1"
+    with caplog.at_level(logging.DEBUG), LLMClient(config) as client:
+        with pytest.raises(LLMError) as caught:
+            client.chat(ask("hi"))
+        seen = [str(caught.value), repr(client), str(client.usage_summary()), caplog.text]
+    assert not any("s3cret" in text or "token=abc" in text for text in seen)
+    assert "http://127.0.0.1:9/v1" in str(caught.value)
 
 
 def test_cache_key_covers_sampling_parameters(tmp_path):

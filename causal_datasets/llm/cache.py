@@ -1,7 +1,8 @@
 """Persistent response cache: SQLite (WAL) keyed by the sha256 of the canonical JSON request body.
 
-Only successful response bodies are stored. The key covers everything sent in the body (model,
-messages, sampling parameters, extra body) and nothing else: no API key, no base URL. The cache
+Only successful response bodies are stored. The key covers the endpoint (the base URL without
+credentials: two servers serving a model of the same name never share answers) and everything
+sent in the body (model, messages, sampling parameters, extra body); never the API key. The cache
 never breaks a run: a corrupt or unreadable file turns caching off with one warning, a lock held
 too long by another process skips that one read or write with a warning.
 """
@@ -22,9 +23,9 @@ log = logging.getLogger(__name__)
 BUSY_TIMEOUT = 10.0
 
 
-def cache_key(body: dict[str, Any]) -> str:
-    """sha256 of the request body as canonical JSON (sorted keys, no spaces, UTF-8)."""
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def cache_key(endpoint: str, body: dict[str, Any]) -> str:
+    """sha256 of ``{"endpoint": endpoint, "body": body}`` as canonical JSON (sorted keys, no spaces, UTF-8)."""
+    canonical = json.dumps({"body": body, "endpoint": endpoint}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

@@ -79,7 +79,7 @@ class LLMClient:
         self.usage = UsageTracker(prices)
         self._backoff = Backoff(config.backoff_base, config.backoff_max, config.seed)
         self._openai = openai.OpenAI(
-            base_url=config.base_url,
+            base_url=config.endpoint,
             api_key=config.api_key(),
             max_retries=0,  # retries are ours: counted, typed and testable (see retry.py)
             timeout=config.timeout,
@@ -93,14 +93,14 @@ class LLMClient:
         self._pool_lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"LLMClient(model={self.config.model!r}, base_url={self.config.base_url!r}, cache={self.cache and self.cache.path})"
+        return f"LLMClient(model={self.config.model!r}, endpoint={self.config.endpoint!r}, cache={self.cache and self.cache.path})"
 
     # -- calls ---------------------------------------------------------------------------------
     def chat(self, messages: list[Message], **overrides: Any) -> ChatResult:
         """One reply for ``messages``; ``overrides``: temperature, max_tokens, seed, extra_body. Raises ``LLMError``."""
         body = self.config.request_body(_checked(messages, self._context()), **overrides)
         try:
-            key = cache_key(body)
+            key = cache_key(self.config.endpoint, body)
         except (TypeError, ValueError) as error:
             raise LLMRequestError(f"request is not JSON-serializable: {error}", **self._context()) from error
         result = self._from_cache(key)
@@ -136,7 +136,7 @@ class LLMClient:
 
     def usage_summary(self) -> dict[str, Any]:
         """Calls, HTTP requests, retries, tokens, cost, cache hits/misses of this client so far."""
-        summary = {"model": self.config.model, "base_url": self.config.base_url, **self.usage.summary()}
+        summary = {"model": self.config.model, "base_url": self.config.endpoint, **self.usage.summary()}
         cache = self.cache.stats() if self.cache is not None else {"hits": 0, "misses": 0, "writes": 0, "problems": 0,
                                                                      "enabled": False, "path": None}
         summary.update({f"cache_{name}": value for name, value in cache.items()})
@@ -192,7 +192,7 @@ class LLMClient:
                 raise error_type(outcome.detail, kind=outcome.kind, status=outcome.status, attempts=attempt,
                                  **self._context())
             wait = self._backoff.delay(attempt, outcome.retry_after)
-            log.warning("%s from %s (attempt %d of %d): %s; retrying in %.2fs", outcome.kind, self.config.base_url,
+            log.warning("%s from %s (attempt %d of %d): %s; retrying in %.2fs", outcome.kind, self.config.endpoint,
                         attempt, self.config.max_retries + 1, outcome.detail, wait)
             time.sleep(wait)
         raise AssertionError("unreachable: the loop returns or raises")
@@ -221,7 +221,7 @@ class LLMClient:
         return data
 
     def _context(self) -> dict[str, str]:
-        return {"model": self.config.model, "base_url": self.config.base_url}
+        return {"model": self.config.model, "base_url": self.config.endpoint}
 
     def _thread_pool(self) -> ThreadPoolExecutor:
         with self._pool_lock:

@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
@@ -22,6 +22,16 @@ from causal_datasets.errors import LLMConfigError
 LOCAL_PLACEHOLDER_KEY = "sk-local-no-key"
 
 Message = dict[str, Any]
+
+
+def redact_url(url: str) -> str:
+    """``url`` without user info (``user:pass@``), query string or fragment, which may carry secrets."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port is not None else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 class LLMConfig(BaseModel):
@@ -51,6 +61,11 @@ class LLMConfig(BaseModel):
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"base_url must be an http(s) URL, got {value!r}")
         return value.rstrip("/")
+
+    @property
+    def endpoint(self) -> str:
+        """``base_url`` without credentials (user info, query): what logs, errors, caches and summaries show."""
+        return redact_url(self.base_url)
 
     def is_loopback(self) -> bool:
         host = urlsplit(self.base_url).hostname or ""
