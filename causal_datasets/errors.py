@@ -157,3 +157,8 @@ class MissingExtra(CausalDatasetsError, ImportError):
         super().__init__(
             f"{feature} needs the optional dependency {module!r}: pip install 'causal-datasets[{extra}]'"
         )
+
+
+#: the ``category`` of every LLM failure: a result whose error is one of these was ended by the
+#: model server or the transport, not by the model's answer
+LLM_CATEGORIES = frozenset(error.category for error in (LLMError, LLMConfigError, LLMRequestError, LLMRetriesExhausted, LLMTimeout))

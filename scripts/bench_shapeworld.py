@@ -14,11 +14,13 @@ from collections import defaultdict
 from pathlib import Path
 
 from causal_datasets.builder import BuildContext
-from causal_datasets.cli import build_parser
 from causal_datasets.hub.folder import build_to_folder
+from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.markdown import markdown_table
 from causal_datasets.registry import get_builder
-from causal_datasets.runners.shapeworld import EVAL_TASK, load_tasks
+from causal_datasets.runners.engine import run_task
+from causal_datasets.runners.shapeworld import TASK
+from causal_datasets.runners.task import RunSettings
 from causal_datasets.shapeworld.agents import AGENTS
 from causal_datasets.shapeworld.episode import run_episode
 from causal_datasets.shapeworld.generate import advanced_tasks, core_tasks
@@ -34,10 +36,11 @@ def main() -> None:
     tasks, generate_s = timed(lambda: core_tasks(0) + advanced_tasks(0))
     with tempfile.TemporaryDirectory() as out:
         _, folder_s = timed(lambda: build_to_folder(get_builder("shapeworld"), Path(out), BuildContext(seed=0)))
-        _, load_s = timed(lambda: load_tasks(Path(out), "advanced"))
-        argv = ["eval", "shapeworld", "--agent", "oracle", "--config", "advanced", "--concurrency", "1",
-                "--out", f"{out}/run", "--dataset-dir", out]
-        _, runner_s = timed(lambda: EVAL_TASK.run(build_parser().parse_args(argv)))
+        location = DatasetLocation(hub_dir=Path(out))
+        _, load_s = timed(lambda: location.load("shapeworld", "advanced"))
+        settings = RunSettings(out=Path(out) / "run", location=location, configs=("advanced",), agent="oracle",
+                               concurrency=1, progress=False)
+        _, runner_s = timed(lambda: run_task(TASK, settings))
     results, seconds = {}, {}
     for name, make in AGENTS.items():
         results[name], seconds[name] = timed(lambda: [run_episode(t, make(t, 0), "basic", name) for t in tasks])
@@ -48,7 +51,7 @@ def main() -> None:
             ["build hub folder (records, Parquet, card, manifest)", round(folder_s, 3)],
             *[[f"play 1284 episodes, {name} agent", round(s, 3)] for name, s in seconds.items()],
             ["**build folder + oracle episodes**", round(folder_s + seconds["oracle"], 3)],
-            ["load the advanced config back as typed records (`load_records`)", round(load_s, 3)],
+            ["load the advanced config back as typed records (`DatasetLocation.load`, hashes checked)", round(load_s, 3)],
             ["`eval shapeworld --agent oracle --config advanced` (load, play, JSONL, summary)", round(runner_s, 3)],
         ],
     ))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from causal_datasets.runners.results import read_results, read_summary
-from tests.test_causalab_runner import run_cli
+from causal_datasets.cli import main
 
 OUTCOMES = {"solved", "wrong_answer", "no_submission", "invalid_format", "llm_error", "agent_error"}
 
@@ -14,9 +14,9 @@ OUTCOMES = {"solved", "wrong_answer", "no_submission", "invalid_format", "llm_er
 @pytest.mark.llm
 def test_a_real_local_model_episode_runs_to_completion_and_is_classified(local_llm, tmp_path):
     out = tmp_path / "llm"
-    code = run_cli("--config", "3nodes", "--limit", "1", "--model", local_llm.model, "--base-url", local_llm.base_url,
+    code = main(["eval", "causalab", "--config", "3nodes", "--limit", "1", "--model", local_llm.model, "--base-url", local_llm.base_url,
                    "--max-tokens", "48", "--history", "1", "--max-turns", "2", "--no-cache",
-                   "--hub-dir", str(tmp_path / "hub"), "--out", str(out))
+                 "--hub-dir", str(tmp_path / "hub"), "--out", str(out)])
     assert code == 0
     (item,) = read_results(out)
     assert item["outcome"] in OUTCOMES - {"agent_error", "llm_error"}
@@ -24,5 +24,5 @@ def test_a_real_local_model_episode_runs_to_completion_and_is_classified(local_l
     assert all(step["step"] is not None or step["parse_error"] for step in item["steps"])
     assert item["steps"][0]["event"]["kind"] in {"reading", "refused", "submission", "stopped", "invalid_step"}
     summary = read_summary(out)
-    assert summary["run"]["usage"]["model"]["calls"] >= len(item["steps"])
+    assert summary["usage"]["model"]["calls"] >= len(item["steps"])
     assert summary["metrics"]["count"] == 1

@@ -1,11 +1,8 @@
 """The CLadder estimand task: prompt, answer extraction, scoring, and ``causal-datasets eval cladder_pairs``."""
 
-import argparse
-
 import pytest
 
 from causal_datasets.builder import BuildContext
-from causal_datasets.cli import build_parser
 from causal_datasets.docalc.cladder import FAMILY_EDGES, family_graph, formal_expression
 from causal_datasets.docalc.rows import question_rows
 from causal_datasets.docalc.task import SYSTEM_PROMPT, build_messages, example_for, extract_estimand, score_answer
@@ -14,8 +11,8 @@ from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.registry import get_builder
-from causal_datasets.runners.cladder_pairs import EVAL_TASK
 from causal_datasets.runners.results import read_results, read_summary
+from tests.support.runs import run_eval
 
 CLADDER = SHARED_DATA_DIR / "cladder"
 BACKDOOR = "\\sum_{V1=v} P(V1=v)*[P(Y=1|V1=v,X=1) - P(Y=1|V1=v, X=0)]"  # CLadder's confounding ATE estimand
@@ -117,10 +114,6 @@ def test_scoring_hand_written_answers(questions):
     assert nested["error"] == "scoring_error" and nested["detail"].startswith("RecursionError")
 
 
-def parse(*argv: str) -> argparse.Namespace:
-    return build_parser().parse_args(["eval", "cladder_pairs", *argv])
-
-
 def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
     answers = iter(["Estimand: P(Y=1|X=1) - P(Y=1|X=0)", "no idea", "Estimand: P(Y=1|X=", "Estimand: P(Q=1)"])
 
@@ -128,40 +121,40 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
         return StubReply(body=completion_body(next(answers, "Estimand: P(Y=1)"), prompt_tokens=7, completion_tokens=3))
 
     out = tmp_path / "run"
-    common = ["--out", str(out), "--hub-dir", str(dataset_dir), "--no-cache", "--concurrency", "1"]
+    common = ["cladder_pairs", "--out", str(out), "--hub-dir", str(dataset_dir), "--no-cache", "--concurrency", "1"]
     with StubServer(lambda request, index: StubReply(status=500, text="down")) as broken:
-        first = EVAL_TASK.run(parse(*common, "--limit", "2", "--max-retries", "0", "--model", "stub",
-                                    "--base-url", broken.base_url))
-    assert first["metrics"]["errors"] == {"llm_error": 2} and first["metrics"]["n"] == 2
+        first = run_eval(*common, "--limit", "2", "--max-retries", "0", "--model", "stub", "--base-url", broken.base_url)
+    assert first.status == "failed" and first.failures == {"retries_exhausted": 2} and first.metrics.n == 0
     with StubServer(respond) as server:
-        summary = EVAL_TASK.run(parse(*common, "--limit", "5", "--resume", "--model", "stub", "--base-url", server.base_url))
+        summary = run_eval(*common, "--limit", "5", "--resume", "--model", "stub", "--base-url", server.base_url)
         assert server.count == 5  # the two failed items are asked again, then three new ones
-        again = EVAL_TASK.run(parse(*common, "--limit", "5", "--resume", "--model", "stub", "--base-url", server.base_url))
+        again = run_eval(*common, "--limit", "5", "--resume", "--model", "stub", "--base-url", server.base_url)
         assert server.count == 5  # nothing left to ask
     items = {i["id"]: i for i in read_results(out)}
     assert len(items) == 5
     first_item = items[next(iter(items))]
     assert first_item["messages"][-1]["role"] == "user" and first_item["raw"] is not None
-    metrics = summary["metrics"]
-    assert metrics["n"] == 5 and sum(metrics["errors"].values()) == sum(i["error"] is not None for i in items.values())
-    assert {"no_expression", "unparsable", "unknown_variable"} <= set(metrics["errors"])
-    assert metrics["accuracy"] == sum(i["equivalent"] is True for i in items.values()) / 5
-    assert sum(s["n"] for s in metrics["by_graph_family"].values()) == 5
-    assert set(metrics["by_rung"]) <= {"1", "2", "3"} and metrics["by_query_type"]
-    assert again["metrics"] == metrics and read_summary(out)["metrics"] == metrics
-    run = summary["run"]
-    assert (run["dataset"], run["config"], run["model"]) == ("cladder_pairs", "questions", "stub")
-    assert run["usage"]["model"]["calls"] == 5 and run["usage"]["model"]["prompt_tokens"] == 35
+    metrics = summary.metrics
+    assert metrics.n == 5 and sum(metrics.errors.values()) == sum(i["error"] is not None for i in items.values())
+    assert {"no_expression", "unparsable", "unknown_variable"} <= set(metrics.errors)
+    assert metrics.accuracy == sum(i["equivalent"] is True for i in items.values()) / 5
+    assert sum(s["n"] for s in summary.slices["by_graph_family"].values()) == 5
+    assert set(summary.slices["by_rung"]) <= {"1", "2", "3"} and summary.slices["by_query_type"]
+    assert again.metrics == metrics and read_summary(out)["metrics"] == metrics.model_dump()
+    assert (summary.dataset.name, summary.dataset.configs, summary.models["model"]) == ("cladder_pairs", ["questions"], "stub")
+    # usage adds up over invocations: 2 failed calls first, then 5 answered ones, then none
+    assert summary.invocations == 2 and summary.usage["model"].calls == 2 + 5
+    assert summary.usage["model"].prompt_tokens == 35 and summary.usage_total.http_requests == 2 + 5
+    assert again.invocations == 3 and again.usage == summary.usage
 
 
 @pytest.mark.llm
 def test_local_model_on_two_questions(dataset_dir, tmp_path, local_llm):
-    summary = EVAL_TASK.run(parse("--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir), "--limit", "2",
-                                  "--model", local_llm.model, "--base-url", local_llm.base_url, "--max-tokens", "256",
-                                  "--no-cache"))
+    summary = run_eval("cladder_pairs", "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir), "--limit", "2",
+                       "--model", local_llm.model, "--base-url", local_llm.base_url, "--max-tokens", "256", "--no-cache")
     items = read_results(tmp_path / "run")
-    assert len(items) == 2 and summary["metrics"]["n"] == 2
+    assert len(items) == 2 and summary.metrics.n == 2
     for item in items:
         assert item["raw"] is not None
         assert (item["equivalent"] is not None) != (item["error"] is not None)  # decided, or a named failure
-    assert summary["run"]["usage"]["model"]["calls"] == 2
+    assert summary.usage["model"].calls == 2

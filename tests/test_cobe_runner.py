@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pytest
 
 from causal_datasets.builder import BuildContext
-from causal_datasets.errors import ResultsExist, RunConfigurationError, SourceUnavailable
-from causal_datasets.cli import build_parser
+from causal_datasets.cli import main
 from causal_datasets.cobe.prompts import build_messages
+from causal_datasets.errors import ResultsExist, RunConfigurationError
 from causal_datasets.hub.folder import build_to_folder, load_records
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.cobe import CoBeQuery
 from causal_datasets.registry import get_builder
-from causal_datasets.runners.cobe import EVAL_TASK
 from causal_datasets.runners.results import read_results, read_summary
+from tests.support.runs import run_eval
 
 SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 
 
-def parse(argv: list[str]) -> argparse.Namespace:
-    """The arguments exactly as `causal-datasets eval cobe ...` parses them."""
-    return build_parser().parse_args(["eval", "cobe", *argv])
+def run(argv: list[str]):
+    """``causal-datasets eval cobe ARGV`` through the engine: the typed summary."""
+    return run_eval("cobe", *argv)
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +43,11 @@ def test_judging_published_outputs_reports_agreement_and_resumes(tmp_path, hub):
             "--hub-dir", str(hub), "--source", str(SOURCE), "--concurrency", "2"]
     with StubServer(judge_all_true) as server:
         base = ["--judge-model", "stub-judge", "--judge-base-url", server.base_url, "--judge-no-cache"]
-        metrics = EVAL_TASK.run(parse(argv + base))
+        summary = run(argv + base)
         calls = server.count
-        again = EVAL_TASK.run(parse(argv + base + ["--resume"]))
+        again = run(argv + base + ["--resume"])
         with pytest.raises(ResultsExist, match="pass --resume"):
-            EVAL_TASK.run(parse(argv + base))
+            run(argv + base)
         assert server.count == calls  # every item was finished: nothing asked again
     results = read_results(out)
     assert len(results) == 6 and {r["model"] for r in results} == {"gpt", "claude"}
@@ -56,14 +55,16 @@ def test_judging_published_outputs_reports_agreement_and_resumes(tmp_path, hub):
     assert calls == sum(len(r["criteria"]) for r in results)
     published = [r["published_verdict"] for r in results]
     known = [v for v in published if v != "unknown"]
-    assert metrics["agreement"]["tp"] == known.count("correct") and metrics["agreement"]["fp"] == known.count("wrong")
-    assert again == metrics
+    agreement = summary.metrics.agreement
+    assert agreement["tp"] == known.count("correct") and agreement["fp"] == known.count("wrong")
+    assert again.metrics == summary.metrics and again.slices == summary.slices
     gpt = [r for r in results if r["model"] == "gpt"]
-    assert metrics["by_model"]["gpt"] == {
+    assert summary.slices["by_model"]["gpt"] == {
         "n": len(gpt), "judge_accuracy": sum(r["verdict"] == "correct" for r in gpt) / len(gpt),
         "published_accuracy": [r["published_verdict"] for r in gpt].count("correct") / len(gpt)}
-    run = read_summary(out)["run"]
-    assert (run["config"], run["model"], run["judge"], run["items"]) == ("responses", None, "stub-judge", 6)
+    written = read_summary(out)
+    assert (written["dataset"]["configs"], written["solver"], written["models"], written["items"]["selected"]) == (
+        ["responses"], "published", {"judge": "stub-judge"}, 6)
 
 
 def test_generation_and_judging_keep_and_classify_failures(tmp_path, hub):
@@ -82,38 +83,40 @@ def test_generation_and_judging_keep_and_classify_failures(tmp_path, hub):
 
     out = tmp_path / "run"
     with StubServer(respond) as server:
-        metrics = EVAL_TASK.run(parse([
+        summary = run([
             "--config", "queries", "--model", "writer", "--base-url", server.base_url, "--no-cache",
             "--max-retries", "0", "--judge-model", "judge", "--judge-base-url", server.base_url, "--judge-no-cache",
             "--max-attempts", "2", "--limit", "4", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE),
-        ]))
+        ])
     results = {r["id"]: r for r in read_results(out)}
     assert set(results) == {q.id for q in queries[:4]}
-    failed = [r for r in results.values() if r["error"] == "generation_error"]
-    assert [r["id"] for r in failed] == [queries[2].id] and failed[0]["response"] is None
+    failed = [r for r in results.values() if r["status"] == "failed"]  # the server refused: not a wrong rewrite
+    assert [r["id"] for r in failed] == [queries[2].id] and failed[0]["failure"].startswith("request_rejected:")
     for query in queries[:4]:
         item = results[query.id]
+        if item["status"] == "failed":
+            continue
         assert item["messages"] == build_messages(query)
-        assert item["verdict"] == "wrong"  # E2 answered F, or no rewrite at all
-        if item["error"] != "generation_error":
-            e1 = next(c for c in item["criteria"] if c["code"] == "E1")
-            assert (e1["passed"], e1["error"], e1["answers"]) == (None, "invalid_judge_answer", ["I think so"] * 2)
-    assert metrics["wrong"] == 4 and metrics["accuracy"] == 0.0
-    assert metrics["errors"]["items"] == {"generation_error": 1, "invalid_judge_answer": 3}
-    assert metrics["failure_rate"]["E2"] == 1.0 and metrics["criteria"]["E1"]["unresolved"] == 3
-    summary = read_summary(out)
-    assert summary["run"]["model"] == "writer" and summary["run"]["usage"]["judge"]["calls"] > 0
+        assert item["verdict"] == "wrong"  # E2 answered F
+        e1 = next(c for c in item["criteria"] if c["code"] == "E1")
+        assert (e1["passed"], e1["error"], e1["answers"]) == (None, "invalid_judge_answer", ["I think so"] * 2)
+    metrics = summary.metrics
+    assert metrics.n == 3 and metrics.wrong == 3 and metrics.accuracy == 0.0
+    assert metrics.errors["items"] == {"invalid_judge_answer": 3}
+    assert metrics.failure_rate["E2"] == 1.0 and metrics.criteria["E1"]["unresolved"] == 3
+    assert summary.status == "incomplete" and summary.failures == {"request_rejected": 1}
+    assert summary.models == {"model": "writer", "judge": "judge"} and summary.usage["judge"].calls > 0
 
 
-def test_builds_the_dataset_on_the_fly_and_explains_missing_options(tmp_path):
+def test_missing_options_are_explained_before_anything_is_built(tmp_path, capsys):
     fresh = tmp_path / "hub"
     with StubServer(judge_all_true) as server, pytest.raises(RunConfigurationError, match="needs --model"):
-        EVAL_TASK.run(parse(["--judge-model", "j", "--judge-base-url", server.base_url, "--out", str(tmp_path / "run"),
-                             "--hub-dir", str(fresh), "--source", str(SOURCE)]))
-    assert (fresh / "cobe" / "manifest.json").exists()
-    with pytest.raises(SourceUnavailable, match="needs a source file"):
-        EVAL_TASK.run(parse(["--out", str(tmp_path / "run2"), "--hub-dir", str(tmp_path / "empty"),
-                             "--source", str(tmp_path / "missing.json")]))
+        run(["--judge-model", "j", "--judge-base-url", server.base_url, "--out", str(tmp_path / "run"),
+             "--hub-dir", str(fresh), "--source", str(SOURCE)])
+    assert not fresh.exists() and not (tmp_path / "run").exists()
+    assert main(["eval", "cobe", "--config", "responses", "--judge-model", "j", "--out", str(tmp_path / "run2"),
+                 "--hub-dir", str(tmp_path / "empty"), "--source", str(tmp_path / "missing.json")]) == 2
+    assert capsys.readouterr().err == f"error: --source {tmp_path / 'missing.json'} does not exist\n"
 
 
 @pytest.mark.llm
@@ -123,9 +126,9 @@ def test_local_model_end_to_end(tmp_path, hub, local_llm):
             "--max-tokens", "48", "--judge-model", local_llm.model, "--judge-base-url", local_llm.base_url,
             "--judge-max-tokens", "4", "--max-attempts", "2", "--cache-dir", str(tmp_path / "cache"), "--judge-cache-dir", str(tmp_path / "cache"),
             "--limit", "2", "--concurrency", "1", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE)]
-    metrics = EVAL_TASK.run(parse(argv))
+    summary = run(argv)
     results = read_results(out)
-    assert len(results) == 2 and metrics["n"] == 2
+    assert len(results) == 2 and summary.metrics.n + summary.items.failed == 2
     for item in results:
         assert item["verdict"] in {"correct", "wrong", "unknown"}
         assert item["response"]  # the tiny model answered something
@@ -134,11 +137,12 @@ def test_local_model_end_to_end(tmp_path, hub, local_llm):
             assert (criterion["passed"] is not None) != (criterion["error"] is not None)
         if item["verdict"] == "unknown":
             assert item["error"] is not None
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["run"]["judge_is_model"] is False and summary["run"]["usage"]["model"]["calls"] >= 2
+    written = json.loads((out / "summary.json").read_text())
+    assert written["models"] == {"model": local_llm.model, "judge": local_llm.model}
+    assert written["usage"]["model"]["calls"] >= 2
 
 
-def test_an_unexpected_failure_is_reported_and_retried_on_resume(tmp_path, hub, monkeypatch):
+def test_an_unexpected_failure_is_recorded_as_failed_and_retried_on_resume(tmp_path, hub, monkeypatch):
     from causal_datasets.runners import cobe as runner
 
     real = runner.judge_response
@@ -155,7 +159,9 @@ def test_an_unexpected_failure_is_reported_and_retried_on_resume(tmp_path, hub, 
             "--hub-dir", str(hub), "--source", str(SOURCE)]
     with StubServer(judge_all_true) as server:
         base = ["--judge-model", "j", "--judge-base-url", server.base_url, "--judge-no-cache"]
-        metrics = EVAL_TASK.run(parse(argv + base))
-        assert metrics["n"] == 2 and metrics["unrecorded"]["items"] == 1 and "bug" in metrics["unrecorded"]["first"]
-        resumed = EVAL_TASK.run(parse(argv + base + ["--resume"]))
-    assert resumed["n"] == 3 and "unrecorded" not in resumed
+        summary = run(argv + base)
+        assert summary.metrics.n == 2 and summary.items.failed == 1 and summary.failures == {"crash": 1}
+        (crashed,) = [r for r in read_results(tmp_path / "run") if r["status"] == "failed"]
+        assert crashed["failure"] == "crash: KeyError: 'bug'"
+        resumed = run(argv + base + ["--resume"])
+    assert resumed.metrics.n == 3 and resumed.status == "complete" and resumed.failures == {}

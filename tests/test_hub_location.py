@@ -12,7 +12,7 @@ from huggingface_hub import HfApi
 from causal_datasets import registry
 from causal_datasets.builder import BuildContext
 from causal_datasets.cli import main
-from causal_datasets.errors import DatasetFolderError, HubDatasetError, PushError, RunConfigurationError
+from causal_datasets.errors import DatasetFolderError, HubDatasetError, PushError
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.hub.location import DatasetLocation, load_benchmark
 from causal_datasets.hub.push import push_folder, push_metric
@@ -50,8 +50,8 @@ def test_eval_reads_a_pushed_dataset_by_hub_id_and_revision_online_then_offline(
 
     for run in ("online", "offline"):
         summary = read_summary(tmp_path / run)
-        assert summary["run"]["read_from"] == f"org/shapeworld@v{version}"
-        assert summary["run"]["version"] == version
+        assert summary["dataset"]["read_from"] == f"org/shapeworld@v{version}"
+        assert summary["dataset"]["version"] == version
         assert summary["metrics"]["episodes"] == 84 and summary["metrics"]["accuracy"] == 1.0
     assert not empty.exists()  # nothing was built locally
 
@@ -111,14 +111,10 @@ def test_a_local_build_that_differs_from_its_manifest_is_not_read(tiny_registere
         DatasetLocation(hub_dir=tmp_path).load("tiny", "default", "test")
 
 
-def test_revision_without_a_hub_id_is_an_error(tmp_path):
-    from causal_datasets.runners.inputs import location_from_args
-    import argparse
-
-    args = argparse.Namespace(hub_dir=tmp_path, dataset=None, revision="v1.0.0")
-    with pytest.raises(RunConfigurationError, match="--revision needs --dataset"):
-        location_from_args(args)
+def test_revision_without_a_hub_id_is_an_error(tmp_path, capsys):
     assert main(["eval", "shapeworld", "--agent", "oracle", "--revision", "v1", "--out", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err == "error: --revision needs --dataset ORG/NAME (a local build has no revisions)\n"
+    assert not (tmp_path / "r").exists()
 
 
 def test_push_metric_creates_a_gradio_space_with_the_complete_module(local_hub, capsys, monkeypatch):

@@ -48,9 +48,9 @@ def test_local_model_run_completes_and_classifies_every_failure(local_llm, tmp_p
             assert (evaluation["rate"] is None) != (evaluation["error"] is None)
         assert result["error"] == (generation["error"] or result["judge"]["error"])
     summary = read_summary(out)
-    assert summary["metrics"]["samples"] == 2
-    assert sum(summary["metrics"]["generation"].values()) == 2
-    assert summary["run"]["usage"]["model"]["calls"] >= 2 and summary["run"]["model"] == local_llm.model
+    assert summary["metrics"]["samples"] + summary["items"]["failed"] == 2
+    assert sum(summary["metrics"]["generation"].values()) == summary["metrics"]["samples"]
+    assert summary["usage"]["model"]["calls"] >= 2 and summary["models"]["model"] == local_llm.model
 
 
 @pytest.mark.llm

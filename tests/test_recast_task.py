@@ -228,8 +228,8 @@ def test_runner_end_to_end_with_resume(hub, samples, tmp_path):
         summary = read_summary(out)
         assert summary["metrics"]["generation"]["ok"] == 1 and summary["metrics"]["generation"]["format_error"] == 1
         assert summary["metrics"]["scored_share"] == 0.5
-        assert summary["run"]["judge"] == "stub-judge" and summary["run"]["usage"]["model"]["calls"] >= 2
-        bins = summary["metrics"]["by_confounding"]
+        assert summary["models"]["judge"] == "stub-judge" and summary["usage"]["model"]["calls"] >= 2
+        bins = summary["slices"]["by_confounding"]
         bin_of_91 = next(name for name, row in bins.items() if row["n"] == 1)
         low, high = map(float, bin_of_91.split("-"))
         assert low <= s91.confounding_lenient < high and bins[bin_of_91]["edge_f1_normalized"] == 1.0

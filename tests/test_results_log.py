@@ -1,36 +1,73 @@
+"""``results.jsonl``: appended line by line from many threads, compacted atomically to the latest line per item."""
+
 import json
+import os
 
 import pytest
 
-from causal_datasets.errors import ResultsExist
+from causal_datasets.errors import ResultsExist, RunFolderError
 from causal_datasets.runners.results import ResultsLog, read_results
 
 
-def test_record_all_keeps_every_finished_item_and_returns_the_failures(tmp_path):
+def line(item_id: str, status: str = "scored", **fields) -> dict:
+    return {"id": item_id, "config": "c", "status": status, "failure": None if status == "scored" else "timeout: x",
+            **fields}
+
+
+def test_concurrent_appends_keep_every_line_whole(tmp_path):
     log = ResultsLog(tmp_path, resume=False)
-
-    def work(n: int) -> dict:
-        if n % 7 == 3:
-            raise RuntimeError(f"item {n} broke")
-        return {"id": str(n), "payload": "x" * 2000}
-
-    failures = log.record_all(list(range(50)), work, concurrency=8, desc="test")
-    assert [n for n, _ in failures] == [3, 10, 17, 24, 31, 38, 45]
-    assert all(isinstance(error, RuntimeError) for _, error in failures)
+    log.record_all(list(range(50)), lambda n: line(str(n), payload="x" * 2000), concurrency=8, desc="test")
     lines = (tmp_path / "results.jsonl").read_text().splitlines()
-    assert len(lines) == 43 and all(json.loads(line)["payload"] == "x" * 2000 for line in lines)  # no torn lines
+    assert len(lines) == 50 and all(json.loads(text)["payload"] == "x" * 2000 for text in lines)  # no torn lines
 
+
+def test_failed_items_run_again_scored_ones_never_and_compaction_keeps_the_latest(tmp_path):
+    log = ResultsLog(tmp_path, resume=False)
+    for item in (line("a"), line("b", "failed"), line("c")):
+        log.append(item)
     resumed = ResultsLog(tmp_path, resume=True)
-    assert resumed.done("0") and not resumed.done("3")
-    resumed.record_all([3], lambda n: {"id": str(n)}, concurrency=1, desc="retry")
-    assert len(read_results(tmp_path)) == 44
+    assert [resumed.needs_run(i) for i in ("a", "b", "c", "d")] == [False, True, False, True]
+    resumed.append(line("b", answer=42))
+    assert [i["id"] for i in read_results(tmp_path)] == ["a", "b", "c", "b"]  # appended, not rewritten
+    resumed.compact()
+    assert [(i["id"], i["status"]) for i in read_results(tmp_path)] == [("a", "scored"), ("b", "scored"), ("c", "scored")]
+    assert read_results(tmp_path)[1]["answer"] == 42
+    assert [p.name for p in tmp_path.iterdir()] == ["results.jsonl"]  # no temporary file left
 
 
-def test_existing_results_need_resume_and_a_torn_line_is_dropped(tmp_path):
-    (tmp_path / "results.jsonl").write_text('{"id": "a"}\n{"id": "b", "trunc')
+def test_existing_results_need_resume_and_a_torn_line_is_skipped_then_dropped(tmp_path):
+    path = tmp_path / "results.jsonl"
+    path.write_text(json.dumps(line("a")) + '\n{"id": "b", "trunc')
     with pytest.raises(ResultsExist, match="--resume"):
         ResultsLog(tmp_path, resume=False)
     log = ResultsLog(tmp_path, resume=True)
     assert list(log.items) == ["a"]
-    log.append({"id": "c"})
-    assert [item["id"] for item in read_results(tmp_path)] == ["a", "c"]
+    log.append(line("c"))
+    assert [item["id"] for item in read_results(tmp_path)] == ["a", "c"]  # "c" started on a line of its own
+    log.compact()
+    assert path.read_text().count("\n") == 2 and "trunc" not in path.read_text()
+
+
+def test_opening_a_log_never_rewrites_the_file(tmp_path):
+    """A kill right after a resume starts must not lose anything: opening only reads."""
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps(line(str(i))) + "\n" for i in range(1000)))
+    before = (path.stat().st_ino, path.stat().st_mtime_ns, path.read_bytes())
+    ResultsLog(tmp_path, resume=True)
+    assert (path.stat().st_ino, path.stat().st_mtime_ns, path.read_bytes()) == before
+
+
+def test_compaction_replaces_the_file_in_one_rename(tmp_path, monkeypatch):
+    log = ResultsLog(tmp_path, resume=False)
+    log.append(line("a"))
+    renames = []
+    real = os.replace
+    monkeypatch.setattr(os, "replace", lambda src, dst: (renames.append((src, dst)), real(src, dst)))
+    log.compact()
+    assert len(renames) == 1 and renames[0][1] == tmp_path / "results.jsonl"
+
+
+def test_results_of_an_older_version_are_named_not_misread(tmp_path):
+    (tmp_path / "results.jsonl").write_text('{"id": "a", "error": "llm_error"}\n')
+    with pytest.raises(RunFolderError, match="written by an older causal-datasets"):
+        ResultsLog(tmp_path, resume=True)

@@ -2,26 +2,25 @@
 
 import pytest
 
-from causal_datasets.cli import build_parser
 from causal_datasets.runners.results import read_results
-from causal_datasets.runners.shapeworld import EVAL_TASK
 from causal_datasets.shapeworld.episode import ERROR_MODES
+from tests.support.runs import run_eval
 
 pytestmark = pytest.mark.llm
 
 
 def test_an_episode_with_the_local_model_completes_and_is_classified(local_llm, tmp_path):
     out = tmp_path / "run"
-    argv = ["eval", "shapeworld", "--out", str(out), "--limit", "1", "--concurrency", "1",
+    argv = ["shapeworld", "--out", str(out), "--limit", "1", "--concurrency", "1",
             "--model", local_llm.model, "--base-url", local_llm.base_url, "--max-tokens", "48",
             "--timeout", "120", "--cache-dir", str(tmp_path / "cache"), "--hub-dir", str(tmp_path / "hub")]
-    summary = EVAL_TASK.run(build_parser().parse_args(argv))
+    summary = run_eval(*argv)
     (item,) = read_results(out)
-    assert summary["metrics"]["episodes"] == 1
+    assert summary.metrics.episodes == 1 and summary.status == "complete"
     assert item["error"] in (None, *ERROR_MODES) and item["error"] != "llm_error", item["error_detail"]
     assert (item["prediction"] is None) == (item["error"] is not None)
     assert item["steps"] <= item["step_limit"]
     replies = [m for m in item["transcript"] if m["role"] == "assistant"]
-    usage = summary["run"]["usage"]["model"]
-    assert replies and usage["calls"] == len(replies) and usage["completion_tokens"] > 0
-    assert summary["run"]["policy"] == f"model:{local_llm.model}"
+    usage = summary.usage["model"]
+    assert replies and usage.calls == len(replies) and usage.completion_tokens > 0
+    assert summary.solver == f"model:{local_llm.model}"

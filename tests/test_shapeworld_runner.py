@@ -1,6 +1,5 @@
 """``causal-datasets eval shapeworld``: agents and models through the same runner, resume, errors, summary."""
 
-import argparse
 import json
 import re
 
@@ -8,18 +7,19 @@ import evaluate
 import pytest
 
 from causal_datasets.builder import BuildContext
-from causal_datasets.cli import build_parser, main
+from causal_datasets.cli import main
 from causal_datasets.errors import ResultsExist, RunConfigurationError
-from causal_datasets.llm import LLMConfigError
 from causal_datasets.hub.folder import build_to_folder
+from causal_datasets.llm import LLMConfigError
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.paths import metric_path
 from causal_datasets.registry import get_builder
+from causal_datasets.runners.records import RunSummary
 from causal_datasets.runners.results import read_results, read_summary
-from causal_datasets.runners.shapeworld import EVAL_TASK
 from causal_datasets.shapeworld.agents import StrategyAgent
 from causal_datasets.shapeworld.episode import Turn
 from causal_datasets.shapeworld.scoring import score_episodes
+from tests.support.runs import run_eval
 
 
 @pytest.fixture(scope="module")
@@ -29,20 +29,20 @@ def dataset_dir(tmp_path_factory):
     return out
 
 
-def parse(*argv: str) -> argparse.Namespace:
-    """``causal-datasets eval shapeworld ARGV`` as the command line parses it."""
-    return build_parser().parse_args(["eval", "shapeworld", *argv])
+def run(*argv: str) -> RunSummary:
+    """``causal-datasets eval shapeworld ARGV`` through the engine."""
+    return run_eval("shapeworld", *argv)
 
 
 def test_oracle_run_writes_results_and_the_metric_summary(dataset_dir, tmp_path):
     out = tmp_path / "run"
-    summary = EVAL_TASK.run(parse("--out", str(out), "--agent", "oracle", "--hub-dir", str(dataset_dir)))
+    summary = run("--out", str(out), "--agent", "oracle", "--hub-dir", str(dataset_dir))
     items = read_results(out)
-    assert len(items) == 84 and all(item["correct"] for item in items)
-    assert summary["metrics"]["accuracy"] == 1.0 and summary["metrics"]["true_cases"] == 37
-    assert read_summary(out) == json.loads(json.dumps(summary))
-    assert summary["run"] | {"crashed": []} == summary["run"]
-    assert (summary["run"]["policy"], summary["run"]["config"], summary["run"]["version"]) == ("agent:oracle", "core", "1.0.0")
+    assert len(items) == 84 and all(item["correct"] and item["status"] == "scored" for item in items)
+    assert summary.metrics.accuracy == 1.0 and summary.metrics.true_cases == 37
+    assert RunSummary.model_validate(read_summary(out)) == summary
+    assert summary.status == "complete" and summary.items.scored == 84 and summary.failures == {}
+    assert (summary.solver, summary.dataset.configs, summary.dataset.version) == ("agent:oracle", ["core"], "1.0.0")
     metric = evaluate.load(metric_path("shapeworld_accuracy"))
     from_module = metric.compute(
         predictions=[i["prediction"] or "" for i in items],
@@ -54,41 +54,40 @@ def test_oracle_run_writes_results_and_the_metric_summary(dataset_dir, tmp_path)
         invalid_actions=[i["invalid_actions"] for i in items],
         failure_patterns=[i["failure_pattern"] for i in items],
     )
-    assert from_module == summary["metrics"]
+    assert from_module == summary.metrics.model_dump(exclude={"benchmark"}) | summary.slices
 
 
 def test_advanced_oracle_and_resume_after_an_interruption(dataset_dir, tmp_path):
     out = tmp_path / "run"
     common = ["--out", str(out), "--agent", "oracle", "--config", "advanced", "--hub-dir", str(dataset_dir)]
-    EVAL_TASK.run(parse(*common, "--limit", "40"))
+    run(*common, "--limit", "40")
     first = (out / "results.jsonl").read_text()
     with open(out / "results.jsonl", "a") as handle:
         handle.write('{"id": "advanced-n4-g09-p5", "tor')  # a crash mid-line
     with pytest.raises(ResultsExist, match="--resume"):
-        EVAL_TASK.run(parse(*common))
-    summary = EVAL_TASK.run(parse(*common, "--resume", "--limit", "100", "--concurrency", "3"))
+        run(*common)
+    summary = run(*common, "--resume", "--limit", "100", "--concurrency", "3")
     text = (out / "results.jsonl").read_text()
     assert text.startswith(first)  # the finished episodes were kept, not played again
-    assert len(read_results(out)) == 100 == len(text.splitlines()) and summary["metrics"]["accuracy"] == 1.0
-    assert summary["metrics"]["by_num_variables"]["4"]["episodes"] == 100
+    assert len(read_results(out)) == 100 == len(text.splitlines()) and summary.metrics.accuracy == 1.0
+    assert summary.slices["by_num_variables"]["4"]["episodes"] == 100 and summary.invocations == 2
 
 
 def test_exactly_one_of_agent_or_model(dataset_dir, tmp_path):
     with pytest.raises(RunConfigurationError, match="exactly one"):
-        EVAL_TASK.run(parse("--out", str(tmp_path / "a"), "--hub-dir", str(dataset_dir)))
+        run("--out", str(tmp_path / "a"), "--hub-dir", str(dataset_dir))
     with pytest.raises(RunConfigurationError, match="exactly one"):
-        EVAL_TASK.run(parse("--out", str(tmp_path / "b"), "--agent", "random", "--model", "m", "--hub-dir", str(dataset_dir)))
+        run("--out", str(tmp_path / "b"), "--agent", "random", "--model", "m", "--hub-dir", str(dataset_dir))
     with pytest.raises(LLMConfigError, match="NO_SUCH_KEY_VARIABLE"):  # a remote model needs its key
-        EVAL_TASK.run(parse("--out", str(tmp_path / "c"), "--model", "m", "--api-key-env", "NO_SUCH_KEY_VARIABLE",
-                            "--base-url", "https://api.example.com/v1", "--hub-dir", str(dataset_dir)))
+        run("--out", str(tmp_path / "c"), "--model", "m", "--api-key-env", "NO_SUCH_KEY_VARIABLE",
+            "--base-url", "https://api.example.com/v1", "--hub-dir", str(dataset_dir))
     assert not (tmp_path / "c").exists()
 
 
 def test_dataset_is_built_when_missing(tmp_path):
-    summary = EVAL_TASK.run(parse("--out", str(tmp_path / "run"), "--agent", "random", "--limit", "5",
-                                  "--hub-dir", str(tmp_path / "hub")))
+    summary = run("--out", str(tmp_path / "run"), "--agent", "random", "--limit", "5", "--hub-dir", str(tmp_path / "hub"))
     assert (tmp_path / "hub" / "shapeworld" / "manifest.json").exists()
-    assert summary["metrics"]["episodes"] == 5 and summary["run"]["agent_seed"] == 0
+    assert summary.metrics.episodes == 5 and summary.options["agent_seed"] == 0
 
 
 def text_strategy_responder():
@@ -113,28 +112,40 @@ def test_a_model_through_the_same_loop_with_cache_and_concurrency(dataset_dir, t
     with StubServer(text_strategy_responder()) as server:
         args = ["--model", "stub", "--base-url", server.base_url, "--cache-dir", str(tmp_path / "cache"),
                 "--hub-dir", str(dataset_dir), "--concurrency", "4"]
-        summary = EVAL_TASK.run(parse("--out", str(tmp_path / "a"), *args))
+        summary = run("--out", str(tmp_path / "a"), *args)
         calls = server.count
-        again = EVAL_TASK.run(parse("--out", str(tmp_path / "b"), *args))
+        again = run("--out", str(tmp_path / "b"), *args)
         assert server.count == calls  # the second run came entirely from the response cache
-    assert summary["metrics"]["accuracy"] == 1.0 and summary["metrics"]["error_total"] == 0
-    assert summary["run"]["policy"] == "model:stub" and summary["run"]["usage"]["model"]["calls"] == calls
-    assert again["metrics"] == summary["metrics"] and again["run"]["usage"]["model"]["cache_hits"] == calls
+    assert summary.metrics.accuracy == 1.0 and summary.metrics.error_total == 0
+    assert summary.solver == "model:stub" and summary.usage["model"].calls == calls
+    assert summary.usage_total.prompt_tokens == 10 * calls
+    assert again.metrics == summary.metrics and again.usage["model"].cached_prompt_tokens == 10 * calls
 
 
-def test_model_failures_are_classified_and_replayed_on_resume(dataset_dir, tmp_path):
+def test_transport_failures_are_failed_items_replayed_on_resume(dataset_dir, tmp_path, capsys):
     out = tmp_path / "run"
     args = ["--out", str(out), "--hub-dir", str(dataset_dir), "--no-cache", "--max-retries", "0", "--limit", "6"]
     with StubServer(lambda request, index: StubReply(status=500, text="down")) as broken:
-        first = EVAL_TASK.run(parse(*args, "--model", "stub", "--base-url", broken.base_url))
-    assert first["metrics"]["errors"]["llm_error"] == 6 and first["metrics"]["accuracy"] == 0.0
+        first = run(*args, "--model", "stub", "--base-url", broken.base_url)
+    assert first.status == "failed" and first.items.failed == 6 and first.items.scored == 0
+    assert first.failures == {"llm_error": 6} and first.metrics.episodes == 0  # not scored as wrong answers
     with StubServer(lambda request, index: StubReply(text="I think the circle moves.")) as chatty:
-        second = EVAL_TASK.run(parse(*args, "--resume", "--model", "stub", "--base-url", chatty.base_url))
+        second = run(*args, "--resume", "--model", "stub", "--base-url", chatty.base_url)
         assert chatty.count == 6
-    assert second["metrics"]["errors"]["invalid_format"] == 6 and second["metrics"]["errors"]["llm_error"] == 0
-    lines = read_results(out)  # append-only: the replayed episodes follow their failed first tries
-    assert [i["error"] for i in lines] == ["llm_error"] * 6 + ["invalid_format"] * 6
-    assert sorted(i["id"] for i in lines[:6]) == sorted(i["id"] for i in lines[6:])
+    assert second.status == "complete" and second.metrics.errors["invalid_format"] == 6
+    assert second.usage["model"].calls == 6 + 6 and second.invocations == 2  # both invocations counted
+    lines = read_results(out)  # one line per item: the latest
+    assert [i["error"] for i in lines] == ["invalid_format"] * 6 and len({i["id"] for i in lines}) == 6
+
+
+def test_a_run_that_reaches_no_server_exits_non_zero_and_says_so(dataset_dir, tmp_path, capsys):
+    with StubServer() as server:
+        dead = server.base_url  # nothing listens there once the server stopped
+    code = main(["eval", "shapeworld", "--model", "m", "--base-url", dead, "--max-retries", "0", "--limit", "3",
+                 "--no-cache", "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir)])
+    captured = capsys.readouterr()
+    assert code == 1 and json.loads(captured.out)["status"] == "failed"
+    assert captured.err.splitlines()[-1].startswith("shapeworld: failed: 0 of 3 items scored, 3 failed (3 llm_error)")
 
 
 def test_metric_counts_by_mode_and_group():
@@ -156,8 +167,10 @@ def test_metric_counts_by_mode_and_group():
 def test_command_line_prints_the_summary(dataset_dir, tmp_path, capsys):
     code = main(["eval", "shapeworld", "--agent", "strategy", "--variant", "instructed_cot", "--limit", "12", "--no-system-role",
                  "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir)])
-    printed = json.loads(capsys.readouterr().out)
-    assert code == 0 and printed["metrics"]["episodes"] == 12 and printed["run"]["variant"] == "instructed_cot"
-    assert printed["run"]["system_role"] is False and read_results(tmp_path / "run")[0]["transcript"][0]["role"] == "user"
+    captured = capsys.readouterr()
+    printed = json.loads(captured.out)
+    assert code == 0 and printed["metrics"]["episodes"] == 12 and printed["options"]["variant"] == "instructed_cot"
+    assert captured.err.splitlines()[-1] == "shapeworld: complete: 12 of 12 items scored"
+    assert printed["options"]["system_role"] is False and read_results(tmp_path / "run")[0]["transcript"][0]["role"] == "user"
     assert main(["eval", "shapeworld", "--agent", "oracle", "--out", str(tmp_path / "run"),
                  "--hub-dir", str(dataset_dir)]) == 2  # results exist and --resume was not given

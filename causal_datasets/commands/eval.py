@@ -1,35 +1,119 @@
-"""``causal-datasets eval TASK ...``: run a model or reference agent on a benchmark and score it."""
+"""``causal-datasets eval TASK ...``: run a model or reference agent on a benchmark and score it.
+
+Each task's options come from its declaration (:class:`causal_datasets.runners.task.Task`): its
+configs, the model roles it uses (a role it does not use is not offered), its agents and its own
+options model. Prints ``summary.json``; the last line on stderr says how the run ended. Exit codes:
+0 every item scored, 1 none scored (e.g. the server was unreachable), 2 bad input, 3 some items
+failed or are missing (``--resume`` runs them again), 130 interrupted (what was done is kept).
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
 
-from causal_datasets.llm.options import add_model_arguments
-from causal_datasets.runners import eval_tasks
+from causal_datasets.cli import CommandError
+from causal_datasets.commands._task_options import add_options, options_from_args
+from causal_datasets.commands._types import at_least
+from causal_datasets.hub.location import DatasetLocation
+from causal_datasets.llm.options import add_model_arguments, spec_from_args
+from causal_datasets.paths import DEFAULT_HUB_DIR
+from causal_datasets.runners import tasks
+from causal_datasets.runners.engine import run_task
+from causal_datasets.runners.records import RunSummary
+from causal_datasets.runners.task import RunSettings, Task
+
+EXIT_CODES = {"complete": 0, "empty": 0, "failed": 1, "incomplete": 3}
+INTERRUPTED = 130
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("eval", help="run a model or a reference agent on a benchmark and score it")
-    tasks = parser.add_subparsers(dest="task", required=True, metavar="TASK")
-    for task in eval_tasks().values():
-        task_parser = tasks.add_parser(task.name, help=task.help)
-        add_common_arguments(task_parser)
-        task.add_arguments(task_parser)
+    parser = subparsers.add_parser(
+        "eval", help="run a model or a reference agent on a benchmark and score it", description=__doc__.split("\n\n", 1)[1]
+    )
+    task_parsers = parser.add_subparsers(dest="task", required=True, metavar="TASK")
+    for task in tasks().values():
+        task_parser = task_parsers.add_parser(task.name, help=task.help, description=task.help)
+        add_task_arguments(task_parser, task)
         task_parser.set_defaults(handler=lambda args, task=task: _run(task, args))
 
 
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
+    """Every option of ``causal-datasets eval <task>``, from the task's declaration."""
     parser.add_argument("--out", type=Path, required=True, help="run folder for results.jsonl and summary.json")
-    parser.add_argument("--limit", type=int, help="only the first N items")
-    parser.add_argument("--resume", action="store_true", help="continue a run in --out, skipping finished items")
-    parser.add_argument("--concurrency", type=int, default=4, help="items run at once (default 4)")
-    add_model_arguments(parser)
-    add_model_arguments(parser, prefix="judge-")
+    parser.add_argument("--limit", type=at_least(1), help="only the first N items")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue a run in --out: items missing or ended by a model/transport error are run again")
+    parser.add_argument("--concurrency", type=at_least(1), default=4, help="items run at once (default 4)")
+    configs = ", ".join(task.default_configs)
+    if task.multiple_configs:
+        parser.add_argument("--config", nargs="+", choices=task.configs, metavar="CONFIG",
+                            help=f"one or more configs of {task.dataset} (default {configs}; choices: {', '.join(task.configs)})")
+    else:
+        parser.add_argument("--config", choices=task.configs, help=f"config of {task.dataset} (default {configs})")
+    parser.add_argument("--split", default="test", help="split of the config (default test)")
+    dataset = parser.add_argument_group("dataset")
+    dataset.add_argument("--hub-dir", type=Path, default=DEFAULT_HUB_DIR,
+                         help=f"root of built datasets; {task.dataset} is built there when missing (default hub/)")
+    dataset.add_argument("--dataset", metavar="ORG/NAME",
+                         help=f"read {task.dataset} from this Hugging Face Hub dataset instead of a local build")
+    dataset.add_argument("--revision", help="with --dataset: a tag, branch or commit, e.g. v1.2.0 (default main)")
+    if task.from_files:
+        dataset.add_argument("--source", type=Path,
+                             help=f"released files a local build of {task.dataset} reads (default: under $CAUSAL_DATASETS_SOURCES)")
+    if task.agents:
+        parser.add_argument("--agent", choices=task.agents, help="a reference agent instead of --model")
+    for spec in task.roles:
+        omitted = f"the --{spec.fallback.replace('_', '-')} model serves" if spec.fallback else None
+        add_model_arguments(parser, prefix=spec.flag, purpose=spec.help, omitted=omitted)
+    add_options(parser, task.options)
 
 
-def _run(task, args: argparse.Namespace) -> int:
-    summary = task.run(args)
-    print(json.dumps(summary, indent=2, sort_keys=True, default=str))
-    return 0
+def settings_from_args(task: Task, args: argparse.Namespace) -> RunSettings:
+    """The :class:`RunSettings` of a parsed ``eval <task>`` command line."""
+    if args.revision and not args.dataset:
+        raise CommandError("--revision needs --dataset ORG/NAME (a local build has no revisions)")
+    source = getattr(args, "source", None)
+    if source is not None and not source.exists():
+        raise CommandError(f"--source {source} does not exist")
+    models = {spec.role: model for spec in task.roles if (model := spec_from_args(args, spec.flag)) is not None}
+    config = args.config
+    return RunSettings(
+        out=args.out,
+        location=DatasetLocation(hub_dir=args.hub_dir, repo_id=args.dataset, revision=args.revision, source=source),
+        configs=tuple(config if isinstance(config, list) else [config] if config else []),
+        split=args.split,
+        limit=args.limit,
+        resume=args.resume,
+        concurrency=args.concurrency,
+        agent=getattr(args, "agent", None),
+        models=models,
+        options=options_from_args(task.options, args),
+    )
+
+
+def _run(task: Task, args: argparse.Namespace) -> int:
+    settings = settings_from_args(task, args)
+    try:
+        summary = run_task(task, settings)
+    except KeyboardInterrupt:
+        print(f"interrupted: what was done is in {settings.out}; continue with --resume", file=sys.stderr)
+        return INTERRUPTED
+    print(summary.model_dump_json(indent=2))
+    print(status_line(summary), file=sys.stderr)
+    return EXIT_CODES[summary.status]
+
+
+def status_line(summary: RunSummary) -> str:
+    """One line saying how the run ended: counts, failures by category, what to do next."""
+    counts = summary.items
+    line = f"{summary.benchmark}: {summary.status}: {counts.scored} of {counts.selected} items scored"
+    if counts.failed:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in summary.failures.items())
+        line += f", {counts.failed} failed ({kinds})"
+    if counts.missing:
+        line += f", {counts.missing} not run"
+    if counts.failed or counts.missing:
+        line += "; --resume runs them again"
+    return line

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from causal_datasets.llm.client import LLMClient
-from causal_datasets.llm.config import LLMConfig, load_price_table
+from causal_datasets.llm.config import LLMConfig, PriceTable, load_price_table
 from causal_datasets.errors import LLMConfigError
 
 #: response cache file name inside ``--cache-dir``
@@ -18,11 +19,17 @@ CACHE_FILE = "llm.sqlite"
 DEFAULT_CACHE_DIR = Path(".cache")
 
 
-def add_model_arguments(parser: argparse.ArgumentParser, prefix: str = "") -> None:
-    """Add ``--{prefix}model``, ``--{prefix}base-url`` … to ``parser`` (see ``client_from_args``)."""
+def add_model_arguments(
+    parser: argparse.ArgumentParser, prefix: str = "", *, purpose: str | None = None, omitted: str | None = None
+) -> None:
+    """Add ``--{prefix}model``, ``--{prefix}base-url`` … to ``parser`` (see ``spec_from_args``).
+
+    ``purpose`` says what the model is for and ``omitted`` what happens without it (both in the help).
+    """
     who = f"{prefix.rstrip('-')} " if prefix else ""
-    group = parser.add_argument_group(f"{who}model".strip())
-    group.add_argument(f"--{prefix}model", help=f"{who}model name as the server knows it (omit: no {who}model)")
+    group = parser.add_argument_group(f"{who}model".strip(), purpose)
+    group.add_argument(f"--{prefix}model",
+                       help=f"{who}model name as the server knows it (omitted: {omitted or f'no {who}model'})")
     group.add_argument(
         f"--{prefix}base-url",
         default=os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1"),
@@ -33,7 +40,8 @@ def add_model_arguments(parser: argparse.ArgumentParser, prefix: str = "") -> No
     group.add_argument(f"--{prefix}temperature", type=float, default=0.0, help="sampling temperature (default 0)")
     group.add_argument(f"--{prefix}max-tokens", type=int, default=512, help="completion token limit (default 512)")
     group.add_argument(f"--{prefix}token-limit-param", choices=("max_tokens", "max_completion_tokens"),
-                       default="max_tokens", help="request field for --max-tokens (OpenAI o-series: max_completion_tokens)")
+                       default="max_tokens",
+                       help=f"request field for --{prefix}max-tokens (OpenAI o-series: max_completion_tokens)")
     group.add_argument(f"--{prefix}seed", type=int, default=0, help="sampling seed sent to the server (default 0)")
     group.add_argument(f"--{prefix}timeout", type=float, default=60.0, help="seconds per HTTP attempt (default 60)")
     group.add_argument(f"--{prefix}max-retries", type=int, default=4, help="retries of transient failures (default 4)")
@@ -68,15 +76,33 @@ def config_from_args(args: argparse.Namespace, prefix: str = "") -> LLMConfig | 
         raise LLMConfigError(problems, model=value("model"), base_url=value("base_url")) from error
 
 
-def client_from_args(args: argparse.Namespace, prefix: str = "") -> LLMClient | None:
-    """An ``LLMClient`` from the flags (cache at ``--cache-dir/llm.sqlite`` unless ``--no-cache``), or None."""
+@dataclass(frozen=True)
+class ModelSpec:
+    """How to reach one model: its config, response cache file and price table (a client is made on demand)."""
+
+    config: LLMConfig
+    cache_path: Path | None = None
+    prices: PriceTable | None = None
+
+    def client(self) -> LLMClient:
+        return LLMClient(self.config, cache_path=self.cache_path, prices=self.prices)
+
+
+def spec_from_args(args: argparse.Namespace, prefix: str = "") -> ModelSpec | None:
+    """The :class:`ModelSpec` the flags describe (cache at ``--cache-dir/llm.sqlite`` unless ``--no-cache``), or None."""
     config = config_from_args(args, prefix)
     if config is None:
         return None
     value = _reader(args, prefix)
     cache_path = None if value("no_cache") else Path(value("cache_dir")) / CACHE_FILE
     prices = load_price_table(value("prices")) if value("prices") else None
-    return LLMClient(config, cache_path=cache_path, prices=prices)
+    return ModelSpec(config, cache_path=cache_path, prices=prices)
+
+
+def client_from_args(args: argparse.Namespace, prefix: str = "") -> LLMClient | None:
+    """An ``LLMClient`` from the flags (see :func:`spec_from_args`), or None when no model was given."""
+    spec = spec_from_args(args, prefix)
+    return spec.client() if spec is not None else None
 
 
 def _reader(args: argparse.Namespace, prefix: str):

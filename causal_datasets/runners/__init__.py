@@ -1,35 +1,23 @@
-"""Benchmark runners, one module per benchmark, each defining ``EVAL_TASK = EvalTask(...)``.
+"""Evaluation tasks and the engine that runs them.
 
-``causal-datasets eval <task>`` discovers them; a task adds its own options in
-``add_arguments`` and does its work in ``run(args)``, which writes ``results.jsonl`` and
-``summary.json`` under ``args.out`` (see :mod:`causal_datasets.runners.results`) and returns the
-summary dict.
+Each benchmark module here declares ``TASK = Task(...)`` (:mod:`.task`); :func:`tasks` finds them and
+:func:`causal_datasets.runners.engine.run_task` runs any of them. ``records`` holds the typed run
+records, ``results`` the run folder's files.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import pkgutil
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+
+from causal_datasets.runners.task import Task
 
 
-@dataclass(frozen=True)
-class EvalTask:
-    name: str
-    help: str
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], dict[str, Any]]
-
-
-def eval_tasks() -> dict[str, EvalTask]:
-    """Every runner module's ``EVAL_TASK``, by name."""
-    tasks: dict[str, EvalTask] = {}
+def tasks() -> dict[str, Task]:
+    """Every benchmark module's ``TASK``, by name."""
+    found: dict[str, Task] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        task = getattr(module, "EVAL_TASK", None)
-        if isinstance(task, EvalTask):
-            tasks[task.name] = task
-    return tasks
+        task = getattr(importlib.import_module(f"{__name__}.{info.name}"), "TASK", None)
+        if isinstance(task, Task):
+            found[task.name] = task
+    return found

@@ -1,70 +1,46 @@
-"""``causal-datasets eval causalab``: play CausaLab episodes with a chat model or a reference agent.
+"""``causal-datasets eval causalab``: CausaLab episodes played by a chat model or a reference agent.
 
-Episodes come from one or more configs of a built ``causalab`` folder (``--hub-dir``; built on
-the fly when missing, with the release from ``--source`` or ``$CAUSAL_DATASETS_SOURCES`` when given)
-or of a Hub dataset (``--dataset ORG/NAME --revision vX``). Agents and models go through the same
-episode loop. Each finished episode is appended to ``results.jsonl`` at once (steps, raw replies,
-parsed hypotheses, per-step and final mechanism scores, outcome); ``--resume`` skips finished ids
-(episodes that died of an LLM failure are played again). ``summary.json`` holds the aggregate.
+Agents and models go through the same episode loop; each result holds the steps, raw replies,
+parsed hypotheses, per-step and final mechanism scores and the outcome. An episode the model
+server could not finish (``llm_error``) is a failed item, played again by ``--resume``.
 """
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from statistics import fmean
-from typing import Any
+from typing import Any, get_args
+
+from pydantic import BaseModel, Field
 
 from causal_datasets.causalab.dsl import Hypothesis
 from causal_datasets.causalab.episode import Agent, EpisodeResult, run_episode
+from causal_datasets.causalab.episode import Outcome as EpisodeOutcome
 from causal_datasets.causalab.experimenter import ExperimenterAgent
 from causal_datasets.causalab.llm_agent import ChatAgent
 from causal_datasets.causalab.metrics import aggregate, score_trajectory
 from causal_datasets.causalab.random_agent import RandomAgent
-from causal_datasets.errors import RunConfigurationError
-from causal_datasets.hub.location import DatasetLocation
-from causal_datasets.llm.options import client_from_args
+from causal_datasets.causalab.suites import SUITE_SPECS
+from causal_datasets.causalab.upstream import SUITES
 from causal_datasets.records.causalab import CausaLabEpisode
-from causal_datasets.runners import EvalTask
-from causal_datasets.runners.inputs import add_dataset_arguments, location_from_args, run_metadata
-from causal_datasets.runners.results import ResultsLog, limited, write_summary
+from causal_datasets.runners.records import CausaLabMetrics, Slices
+from causal_datasets.runners.task import Item, Outcome, RoleSpec, Task, TaskContext
 
-DATASET = "causalab"
 AGENTS = ("experimenter", "random")
-AgentFactory = Callable[[CausaLabEpisode], Agent]
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", nargs="+", default=["4nodes"],
-                        help="suite config(s), e.g. 4nodes or 3nodes 5nodes 7nodes or upstream_4nodes (default 4nodes)")
-    parser.add_argument("--split", default="test", help="split of the config (default test)")
-    parser.add_argument("--agent", choices=AGENTS, help="a reference agent instead of --model")
-    parser.add_argument("--agent-seed", type=int, default=0, help="seed of the random agent (default 0)")
-    parser.add_argument("--verify", action="store_true", help="ask the model to check its hypothesis against past data before submitting")
-    parser.add_argument("--max-turns", type=int, default=None,
-                        help="steps per episode before it ends unsubmitted (default: budget + submissions + 8)")
-    parser.add_argument("--history", type=int, default=None,
-                        help="send only the last N exchanges after the opening messages (default: all)")
-    add_dataset_arguments(parser, DATASET, from_files=True)
-
-
-def load_episodes(
-    location: DatasetLocation, configs: Sequence[str], split: str = "test"
-) -> tuple[list[CausaLabEpisode], dict[str, Any]]:
-    """Episodes of the given configs (in order) and the dataset's manifest (a local build is made first if needed)."""
-    episodes: list[CausaLabEpisode] = []
-    for config in configs:
-        loaded = location.load(DATASET, config, split)
-        episodes += loaded.records
-    return episodes, loaded.manifest
+class CausaLabOptions(BaseModel):
+    agent_seed: int = Field(default=0, ge=0, description="seed of the random agent")
+    verify: bool = Field(default=False, description="ask the model to check its hypothesis against past data before submitting")
+    max_turns: int | None = Field(default=None, ge=1, description="steps per episode before it ends unsubmitted (default: budget + submissions + 8)")
+    history: int | None = Field(default=None, ge=0, description="send only the last N exchanges after the opening messages (default: all)")
 
 
 def episode_item(episode: CausaLabEpisode, result: EpisodeResult, agent_name: str) -> dict[str, Any]:
-    """The results.jsonl line of one episode."""
+    """The result fields of one episode."""
     hypotheses = [Hypothesis.model_validate(s["step"]["hypothesis"]) for s in result.steps if s["step"] is not None]
     return {
-        "id": episode.id,
         "suite": episode.suite,
         "num_nodes": len(episode.nodes),
         "origin": episode.origin,
@@ -85,82 +61,57 @@ def episode_item(episode: CausaLabEpisode, result: EpisodeResult, agent_name: st
     }
 
 
-def play(
-    episodes: Sequence[CausaLabEpisode], make_agent: AgentFactory, agent_name: str, log: ResultsLog,
-    *, concurrency: int = 4, max_turns: int | None = None,
-) -> list[str]:
-    """Play every episode not finished in ``log``, appending each as it ends; returns crash messages."""
-    pending = [e for e in episodes if not (log.done(e.id) and log.items[e.id].get("outcome") != "llm_error")]
-
-    def one(episode: CausaLabEpisode) -> dict[str, Any]:
-        return episode_item(episode, run_episode(episode, make_agent(episode), max_turns=max_turns), agent_name)
-
-    failures = log.record_all(pending, one, concurrency=concurrency, desc="causalab episodes")
-    return [f"{e.id}: {type(error).__name__}: {error}" for e, error in failures]
+def items(context: TaskContext) -> list[Item]:
+    return [Item(row.id, config, row) for config in context.configs for row in context.load(config).records]
 
 
-def summarize(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Aggregate scores, outcome counts and budget use of finished episodes."""
-    summary: dict[str, Any] = aggregate(items)
-    summary["outcomes"] = dict(sorted(Counter(i["outcome"] for i in items).items()))
-    summary["by_num_nodes"] = _by(items, "num_nodes")
-    summary["by_suite"] = _by(items, "suite")
-    if items:
-        summary["budget_used"] = fmean(i["interventions_used"] / i["budget"] if i["budget"] else 0.0 for i in items)
-        summary["invalid_steps"] = fmean(i["invalid_steps"] for i in items)
-    return summary
+def solve(item: Item, context: TaskContext) -> Outcome:
+    episode: CausaLabEpisode = item.row
+    options: CausaLabOptions = context.options
+    agent: Agent
+    if context.settings.agent == "experimenter":
+        agent, name = ExperimenterAgent(), "agent:experimenter"
+    elif context.settings.agent == "random":
+        agent, name = RandomAgent(seed=options.agent_seed), "agent:random"
+    else:
+        client = context.clients["model"]
+        agent = ChatAgent(client, episode, verify=options.verify, history=options.history)
+        name = f"model:{client.config.model}"
+    result = run_episode(episode, agent, max_turns=options.max_turns)
+    fields = episode_item(episode, result, name)
+    return Outcome(fields, f"llm_error: {result.error}" if result.outcome == "llm_error" else None)
 
 
-def _by(items: Sequence[dict[str, Any]], field: str) -> dict[str, dict[str, Any]]:
+def summarize(results: list[dict[str, Any]], context: TaskContext) -> tuple[CausaLabMetrics, Slices]:
+    """Aggregate scores, outcome counts and budget use, overall and per number of nodes and per suite."""
+    metrics: dict[str, Any] = aggregate(results)
+    counts = Counter(r["outcome"] for r in results)
+    metrics["outcomes"] = {outcome: counts[outcome] for outcome in get_args(EpisodeOutcome)}  # zeros shown, not missing
+    if results:
+        metrics["budget_used"] = fmean(r["interventions_used"] / r["budget"] if r["budget"] else 0.0 for r in results)
+        metrics["invalid_steps"] = fmean(r["invalid_steps"] for r in results)
+    return CausaLabMetrics(**metrics), {"by_num_nodes": _by(results, "num_nodes"), "by_suite": _by(results, "suite")}
+
+
+def _by(results: Sequence[dict[str, Any]], field: str) -> dict[str, dict[str, Any]]:
     groups: dict[str, list[dict[str, Any]]] = {}
-    for item in items:
-        groups.setdefault(str(item[field]), []).append(item)
+    for result in results:
+        groups.setdefault(str(result[field]), []).append(result)
     return {key: aggregate(group) for key, group in sorted(groups.items())}
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    client = client_from_args(args)
-    if (client is None) == (args.agent is None):
-        raise RunConfigurationError("give exactly one of --agent (experimenter, random) or --model")
-    location = location_from_args(args)
-    episodes, manifest = load_episodes(location, args.config, args.split)
-    episodes = limited(episodes, args.limit)
-    log = ResultsLog(args.out, resume=args.resume)
-    if client is None:
-        factory: AgentFactory = (
-            (lambda e: ExperimenterAgent()) if args.agent == "experimenter" else (lambda e: RandomAgent(seed=args.agent_seed))
-        )
-        agent_name = f"agent:{args.agent}"
-    else:
-        factory = lambda e: ChatAgent(client, e, verify=args.verify, history=args.history)  # noqa: E731
-        agent_name = f"model:{client.config.model}"
-    try:
-        crashed = play(episodes, factory, agent_name, log, concurrency=args.concurrency, max_turns=args.max_turns)
-    finally:
-        if client is not None:
-            client.close()
-    wanted = {e.id for e in episodes}
-    items = [item for item_id, item in log.items.items() if item_id in wanted]
-    metrics = summarize(items)
-    run_info = run_metadata(
-        location, manifest, ",".join(args.config), {"model": client},
-        split=args.split,
-        agent=agent_name,
-        agent_seed=args.agent_seed if args.agent == "random" else None,
-        verify=args.verify,
-        history=args.history,
-        max_turns=args.max_turns,
-        episodes_selected=len(episodes),
-        episodes_scored=len(items),
-        crashed=crashed,
-    )
-    write_summary(args.out, metrics, run_info)
-    return {"run": run_info, "metrics": metrics}
-
-
-EVAL_TASK = EvalTask(
-    name=DATASET,
+TASK = Task(
+    name="causalab",
     help="interactive CausaLab episodes: intervene on crystals, predict the reactor frequency, state the mechanism",
-    add_arguments=add_arguments,
-    run=run,
+    dataset="causalab",
+    configs=(*SUITE_SPECS, *(f"upstream_{suite}" for suite in SUITES)),
+    default_configs=("4nodes",),
+    items=items,
+    solve=solve,
+    summarize=summarize,
+    roles=(RoleSpec("model", "the model that runs the experiments"),),
+    agents=AGENTS,
+    options=CausaLabOptions,
+    multiple_configs=True,
+    from_files=True,
 )

@@ -1,108 +1,84 @@
-"""``causal-datasets eval cobe``: ask a chat model for counterfactual rewrites and judge them, or judge published ones.
+"""``causal-datasets eval cobe``: a chat model's counterfactual rewrites judged per criterion, or the published ones.
 
-* ``--config queries`` (default): the model (``--model``/``--base-url``) answers each query row
-  (scenario text, then the request); the judge (``--judge-model``…, or the same model when none is
-  given) checks the answer criterion by criterion.
-* ``--config responses``: no generation; the judge checks the model outputs published with the
-  source and the summary adds its agreement with their verdicts (accuracy, precision, recall, F1,
-  Cohen's κ).
+* config ``queries`` (default): the model answers each query row (scenario text, then the request);
+  the judge (``--judge-model``, or the model itself when none is given) checks the answer criterion
+  by criterion.
+* config ``responses``: no generation; the judge checks the model outputs published with the
+  source, and the summary adds its agreement with their verdicts (accuracy, precision, recall, F1,
+  Cohen's κ) and a ``by_model`` slice.
 
-Each finished item is appended to ``results.jsonl`` at once (id, messages, response, criterion
-verdicts with the judge's raw answers, verdict, error category), so ``--resume`` skips it.
+A rewrite or a criterion the server could not answer makes the item failed (run again by
+``--resume``): a transport failure is never scored as a wrong rewrite.
 """
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from causal_datasets.cobe.judge import DEFAULT_ATTEMPTS, judge_response
 from causal_datasets.cobe.prompts import CriteriaSet, build_messages
-from causal_datasets.cobe.scoring import ScoredRow, agreement, summarize
-from causal_datasets.errors import RunConfigurationError
-from causal_datasets.llm import LLMError
-from causal_datasets.llm.options import client_from_args
-from causal_datasets.records.cobe import PHRASINGS, CoBeQuery
-from causal_datasets.runners import EvalTask
-from causal_datasets.runners.inputs import add_dataset_arguments, location_from_args, run_metadata
-from causal_datasets.runners.results import ResultsLog, limited, write_summary
-
-DATASET = "cobe"
-SPLIT = "test"
-GENERATION_ERROR = "generation_error"
+from causal_datasets.cobe.scoring import ScoredRow, agreement, summarize as summarize_rows
+from causal_datasets.errors import LLM_CATEGORIES, RunConfigurationError
+from causal_datasets.records.cobe import CoBeQuery, Phrasing
+from causal_datasets.runners.records import CoBeMetrics, Slices
+from causal_datasets.runners.task import Item, Outcome, RoleSpec, RunSettings, Task, TaskContext
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", choices=("queries", "responses"), default="queries",
-                        help="queries: generate with --model and judge; responses: judge the published outputs")
-    add_dataset_arguments(parser, DATASET, from_files=True)
-    parser.add_argument("--phrasing", nargs="+", choices=PHRASINGS, help="only these query phrasings")
-    parser.add_argument("--models", nargs="+", help="with --config responses: only these published models")
-    parser.add_argument("--max-attempts", type=int, default=DEFAULT_ATTEMPTS,
-                        help="judge asks per criterion until a single T/F answer (default 3)")
+class CoBeOptions(BaseModel):
+    phrasing: list[Phrasing] | None = Field(default=None, description="only these query phrasings")
+    models: list[str] | None = Field(default=None, description="with --config responses: only these published models")
+    max_attempts: int = Field(default=DEFAULT_ATTEMPTS, ge=1, description="judge asks per criterion until a single T/F answer")
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    location = location_from_args(args)
-    loaded_queries = location.load(DATASET, "queries", SPLIT)
-    queries = {q.id: q for q in loaded_queries.records}
-    if args.phrasing:
-        queries = {i: q for i, q in queries.items() if q.phrasing in args.phrasing}
-    model = client_from_args(args)
-    judge = client_from_args(args, prefix="judge-") or model
-    if judge is None:
+def check(settings: RunSettings, options: CoBeOptions) -> None:
+    responses = tuple(settings.configs) == ("responses",)
+    if not responses and "model" not in settings.models:
+        raise RunConfigurationError("--config queries needs --model (and --base-url) to generate the rewrites")
+    if "judge" not in settings.models and "model" not in settings.models:
         raise RunConfigurationError("cobe needs a judge: pass --judge-model (and --judge-base-url), or --model to judge with it")
-    log = ResultsLog(args.out, resume=args.resume)
-
-    if args.config == "queries":
-        if model is None:
-            raise RunConfigurationError("--config queries needs --model (and --base-url) to generate the rewrites")
-        items = [(q.id, q, None) for q in queries.values()]
-    else:
-        responses = [r for r in location.load(DATASET, "responses", SPLIT).records if r.query_id in queries]
-        items = [(r.id, queries[r.query_id], r) for r in responses if not args.models or r.model in args.models]
-    items = limited(items, args.limit)
-    pending = [item for item in items if not log.done(item[0])]
-
-    failures = [error for _, error in log.record_all(
-        pending, lambda item: _evaluate_item(item, model, judge, args.max_attempts),
-        concurrency=args.concurrency, desc="cobe",
-    )]
-    finished = [log.items[item_id] for item_id, _, _ in items if log.done(item_id)]
-    metrics = summarize([_scored(r, queries[r["query_id"]]) for r in finished])
-    metrics["errors"] = _error_counts(finished)
-    if failures:  # not recorded, so a --resume run retries them
-        metrics["unrecorded"] = {"items": len(failures), "first": repr(failures[0])}
-    if args.config == "responses":
-        metrics["agreement"] = agreement([r["verdict"] for r in finished], [r["published_verdict"] for r in finished])
-        metrics["by_model"] = _by_model(finished)
-    run_info = run_metadata(
-        location, loaded_queries.manifest, args.config,
-        {"model": model, "judge": judge},
-        split=SPLIT, items=len(items), model=model.config.model if model else None, judge=judge.config.model,
-        judge_is_model=judge is model, max_attempts=args.max_attempts,
-    )
-    write_summary(args.out, metrics, run_info)
-    return metrics
+    if options.models and not responses:
+        raise RunConfigurationError("--models picks published models: it needs --config responses")
 
 
-def _evaluate_item(item, model, judge, max_attempts: int) -> dict[str, Any]:
-    item_id, query, published = item
-    record: dict[str, Any] = {"id": item_id, "query_id": query.id, "scenario_id": query.scenario_id}
+def items(context: TaskContext) -> list[Item]:
+    options: CoBeOptions = context.options
+    queries = {q.id: q for q in context.load("queries").records if not options.phrasing or q.phrasing in options.phrasing}
+    if context.configs == ("queries",):
+        return [Item(q.id, "queries", (q, None)) for q in queries.values()]
+    published = context.load("responses").records
+    return [Item(r.id, "responses", (queries[r.query_id], r)) for r in published
+            if r.query_id in queries and (not options.models or r.model in options.models)]
+
+
+def solve(item: Item, context: TaskContext) -> Outcome:
+    query, published = item.row
+    fields: dict[str, Any] = {"query_id": query.id, "scenario_id": query.scenario_id}
     if published is None:
         messages = build_messages(query)
-        record["messages"] = messages
-        try:
-            response = model.chat(messages).text
-        except LLMError as error:
-            return record | {"response": None, "verdict": "wrong", "criteria": [],
-                             "error": GENERATION_ERROR, "error_detail": str(error)}
+        fields["messages"] = messages
+        response = context.clients["model"].chat(messages).text  # an LLMError makes the item failed
     else:
         response = published.response
-        record |= {"model": published.model, "published_verdict": published.verdict}
-    judgement = judge_response(judge, CriteriaSet.of(query), response, max_attempts)
-    return record | {"response": response, **judgement.to_dict()}
+        fields |= {"model": published.model, "published_verdict": published.verdict}
+    judgement = judge_response(context.clients["judge"], CriteriaSet.of(query), response, context.options.max_attempts)
+    fields |= {"response": response, **judgement.to_dict()}
+    transport = [c for c in judgement.criteria if c.error and c.error.removeprefix("judge_") in LLM_CATEGORIES]
+    failure = f"{transport[0].error}: {transport[0].error_detail}" if transport else None
+    return Outcome(fields, failure)
+
+
+def summarize(results: list[dict[str, Any]], context: TaskContext) -> tuple[CoBeMetrics, Slices]:
+    queries = {q.id: q for q in context.load("queries").records}
+    summary = summarize_rows([_scored(r, queries[r["query_id"]]) for r in results])
+    slices = {name: summary.pop(name) for name in ("by_domain", "by_graph_type", "by_phrasing")}
+    summary["errors"] = _error_counts(results)
+    if context.configs == ("responses",):
+        summary["agreement"] = agreement([r["verdict"] for r in results], [r["published_verdict"] for r in results])
+        slices["by_model"] = _by_model(results)
+    return CoBeMetrics(**summary), slices
 
 
 def _scored(result: dict[str, Any], query: CoBeQuery) -> ScoredRow:
@@ -111,7 +87,7 @@ def _scored(result: dict[str, Any], query: CoBeQuery) -> ScoredRow:
                      graph_type=query.graph_type, phrasing=query.phrasing)
 
 
-def _error_counts(results: list[dict[str, Any]]) -> dict[str, Any]:
+def _error_counts(results: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     """Items by error category (an item's first), and unresolved criteria by category."""
     items = Counter(r["error"] for r in results if r["error"])
     criteria = Counter(c["error"] for r in results for c in r["criteria"] if c["error"])
@@ -133,9 +109,20 @@ def _by_model(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     }
 
 
-EVAL_TASK = EvalTask(
-    name=DATASET,
+TASK = Task(
+    name="cobe",
     help="CoBe counterfactual text edits: generate with a model and judge per criterion, or judge published outputs",
-    add_arguments=add_arguments,
-    run=run,
+    dataset="cobe",
+    configs=("queries", "responses"),
+    default_configs=("queries",),
+    items=items,
+    solve=solve,
+    summarize=summarize,
+    roles=(
+        RoleSpec("model", "the model that writes the rewrites (with --config queries)"),
+        RoleSpec("judge", "the T/F judge of every criterion", fallback="model"),
+    ),
+    options=CoBeOptions,
+    from_files=True,
+    check=check,
 )

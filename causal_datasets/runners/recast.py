@@ -1,112 +1,87 @@
 """``causal-datasets eval recast``: a chat model builds each paper's causal graph; the graph is scored.
 
-Per sample: the generation prompt (``--name-assisted``: with the ground-truth node ids), answer
-parsing with the formatting-correction fallback (by ``--corrector-model``… or the model itself),
-name-based scores (exact and normalized) and, with ``--judge-model``, the LLM judge. Each finished
-sample is appended to ``results.jsonl`` at once (id, messages, raw answer, correction attempts,
-parsed edges, error category, scores, judge labels), so ``--resume`` skips it.
+Per sample: the generation prompt (``name_assisted``: with the ground-truth node ids), answer
+parsing with the formatting-correction fallback (by the ``corrector`` model, or the model itself),
+name-based scores (exact and normalized) and, with a ``judge`` model, the paper's LLM judge. A
+sample whose generation or judge calls the server could not answer is a failed item (run again by
+``--resume``); an unusable answer is a scored item with its error category.
 """
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from typing import Any
 
-from causal_datasets.errors import RunConfigurationError
-from causal_datasets.llm.options import add_model_arguments, client_from_args
-from causal_datasets.recast.dataset import CONFIG, DATASET, SPLIT, load_samples
+from pydantic import BaseModel, Field
+
+from causal_datasets.errors import LLM_CATEGORIES
 from causal_datasets.recast.deterministic import mean_scores
 from causal_datasets.recast.generation import GENERATION_ERRORS, generate
 from causal_datasets.recast.judge.evaluate import aggregate
 from causal_datasets.recast.metric import score_item
 from causal_datasets.recast.prompts import build_messages
-from causal_datasets.runners import EvalTask
-from causal_datasets.runners.inputs import add_dataset_arguments, location_from_args, run_metadata
-from causal_datasets.runners.results import ResultsLog, limited, write_summary
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--name-assisted", action="store_true",
-                        help="give the model the ground-truth node names with ids (the paper's ablation)")
-    add_dataset_arguments(parser, DATASET, from_files=True)
-    parser.add_argument("--ids", type=int, nargs="+", help="only these sample ids")
-    parser.add_argument("--max-attempts", type=int, default=3,
-                        help="calls per formatting correction and per judge evaluation (default 3)")
-    parser.add_argument("--reversal-cost", type=float, default=1,
-                        help="SHD cost of a reversed edge (default 1; 2 = the paper's convention)")
-    add_model_arguments(parser, prefix="corrector-")
-
-
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    model = client_from_args(args)
-    if model is None:
-        raise RunConfigurationError("recast needs --model (and --base-url) to generate graphs")
-    judge = client_from_args(args, prefix="judge-")
-    corrector = client_from_args(args, prefix="corrector-") or model
-    location = location_from_args(args)
-    samples, manifest = load_samples(location)
-    if args.ids:
-        samples = [s for s in samples if s.id in set(args.ids)]
-    samples = limited(samples, args.limit)
-    log = ResultsLog(args.out, resume=args.resume)
-    pending = [s for s in samples if not log.done(str(s.id))]
-    failures = log.record_all(pending, lambda sample: _run_sample(sample, args, model, corrector, judge),
-                              concurrency=args.concurrency, desc="recast")
-    if failures:
-        raise RuntimeError(f"{len(failures)} samples could not be recorded; first: {failures[0][1]!r}")
-    finished = [log.items[str(s.id)] for s in samples]
-    metrics = summarize(finished)
-    run_info = run_metadata(
-        location, manifest, CONFIG,
-        {"model": model, "corrector": corrector if corrector is not model else None, "judge": judge},
-        split=SPLIT, samples=len(samples), name_assisted=args.name_assisted, model=model.config.model,
-        corrector=corrector.config.model, judge=judge.config.model if judge else None,
-        max_attempts=args.max_attempts, reversal_cost=args.reversal_cost,
-    )
-    write_summary(args.out, metrics, run_info)
-    return metrics
-
-
-def _run_sample(sample, args: argparse.Namespace, model, corrector, judge) -> dict[str, Any]:
-    generation = generate(model, sample, name_assisted=args.name_assisted, corrector=corrector,
-                          max_attempts=args.max_attempts)
-    record = {"id": str(sample.id), "messages": build_messages(sample, name_assisted=args.name_assisted),
-              "confounding_lenient": sample.confounding_lenient, "generation": generation.to_dict(),
-              "error": generation.error}
-    if generation.error in ("llm_error", "format_error"):
-        return record  # nothing was predicted: not scored
-    scores = score_item(generation.graph(), sample, judge=judge, reversal_cost=args.reversal_cost,
-                        max_attempts=args.max_attempts)
-    return record | {"deterministic": scores["deterministic"], "judge": scores.get("judge"),
-                     "error": generation.error or scores["error"]}
-
-
-def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """Generation outcome counts, name-based means and judge means over the scored samples.
-
-    A sample without a prediction (``llm_error``/``format_error``) is left out of the means and
-    counted under ``generation``; ``scored_share`` says how many were scored.
-    """
-    outcomes = Counter(r["generation"]["error"] or "ok" for r in results)
-    scored = [r for r in results if "deterministic" in r]
-    metrics: dict[str, Any] = {
-        "samples": len(results),
-        "scored_share": len(scored) / len(results) if results else 0.0,
-        "generation": {key: outcomes.get(key, 0) for key in ("ok", *GENERATION_ERRORS)},
-        "corrected": sum(r["generation"]["corrected"] for r in results),
-        "deterministic": mean_scores([r["deterministic"] for r in scored]),
-        "judge_errors": sum(bool(r.get("judge") and r["judge"]["error"]) for r in scored),
-    }
-    judged = [r["judge"]["scores"] for r in scored if r.get("judge")]
-    if judged:
-        metrics["judge"] = aggregate(judged)
-    metrics["by_confounding"] = by_confounding(scored)
-    return metrics
-
+from causal_datasets.records.recast import RecastSample
+from causal_datasets.runners.records import RecastMetrics, Slices
+from causal_datasets.runners.task import Item, Outcome, RoleSpec, Task, TaskContext
 
 #: lenient degree-of-confounding bins of the paper's analysis (upper bound exclusive, last inclusive)
 CONFOUNDING_BINS = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0))
+
+
+class RecastOptions(BaseModel):
+    name_assisted: bool = Field(default=False, description="give the model the ground-truth node names with ids (the paper's ablation)")
+    ids: list[int] | None = Field(default=None, description="only these sample ids")
+    max_attempts: int = Field(default=3, ge=1, description="calls per formatting correction and per judge evaluation")
+    reversal_cost: float = Field(default=1, ge=0, description="SHD cost of a reversed edge (2 = the paper's convention)")
+
+
+def items(context: TaskContext) -> list[Item]:
+    wanted = set(context.options.ids or ())
+    samples = sorted(context.load("default").records, key=lambda s: s.id)
+    return [Item(str(s.id), "default", s) for s in samples if not wanted or s.id in wanted]
+
+
+def solve(item: Item, context: TaskContext) -> Outcome:
+    sample: RecastSample = item.row
+    options: RecastOptions = context.options
+    model, judge = context.clients["model"], context.client("judge")
+    generation = generate(model, sample, name_assisted=options.name_assisted, corrector=context.client("corrector"),
+                          max_attempts=options.max_attempts)
+    fields = {"messages": build_messages(sample, name_assisted=options.name_assisted),
+              "confounding_lenient": sample.confounding_lenient, "generation": generation.to_dict(),
+              "error": generation.error}
+    if generation.error == "llm_error":
+        return Outcome(fields, f"llm_error: {generation.error_detail}")
+    if generation.error == "format_error":
+        return Outcome(fields)  # nothing was predicted: scored as an unusable answer
+    scores = score_item(generation.graph(), sample, judge=judge, reversal_cost=options.reversal_cost,
+                        max_attempts=options.max_attempts)
+    fields |= {"deterministic": scores["deterministic"], "judge": scores.get("judge"),
+               "error": generation.error or scores["error"]}
+    transport = [e["error"] for e in (scores.get("judge") or {}).get("evaluations", {}).values()
+                 if e["error"] and e["error"].split(" ", 1)[0] in LLM_CATEGORIES]
+    return Outcome(fields, f"judge: {transport[0]}" if transport else None)
+
+
+def summarize(results: list[dict[str, Any]], context: TaskContext) -> tuple[RecastMetrics, Slices]:
+    """Generation outcome counts, name-based means and judge means over the scored samples.
+
+    A sample without a prediction (``format_error``) is left out of the means and counted under
+    ``generation``; ``scored_share`` says how many were scored.
+    """
+    outcomes = Counter(r["generation"]["error"] or "ok" for r in results)
+    scored = [r for r in results if "deterministic" in r]
+    judged = [r["judge"]["scores"] for r in scored if r.get("judge")]
+    metrics = RecastMetrics(
+        samples=len(results),
+        scored_share=len(scored) / len(results) if results else 0.0,
+        generation={key: outcomes.get(key, 0) for key in ("ok", *GENERATION_ERRORS)},
+        corrected=sum(r["generation"]["corrected"] for r in results),
+        deterministic=mean_scores([r["deterministic"] for r in scored]),
+        judge_errors=sum(bool(r.get("judge") and r["judge"]["error"]) for r in scored),
+        judge=aggregate(judged) if judged else None,
+    )
+    return metrics, {"by_confounding": by_confounding(scored)}
 
 
 def by_confounding(scored: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -124,9 +99,20 @@ def by_confounding(scored: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return table
 
 
-EVAL_TASK = EvalTask(
-    name=DATASET,
+TASK = Task(
+    name="recast",
     help="ReCAST: build causal graphs of economics papers with a model; judge and name-based scores",
-    add_arguments=add_arguments,
-    run=run,
+    dataset="recast",
+    configs=("default",),
+    default_configs=("default",),
+    items=items,
+    solve=solve,
+    summarize=summarize,
+    roles=(
+        RoleSpec("model", "a model to build the graphs", required=True),
+        RoleSpec("judge", "the LLM judge of the paper (omit: name-based scores only)"),
+        RoleSpec("corrector", "the model of the formatting-correction step", fallback="model"),
+    ),
+    options=RecastOptions,
+    from_files=True,
 )

@@ -1,20 +1,27 @@
-"""Run output shared by every benchmark runner: ``results.jsonl`` (one line per item) and ``summary.json``.
+"""A run folder's files: ``results.jsonl`` (one line per item) and ``summary.json``.
 
-The JSONL file is written line by line and flushed, so an interrupted run keeps every finished
-item; ``--resume`` reads it back (a torn last line from a crash is dropped, not fatal) and the
-runner skips the ids already there.
+Results are appended line by line and flushed the moment an item ends, so a kill loses at most the
+items in flight; a torn last line is skipped when read. Lines are never rewritten in place: at the
+end of every invocation the file is compacted to the latest line per item by writing a new file,
+syncing it and renaming it over the old one, so a kill at any moment leaves either the old file or
+the new one. ``summary.json`` is written the same way.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from causal_datasets.errors import ResultsExist
+from pydantic import ValidationError
+
+from causal_datasets.errors import ResultsExist, RunFolderError
 from causal_datasets.llm.concurrency import map_concurrent
+from causal_datasets.runners.records import ItemResult, RunSummary
 
 Item = TypeVar("Item")
 
@@ -23,76 +30,105 @@ SUMMARY_FILE = "summary.json"
 
 
 class ResultsLog:
-    """Append-only per-item results keyed by ``id``."""
+    """The results of one run folder, by item id (the latest line of each)."""
 
     def __init__(self, out_dir: Path, *, resume: bool):
         self.path = Path(out_dir) / RESULTS_FILE
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() and self.path.stat().st_size and not resume:
             raise ResultsExist(f"{self.path} already has results; pass --resume to continue or choose another --out")
-        self.items: dict[str, dict[str, Any]] = {item["id"]: item for item in read_results(self.path)}
+        self.items: dict[str, dict[str, Any]] = {}
+        for line in read_results(self.path):
+            try:
+                ItemResult.model_validate(line)
+            except ValidationError as error:
+                raise RunFolderError(
+                    f"{self.path} was written by an older causal-datasets (its lines lack {error.errors()[0]['loc']}); "
+                    "start a new run in another --out"
+                ) from None
+            self.items[line["id"]] = line
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._torn = self.path.exists() and not self.path.read_bytes().endswith(b"\n") and self.path.stat().st_size > 0
         self._lock = threading.Lock()
-        self._rewrite_clean()
 
-    def done(self, item_id: str) -> bool:
-        return item_id in self.items
+    def needs_run(self, item_id: str) -> bool:
+        """True for an item with no result yet or one a model/transport error ended; never for a scored one."""
+        line = self.items.get(item_id)
+        return line is None or line["status"] == "failed"
 
-    def append(self, item: dict[str, Any]) -> None:
-        """Write one result line (thread-safe) and keep it in ``items``."""
-        if "id" not in item:
-            raise ValueError("a result item needs an 'id'")
-        line = json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n"
+    def append(self, line: dict[str, Any]) -> None:
+        """Write one result line at the end of the file (thread-safe, flushed) and keep it as the item's latest."""
+        text = json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n"
         with self._lock:
             with open(self.path, "a", encoding="utf-8") as handle:
-                handle.write(line)
-            self.items[item["id"]] = item
+                if self._torn:  # a crash left half a line: start on a fresh one
+                    handle.write("\n")
+                    self._torn = False
+                handle.write(text)
+                handle.flush()
+            self.items[line["id"]] = line
 
     def record_all(
-        self, items: Sequence[Item], work: Callable[[Item], dict[str, Any]], *, concurrency: int, desc: str
-    ) -> list[tuple[Item, Exception]]:
-        """Run ``work`` over ``items`` concurrently, appending each result the moment it is done.
+        self, items: Sequence[Item], work: Callable[[Item], dict[str, Any]], *, concurrency: int, desc: str,
+        progress: bool | None = None,
+    ) -> None:
+        """Run ``work`` (which returns a result line and never raises) over ``items`` concurrently,
+        appending each line the moment it is done."""
+        outcomes = map_concurrent(lambda item: self.append(work(item)), items, concurrency=concurrency, desc=desc,
+                                  progress=progress)
+        errors = [o for o in outcomes if isinstance(o, Exception)]
+        if errors:  # writing a line failed (disk full, unwritable folder): nothing more can be kept
+            raise errors[0]
 
-        Returns the items whose ``work`` raised, with the exception: nothing is recorded for them,
-        so a ``--resume`` run tries them again.
-        """
-        outcomes = map_concurrent(lambda item: self.append(work(item)), items, concurrency=concurrency, desc=desc)
-        return [(item, outcome) for item, outcome in zip(items, outcomes) if isinstance(outcome, Exception)]
-
-    def _rewrite_clean(self) -> None:
-        """Drop a torn trailing line left by a crash so appends start on a fresh line."""
-        self.path.write_text(
-            "".join(json.dumps(i, ensure_ascii=False, sort_keys=True) + "\n" for i in self.items.values()),
-            encoding="utf-8",
-        )
+    def compact(self) -> None:
+        """Rewrite the file atomically with only the latest line of each item (in first-seen order)."""
+        with self._lock:
+            _write_atomic(self.path, "".join(
+                json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in self.items.values()
+            ))
+            self._torn = False
 
 
 def read_results(path: Path) -> list[dict[str, Any]]:
-    """Items of a results file; unparsable lines (a crash mid-write) are skipped."""
+    """Every line of a results file (or of ``<run folder>/results.jsonl``); unparsable lines (a crash
+    mid-write) are skipped."""
     path = Path(path)
     if path.is_dir():
         path = path / RESULTS_FILE
     if not path.exists():
         return []
-    items = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    lines = []
+    for text in path.read_text(encoding="utf-8").splitlines():
         try:
-            items.append(json.loads(line))
+            line = json.loads(text)
         except json.JSONDecodeError:
             continue
-    return items
+        if isinstance(line, dict) and "id" in line:
+            lines.append(line)
+    return lines
 
 
-def write_summary(out_dir: Path, summary: dict[str, Any], run: dict[str, Any]) -> Path:
-    """``summary.json``: the metric output under ``metrics`` and the run's configuration under ``run``."""
+def write_summary(out_dir: Path, summary: RunSummary) -> Path:
+    """``summary.json``, written atomically."""
     path = Path(out_dir) / SUMMARY_FILE
-    path.write_text(json.dumps({"run": run, "metrics": summary}, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    _write_atomic(path, summary.model_dump_json(indent=2) + "\n")
     return path
 
 
 def read_summary(out_dir: Path) -> dict[str, Any]:
+    """``summary.json`` of a run folder as plain JSON (see :mod:`causal_datasets.report.runs` for the typed reader)."""
     return json.loads((Path(out_dir) / SUMMARY_FILE).read_text(encoding="utf-8"))
 
 
-def limited(items: Iterable[Any], limit: int | None) -> list[Any]:
-    items = list(items)
-    return items if limit is None else items[:limit]
+def _write_atomic(path: Path, text: str) -> None:
+    """Write a sibling temporary file, sync it, rename it over ``path``: readers see the old or the new file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

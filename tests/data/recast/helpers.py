@@ -30,14 +30,8 @@ class ScriptedClient:
         return {"calls": len(self.calls)}
 
 
-def run_recast_eval(argv: list[str]) -> dict[str, Any]:
-    """``causal-datasets eval recast ARGV`` without loading the other tasks: the same options, then ``run``."""
-    import argparse
+def run_recast_eval(argv: list[str]):
+    """``causal-datasets eval recast ARGV`` through the engine; the typed summary."""
+    from tests.support.runs import run_eval
 
-    from causal_datasets.commands.eval import add_common_arguments
-    from causal_datasets.runners.recast import EVAL_TASK
-
-    parser = argparse.ArgumentParser(prog="causal-datasets eval recast")
-    add_common_arguments(parser)
-    EVAL_TASK.add_arguments(parser)
-    return EVAL_TASK.run(parser.parse_args(argv))
+    return run_eval("recast", *argv)

@@ -1,0 +1,135 @@
+"""An evaluation task declared as data: which dataset and configs, which model roles and agents, how
+one item is solved and scored, and how results become typed metrics and slices.
+
+Each benchmark module in this package declares one ``TASK = Task(...)``; the engine
+(:mod:`causal_datasets.runners.engine`) runs every task the same way, and the command line builds
+each task's options from the declaration (a role the task does not declare is not offered).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from causal_datasets.hub.location import DatasetLocation, LoadedConfig
+from causal_datasets.llm.client import LLMClient
+from causal_datasets.llm.options import ModelSpec
+from causal_datasets.runners.records import ItemResult, Role, Slices
+
+
+class NoOptions(BaseModel):
+    """A task without options of its own."""
+
+
+@dataclass(frozen=True)
+class RoleSpec:
+    """A model role a task uses. ``required``: the run cannot go without it (a reference agent aside);
+    ``fallback``: the role whose client serves this one when it is not given."""
+
+    role: Role
+    help: str
+    required: bool = False
+    fallback: Role | None = None
+
+    @property
+    def flag(self) -> str:
+        """The command-line prefix of the role's options: ``--model``, ``--judge-model`` ..."""
+        return "" if self.role == "model" else f"{self.role}-"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One unit of work: a dataset row (or rows) under an id, from one config."""
+
+    id: str
+    config: str
+    row: Any
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What solving an item gave: its result fields, and ``failure`` when a model or transport error
+    ended it (``"<category>: <message>"``; the item then counts as failed and ``--resume`` runs it again)."""
+
+    fields: Mapping[str, Any]
+    failure: str | None = None
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything one run is asked for. ``configs`` empty: the task's defaults; ``options``: an instance
+    of the task's options model (None: its defaults)."""
+
+    out: Path
+    location: DatasetLocation = field(default_factory=DatasetLocation)
+    configs: Sequence[str] = ()
+    split: str = "test"
+    limit: int | None = None
+    resume: bool = False
+    concurrency: int = 4
+    agent: str | None = None
+    models: Mapping[Role, ModelSpec] = field(default_factory=dict)
+    options: BaseModel | None = None
+    progress: bool | None = None
+
+
+@dataclass
+class TaskContext:
+    """What a task's functions see while a run goes on."""
+
+    task: Task
+    settings: RunSettings
+    options: Any
+    configs: tuple[str, ...]
+    clients: dict[Role, LLMClient]
+    _loaded: dict[str, LoadedConfig] = field(default_factory=dict)
+
+    def load(self, config: str) -> LoadedConfig:
+        """The rows of ``config`` (the run's split) and the dataset's manifest, loaded once per run."""
+        if config not in self._loaded:
+            self._loaded[config] = self.settings.location.load(self.task.dataset, config, self.settings.split)
+        return self._loaded[config]
+
+    def client(self, role: Role) -> LLMClient | None:
+        return self.clients.get(role)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One benchmark as the engine runs it.
+
+    ``items`` turns the loaded rows into work items (filters by the options included); ``solve``
+    runs one item (a single-turn prompt, or an episode in an environment) and scores it;
+    ``summarize`` turns the scored results (dicts of ``results.jsonl``) into the benchmark's typed
+    metrics and its slices. ``check`` rejects option combinations the declaration cannot express.
+    """
+
+    name: str
+    help: str
+    dataset: str
+    configs: tuple[str, ...]
+    default_configs: tuple[str, ...]
+    items: Callable[[TaskContext], list[Item]]
+    solve: Callable[[Item, TaskContext], Outcome]
+    summarize: Callable[[list[dict[str, Any]], TaskContext], tuple[BaseModel, Slices]]
+    roles: tuple[RoleSpec, ...] = ()
+    agents: tuple[str, ...] = ()
+    options: type[BaseModel] = NoOptions
+    multiple_configs: bool = False
+    from_files: bool = False
+    check: Callable[[RunSettings, Any], None] | None = None
+
+    def role(self, name: Role) -> RoleSpec | None:
+        return next((spec for spec in self.roles if spec.role == name), None)
+
+
+def result_line(item: Item, outcome: Outcome) -> dict[str, Any]:
+    """The ``results.jsonl`` line of a solved item (validated as an :class:`ItemResult`)."""
+    fields = {k: v for k, v in outcome.fields.items() if k not in ("id", "config", "status", "failure")}
+    status = "failed" if outcome.failure else "scored"
+    result = ItemResult(id=item.id, config=item.config, status=status, failure=outcome.failure, **fields)
+    return result.model_dump(mode="json")

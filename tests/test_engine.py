@@ -1,0 +1,186 @@
+"""The engine's rules, each checked on all five tasks: typed summaries that validate against the exported
+schema, failed items for transport errors (a failed run exits non-zero), the one resume rule, declared
+roles only, every client closed, Ctrl-C keeping what is done."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import jsonschema
+import pytest
+
+from causal_datasets.builder import BuildContext
+from causal_datasets.cli import main
+from causal_datasets.hub.folder import build_to_folder
+from causal_datasets.llm.client import LLMClient
+from causal_datasets.llm.stub_server import StubReply, StubServer
+from causal_datasets.registry import get_builder
+from causal_datasets.runners import tasks
+from causal_datasets.runners.engine import run_task
+from causal_datasets.runners.records import ItemResult, RunSummary
+from causal_datasets.runners.results import read_results, read_summary
+from causal_datasets.runners.task import RunSettings
+from causal_datasets.hub.location import DatasetLocation
+from causal_datasets.llm.config import LLMConfig
+from causal_datasets.llm.options import ModelSpec
+from tests.support.data import SHARED_DATA_DIR
+
+TASK_ARGS = {
+    "shapeworld": ["--config", "core"],
+    "causalab": ["--config", "3nodes", "--max-turns", "2"],
+    "cladder_pairs": [],
+    "recast": ["--ids", "91", "98", "--max-attempts", "1"],
+    "cobe": ["--config", "queries", "--max-attempts", "1"],
+}
+SOURCES = {"causalab": None, "cladder_pairs": "cladder", "recast": "recast/test.parquet",
+           "cobe": "cobe/category-examples.json", "shapeworld": None}
+NAMES = sorted(TASK_ARGS)
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    """Every dataset built once (the synthetic CLadder config cut to 5 pairs: the task reads questions)."""
+    root = tmp_path_factory.mktemp("hub")
+    with pytest.MonkeyPatch.context() as patch:
+        cladder = get_builder("cladder_pairs")
+        patch.setitem(cladder.build.__globals__, "SYNTHETIC_POSITIVES", 5)
+        for name, source in SOURCES.items():
+            build_to_folder(get_builder(name), root, BuildContext(seed=0, source=source and SHARED_DATA_DIR / source))
+    return root
+
+
+def answer_t(request, index):
+    return StubReply(text="T")
+
+
+def argv(name: str, hub, out, base_url: str, *extra: str) -> list[str]:
+    return ["eval", name, *TASK_ARGS[name], "--limit", "2", "--model", "stub", "--base-url", base_url, "--no-cache",
+            "--max-retries", "0", "--concurrency", "1", "--hub-dir", str(hub), "--out", str(out), *extra]
+
+
+def test_every_task_is_declared():
+    assert sorted(tasks()) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_summary_and_result_validates_against_the_exported_schemas(name, hub, tmp_path, capsys):
+    with StubServer(answer_t) as server:
+        assert main(argv(name, hub, tmp_path / "run", server.base_url)) == 0
+    printed = json.loads(capsys.readouterr().out)
+    written = read_summary(tmp_path / "run")
+    assert printed == written
+    jsonschema.validate(written, RunSummary.model_json_schema())
+    for line in read_results(tmp_path / "run"):
+        jsonschema.validate(line, ItemResult.model_json_schema())
+    summary = RunSummary.model_validate(written)
+    assert summary.benchmark == name and summary.status == "complete"
+    assert summary.items.model_dump() == {"selected": 2, "scored": 2, "failed": 0, "missing": 0}
+    assert summary.usage_total.calls > 0 and summary.invocations == 1
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_transport_errors_fail_items_and_resume_runs_exactly_those_again(name, hub, tmp_path, capsys):
+    out = tmp_path / "run"
+    with StubServer() as gone:
+        dead = gone.base_url  # nothing listens there any more
+    assert main(argv(name, hub, out, dead)) == 1  # a run that scored nothing is a failed run
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith(f"{name}: failed: 0 of 2 items scored, 2 failed") and "--resume" in err
+    summary = read_summary(out)
+    assert summary["status"] == "failed" and summary["items"]["failed"] == 2
+    assert all(line["status"] == "failed" and line["failure"] for line in read_results(out))
+    with StubServer(answer_t) as server:
+        assert main(argv(name, hub, out, server.base_url, "--resume")) == 0
+        asked = server.count
+        assert asked > 0
+        assert main(argv(name, hub, out, server.base_url, "--resume")) == 0
+        assert server.count == asked  # scored items are never run again
+    capsys.readouterr()
+    summary = read_summary(out)
+    assert summary["status"] == "complete" and summary["invocations"] == 3
+    assert len(read_results(out)) == 2  # one line per item, the latest
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_only_the_roles_a_task_declares_are_offered(name, hub, tmp_path, capsys):
+    roles = {spec.role for spec in tasks()[name].roles}
+    with StubServer(answer_t) as server:
+        command = argv(name, hub, tmp_path / "run", server.base_url, "--judge-model", "stub",
+                       "--judge-base-url", server.base_url, "--judge-no-cache")
+        if "judge" in roles:
+            assert main(command) == 0
+            assert read_summary(tmp_path / "run")["models"]["judge"] == "stub"
+        else:
+            with pytest.raises(SystemExit) as stopped:
+                main(command)
+            assert stopped.value.code == 2
+            assert "unrecognized arguments: --judge-model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_client_is_closed_also_when_a_run_fails(name, hub, tmp_path, monkeypatch):
+    opened, closed = [], []
+    real_enter, real_exit = LLMClient.__enter__, LLMClient.__exit__
+    monkeypatch.setattr(LLMClient, "__enter__", lambda self: (opened.append(self), real_enter(self))[1])
+    monkeypatch.setattr(LLMClient, "__exit__", lambda self, *exc: (closed.append(self), real_exit(self, *exc))[1])
+    task = dataclasses.replace(tasks()[name], summarize=_raise)
+    with StubServer(answer_t) as server:
+        settings = RunSettings(
+            out=tmp_path / "run", location=DatasetLocation(hub_dir=hub), limit=1, concurrency=1,
+            models={"model": ModelSpec(LLMConfig(model="stub", base_url=server.base_url, max_retries=0))},
+            options=task.options.model_validate(_options(name)),
+        )
+        with pytest.raises(RuntimeError, match="summary broke"):
+            run_task(task, settings)
+    assert opened and opened == closed
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_ctrl_c_keeps_what_is_done_and_resume_goes_on(name, hub, tmp_path):
+    base = tasks()[name]
+    solved = []
+
+    def stop_on_second(item, context):
+        if solved:
+            raise KeyboardInterrupt
+        solved.append(item.id)
+        return base.solve(item, context)
+
+    with StubServer(answer_t) as server:
+        settings = RunSettings(
+            out=tmp_path / "run", location=DatasetLocation(hub_dir=hub), limit=2, concurrency=1,
+            configs=_configs(name), options=base.options.model_validate(_options(name)),
+            models={"model": ModelSpec(LLMConfig(model="stub", base_url=server.base_url, max_retries=0))},
+        )
+        with pytest.raises(KeyboardInterrupt):
+            run_task(dataclasses.replace(base, solve=stop_on_second), settings)
+        summary = RunSummary.model_validate(read_summary(tmp_path / "run"))
+        assert summary.status == "interrupted" and summary.items.scored == 1 and summary.items.missing == 1
+        assert [line["id"] for line in read_results(tmp_path / "run")] == solved
+        resumed = run_task(base, dataclasses.replace(settings, resume=True))
+    assert resumed.status == "complete" and resumed.items.scored == 2 and resumed.invocations == 2
+
+
+def test_interrupted_command_exits_130_and_says_how_to_go_on(monkeypatch, tmp_path, capsys):
+    from causal_datasets.commands import eval as eval_command
+
+    def interrupted(task, settings):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(eval_command, "run_task", interrupted)
+    assert main(["eval", "shapeworld", "--agent", "oracle", "--out", str(tmp_path / "run")]) == 130
+    assert capsys.readouterr().err == f"interrupted: what was done is in {tmp_path / 'run'}; continue with --resume\n"
+
+
+def _raise(results, context):
+    raise RuntimeError("summary broke")
+
+
+def _options(name: str) -> dict:
+    return {"causalab": {"max_turns": 2}, "recast": {"ids": [91, 98], "max_attempts": 1},
+            "cobe": {"max_attempts": 1}}.get(name, {})
+
+
+def _configs(name: str) -> tuple[str, ...]:
+    return {"causalab": ("3nodes",), "cobe": ("queries",)}.get(name, ())
