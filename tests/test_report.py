@@ -1,7 +1,5 @@
 """The report command on real agent runs: tables equal the summaries, plots are real PNG images."""
 
-import json
-
 import matplotlib.image
 import pytest
 
@@ -56,21 +54,26 @@ def test_report_tables_equal_the_summaries_and_plots_exist(runs, tmp_path, capsy
     for name in ("sw-oracle", "sw-random"):
         summary = read_summary(root / name)
         metrics = summary["metrics"]
-        cells = headline[f"{summary['run']['policy']} ({name})"]
+        cells = headline[f"{summary['solver']} ({name})"]
         assert int(cells[0]) == metrics["episodes"] == 60
         assert float(cells[1]) == pytest.approx(metrics["accuracy"], abs=1e-4)
-        assert float(cells[4]) == pytest.approx(metrics["mean_steps"], abs=1e-4)
+        assert float(cells[8]) == pytest.approx(metrics["mean_steps"], abs=1e-4)
     assert float(headline["agent:oracle (sw-oracle)"][1]) == 1.0
-    by_size = _table(report, "| num_variables |")
-    oracle_sizes = read_summary(root / "sw-oracle")["metrics"]["by_num_variables"]
-    assert set(by_size) == set(oracle_sizes)
+    by_size = _rows(report, "| num_variables | run |")
+    oracle_sizes = read_summary(root / "sw-oracle")["slices"]["by_num_variables"]
+    assert {size for size, run in by_size if run == "agent:oracle (sw-oracle)"} == set(oracle_sizes)
     for size, entry in oracle_sizes.items():
-        assert int(by_size[size][0]) == entry["episodes"]
+        assert int(by_size[(size, "agent:oracle (sw-oracle)")][0]) == entry["episodes"]
+    patterns = _table(report, "| failure_patterns |")
+    random_patterns = read_summary(root / "sw-random")["metrics"]["failure_patterns"]
+    assert {k: int(v[1]) for k, v in patterns.items()} == random_patterns  # shown since the typed summaries
 
-    causalab = read_summary(root / "cl-experimenter")["metrics"]
+    causalab = read_summary(root / "cl-experimenter")["slices"]
     assert set(causalab["by_num_nodes"]) == {"3", "5"}
     assert causalab["by_num_nodes"]["3"]["count"] == 50 and causalab["by_num_nodes"]["5"]["count"] == 50
     assert "### By num nodes" in report and "### By suite" in report
+    by_suite = _rows(report, "| suite | run |")
+    assert by_suite[("3nodes", "agent:experimenter (cl-experimenter)")][-2] == "1"  # root-node F1, once dropped
 
     images = sorted(p.name for p in tmp_path.glob("*.png"))
     assert images == ["causalab-task-accuracy-by-number-of-nodes.png", "shapeworld-accuracy-by-number-of-variables.png"]
@@ -79,34 +82,25 @@ def test_report_tables_equal_the_summaries_and_plots_exist(runs, tmp_path, capsy
         _png(tmp_path / name)
 
 
+def _rows(report, header_start):
+    """Rows of a slice table keyed by (value, run)."""
+    rows = {}
+    lines = report.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[(cells[0], cells[1])] = cells[2:]
+    return rows
+
+
 def test_runs_of_one_benchmark_are_side_by_side(runs, tmp_path):
     root, _ = runs
     write_report([root / "sw-oracle", root / "sw-random"], tmp_path)
     report = (tmp_path / "report.md").read_text()
-    header = next(line for line in report.splitlines() if line.startswith("| num_variables |"))
-    assert "accuracy · agent:oracle (sw-oracle)" in header and "accuracy · agent:random (sw-random)" in header
-
-
-def test_histogram_and_bars_from_results_and_mappings(tmp_path):
-    run = tmp_path / "cladder"
-    run.mkdir()
-    summary = {"run": {"dataset": "cladder_pairs", "model": "m"}, "metrics": {"n": 4, "accuracy": 0.5, "string_match": 0.25}}
-    (run / "summary.json").write_text(json.dumps(summary))
-    items = [{"id": str(i), "equivalent": i % 2 == 0, "proof_length": i + 1} for i in range(4)]
-    (run / "results.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
-    cobe = tmp_path / "cobe"
-    cobe.mkdir()
-    (cobe / "summary.json").write_text(json.dumps({
-        "run": {"dataset": "cobe", "model": "m"},
-        "metrics": {"n": 3, "accuracy": 1 / 3, "failure_rate": {"E1": 0.5, "E2": 0.25, "E3": None}},
-    }))
-    write_report([run, cobe], tmp_path / "out")
-    report = (tmp_path / "out" / "report.md").read_text()
-    assert "| m (cladder) | 4 | 0.5 | 0.25 |" in report
-    assert "| m (cobe) | 3 | 0.3333 |" in report
-    for png in (tmp_path / "out").glob("*.png"):
-        _png(png)
-    assert len(list((tmp_path / "out").glob("*.png"))) == 2
+    rows = _rows(report, "| num_variables | run |")
+    assert ("4", "agent:oracle (sw-oracle)") in rows and ("4", "agent:random (sw-random)") in rows
 
 
 def test_a_folder_that_is_not_a_run_is_a_clear_error(tmp_path, capsys):

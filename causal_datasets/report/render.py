@@ -1,4 +1,4 @@
-"""``report.md`` + PNG plots for one or more run folders, grouped by benchmark."""
+"""``report.md`` and its PNG plots for one or more run folders: the runs, then one section per benchmark."""
 
 from __future__ import annotations
 
@@ -6,10 +6,16 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from causal_datasets.markdown import markdown_table
 from causal_datasets.report.plots import draw
 from causal_datasets.report.runs import Run, load_run
-from causal_datasets.report.tables import headline_table, slice_names, slice_table
+from causal_datasets.report.tables import (
+    headline_table,
+    mapping_fields,
+    mapping_table,
+    runs_table,
+    slice_names,
+    slice_table,
+)
 from causal_datasets.report.views import VIEWS, View
 
 REPORT_FILE = "report.md"
@@ -23,47 +29,44 @@ def write_report(run_dirs: Sequence[Path], out_dir: Path) -> Path:
     by_benchmark: dict[str, list[Run]] = {}
     for run in runs:
         by_benchmark.setdefault(run.benchmark, []).append(run)
-    sections = ["# Evaluation report", "", _runs_table(runs)]
+    sections = ["# Evaluation report", "", "## Runs", "", runs_table(runs)]
     for benchmark, group in by_benchmark.items():
-        sections += ["", _benchmark_section(benchmark, group, out_dir)]
+        sections += ["", _benchmark_section(VIEWS[benchmark], group, out_dir)]
     path = out_dir / REPORT_FILE
     path.write_text("\n".join(sections) + "\n", encoding="utf-8")
     return path
 
 
-def _runs_table(runs: Sequence[Run]) -> str:
-    rows = []
-    for run in runs:
-        info = run.run
-        rows.append([
-            run.label, run.benchmark, info.get("config", "–"), info.get("version", "–"),
-            info.get("package_version", "–"), _usage_cell(info), str(run.path),
-        ])
-    return markdown_table(["run", "benchmark", "config", "dataset version", "package", "tokens (cost)", "folder"], rows)
-
-
-def _usage_cell(info: dict) -> str:
-    usage = info.get("usage_total") or {}
-    tokens = (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0)
-    if not tokens:
-        return "–"
-    cost = usage.get("cost_usd")
-    return f"{tokens}" + (f" (${cost:.4f})" if isinstance(cost, (int, float)) else "")
-
-
-def _benchmark_section(benchmark: str, runs: Sequence[Run], out_dir: Path) -> str:
-    view = VIEWS.get(benchmark) or View(title=benchmark, headline=(), slice_metric=())
+def _benchmark_section(view: View, runs: Sequence[Run], out_dir: Path) -> str:
     parts = [f"## {view.title}", ""]
-    if view.headline:
-        parts += [headline_table(view, runs), ""]
+    parts += [line for run in runs if run.summary.status != "complete" for line in (_status_note(run), "")]
+    parts += [headline_table(runs), ""]
+    for name, title in mapping_fields(runs).items():
+        table = mapping_table(runs, name)
+        parts += [f"### {title[:1].upper()}{title[1:]}", "", table or f"No run has {title}.", ""]
     for name in slice_names(runs):
-        if view.slice_metric:
-            parts += [f"### By {name.removeprefix('by_').replace('_', ' ')}", "", slice_table(view, runs, name), ""]
+        table = slice_table(runs, name)
+        parts += [f"### By {name.removeprefix('by_').replace('_', ' ')}", "", table or f"No run has values in `{name}`.", ""]
+    if view.plots:
+        parts += ["### Plots", ""]
     for plot in view.plots:
-        file_name = f"{_slug(plot.title)}.png"
-        if draw(plot, runs, out_dir / file_name):
-            parts += [f"![{plot.title}]({file_name})", ""]
+        path = out_dir / f"{_slug(plot.title)}.png"
+        if draw(plot, runs, path):
+            parts += [f"![{plot.title}]({path.name})", ""]
+        else:
+            path.unlink(missing_ok=True)  # a stale plot of an earlier report must not pass for this one
+            parts += [f"No plot: {plot.no_data} ({plot.title}).", ""]
     return "\n".join(parts).rstrip()
+
+
+def _status_note(run: Run) -> str:
+    summary, items = run.summary, run.summary.items
+    causes = ", ".join(f"{category}: {count}" for category, count in summary.failures.items())
+    return (
+        f"**{run.label} is {summary.status}**: {items.scored} of {items.selected} selected items scored, "
+        f"{items.failed} failed{f' ({causes})' if causes else ''}, {items.missing} missing; "
+        "its metrics cover the scored items only."
+    )
 
 
 def _slug(text: str) -> str:

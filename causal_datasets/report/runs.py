@@ -1,57 +1,91 @@
-"""A finished run folder (``summary.json`` + ``results.jsonl``) as the report reads it."""
+"""A run folder as the report reads it: its typed ``summary.json`` and, on demand, its ``results.jsonl``."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
+from pydantic import ValidationError
+
+from causal_datasets import __version__
 from causal_datasets.errors import RunFolderError
+from causal_datasets.runners.records import SUMMARY_FORMAT, ItemResult, RunSummary
 from causal_datasets.runners.results import RESULTS_FILE, SUMMARY_FILE, read_results
 
 
 @dataclass(frozen=True)
 class Run:
     path: Path
-    run: dict[str, Any]
-    metrics: dict[str, Any]
-    label: str = field(default="")
+    summary: RunSummary
 
     @property
     def benchmark(self) -> str:
-        return str(self.run.get("dataset", "unknown"))
+        return self.summary.benchmark
+
+    @property
+    def label(self) -> str:
+        """Who answered, then the folder: ``agent:oracle (sw-oracle)``."""
+        return f"{self.summary.solver} ({self.path.name})"
 
     @cached_property
-    def results(self) -> list[dict[str, Any]]:
-        return read_results(self.path / RESULTS_FILE)
+    def results(self) -> list[ItemResult]:
+        """The latest line of each item of ``results.jsonl``, validated."""
+        lines = {line["id"]: line for line in read_results(self.path / RESULTS_FILE)}
+        items = []
+        for number, line in enumerate(lines.values(), start=1):
+            try:
+                items.append(ItemResult.model_validate(line))
+            except ValidationError as error:
+                raise RunFolderError(
+                    f"{self.path / RESULTS_FILE} item #{number} (id={line['id']!r}): {_first_problem(error)}"
+                ) from None
+        return items
 
 
 def load_run(path: Path) -> Run:
-    """Read one run folder; the label is the model or agent that produced it (folder name if neither)."""
-    summary_path = Path(path) / SUMMARY_FILE
+    """Read and validate a run folder's ``summary.json``; every problem is one line naming the file."""
+    path = Path(path)
+    summary_path = path / SUMMARY_FILE
     if not summary_path.exists():
         raise RunFolderError(f"{path} has no {SUMMARY_FILE}; is it a finished `causal-datasets eval` run?")
+    text = summary_path.read_text(encoding="utf-8")
     try:
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise RunFolderError(f"{summary_path} is not valid JSON: {error}") from error
-    if not isinstance(summary, dict) or "run" not in summary or "metrics" not in summary:
-        raise RunFolderError(f"{summary_path} lacks the 'run' and 'metrics' sections")
-    run = summary["run"]
-    return Run(path=Path(path), run=run, metrics=summary["metrics"], label=run_label(run, Path(path)))
+        raise RunFolderError(f"{summary_path} is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise RunFolderError(f"{summary_path} is not a run summary (a JSON object)")
+    _check_format(summary_path, data)
+    try:
+        summary = RunSummary.model_validate_json(text)
+    except ValidationError as error:
+        raise RunFolderError(f"{summary_path} is not a valid run summary: {_first_problem(error)}") from None
+    return Run(path=path, summary=summary)
 
 
-def run_label(run: dict[str, Any], path: Path) -> str:
-    who = run.get("policy") or run.get("model") or run.get("agent")
-    return f"{who} ({path.name})" if who else path.name
+def _check_format(summary_path: Path, data: dict) -> None:
+    layout = data.get("format")
+    if layout is None and "run" not in data and "metrics" not in data:
+        raise RunFolderError(f"{summary_path} has no 'format' key: it is not a summary written by `causal-datasets eval`")
+    if layout is None or layout == 1:
+        run = data.get("run")
+        writer = run.get("package_version") if isinstance(run, dict) else None
+        raise RunFolderError(
+            f"{summary_path} has the old untyped layout written by causal-datasets {writer or '0.1 or earlier'}; "
+            f"re-run it with causal-datasets {__version__} (`causal-datasets eval ... --resume` into the same "
+            "folder rewrites the summary from its results)"
+        )
+    if isinstance(layout, int) and layout > SUMMARY_FORMAT:
+        raise RunFolderError(
+            f"{summary_path} has summary format {layout}, written by a newer causal-datasets; "
+            f"this one ({__version__}) reads format {SUMMARY_FORMAT}: upgrade causal-datasets to report it"
+        )
 
 
-def lookup(data: Any, dotted: str) -> Any:
-    """``data["a"]["b"]`` for ``"a.b"``; None where a key is missing."""
-    for key in dotted.split("."):
-        if not isinstance(data, dict) or key not in data:
-            return None
-        data = data[key]
-    return data
+def _first_problem(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "<top level>"
+    more = error.error_count() - 1
+    return f"field '{where}': {first['msg']}" + (f" (and {more} more)" if more else "")

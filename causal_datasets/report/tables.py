@@ -1,59 +1,126 @@
-"""Markdown tables of one benchmark's runs: headline metrics and one table per slice."""
+"""Markdown tables of runs, read off the typed summaries (no hand-picked metric lists).
+
+The runs table and a benchmark's headline table have one row per run; the headline has a column
+per scalar field of the benchmark's metrics model, headed by the field's title. Every mapping
+field and every slice is a breakdown with one row per key: a flat ``{key: number}`` mapping puts
+the runs side by side as columns; entries holding several numbers (slices, nested mappings) get a
+column per number, nested dicts flattened as ``outer.inner``, and a row per key and run.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
 from causal_datasets.markdown import markdown_table
-from causal_datasets.report.runs import Run, lookup
-from causal_datasets.report.views import View
+from causal_datasets.report.runs import Run
+from causal_datasets.runners.records import Usage
+
+MISSING = "–"
 
 
-def headline_table(view: View, runs: Sequence[Run]) -> str:
-    """One row per run, one column per headline metric (``–`` where a run lacks it)."""
-    rows = [[run.label, *(_cell(lookup(run.metrics, m.path)) for m in view.headline)] for run in runs]
-    return markdown_table(["run", *(m.label for m in view.headline)], rows)
-
-
-def slice_names(runs: Sequence[Run]) -> list[str]:
-    """The ``by_*`` slices any of the runs reports, in first-seen order."""
-    names: dict[str, None] = {}
-    for run in runs:
-        for key, value in run.metrics.items():
-            if key.startswith("by_") and isinstance(value, dict) and value:
-                names.setdefault(key, None)
-    return list(names)
-
-
-def slice_table(view: View, runs: Sequence[Run], slice_name: str) -> str:
-    """Rows = slice values (union over runs), columns = run × slice metric."""
-    values: dict[str, None] = {}
-    for run in runs:
-        values.update(dict.fromkeys((run.metrics.get(slice_name) or {}).keys()))
-    headers = [slice_name.removeprefix("by_")]
-    for run in runs:
-        headers += [f"{m.label} · {run.label}" if len(runs) > 1 else m.label for m in view.slice_metric]
+def runs_table(runs: Sequence[Run]) -> str:
+    """What each run is: benchmark, data, package, status, item counts, models, usage and folder."""
+    headers = ["run", "benchmark", "configs", "dataset version", "read from", "package", "status",
+               "scored", "failed", "missing", "selected", "models", "tokens (cost)", "folder"]
     rows = []
-    for value in _sorted_values(values):
-        row = [value]
-        for run in runs:
-            entry = (run.metrics.get(slice_name) or {}).get(value)
-            row += [_cell(lookup(entry, m.path)) for m in view.slice_metric]
-        rows.append(row)
+    for run in runs:
+        summary, items = run.summary, run.summary.items
+        rows.append([
+            run.label, summary.benchmark, ", ".join(summary.dataset.configs), summary.dataset.version,
+            summary.dataset.read_from, summary.package_version,
+            summary.status if summary.status == "complete" else f"**{summary.status}**",
+            items.scored, items.failed, items.missing, items.selected,
+            ", ".join(f"{role}: {name}" for role, name in summary.models.items()) or MISSING,
+            _usage(summary.usage_total), str(run.path),
+        ])
     return markdown_table(headers, rows)
 
 
-def _sorted_values(values: dict[str, None]) -> list[str]:
-    keys = list(values)
+def headline_table(runs: Sequence[Run]) -> str:
+    """One row per run, one column per scalar field of the metrics model, in field order."""
+    fields = type(runs[0].summary.metrics).model_fields
+    names = [name for name, info in fields.items() if name != "benchmark" and not _is_mapping(info.annotation)]
+    rows = [[run.label, *(_cell(getattr(run.summary.metrics, name)) for name in names)] for run in runs]
+    return markdown_table(["run", *(fields[name].title or name for name in names)], rows)
+
+
+def mapping_fields(runs: Sequence[Run]) -> dict[str, str]:
+    """The mapping-valued fields of the metrics model, name → title, in field order."""
+    fields = type(runs[0].summary.metrics).model_fields
+    return {name: info.title or name for name, info in fields.items() if _is_mapping(info.annotation)}
+
+
+def mapping_table(runs: Sequence[Run], name: str) -> str | None:
+    """The breakdown of one mapping field of the metrics; None when no run has a value in it."""
+    return breakdown_table(name, [(run, getattr(run.summary.metrics, name) or {}) for run in runs])
+
+
+def slice_names(runs: Sequence[Run]) -> list[str]:
+    """The non-empty slices of any of the runs, in first-seen order."""
+    return list(dict.fromkeys(name for run in runs for name, entries in run.summary.slices.items() if entries))
+
+
+def slice_table(runs: Sequence[Run], name: str) -> str | None:
+    """The breakdown of one slice; the key column is the field sliced by (``by_suite`` → ``suite``)."""
+    return breakdown_table(name.removeprefix("by_"), [(run, run.summary.slices.get(name) or {}) for run in runs])
+
+
+def breakdown_table(key_header: str, per_run: Sequence[tuple[Run, Mapping[str, Any]]]) -> str | None:
+    """A ``{key: number}`` or ``{key: {metric: ...}}`` mapping of each run as one table (see the module)."""
+    present = [(run, mapping) for run, mapping in per_run if mapping]
+    if not present:
+        return None
+    if all(isinstance(entry, Mapping) for _, mapping in present for entry in mapping.values()):
+        flat = [(run, {key: flatten(entry) for key, entry in mapping.items()}) for run, mapping in present]
+        columns = list(dict.fromkeys(c for _, mapping in flat for entry in mapping.values() for c in entry))
+        if not columns:
+            return None
+        rows = [
+            [key, run.label, *(_cell(mapping[key].get(column)) for column in columns)]
+            for key in ordered(k for _, mapping in flat for k in mapping)
+            for run, mapping in flat if key in mapping
+        ]
+        return markdown_table([key_header, "run", *columns], rows)
+    flat = [(run, flatten(mapping)) for run, mapping in per_run]
+    keys = ordered(k for _, mapping in flat for k in mapping)
+    rows = [[key, *(_cell(mapping.get(key)) for _, mapping in flat)] for key in keys]
+    return markdown_table([key_header, *(run.label for run, _ in flat)], rows)
+
+
+def flatten(entry: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}, "c": 2}`` → ``{"a.b": 1, "c": 2}``."""
+    flat: dict[str, Any] = {}
+    for key, value in entry.items():
+        if isinstance(value, Mapping):
+            flat.update(flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def ordered(keys: Iterable[str]) -> list[str]:
+    """Distinct keys, numerically sorted when every key is a number, else in first-seen order."""
+    distinct = list(dict.fromkeys(keys))
     try:
-        return sorted(keys, key=float)
+        return sorted(distinct, key=float)
     except ValueError:
-        return keys
+        return distinct
 
 
-def _cell(value: object) -> object:
-    if value is None or isinstance(value, (dict, list)):
-        return "–"
-    if isinstance(value, float):
-        return round(value, 4)
-    return value
+def _is_mapping(annotation: Any) -> bool:
+    if get_origin(annotation) is dict:
+        return True
+    return get_origin(annotation) in (Union, UnionType) and any(_is_mapping(a) for a in get_args(annotation))
+
+
+def _usage(usage: Usage) -> str:
+    tokens = usage.prompt_tokens + usage.completion_tokens
+    if not tokens:
+        return MISSING
+    return f"{tokens}" + (f" (${usage.cost_usd:.4f})" if usage.cost_usd is not None else "")
+
+
+def _cell(value: Any) -> Any:
+    return MISSING if value is None else value
