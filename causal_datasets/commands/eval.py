@@ -65,7 +65,8 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
     if task.agents:
         parser.add_argument("--agent", choices=task.agents, help="a reference agent instead of --model")
     for spec in task.roles:
-        omitted = f"the --{spec.fallback.replace('_', '-')} model serves" if spec.fallback else None
+        fallback = task.role(spec.fallback) if spec.fallback else None
+        omitted = f"--{fallback.flag}model serves this role too" if fallback else None
         add_model_arguments(parser, prefix=spec.flag, purpose=spec.help, omitted=omitted)
     add_options(parser, task.options)
 
