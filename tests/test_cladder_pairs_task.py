@@ -110,8 +110,11 @@ def test_scoring_hand_written_answers(questions):
     assert score_answer("P(Y=1|X=1", q)["error"] == "unparsable"
     assert score_answer(None, q)["error"] == "no_expression"
     assert score_answer("P(Y=2|X=1)", q)["error"] == "undecided"  # outside the binary domain
-    nested = score_answer("(" * 3000 + "P(Y=1)" + ")" * 3000, q)  # the parser's recursion gives up
-    assert nested["error"] == "scoring_error" and nested["detail"].startswith("RecursionError")
+    nested = score_answer("(" * 3000 + "P(Y=1)" + ")" * 3000, q)  # refused before any recursion
+    assert nested["error"] == "unparsable" and "nested deeper than 100" in nested["detail"]
+    iv = question(questions, "IV", "ate")
+    adjusted = score_answer("\\sum_{V1} P(V1) * [P(Y=1|V1,X=1) - P(Y=1|V1,X=0)]", iv)  # V1 is unobserved
+    assert adjusted["equivalent"] is None and adjusted["error"] == "unobserved_variable"
 
 
 def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):

@@ -226,3 +226,48 @@ def test_evaluate_module_scores_a_batch_without_dying_on_bad_items():
     assert result["accuracy"] == 0.25 and result["string_match"] == 0.25
     assert result["methods"][:2] == ["semantic", "semantic"] and result["methods"][2:] == ["error", "error"]
     assert result["undecided"] == 2 and "position" in result["errors"][2]
+
+
+def test_numbers_are_compared_exactly_not_within_a_tolerance(capsys):
+    assert check_equivalence("0.1 + 0.2", "0.3", "X").method == "arithmetic"
+    assert check_equivalence("0.1 + 0.2", "0.3", "X").equivalent is True
+    near = check_equivalence("0.3", "0.3000000001", "X")  # once "equal" within 1e-9
+    assert near.equivalent is False and near.counterexample.model == {
+        "kind": "arithmetic", "a": "3/10", "b": "3000000001/10000000000"}
+    assert check_equivalence("1/3", "0.3333333333333333", "X").equivalent is False
+    assert check_equivalence("1/(2-2)", "1", "X").equivalent is None  # undefined: never a verdict
+    assert main(["equiv", "0.1 + 0.2", "0.3", "--graph", "X"]) == 0
+    assert main(["equiv", "0.3", "0.3000000001", "--graph", "X"]) == 1
+    assert "a = 0.3, b = 0.3000000001" in capsys.readouterr().out
+
+
+def test_an_estimand_that_uses_an_unobserved_variable_gets_no_verdict():
+    """Adjusting for a latent confounder gives the right number in every model, but it is no estimand."""
+    verdict = check_equivalence(r"\sum_{U} P(Y | X, U) * P(U)", "P(Y | do(X))", "U->X,U->Y,X->Y", latent=["U"])
+    assert verdict.equivalent is None and verdict.invalid and "unobserved variable(s) ['U']" in verdict.error
+    observed = check_equivalence(r"\sum_{U} P(Y | X, U) * P(U)", "P(Y | do(X))", "U->X,U->Y,X->Y")
+    assert observed.equivalent is True  # the same pair when U is observed
+
+
+def test_two_values_for_one_intervened_variable_is_a_parse_error():
+    verdict = check_equivalence("P(Y | do(X=0), do(X=1))", "P(Y)", "X->Y")
+    assert verdict.invalid and "do() sets X twice in one term (X=0 and X=1)" in verdict.error
+    assert check_equivalence("P(Y | do(X=1), do(X=1))", "P(Y | do(X=1))", "X->Y").equivalent is True
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("(" * 3000 + "P(Y)" + ")" * 3000, "brackets nested deeper than 100"),
+    ("9" * 5000, "a number of more than 60 digits"),
+    ("P(Y) + " * 20000 + "P(Y)", "longer than 100000 characters"),
+])
+def test_pathological_inputs_are_refused_before_parsing(text, reason, capsys):
+    verdict = check_equivalence(text, "P(Y)", "Y")
+    assert verdict.invalid and reason in verdict.error and len(verdict.error) < 400
+    assert main(["equiv", text, "P(Y)", "--graph", "Y"]) == 2
+    assert capsys.readouterr().out.count("\n") == 3  # the reason, a window of the text, a pointer
+
+
+def test_a_long_sum_is_decided_without_the_quadratic_proof_search():
+    terms = " + ".join(f"P(Y={i % 2})" for i in range(4000))
+    verdict = check_equivalence(terms, "2000", "Y")
+    assert verdict.equivalent is True and verdict.method == "semantic"

@@ -83,7 +83,7 @@ def verdict_lines(verdict) -> list[str]:
             "not equivalent",
             f"  a = {verdict.a}",
             f"  b = {verdict.b}",
-            f"counterexample ({cx.model['kind']} model, {where}): a = {cx.value_a:.6g}, b = {cx.value_b:.6g}",
+            f"counterexample ({cx.model['kind']} model, {where}): a = {cx.value_a!r}, b = {cx.value_b!r}",
             json.dumps(cx.model),
         ]
     lines = [f"equivalent ({verdict.method})", f"  a = {verdict.a}", f"  b = {verdict.b}"]

@@ -290,6 +290,29 @@ def rebuild(e: Expr, new_children: tuple[Expr, ...]) -> Expr:
     return e
 
 
+def constant_value(e: Expr) -> Fraction | None:
+    """The exact value of an expression made of numbers only; None if it holds a term or a
+    summation, or divides by zero."""
+    if isinstance(e, Num):
+        return e.value
+    if not isinstance(e, (Neg, Add, Mul, Div)):
+        return None
+    parts = [constant_value(child) for child in children(e)]
+    if any(part is None for part in parts):
+        return None
+    if isinstance(e, Neg):
+        return -parts[0]
+    if isinstance(e, Add):
+        return sum(parts, Fraction(0))
+    if isinstance(e, Mul):
+        product = Fraction(1)
+        for part in parts:
+            product *= part
+        return product
+    numerator, denominator = parts
+    return None if denominator == 0 else numerator / denominator
+
+
 def term_atoms(e: Prob | Expect) -> tuple[Atom, ...]:
     """Every atom of a leaf term, including the do-assignments as atoms."""
     body = e.event if isinstance(e, Prob) else tuple(a for _, a in e.body)

@@ -42,8 +42,10 @@ class ExprParseError(ValueError):
         self.text = text
         self.position = position
         self.reason = message
-        pointer = " " * position + "^"
-        super().__init__(f"{message} at position {position}\n  {text}\n  {pointer}")
+        start = max(0, position - 40)  # a window around the position: the text may be long
+        shown = ("..." if start else "") + text[start : position + 40] + ("..." if position + 40 < len(text) else "")
+        pointer = " " * (position - start + (3 if start else 0)) + "^"
+        super().__init__(f"{message} at position {position}\n  {shown}\n  {pointer}")
 
 
 class _Token(NamedTuple):
@@ -60,6 +62,8 @@ def _tokenize(text: str) -> list[_Token]:
         if match.start() != position:  # finditer skipped a character no token starts with
             break
         kind = match.lastgroup
+        if kind == "num" and len(match.group(kind)) > MAX_NUMBER_DIGITS:
+            raise ExprParseError(f"a number of more than {MAX_NUMBER_DIGITS} digits", text, match.start(kind))
         tokens.append(_Token(kind, match.group(kind), match.start(kind)))
         position = match.end()
     rest = cleaned[position:]
@@ -70,13 +74,34 @@ def _tokenize(text: str) -> list[_Token]:
     return tokens
 
 
+#: longest expression and deepest bracket nesting parsed; beyond them the text is refused at once,
+#: before any recursion (the longest CLadder estimand has about 200 characters)
+MAX_LENGTH = 100_000
+MAX_DEPTH = 100
+MAX_NUMBER_DIGITS = 60
+
+
 def parse(text: str) -> Expr:
     """Parse one causal expression; raises :class:`ExprParseError` with the position.
 
     Results are memoized by text (expressions are immutable values)."""
     if not isinstance(text, str):
         raise TypeError(f"expected a string, got {type(text).__name__}")
+    if len(text) > MAX_LENGTH:
+        raise ExprParseError(f"longer than {MAX_LENGTH} characters ({len(text)})", text, MAX_LENGTH)
+    _check_depth(text)
     return _parse_text(text)
+
+
+def _check_depth(text: str) -> None:
+    depth = 0
+    for position, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ExprParseError(f"brackets nested deeper than {MAX_DEPTH}", text, position)
+        elif char in ")]}":
+            depth -= 1
 
 
 @lru_cache(maxsize=1 << 14)
@@ -145,20 +170,23 @@ class _Parser:
         return Prob(tuple(event), tuple(do), tuple(given))
 
     def expr(self) -> Expr:
-        result = self.term()
+        terms = [self.term()]  # collected, then built once: a long sum stays linear
         while self.at("+", "-"):
             op = self.take("+", "-").text
             right = self.term()
-            result = add(result, right) if op == "+" else sub(result, right)
-        return result
+            terms.append(right if op == "+" else negate(right))
+        return add(*terms)
 
     def term(self) -> Expr:
-        result = self.unary()
+        factors = [self.unary()]
         while self.at("*", "/"):
             op = self.take("*", "/").text
             right = self.unary()
-            result = mul(result, right) if op == "*" else div(result, right)
-        return result
+            if op == "*":
+                factors.append(right)
+            else:
+                factors = [div(mul(*factors), right)]
+        return mul(*factors)
 
     def unary(self) -> Expr:
         if self.at("-"):
@@ -240,9 +268,14 @@ class _Parser:
             return do, given
         while True:
             if self.tok.kind == "name" and self.tok.text == "do" and self.tokens[self.i + 1].text == "(":
+                start = self.tok
                 self.i += 1
                 self.take("(")
-                do.extend(self.assigns())
+                for var, value in self.assigns():
+                    clash = next((v for name, v in do if name == var and v != value), None)
+                    if clash is not None:
+                        self.fail(f"do() sets {var} twice in one term ({var}={clash} and {var}={value})", start)
+                    do.append((var, value))
                 self.take(")")
             else:
                 given.append(self.atom())

@@ -78,7 +78,7 @@ class _Verifier:
             verdict = check_equivalence(a, b, graph, seed=self.seed, limits=PROOF_LIMITS)
             if verdict.proof is not None:
                 check_proof(verdict.proof, graph, seed=self.seed)
-            if verdict.equivalent is None:
+            if verdict.equivalent is None and not verdict.invalid:
                 raise UnsoundProof(f"CLadder pair {key} could not be decided: {verdict.error}")
             self.cache[key] = (verdict, _proof_rows(verdict.proof), _counterexample_json(verdict.counterexample))
         return self.cache[key]
@@ -97,6 +97,8 @@ def _pair_row(q: CladderQuestion, verify: _Verifier, kind: str = "formal_vs_esti
     if a is None or b is None:
         return None
     verdict, proof_rows, counterexample = verify(a, b, q.graph)
+    if verdict.invalid:  # e.g. a candidate mistake that adjusts for the unobserved V1: no estimand at all
+        return None
     value = estimand_value(b, q) if kind == "formal_vs_estimand" else None
     agree = None if value is None or q.groundtruth is None else abs(value - q.groundtruth) <= NUMBER_TOLERANCE
     suffix = "" if kind == "formal_vs_estimand" else f"-{kind}-{b.text}"

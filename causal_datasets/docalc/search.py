@@ -105,6 +105,10 @@ def _steps_backward(path: list[_Link]) -> list[tuple[Expr, str, str, str, str, b
     return [(parent, rule, cond, after, before, True) for _, parent, rule, cond, before, after in reversed(path)]
 
 
+class NormalizationBudget(RuntimeError):
+    """Normalizing an expression needs more rewrite steps than the search allows (a very long expression)."""
+
+
 def vocabulary(*exprs: Expr) -> tuple[tuple[str, Value], ...]:
     pairs = {(v, x) for e in exprs for v, x in leaf_values(e) if x is not None}
     return tuple(sorted(pairs, key=lambda p: (p[0], isinstance(p[1], str), str(p[1]))))
@@ -121,7 +125,7 @@ def normalize(e: Expr, ctx: RuleContext) -> tuple[Expr, list[_Link]]:
                 break
         else:
             return e, path
-    raise RuntimeError(f"normalization did not terminate on {e.text}")
+    raise NormalizationBudget(f"normalization took more than {MAX_NORMALIZING_STEPS} steps")
 
 
 class _Budget:

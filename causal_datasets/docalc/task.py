@@ -157,13 +157,15 @@ def _verdict(expression: str, estimand: str, graph_id: str, seed: int) -> Verdic
     return check_equivalence(expression, estimand, family_graph(graph_id), seed=seed, limits=PROOF_LIMITS)
 
 
-ERROR_PREFIXES = (("parse error", "unparsable"), ("graph error", "unknown_variable"))
+ERROR_PREFIXES = (("parse error", "unparsable"), ("graph error", "unknown_variable"),
+                  ("uses the unobserved", "unobserved_variable"))
 
 
 def score_answer(expression: str | None, q: CladderQuestionRow, *, seed: int = 0) -> dict[str, Any]:
     """Verifier verdict (``equivalent`` True/False/None, ``method``, ``proof_length``) and ``string_match``
     of an extracted expression against the question's estimand; ``error`` names why it was not decided
-    (``no_expression``, ``unparsable``, ``unknown_variable``, ``undecided``, ``scoring_error``)."""
+    (``no_expression``, ``unparsable``, ``unknown_variable``, ``unobserved_variable`` — an answer that
+    adjusts for a latent variable is no estimand —, ``undecided``, ``scoring_error``)."""
     if expression is None:
         return {"equivalent": None, "method": None, "proof_length": None, "string_match": False,
                 "error": "no_expression", "detail": None}

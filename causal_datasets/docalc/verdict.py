@@ -15,15 +15,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from causal_datasets.docalc.expr import Expr, free_indices, leaf_values, substitute
+from causal_datasets.docalc.expr import Expr, constant_value, free_indices, leaf_values, substitute, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import ExprParseError, parse
-from causal_datasets.docalc.search import Proof, SearchLimits, find_proof
+from causal_datasets.docalc.search import NormalizationBudget, Proof, SearchLimits, find_proof
 from causal_datasets.docalc.decide import Counterexample, semantic_check
 from causal_datasets.docalc.semantics import EvaluationError, ModelTooLarge
 from causal_datasets.graph import GraphError
 
-Method = Literal["identical", "proof", "semantic", "error"]
+Method = Literal["identical", "arithmetic", "proof", "semantic", "error"]
+
+
+#: the proof search (optional for equal pairs) is skipped when the two expressions are longer than
+#: this together: its normalization is quadratic in the number of terms; the semantic check is not
+PROOF_MAX_CHARS = 4_000
 
 
 class UnsoundProof(AssertionError):
@@ -107,8 +112,14 @@ def check_equivalence(
     except GraphError as error:
         return Verdict(None, "error", error=f"graph error: {error}", invalid=True)
     texts = {"a": left.text, "b": right.text}
+    hidden = sorted((variables(left) | variables(right)) & g.latent)
+    if hidden:
+        return Verdict(None, "error", error=f"uses the unobserved variable(s) {hidden}: an estimand must be "
+                       "a function of observed variables", invalid=True, **texts)
     if left == right:
         return Verdict(True, "identical", **texts)
+    if not variables(left) and not variables(right):  # numbers only: exact arithmetic, no model needed
+        return _compare_numbers(left, right)
     try:
         semantic = semantic_check(left, right, g, seed=seed, models=models)
     except EvaluationError as error:
@@ -120,17 +131,35 @@ def check_equivalence(
         return Verdict(None, "semantic", error=semantic.reason, **texts)
     if semantic.equal is False:
         return Verdict(False, "semantic", counterexample=semantic.counterexample, **texts)
-    if prove:
-        outcome = find_proof(left, right, g, limits)
+    if prove and len(left.text) + len(right.text) <= PROOF_MAX_CHARS:
+        try:
+            outcome = find_proof(left, right, g, limits)
+        except NormalizationBudget:  # too long to normalize within the budget: the semantic verdict stands
+            return Verdict(True, "semantic", **texts)
         if outcome.proof is not None:
             return Verdict(True, "proof", proof=outcome.proof, **texts)
     return Verdict(True, "semantic", **texts)
 
 
+def _compare_numbers(left: Expr, right: Expr) -> Verdict:
+    """Two expressions of numbers only, compared exactly (rationals, no tolerance)."""
+    texts = {"a": left.text, "b": right.text}
+    a, b = constant_value(left), constant_value(right)
+    if a is None or b is None:
+        return Verdict(None, "arithmetic", error="an expression divides by zero", **texts)
+    if a == b:
+        return Verdict(True, "arithmetic", **texts)
+    model = {"kind": "arithmetic", "a": str(a), "b": str(b)}  # the two exact values, on every model
+    return Verdict(False, "arithmetic", counterexample=Counterexample(model, {}, float(a), float(b)), **texts)
+
+
 def _proof_only(left: Expr, right: Expr, g: DoGraph, limits: SearchLimits, reason: str, texts: dict) -> Verdict:
     """When no model can be evaluated (too large a graph): a proof still shows equality, since every
     rule is an identity under its graph condition; nothing can show inequality."""
-    outcome = find_proof(left, right, g, limits)
+    try:
+        outcome = find_proof(left, right, g, limits)
+    except NormalizationBudget as budget:
+        return Verdict(None, "error", error=f"{reason}; {budget}", **texts)
     if outcome.proof is not None:
         return Verdict(True, "proof", proof=outcome.proof, **texts)
     return Verdict(None, "error", error=f"{reason}; no proof found within the search limits", **texts)
