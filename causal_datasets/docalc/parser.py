@@ -27,7 +27,7 @@ from typing import NamedTuple
 from decimal import Decimal
 from fractions import Fraction
 
-from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Potential, Prob, Sum, add, div, mul, negate, sub
+from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Potential, Prob, Sum, add, div, mul, negate
 
 _TRANSLATE = str.maketrans({"−": "-", "–": "-", "×": "*", "·": "*", "∣": "|", "Σ": "∑"})
 _TOKEN = re.compile(
