@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 import time
@@ -306,3 +307,37 @@ def test_stub_completion_body_is_parsed_like_a_real_one():
         with pytest.raises(ValueError):
             parse_completion(broken)
     assert isinstance(LLMTimeout("d", kind="timeout"), LLMError)
+
+
+def test_timeout_bounds_the_whole_request_not_each_read():
+    """A server that trickles its reply a byte every 20 ms never trips a per-read timeout of 1 s."""
+    with StubServer(lambda request, index: StubReply(text="slow", trickle=0.02)) as server:
+        config = LLMConfig(model="m", base_url=server.base_url, timeout=1.0, max_retries=0, backoff_base=0.01)
+        started = time.monotonic()
+        with LLMClient(config) as client, pytest.raises(LLMTimeout):
+            client.chat(ask("hi"))
+        assert time.monotonic() - started < 1.0 + 1.0 + 1.5  # the deadline, one read timeout, slack
+
+
+def test_a_reply_without_content_is_retried_and_never_cached(tmp_path):
+    empty = {"choices": [{"index": 0, "message": {"role": "assistant", "content": None}, "finish_reason": "stop"}]}
+    replies = [StubReply(body=empty), StubReply(text="now a real answer")]
+    with StubServer(lambda request, index: replies[min(index, 1)]) as server:
+        with client_for(server, tmp_path) as client:
+            assert client.chat(ask("hi")).text == "now a real answer"
+        assert server.count == 2
+        with client_for(server, tmp_path) as again:
+            assert again.chat(ask("hi")).cached  # the good reply was cached, the empty one never
+    reasoned_out = {"choices": [{"index": 0, "message": {"content": None}, "finish_reason": "length"}]}
+    from causal_datasets.llm.client import parse_completion
+
+    assert parse_completion(reasoned_out).text == ""  # the budget went to reasoning: empty, not broken
+
+
+def test_odd_replies_become_valid_text_and_counts(tmp_path):
+    body = (b'{"choices": [{"message": {"content": "bad \\ud800 surrogate"}, "finish_reason": "stop"}],'
+            b' "usage": {"prompt_tokens": "many", "completion_tokens": -3}}')  # a lone surrogate escape
+    with StubServer(lambda request, index: StubReply(body=body)) as server, client_for(server, tmp_path) as client:
+        result = client.chat(ask("hi"))
+    assert result.text == "bad ? surrogate" and (result.prompt_tokens, result.completion_tokens) == (0, 0)
+    result.text.encode("utf-8")  # writable by every writer

@@ -193,3 +193,34 @@ def test_model_failure_is_returned_not_raised():
             answer = ask_structured(client, QUESTION, schema=Graph)
     assert not answer.ok and answer.error_kind == "request_rejected" and "HTTP 401" in answer.error
     assert answer.attempts == 1 and answer.raw == []
+
+
+PATHOLOGICAL = {
+    "30,000 nested brackets (crashed libyaml's composer)": "[" * 30000 + "]" * 30000,
+    "a block sequence 30,000 deep on one line": "- " * 30000 + "x",
+    "10,000 open braces (16 s before)": "{" * 10000,
+    "8,000 think tags (3 s before)": "<think>" * 8000,
+    "30,000 fences (12 s before)": "```" * 30000,
+    "5,000 nested JSON arrays (RecursionError before)": "```json\n" + "[" * 5000 + "]" * 5000 + "\n```",
+    "two million characters": "x" * 2_000_000,
+}
+
+
+@pytest.mark.parametrize("text", PATHOLOGICAL.values(), ids=PATHOLOGICAL.keys())
+@pytest.mark.parametrize("extract", [extract_json_block, extract_yaml_block], ids=["json", "yaml"])
+def test_pathological_replies_are_typed_errors(extract, text):
+    with pytest.raises(StructuredError) as error:
+        extract(text)
+    assert error.value.kind in ("parse", "no_block") and len(str(error.value)) < 300
+
+
+def test_yaml_aliases_are_refused():
+    laughs = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
+    with pytest.raises(StructuredError, match="aliases"):
+        extract_yaml_block(laughs)
+
+
+def test_a_value_inside_a_too_deep_structure_is_not_taken_for_the_answer():
+    assert bare_json_values("[" * 100 + "[1]" + "]" * 100 + ' then {"a": 1}') == [{"a": 1}]
+    assert bare_json_values('noise {x ] {"c": 3} and [1, {"d": [2]}]') == [{"c": 3}, [1, {"d": [2]}]]

@@ -71,3 +71,11 @@ def test_results_of_an_older_version_are_named_not_misread(tmp_path):
     (tmp_path / "results.jsonl").write_text('{"id": "a", "error": "llm_error"}\n')
     with pytest.raises(RunFolderError, match="written by an older causal-datasets"):
         ResultsLog(tmp_path, resume=True)
+
+
+def test_text_utf8_cannot_encode_is_written_as_its_json_escape(tmp_path):
+    log = ResultsLog(tmp_path, resume=False)
+    log.append(line("a", reply="half a pair: \ud800 and é"))
+    log.compact()
+    (item,) = read_results(tmp_path)
+    assert item["reply"] == "half a pair: \ud800 and é"

@@ -75,7 +75,8 @@ class ResponseCache:
             done = self._run(
                 "write",
                 "INSERT OR REPLACE INTO responses (key, request, response) VALUES (?, ?, ?)",
-                (key, json.dumps(request, sort_keys=True, ensure_ascii=False), json.dumps(response, ensure_ascii=False)),
+                # ASCII JSON: a lone surrogate in a reply is stored as its escape, never an encoding error
+                (key, json.dumps(request, sort_keys=True), json.dumps(response)),
             )
             if done is not None:
                 self.writes += 1

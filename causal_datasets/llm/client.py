@@ -23,6 +23,7 @@ import httpx2
 import openai
 
 from causal_datasets.llm.cache import ResponseCache, cache_key
+from causal_datasets.llm.deadline import RequestDeadline
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.llm.config import LLMConfig, Message, PriceTable
 from causal_datasets.errors import LLMError, LLMRequestError, LLMRetriesExhausted, LLMTimeout
@@ -56,18 +57,33 @@ def parse_completion(body: Any, *, cached: bool = False, attempts: int = 0, fall
     if not isinstance(message, dict):
         raise ValueError("first choice has no message")
     content = message.get("content")
-    if content is not None and not isinstance(content, str):
-        raise ValueError(f"message content is {type(content).__name__}, not text")
+    if content is None and choices[0].get("finish_reason") == "length":
+        content = ""  # the whole token budget went to reasoning: an empty answer, not a broken reply
+    if not isinstance(content, str):
+        kind = "no message content" if content is None else f"message content is {type(content).__name__}, not text"
+        raise ValueError(kind)
     usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
     return ChatResult(
-        text=content or "",
-        prompt_tokens=int(usage.get("prompt_tokens") or 0),
-        completion_tokens=int(usage.get("completion_tokens") or 0),
+        text=_valid_text(content),
+        prompt_tokens=_count(usage.get("prompt_tokens")),
+        completion_tokens=_count(usage.get("completion_tokens")),
         cached=cached,
         attempts=attempts,
         model=str(body.get("model") or fallback_model),
         finish_reason=choices[0].get("finish_reason"),
     )
+
+
+def _valid_text(text: str) -> str:
+    """``text`` with lone surrogates (from ``\\ud800`` escapes in a JSON reply) replaced: every writer can encode it."""
+    return text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text
+
+
+def _count(value: Any) -> int:
+    """A token count as sent by the server; anything that is not a non-negative whole number counts 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+        return 0
+    return int(value) if value < 1e12 else 0
 
 
 class LLMClient:
@@ -87,6 +103,7 @@ class LLMClient:
                 timeout=httpx2.Timeout(config.timeout, connect=min(config.timeout, 10.0)),
                 limits=httpx2.Limits(max_connections=None, max_keepalive_connections=max(20, config.concurrency)),
                 trust_env=not config.is_loopback(),
+                event_hooks=RequestDeadline(config.timeout).hooks(),  # --timeout bounds the whole request
             ),
         )
         self._pool: ThreadPoolExecutor | None = None

@@ -5,6 +5,11 @@ block, else the last unlabeled fenced block, else (JSON only) the last bare JSON
 the prose. JSON may have trailing commas; YAML goes through the safe loader only
 (libyaml's ``CSafeLoader`` when available: about 9× faster on long judge answers).
 
+Replies are untrusted text: every step is linear in the reply's length, a reply longer than
+``MAX_REPLY_CHARS`` or a structure nested deeper than ``MAX_NESTING`` is a ``parse`` error before any
+recursive parser sees it (libyaml's composer recurses in C: 30,000 nested brackets crashed the
+interpreter), and YAML aliases are refused (a few lines of them expand into billions of nodes).
+
 ``ask_structured`` asks, validates against a pydantic model (or a ``TypeAdapter``, or any callable
 that returns the value or raises), and on failure spends the remaining attempts on either
 
@@ -34,9 +39,11 @@ SAFE_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 Format = Literal["json", "yaml"]
 Schema = type[BaseModel] | TypeAdapter | Callable[[Any], Any]
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_LANGUAGE = re.compile(r"[ \t]*([A-Za-z0-9_+.-]*)")
 _LABELS = {"json": ("json", "jsonc", "json5"), "yaml": ("yaml", "yml")}
+#: longest reply read (about 250k tokens), deepest nesting of a JSON or YAML structure accepted
+MAX_REPLY_CHARS = 1_000_000
+MAX_NESTING = 64
 
 
 class StructuredError(ValueError):
@@ -65,24 +72,43 @@ class StructuredAnswer:
 # -- extraction ---------------------------------------------------------------------------------
 def strip_thinking(text: str) -> str:
     """Text without ``<think>…</think>`` sections (an unclosed ``<think>`` hides the rest, a lone ``</think>`` what precedes it)."""
-    text = _THINK_BLOCK.sub("", text)
+    lowered, kept, position = text.lower(), [], 0
+    while (start := lowered.find("<think>", position)) != -1:
+        kept.append(text[position:start])
+        end = lowered.find("</think>", start)
+        if end == -1:  # unclosed: it hides the rest
+            position = len(text)
+            break
+        position = end + len("</think>")
+    kept.append(text[position:])
+    text = "".join(kept)
     lowered = text.lower()
     if "</think>" in lowered:
         text = text[lowered.rindex("</think>") + len("</think>"):]
-        lowered = text.lower()
-    if "<think>" in lowered:
-        text = text[: lowered.index("<think>")]
     return text.strip()
 
 
 def fenced_blocks(text: str) -> list[tuple[str, str]]:
-    """``(language, content)`` of every fenced code block; an unclosed last fence runs to the end."""
-    return [(match.group(1).lower(), match.group(2)) for match in _FENCE.finditer(text)]
+    """``(language, content)`` of every fenced code block; an unclosed last fence runs to the end.
+
+    A fence opens with ``` and the rest of its line (the language first), and closes at the next ```."""
+    blocks, position = [], 0
+    while (start := text.find("```", position)) != -1:
+        line_end = text.find("\n", start)
+        if line_end == -1:  # an opening fence needs a line of its own
+            break
+        language = _LANGUAGE.match(text, start + 3, line_end).group(1).lower()
+        close = text.find("```", line_end + 1)
+        blocks.append((language, text[line_end + 1 : close if close != -1 else len(text)]))
+        if close == -1:
+            break
+        position = close + 3
+    return blocks
 
 
 def extract_json_block(text: str) -> Any:
     """The JSON value a reply ends with (see the module docstring); ``StructuredError`` if none."""
-    text = strip_thinking(text)
+    text = strip_thinking(_bounded(text))
     block = _last_block(text, "json")
     if block is not None:
         return loads_lenient_json(block)
@@ -94,12 +120,13 @@ def extract_json_block(text: str) -> Any:
 
 def extract_yaml_block(text: str) -> Any:
     """The YAML mapping or list a reply ends with (a fenced block, else the whole reply); ``StructuredError`` if none."""
-    text = strip_thinking(text)
+    text = strip_thinking(_bounded(text))
     block = _last_block(text, "yaml")
     source = text if block is None else block
     if not source.strip():
         raise StructuredError("no_block", "the reply is empty")
     try:
+        _check_yaml_shape(source)
         value = yaml.load(source, Loader=SAFE_YAML_LOADER)
     except yaml.YAMLError as error:
         raise StructuredError("parse", f"not valid YAML: {' '.join(str(error).split())}") from error
@@ -111,6 +138,9 @@ def extract_yaml_block(text: str) -> Any:
 
 def loads_lenient_json(text: str) -> Any:
     """``json.loads``, also accepting trailing commas before ``}``/``]``; ``StructuredError('parse')`` otherwise."""
+    depth = max((d for _, _, d in _nesting(text)), default=0)
+    if depth > MAX_NESTING:
+        raise StructuredError("parse", f"not valid JSON: nested deeper than {MAX_NESTING}")
     try:
         return json.loads(text)
     except json.JSONDecodeError:
@@ -122,19 +152,22 @@ def loads_lenient_json(text: str) -> Any:
 
 
 def bare_json_values(text: str) -> list[Any]:
-    """Every top-level JSON object or array embedded in prose, in order of appearance."""
-    values, index = [], 0
-    while index < len(text):
-        if text[index] in "{[":
-            end = _balanced_end(text, index)
-            if end is not None:
-                try:
-                    values.append(loads_lenient_json(text[index:end]))
-                    index = end
-                    continue
-                except StructuredError:
-                    pass
-        index += 1
+    """Every top-level JSON object or array embedded in prose, in order of appearance.
+
+    One pass pairs the brackets (outside string literals); each balanced span, outermost first, is
+    tried as JSON, and the spans inside one that parsed are skipped."""
+    values, covered = [], 0
+    for start, end, depth in sorted(_balanced_spans(text)):
+        if start < covered:
+            continue
+        if depth > MAX_NESTING:  # too deep to read: neither it nor a fragment of it is a value
+            covered = end
+            continue
+        try:
+            values.append(loads_lenient_json(text[start:end]))
+        except StructuredError:
+            continue
+        covered = end
     return values
 
 
@@ -165,19 +198,49 @@ def _scan(text: str, start: int):
         yield index, char
 
 
-def _balanced_end(text: str, start: int) -> int | None:
-    """Index just past the bracket closing ``text[start]``, or None if brackets do not balance."""
+def _nesting(text: str):
+    """Yield ``(start, end, depth)`` of every balanced ``{...}``/``[...]`` span outside string literals,
+    ``depth`` the nesting inside it (1 for a flat one); a bracket that does not match starts afresh."""
     closers = {"{": "}", "[": "]"}
-    stack: list[str] = []
-    for index, char in _scan(text, start):
+    stack: list[list] = []  # [closer, start, deepest inside]
+    for index, char in _scan(text, 0):
         if char in closers:
-            stack.append(closers[char])
+            stack.append([closers[char], index, 0])
         elif char in "}]":
-            if not stack or stack.pop() != char:
-                return None
-            if not stack:
-                return index + 1
-    return None
+            if not stack or stack[-1][0] != char:
+                stack.clear()
+                continue
+            _, start, inner = stack.pop()
+            if stack:
+                stack[-1][2] = max(stack[-1][2], inner + 1)
+            yield start, index + 1, inner + 1
+    if stack:  # unclosed brackets still count towards the depth a parser would meet
+        yield stack[0][1], len(text), len(stack)
+
+
+def _balanced_spans(text: str) -> list[tuple[int, int, int]]:
+    return [span for span in _nesting(text) if span[1] <= len(text) and text[span[1] - 1] in "}]"]
+
+
+def _bounded(text: str) -> str:
+    if len(text) > MAX_REPLY_CHARS:
+        raise StructuredError("parse", f"the reply has {len(text)} characters, more than {MAX_REPLY_CHARS} are read")
+    return text
+
+
+def _check_yaml_shape(source: str) -> None:
+    """Refuse YAML nested deeper than ``MAX_NESTING`` or using aliases, from libyaml's event stream
+    (which is not recursive), before the recursive composer sees it."""
+    depth = 0
+    for event in yaml.parse(source, Loader=SAFE_YAML_LOADER):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise StructuredError("parse", f"not valid YAML: nested deeper than {MAX_NESTING}")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        elif isinstance(event, yaml.AliasEvent):
+            raise StructuredError("parse", "not valid YAML here: aliases (*name) are not accepted")
 
 
 def _drop_trailing_commas(text: str) -> str:

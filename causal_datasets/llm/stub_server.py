@@ -34,6 +34,7 @@ class StubReply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     truncate: bool = False  # announce the full Content-Length, send half, close the connection
+    trickle: float = 0.0  # seconds between the bytes of the body (a server that never stops sending)
 
 
 Responder = Callable[[dict[str, Any], int], StubReply]
@@ -144,7 +145,13 @@ def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(payload[: len(payload) // 2] if reply.truncate else payload)
+                if reply.trickle:
+                    for index in range(len(payload)):
+                        self.wfile.write(payload[index : index + 1])
+                        self.wfile.flush()
+                        time.sleep(reply.trickle)
+                else:
+                    self.wfile.write(payload[: len(payload) // 2] if reply.truncate else payload)
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (e.g. its timeout passed); nothing left to do

@@ -26,6 +26,8 @@ from causal_datasets.runners.records import ItemResult, RunSummary
 Item = TypeVar("Item")
 
 RESULTS_FILE = "results.jsonl"
+#: how a lone surrogate (which UTF-8 cannot encode) is written: as its JSON escape, e.g. \ud800
+ESCAPE = "backslashreplace"
 SUMMARY_FILE = "summary.json"
 
 
@@ -59,7 +61,7 @@ class ResultsLog:
         """Write one result line at the end of the file (thread-safe, flushed) and keep it as the item's latest."""
         text = json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n"
         with self._lock:
-            with open(self.path, "a", encoding="utf-8") as handle:
+            with open(self.path, "a", encoding="utf-8", errors=ESCAPE) as handle:
                 if self._torn:  # a crash left half a line: start on a fresh one
                     handle.write("\n")
                     self._torn = False
@@ -124,7 +126,7 @@ def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        with os.fdopen(handle, "w", encoding="utf-8", errors=ESCAPE) as out:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())

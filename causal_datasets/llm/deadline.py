@@ -1,0 +1,48 @@
+"""A whole-request deadline for the HTTP client.
+
+httpx's timeouts bound each phase (connect, each read); a server that trickles its reply a byte at a
+time never trips them. ``RequestDeadline`` starts a clock when a request goes out and, once the
+response headers are in, checks it between the chunks of the body: past the deadline the read ends
+with ``httpx2.ReadTimeout`` (which the openai SDK reports as a timeout). A request therefore takes
+at most the deadline plus one read timeout.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from weakref import WeakKeyDictionary
+
+import httpx2
+
+
+class RequestDeadline:
+    """Event hooks for an ``httpx2.Client`` that bound every request to ``seconds`` in total."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self._started: WeakKeyDictionary[httpx2.Request, float] = WeakKeyDictionary()
+
+    def hooks(self) -> dict[str, list]:
+        return {"request": [self._start], "response": [self._watch]}
+
+    def _start(self, request: httpx2.Request) -> None:
+        self._started[request] = time.monotonic()
+
+    def _watch(self, response: httpx2.Response) -> None:
+        started = self._started.get(response.request, time.monotonic())
+        response.stream = _Watched(response.stream, started + self.seconds, self.seconds, response.request)
+
+
+class _Watched(httpx2.SyncByteStream):
+    def __init__(self, inner: httpx2.SyncByteStream, deadline: float, seconds: float, request: httpx2.Request):
+        self.inner, self.deadline, self.seconds, self.request = inner, deadline, seconds, request
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.inner:
+            if time.monotonic() > self.deadline:
+                raise httpx2.ReadTimeout(f"the whole response took longer than {self.seconds}s", request=self.request)
+            yield chunk
+
+    def close(self) -> None:
+        self.inner.close()
