@@ -184,3 +184,20 @@ def _options(name: str) -> dict:
 
 def _configs(name: str) -> tuple[str, ...]:
     return {"causalab": ("3nodes",), "cobe": ("queries",)}.get(name, ())
+
+
+def test_an_item_that_runs_out_of_time_is_failed_and_its_later_calls_are_never_sent(hub, tmp_path):
+    def keep_playing(request, index):
+        last = request["messages"][-1]["content"]
+        text = '{"shape": "circle", "action": "move"}' if '"shape"' in last else '{"next": "continue interaction"}'
+        return StubReply(text=text, delay=0.2)
+
+    with StubServer(keep_playing) as server:
+        summary = run_task(tasks()["shapeworld"], RunSettings(
+            out=tmp_path / "run", location=DatasetLocation(hub_dir=hub), limit=1, concurrency=1, item_timeout=0.5,
+            models={"model": ModelSpec(LLMConfig(model="stub", base_url=server.base_url, max_retries=0))},
+        ))
+        sent = server.count
+    assert summary.status == "failed" and summary.failures == {"llm_error": 1}
+    (line,) = read_results(tmp_path / "run")
+    assert "ran out of time" in line["failure"] and 2 <= sent <= 4  # 0.2 s per call, 0.5 s for the item

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from causal_datasets.cli import CommandError
 from causal_datasets.commands._task_options import add_options, options_from_args
-from causal_datasets.commands._types import at_least
+from causal_datasets.commands._types import at_least, positive_seconds
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.options import add_model_arguments, spec_from_args
 from causal_datasets.paths import DEFAULT_HUB_DIR
@@ -46,6 +46,9 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue a run in --out: items missing or ended by a model/transport error are run again")
     parser.add_argument("--concurrency", type=at_least(1), default=4, help="items run at once (default 4)")
+    parser.add_argument("--item-timeout", type=positive_seconds, default=3600.0,
+                        help="seconds one item may spend on model calls; later calls fail and the item counts "
+                             "as failed (default 3600)")
     configs = ", ".join(task.default_configs)
     if task.multiple_configs:
         parser.add_argument("--config", nargs="+", choices=task.configs, metavar="CONFIG",
@@ -89,6 +92,7 @@ def settings_from_args(task: Task, args: argparse.Namespace) -> RunSettings:
         resume=args.resume,
         concurrency=args.concurrency,
         agent=getattr(args, "agent", None),
+        item_timeout=args.item_timeout,
         models=models,
         options=options_from_args(task.options, args),
     )

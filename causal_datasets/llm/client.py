@@ -23,7 +23,7 @@ import httpx2
 import openai
 
 from causal_datasets.llm.cache import ResponseCache, cache_key
-from causal_datasets.llm.deadline import RequestDeadline
+from causal_datasets.llm.deadline import RequestDeadline, work_time_left
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.llm.config import LLMConfig, Message, PriceTable
 from causal_datasets.errors import LLMError, LLMRequestError, LLMRetriesExhausted, LLMTimeout
@@ -115,6 +115,10 @@ class LLMClient:
     # -- calls ---------------------------------------------------------------------------------
     def chat(self, messages: list[Message], **overrides: Any) -> ChatResult:
         """One reply for ``messages``; ``overrides``: temperature, max_tokens, seed, extra_body. Raises ``LLMError``."""
+        left = work_time_left()
+        if left is not None and left <= 0:
+            self.usage.record_call(self.config.model, failed=True)
+            raise LLMTimeout("the work item ran out of time before this call", kind="item_deadline", **self._context())
         body = self.config.request_body(_checked(messages, self._context()), **overrides)
         try:
             key = cache_key(self.config.endpoint, body)

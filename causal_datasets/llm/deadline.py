@@ -5,12 +5,17 @@ time never trips them. ``RequestDeadline`` starts a clock when a request goes ou
 response headers are in, checks it between the chunks of the body: past the deadline the read ends
 with ``httpx2.ReadTimeout`` (which the openai SDK reports as a timeout). A request therefore takes
 at most the deadline plus one read timeout.
+
+``work_deadline(seconds)`` bounds a whole unit of work (an episode of many calls): every ``chat``
+started inside it after the time is up fails at once with ``LLMTimeout``.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from weakref import WeakKeyDictionary
 
 import httpx2
@@ -46,3 +51,22 @@ class _Watched(httpx2.SyncByteStream):
 
     def close(self) -> None:
         self.inner.close()
+
+
+_WORK_DEADLINE: ContextVar[float | None] = ContextVar("work_deadline", default=None)
+
+
+@contextmanager
+def work_deadline(seconds: float | None) -> Iterator[None]:
+    """Inside, model calls started after ``seconds`` fail at once (None: no limit); per thread."""
+    token = _WORK_DEADLINE.set(None if seconds is None else time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _WORK_DEADLINE.reset(token)
+
+
+def work_time_left() -> float | None:
+    """Seconds left before the current work deadline (None without one; 0 or less when it has passed)."""
+    deadline = _WORK_DEADLINE.get()
+    return None if deadline is None else deadline - time.monotonic()

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from causal_datasets import __version__
 from causal_datasets.errors import LLMError, RunConfigurationError, UnknownConfig
 from causal_datasets.llm.client import LLMClient
+from causal_datasets.llm.deadline import work_deadline
 from causal_datasets.runners.records import (
     SUMMARY_FORMAT,
     DatasetRef,
@@ -109,7 +110,8 @@ def _clients(task: Task, settings: RunSettings, stack: ExitStack) -> dict[Role, 
 def _solve(task: Task, item: Item, context: TaskContext) -> dict[str, Any]:
     """The result line of one item; an exception never escapes (the item is recorded as failed)."""
     try:
-        outcome = task.solve(item, context)
+        with work_deadline(context.settings.item_timeout):
+            outcome = task.solve(item, context)
     except LLMError as error:
         outcome = Outcome({}, failure=f"{error.category}: {error}")
     except Exception as error:  # noqa: BLE001 - one bad item must not end the run; recorded and retried by --resume

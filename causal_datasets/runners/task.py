@@ -62,7 +62,8 @@ class Outcome:
 @dataclass(frozen=True)
 class RunSettings:
     """Everything one run is asked for. ``configs`` empty: the task's defaults; ``options``: an instance
-    of the task's options model (None: its defaults)."""
+    of the task's options model (None: its defaults); ``item_timeout``: seconds an item may spend on
+    model calls (a call started later fails at once, and the item counts as failed)."""
 
     out: Path
     location: DatasetLocation = field(default_factory=DatasetLocation)
@@ -72,6 +73,7 @@ class RunSettings:
     resume: bool = False
     concurrency: int = 4
     agent: str | None = None
+    item_timeout: float | None = 3600.0
     models: Mapping[Role, ModelSpec] = field(default_factory=dict)
     options: BaseModel | None = None
     progress: bool | None = None
