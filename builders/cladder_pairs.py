@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder
-from causal_datasets.docalc.cladder import SOURCE_FILES
+from causal_datasets.docalc.cladder import SOURCE_FILES, read_questions
 from causal_datasets.docalc.rows import cladder_rows, question_rows, synthetic_rows
 from causal_datasets.docalc.statistics import cladder_tables, synthetic_tables
 from causal_datasets.markdown import markdown_table
@@ -24,14 +24,16 @@ SYNTHETIC_POSITIVES = 10_000
 
 def build(context: BuildContext) -> BuildOutcome:
     hint = "pass the CLadder folder (../shared/data/cladder)"
-    folder = None if context.source is None else context.require_source(hint, files=SOURCE_FILES)  # before the long part
+    cladder = None  # read first: a missing or broken source fails before the long synthetic part
+    if context.source is not None:
+        cladder = read_questions(context.require_source(hint, files=SOURCE_FILES))
     records = {"synthetic": {"test": synthetic_rows(context.seed, SYNTHETIC_POSITIVES)}}
     notes = []
-    if folder is None:
+    if cladder is None:
         notes.append(f"configs 'cladder', 'questions' and 'prompts' skipped: {hint} with --source")
     else:
-        records["cladder"] = {"test": cladder_rows(folder, context.seed)}
-        questions = question_rows(folder)
+        records["cladder"] = {"test": cladder_rows(cladder, context.seed)}
+        questions = question_rows(cladder)
         records["questions"] = {"test": questions}
         records["prompts"] = {"test": prompt_rows(questions)}
     return BuildOutcome(records=records, notes=notes)

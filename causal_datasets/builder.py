@@ -9,17 +9,30 @@ machinery in :mod:`causal_datasets.hub`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from causal_datasets.errors import SourceUnavailable
+from causal_datasets.errors import SourceFormatError, SourceUnavailable
 from causal_datasets.paths import card_template, sources_dir
 from causal_datasets.records.base import Record
 
 #: records of one build: config name → split name → rows
 BuiltRecords = Mapping[str, Mapping[str, Sequence[Record]]]
+
+
+@contextmanager
+def reading_source(path: Path) -> Iterator[None]:
+    """Turn any failure to read the released file ``path`` (corrupt, truncated, not the expected
+    format) into one :class:`SourceFormatError` that names it; our own format errors pass as they are."""
+    try:
+        yield
+    except SourceFormatError:
+        raise
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
+        raise SourceFormatError(f"{path} is not a usable source: {type(error).__name__}: {error}") from error
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import statistics
 import time
 from collections import Counter
 
-from causal_datasets.docalc.cladder import formal_expression
+from causal_datasets.docalc.cladder import formal_expression, read_questions
 from causal_datasets.docalc.rows import cladder_rows, question_rows
 from causal_datasets.docalc.task import build_messages, score_answer
 from checkout import SHARED_DATA_DIR
@@ -45,7 +45,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, help="only the first N questions")
     args = parser.parse_args()
-    questions = question_rows(CLADDER)[: args.limit]
+    questions = question_rows(read_questions(CLADDER))[: args.limit]
 
     start = time.process_time()
     sizes = [sum(len(m["content"]) for m in build_messages(q)) for q in questions]
@@ -60,7 +60,7 @@ def main() -> None:
 
     formal, times = timed_scores(questions, lambda q: formal_expression(q).text)
     report("score_answer, answer = formal form", times)
-    labels = {r.id: r.equivalent for r in cladder_rows(CLADDER, seed=0) if r.pair_kind == "formal_vs_estimand"}
+    labels = {r.id: r.equivalent for r in cladder_rows(read_questions(CLADDER), seed=0) if r.pair_kind == "formal_vs_estimand"}
     agree = sum(s["equivalent"] == labels[q.id] for q, s in zip(questions, formal))
     print(f"  formal form: {sum(s['equivalent'] is True for s in formal)}/{len(formal)} equivalent "
           f"({dict(Counter(s['method'] for s in formal))}); verdict = cladder config label for {agree}/{len(formal)}")

@@ -146,7 +146,7 @@ def test_natural_effect_numbers_follow_the_nested_reading_of_the_formal_form(que
 
 
 def test_cladder_rows_and_hard_negatives():
-    rows = cladder_rows(CLADDER, seed=0)
+    rows = cladder_rows(read_questions(CLADDER), seed=0)
     pairs = [r for r in rows if r.pair_kind == "formal_vs_estimand"]
     negatives = [r for r in rows if r.pair_kind != "formal_vs_estimand"]
     assert len(pairs) == 3627

@@ -3,7 +3,7 @@
 import pytest
 
 from causal_datasets.builder import BuildContext
-from causal_datasets.docalc.cladder import FAMILY_EDGES, family_graph, formal_expression
+from causal_datasets.docalc.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
 from causal_datasets.docalc.rows import question_rows
 from causal_datasets.docalc.task import SYSTEM_PROMPT, build_messages, example_for, extract_estimand, score_answer
 from causal_datasets.docalc.verdict import check_equivalence
@@ -20,7 +20,7 @@ BACKDOOR = "\\sum_{V1=v} P(V1=v)*[P(Y=1|V1=v,X=1) - P(Y=1|V1=v, X=0)]"  # CLadde
 
 @pytest.fixture(scope="module")
 def questions():
-    return question_rows(CLADDER)
+    return question_rows(read_questions(CLADDER))
 
 
 def small_build(out, monkeypatch):

@@ -53,15 +53,24 @@ def predict_frequency(hypothesis: Hypothesis, properties: Mapping[str, float]) -
     return total
 
 
+#: longest equation evaluated (a CausaLab mechanism has a handful of terms); longer is a FormulaError
+MAX_EQUATION_CHARS = 2_000
+
+
 def evaluate_equation(equation: str, coefficients: Mapping[str, float], properties: Mapping[str, float]) -> float:
     """Evaluate ``[lhs =] rhs`` with the given coefficients and property values."""
+    if len(equation) > MAX_EQUATION_CHARS:
+        raise FormulaError(f"the equation has {len(equation)} characters, more than {MAX_EQUATION_CHARS}")
     rhs = equation.split("=", 1)[1] if "=" in equation else equation
     try:
         tree = ast.parse(rhs.strip().replace("^", "**").replace("×", "*").replace("·", "*"), mode="eval")
-    except SyntaxError as error:
-        raise FormulaError(f"cannot parse {rhs.strip()!r}: {error.msg}") from None
-    normalized = {normalize_name(k): v for k, v in properties.items()}
-    value = _eval(tree.body, coefficients, normalized)
+        value = _eval(tree.body, coefficients, {normalize_name(k): v for k, v in properties.items()})
+    except (SyntaxError, ValueError) as error:  # ValueError: e.g. a NUL character
+        if isinstance(error, FormulaError):
+            raise
+        raise FormulaError(f"cannot parse {rhs.strip()[:80]!r}: {getattr(error, 'msg', error)}") from None
+    except (RecursionError, MemoryError):
+        raise FormulaError("the equation is nested too deeply") from None
     if not math.isfinite(value):
         raise FormulaError("the equation does not give a finite number")
     return value
@@ -69,7 +78,10 @@ def evaluate_equation(equation: str, coefficients: Mapping[str, float], properti
 
 def _eval(node: ast.AST, coefficients: Mapping[str, float], properties: Mapping[str, float]) -> float:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return float(node.value)
+        try:
+            return float(node.value)
+        except OverflowError:
+            raise FormulaError("a number too large for a float") from None
     if isinstance(node, ast.Name):
         if node.id in coefficients:
             return coefficients[node.id]
@@ -80,9 +92,12 @@ def _eval(node: ast.AST, coefficients: Mapping[str, float], properties: Mapping[
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _eval(node.left, coefficients, properties), _eval(node.right, coefficients, properties)
         try:
-            return _BINARY[type(node.op)](left, right)
+            result = _BINARY[type(node.op)](left, right)
         except (ZeroDivisionError, OverflowError) as error:
             raise FormulaError(str(error)) from None
+        if isinstance(result, complex):  # e.g. (-8) ** 0.5
+            raise FormulaError("the equation gives a complex number")
+        return result
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
         return _UNARY[type(node.op)](_eval(node.operand, coefficients, properties))
     raise FormulaError(f"construct not allowed in an equation: {ast.dump(node)[:60]}")

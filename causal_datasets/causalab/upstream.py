@@ -14,9 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from causal_datasets.errors import SourceFormatError
+from causal_datasets.builder import reading_source
 from causal_datasets.causalab.crystals import assemble_episode, stable_seed
 from causal_datasets.causalab.properties import DISPLAY_NAMES, TARGET, param_name
+from causal_datasets.errors import SourceFormatError
 from causal_datasets.records.causalab import (
     CausaLabEpisode,
     Crystal,
@@ -50,7 +51,9 @@ def load_suite(data_dir: Path, suite: str, seed: int = 0) -> list[CausaLabEpisod
     """Every configuration of ``data_dir/<suite>.jsonl`` as episode records."""
     path = Path(data_dir) / f"{suite}.jsonl"
     episodes = []
-    for line_number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    with reading_source(path):
+        lines = path.read_text(encoding="utf-8").splitlines()
+    for line_number, line in enumerate(lines, 1):
         if line.strip():
             try:
                 episodes.append(import_config(json.loads(line), suite, seed))

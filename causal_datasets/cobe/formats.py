@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from causal_datasets.builder import reading_source
 from causal_datasets.errors import SourceFormatError
 from causal_datasets.cobe.labels import WEBSITE_QUERY_INDEX, normalize_domain, normalize_graph_type
 from causal_datasets.cobe.quality import check_scenario
@@ -62,7 +63,12 @@ class ParsedSource:
 
 def read_source(path: Path) -> ParsedSource:
     """Parse a paper-format or website-format file, telling them apart by their keys."""
-    text = Path(path).read_text(encoding="utf-8")
+    with reading_source(path):
+        return _read_source(Path(path))
+
+
+def _read_source(path: Path) -> ParsedSource:
+    text = path.read_text(encoding="utf-8")
     try:
         document = json.loads(text)
     except json.JSONDecodeError:

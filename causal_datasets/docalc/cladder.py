@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from causal_datasets.builder import reading_source
 from causal_datasets.docalc.expr import Atom, Expr, Mul, Potential, Prob, Sum, free_indices, map_atoms, sub, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import ExprParseError, parse
@@ -85,14 +86,17 @@ def family_graph(graph_id: str) -> DoGraph:
 
 def read_questions(folder: Path) -> list[CladderQuestion]:
     """Every question of the generator test files and of the derived v1 file, in file order."""
-    models = {m["model_id"]: _model_or_none(m) for m in json.loads((folder / MODEL_FILE).read_text())}
+    with reading_source(folder / MODEL_FILE):
+        models = {m["model_id"]: _model_or_none(m) for m in json.loads((folder / MODEL_FILE).read_text())}
     questions = []
     for name in GENERATOR_FILES:
-        for record in json.loads((folder / f"test-generate-{name}.json").read_text()):
-            model = models.get(record["meta"].get("model_id"))
-            questions.append(_question(f"test-generate-{name}.json", record, model))
-    for line in (folder / DERIVED_FILE).read_text().splitlines():
-        questions.append(_question("cladder-v1-q-balanced_rand-top1000", json.loads(line), None))
+        with reading_source(folder / f"test-generate-{name}.json"):
+            for record in json.loads((folder / f"test-generate-{name}.json").read_text()):
+                model = models.get(record["meta"].get("model_id"))
+                questions.append(_question(f"test-generate-{name}.json", record, model))
+    with reading_source(folder / DERIVED_FILE):
+        for line in (folder / DERIVED_FILE).read_text().splitlines():
+            questions.append(_question("cladder-v1-q-balanced_rand-top1000", json.loads(line), None))
     return questions
 
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, fields
-from pathlib import Path
 
 from causal_datasets.docalc.cladder import (
     NUMBER_TOLERANCE,
@@ -13,7 +12,6 @@ from causal_datasets.docalc.cladder import (
     candidate_mistakes,
     estimand_value,
     formal_expression,
-    read_questions,
     try_parse,
 )
 from causal_datasets.docalc.decide import Counterexample
@@ -84,9 +82,8 @@ class _Verifier:
         return self.cache[key]
 
 
-def cladder_rows(folder: Path, seed: int) -> list[CladderPair]:
-    """One row per question with an expression pair, then the verified hard negatives."""
-    questions = read_questions(folder)
+def cladder_rows(questions: Sequence[CladderQuestion], seed: int) -> list[CladderPair]:
+    """One row per question (of :func:`~.cladder.read_questions`) with an expression pair, then the verified hard negatives."""
     verify = _Verifier(seed)
     rows = [row for q in questions if (row := _pair_row(q, verify)) is not None]
     return rows + list(_negative_rows(questions, verify))
@@ -144,10 +141,10 @@ def _negative_rows(questions: Iterable[CladderQuestion], verify: _Verifier):
                 yield row
 
 
-def question_rows(folder: Path) -> list[CladderQuestionRow]:
+def question_rows(questions: Sequence[CladderQuestion]) -> list[CladderQuestionRow]:
     """One row per CLadder question whose formal form and estimand both parse, in file order."""
     rows = []
-    for q in read_questions(folder):
+    for q in questions:
         if try_parse(q.formal_form) is None or try_parse(q.estimand) is None:
             continue
         rows.append(

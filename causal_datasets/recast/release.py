@@ -18,6 +18,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from causal_datasets.builder import reading_source
 from causal_datasets.errors import SourceFormatError, SourceUnavailable
 from causal_datasets.records.recast import EXPLICITNESS_LEVELS, UNLABELED, RecastSample
 from causal_datasets.recast.samples import make_sample
@@ -64,9 +65,10 @@ def download_release() -> Path:
 
 def read_release(path: Path) -> ReleaseImport:
     """Every row of the release Parquet as a :class:`RecastSample`, in id order, plus data notes."""
-    rows = pq.read_table(path).to_pylist()
     findings: dict[str, list[str]] = {}
-    samples = [sample_from_row(row, findings) for row in sorted(rows, key=lambda r: int(r["id"]))]
+    with reading_source(path):  # pyarrow's errors are ValueError/OSError subclasses
+        rows = pq.read_table(path).to_pylist()
+        samples = [sample_from_row(row, findings) for row in sorted(rows, key=lambda r: int(r["id"]))]
     notes = [f"{what}: {len(cases)} sample(s): {'; '.join(cases)}" for what, cases in findings.items()]
     return ReleaseImport(samples, notes)
 

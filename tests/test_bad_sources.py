@@ -1,0 +1,76 @@
+"""A corrupted or malformed released file is one line naming it (exit code 2), before any long work,
+never a traceback and never a smaller build."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from causal_datasets.cli import main
+from tests.support.data import SHARED_DATA_DIR
+
+
+def recast_sources(tmp_path):
+    good = (SHARED_DATA_DIR / "recast" / "test.parquet").read_bytes()
+    middle = bytearray(good)
+    middle[len(good) // 2 : len(good) // 2 + 200] = b"x" * 200
+    yield "truncated", good[:100_000]
+    yield "corrupted in the middle", bytes(middle)
+    yield "empty", b""
+    yield "JSON, not Parquet", b'{"id": 1}'
+    table = pa.table({"x": [1, 2]})
+    pq.write_table(table, tmp_path / "wrong.parquet")
+    yield "Parquet without the release's columns", (tmp_path / "wrong.parquet").read_bytes()
+
+
+def cobe_sources(tmp_path):
+    yield "not JSON", b"not json"
+    yield "binary", bytes(range(256))
+    yield "empty", b""
+    yield "a list of the wrong entries", json.dumps([{"x": 1}]).encode()
+    yield "an object of the wrong kind", b"{}"
+
+
+@pytest.mark.parametrize("dataset, make, name", [
+    ("recast", recast_sources, "test.parquet"), ("cobe", cobe_sources, "category-examples.json"),
+])
+def test_a_broken_source_file_is_named_in_one_line(dataset, make, name, tmp_path, capsys):
+    for label, content in make(tmp_path):
+        source = tmp_path / label.replace(" ", "_") / name
+        source.parent.mkdir()
+        source.write_bytes(content)
+        code = main(["build", dataset, "--source", str(source), "--hub-dir", str(tmp_path / "hub")])
+        err = capsys.readouterr().err
+        assert code == 2, label
+        assert err.startswith("error: ") and err.count("\n") == 1 and str(source) in err, (label, err)
+        assert "Traceback" not in err and not (tmp_path / "hub" / dataset).exists(), label
+
+
+@pytest.mark.parametrize("damage", ["a broken line", "bytes that are not UTF-8", "a line of the wrong schema"])
+def test_a_broken_causalab_release_names_the_file(damage, tmp_path, capsys):
+    release = tmp_path / "data"
+    shutil.copytree(SHARED_DATA_DIR / "causalab" / "data", release)
+    broken = release / "4nodes.jsonl"
+    broken.write_bytes({"a broken line": b'{"graph_id": "x", "nodes', "bytes that are not UTF-8": b"\xff\xfe\x00",
+                        "a line of the wrong schema": b'{"graph_id": "g", "nodes": 3}\n'}[damage])
+    assert main(["build", "causalab", "--source", str(release), "--hub-dir", str(tmp_path / "hub")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {broken}") and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("file, content", [
+    ("test-model-meta.json", b"[1, 2"),
+    ("test-generate-easy.json", b'[{"question_id": 1}]'),
+    ("derived/cladder-v1-q-balanced_rand-top1000.derived.jsonl", b"garbage\n"),
+])
+def test_a_broken_cladder_file_is_named_before_the_synthetic_pairs_are_built(file, content, tmp_path, capsys):
+    folder = tmp_path / "cladder"
+    shutil.copytree(SHARED_DATA_DIR / "cladder", folder)
+    (folder / file).write_bytes(content)
+    assert main(["build", "cladder_pairs", "--source", str(folder), "--hub-dir", str(tmp_path / "hub")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {folder / file} is not a usable source") and err.count("\n") == 1
