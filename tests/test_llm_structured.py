@@ -14,6 +14,7 @@ from causal_datasets.llm.structured import (
     bare_json_values,
     extract_json_block,
     extract_yaml_block,
+    loads_lenient_json,
     strip_thinking,
     validate,
 )
@@ -224,3 +225,7 @@ def test_yaml_aliases_are_refused():
 def test_a_value_inside_a_too_deep_structure_is_not_taken_for_the_answer():
     assert bare_json_values("[" * 100 + "[1]" + "]" * 100 + ' then {"a": 1}') == [{"a": 1}]
     assert bare_json_values('noise {x ] {"c": 3} and [1, {"d": [2]}]') == [{"c": 3}, [1, {"d": [2]}]]
+
+
+def test_trailing_commas_are_dropped_but_never_a_comma_between_strings():
+    assert loads_lenient_json('{"e": [["ph", "freq"],], "c": {"b": "2,]",},}') == {"e": [["ph", "freq"]], "c": {"b": "2,]"}}

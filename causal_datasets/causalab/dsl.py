@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,9 +19,8 @@ from pydantic import BaseModel, Field
 
 from causal_datasets.causalab.properties import normalize_name
 from causal_datasets.graph import GraphError, parse_edge
+from causal_datasets.llm.structured import MAX_REPLY_CHARS, bare_json_values, fenced_blocks
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
 SUBMIT_TARGETS = {"submit", "set_reactor_frequency", "reactor", "reactor_frequency", "prediction"}
 
 
@@ -85,18 +83,16 @@ def read_json_stream(text: str) -> list[Any]:
 
 
 def extract_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in a model reply (inside a code fence or bare), or None."""
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    decoder = json.JSONDecoder()
-    for candidate in candidates:
-        for start in [i for i, ch in enumerate(candidate) if ch == "{"][:20]:
-            for attempt in (candidate[start:], _TRAILING_COMMA.sub(r"\1", candidate[start:])):
-                try:
-                    value, _ = decoder.raw_decode(attempt)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(value, dict):
-                    return value
+    """The first JSON object in a model reply (inside a code fence or bare), or None.
+
+    The search is bounded and linear (see :mod:`causal_datasets.llm.structured`): a reply too long or
+    nested too deeply holds no object."""
+    if len(text) > MAX_REPLY_CHARS:
+        return None
+    for candidate in [body for _, body in fenced_blocks(text)] + [text]:
+        found = next((value for value in bare_json_values(candidate) if isinstance(value, dict)), None)
+        if found is not None:
+            return found
     return None
 
 

@@ -114,6 +114,7 @@ class _Parser:
         self.text = text
         self.tokens = _tokenize(text)
         self.i = 0
+        self.sums = 0  # summations open at this point of the parse
 
     # -- token helpers --
     @property
@@ -189,14 +190,20 @@ class _Parser:
         return mul(*factors)
 
     def unary(self) -> Expr:
-        if self.at("-"):
+        signs = 0
+        while self.at("-"):  # a loop, not recursion: a run of minus signs cannot exhaust the stack
             self.take("-")
-            return negate(self.unary())
+            signs += 1
         if self.tok.kind == "sum" or (self.tok.kind == "name" and self.tok.text == "sum" and self.tokens[self.i + 1].text == "_"):
-            return self.summation()
-        return self.primary()
+            operand = self.summation()
+        else:
+            operand = self.primary()
+        return negate(operand) if signs % 2 else operand
 
     def summation(self) -> Expr:
+        self.sums += 1
+        if self.sums > MAX_DEPTH:
+            self.fail(f"summations nested deeper than {MAX_DEPTH}")
         self.i += 1
         self.take("_")
         bindings = []
@@ -212,6 +219,7 @@ class _Parser:
         body = self.term()
         for var, index in reversed(bindings):
             body = Sum(var, index, body)
+        self.sums -= 1
         return body
 
     def binding(self) -> tuple[str, str]:

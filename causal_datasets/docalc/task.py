@@ -133,7 +133,7 @@ def prompt_rows(questions: list[CladderQuestionRow]) -> list[CladderPromptRow]:
 
 # ---- answers -------------------------------------------------------------------------------------
 
-_ANSWER_LINE = re.compile(r"""^[\s>*#_`"'{-]*estimand[*_`"']*\s*[:=]\s*(?P<expr>.+?)\s*$""", re.IGNORECASE | re.MULTILINE)
+_ANSWER_LINE = re.compile(r"""^[\s>*#_`"'{-]*estimand[*_`"']*\s*[:=]\s*(?P<expr>.+)$""", re.IGNORECASE | re.MULTILINE)
 _WRAPPERS = re.compile(r"""^(?:[`$*"']|\\\(|\\\[)+|(?:[`$*"'}]|\\\)|\\\]|\.(?=\s*$))+$""")
 
 
@@ -143,7 +143,7 @@ def extract_estimand(text: str) -> str | None:
     matches = list(_ANSWER_LINE.finditer(strip_thinking(text or "")))
     if not matches:
         return None
-    expression = matches[-1].group("expr")
+    expression = matches[-1].group("expr").strip()  # greedy to the line's end, then trimmed: linear time
     previous = None
     while previous != expression:
         previous, expression = expression, _WRAPPERS.sub("", expression).strip()

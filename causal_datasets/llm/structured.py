@@ -128,8 +128,8 @@ def extract_yaml_block(text: str) -> Any:
     try:
         _check_yaml_shape(source)
         value = yaml.load(source, Loader=SAFE_YAML_LOADER)
-    except yaml.YAMLError as error:
-        raise StructuredError("parse", f"not valid YAML: {' '.join(str(error).split())}") from error
+    except (yaml.YAMLError, ValueError) as error:  # ValueError: e.g. an integer of 5,000 digits, a lone surrogate
+        raise StructuredError("parse", f"not valid YAML: {' '.join(str(error).split())[:200]}") from error
     if not isinstance(value, (dict, list)):
         kind = "parse" if block is not None else "no_block"
         raise StructuredError(kind, f"the YAML is a {type(value).__name__}, not a mapping or list")
@@ -143,12 +143,12 @@ def loads_lenient_json(text: str) -> Any:
         raise StructuredError("parse", f"not valid JSON: nested deeper than {MAX_NESTING}")
     try:
         return json.loads(text)
-    except json.JSONDecodeError:
+    except ValueError:  # JSONDecodeError, or e.g. an integer of 5,000 digits
         pass
     try:
         return json.loads(_drop_trailing_commas(text))
-    except json.JSONDecodeError as error:
-        raise StructuredError("parse", f"not valid JSON: {error}") from error
+    except ValueError as error:
+        raise StructuredError("parse", f"not valid JSON: {str(error)[:200]}") from error
 
 
 def bare_json_values(text: str) -> list[Any]:
@@ -180,7 +180,7 @@ def _last_block(text: str, fmt: Format) -> str | None:
 
 
 def _scan(text: str, start: int):
-    """Yield ``(index, char)`` of ``text[start:]`` outside JSON string literals."""
+    """Yield ``(index, char)`` of ``text[start:]`` outside JSON string literals (a literal shows as its opening quote)."""
     in_string = escaped = False
     for index in range(start, len(text)):
         char = text[index]
@@ -194,7 +194,6 @@ def _scan(text: str, start: int):
             continue
         if char == '"':
             in_string = True
-            continue
         yield index, char
 
 

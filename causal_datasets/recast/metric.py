@@ -14,6 +14,7 @@ from typing import Any, Literal
 from causal_datasets.graph import CausalGraph
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.hub.location import DatasetLocation
+from causal_datasets.records.base import record_from_json
 from causal_datasets.records.recast import RecastSample
 from causal_datasets.recast.dataset import load_samples
 from causal_datasets.recast.deterministic import deterministic_scores, mean_scores
@@ -29,12 +30,16 @@ def resolve_references(references: Sequence[Any], location: DatasetLocation | No
     the working directory behind the caller's back."""
     by_id: dict[int, RecastSample] | None = None
     samples = []
-    for reference in references:
+    for index, reference in enumerate(references):
         if isinstance(reference, RecastSample):
             samples.append(reference)
         elif isinstance(reference, str) and reference.lstrip().startswith("{"):
-            samples.append(RecastSample.model_validate_json(reference))
+            samples.append(record_from_json(reference, RecastSample, f"reference {index}"))
         else:
+            try:
+                key = int(reference)
+            except (TypeError, ValueError):
+                raise ValueError(f"reference {index} is neither a sample id nor sample JSON: {reference!r:.60}") from None
             if by_id is None:
                 if location is None:
                     raise ValueError(
@@ -43,7 +48,6 @@ def resolve_references(references: Sequence[Any], location: DatasetLocation | No
                         "or give the samples themselves as JSON"
                     )
                 by_id = {s.id: s for s in load_samples(location)[0]}
-            key = int(reference)
             if key not in by_id:
                 raise KeyError(f"no ReCAST sample with id {key}")
             samples.append(by_id[key])

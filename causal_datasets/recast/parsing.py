@@ -8,15 +8,13 @@ their relationships dropped, never guessed.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from causal_datasets.graph import CausalGraph, GraphError
-from causal_datasets.llm.structured import strip_thinking
+from causal_datasets.llm.structured import MAX_REPLY_CHARS, bare_json_values, strip_thinking
 
 
 class AnswerFormatError(ValueError):
@@ -71,15 +69,17 @@ def extract_answer(text: str) -> GraphAnswer:
 
 
 def _last_relationships(text: str) -> dict[str, Any] | None:
+    """The last object with a ``relationships`` key among the reply's JSON values (at any depth)."""
     found = None
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict) and "relationships" in value:
-            found = value
+    pending = bare_json_values(text) if len(text) <= MAX_REPLY_CHARS else []  # bounded and linear
+    while pending:
+        value = pending.pop(0)
+        if isinstance(value, dict):
+            if "relationships" in value:
+                found = value
+            pending[:0] = list(value.values())
+        elif isinstance(value, list):
+            pending[:0] = value
     return found
 
 

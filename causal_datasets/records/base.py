@@ -16,7 +16,7 @@ import enum
 import types
 import typing
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, TypeVar
 
 import datasets
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -65,6 +65,20 @@ class Record(BaseModel):
         """Inverse of :meth:`to_row` for a row read back from Parquet (class-label ints decoded)."""
         features = features or cls.features()
         return cls.model_validate(_decode(row, features))
+
+
+R = TypeVar("R", bound="Record")
+
+
+def record_from_json(text: str, model: type[R], what: str) -> R:
+    """A row given as JSON text (``model_dump_json``); ``ValueError`` naming ``what`` and the first problem."""
+    try:
+        return model.model_validate_json(text)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the row"
+        raise ValueError(f"{what} is not a {model.__name__} row ({len(error.errors())} problem(s); "
+                         f"first: {where}: {first['msg']})") from None
 
 
 def records_from_dataset(dataset: datasets.Dataset, model: type[Record]) -> list[Record]:

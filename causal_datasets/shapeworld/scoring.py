@@ -34,22 +34,26 @@ class Scored:
     failure_pattern: str | None
 
     @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> Scored:
-        return cls(
-            gold=item["gold"],
-            prediction=item.get("prediction") or None,
-            structure=item["structure"],
-            num_variables=int(item["num_variables"]),
-            steps=int(item.get("steps", 0)),
-            error=item.get("error") or None,
-            invalid_actions=int(item.get("invalid_actions", 0)),
-            failure_pattern=item.get("failure_pattern") or None,
-        )
+    def from_item(cls, item: Mapping[str, Any], index: int = 0) -> Scored:
+        """The fields the metric reads; ``ValueError`` naming the episode when one is missing or not a number."""
+        try:
+            return cls(
+                gold=item["gold"],
+                prediction=item.get("prediction") or None,
+                structure=item["structure"],
+                num_variables=int(item["num_variables"]),
+                steps=int(item.get("steps", 0)),
+                error=item.get("error") or None,
+                invalid_actions=int(item.get("invalid_actions", 0)),
+                failure_pattern=item.get("failure_pattern") or None,
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"episode {index}: {type(error).__name__}: {error}") from None
 
 
 def score_episodes(items: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Metrics of finished episodes (``results.jsonl`` items or equivalent dicts)."""
-    episodes = [Scored.from_item(item) for item in items]
+    episodes = [Scored.from_item(item, index) for index, item in enumerate(items)]
     unknown = {e.error for e in episodes} - {None, *ERROR_MODES}
     if unknown:
         raise ValueError(f"unknown error modes {sorted(unknown)}; known: {list(ERROR_MODES)}")

@@ -7,6 +7,7 @@ import datasets
 import evaluate
 
 from causal_datasets.causalab.metrics import score_batch
+from causal_datasets.records.base import record_from_json
 from causal_datasets.records.causalab import CausaLabEpisode
 
 _CITATION = """\
@@ -56,5 +57,5 @@ class CausalabMechanism(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, successes=None):
-        episodes = [CausaLabEpisode.model_validate_json(text) for text in references]
+        episodes = [record_from_json(text, CausaLabEpisode, f"reference {i}") for i, text in enumerate(references)]
         return score_batch(predictions, episodes, successes)
