@@ -35,7 +35,7 @@ FUZZ = settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCh
 #: the shapes that once crashed, hung or recursed, tried on every parser
 PATHOLOGICAL = [
     "(" * 3000, "[" * 30000 + "]" * 30000, "{" * 10000, "<think>" * 8000, "```" * 30000, "- " * 30000 + "x",
-    "9" * 5000, "Estimand: a" + " " * 20000 + "b", "\ud800", "\x00", "",
+    "9" * 5000, "Estimand: a" + " " * 20000 + "b", "\ud800", "\x00", "", "P(Y)" + "/P(Y)" * 3000,
 ]
 
 
@@ -57,6 +57,7 @@ JSON_CHARS = '{}[]":,0123456789 \n`truefalsenull<think></think>abc-'
 @example(PATHOLOGICAL[6])
 @example("P(Y|do(X=0),do(X=1))")
 @example(" + ".join(["P(Y)"] * 3000))
+@example("P(Y)" + "/P(Y)" * 3000)
 def test_expression_parser(text):
     try:
         parse(text)

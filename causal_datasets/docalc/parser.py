@@ -180,13 +180,17 @@ class _Parser:
 
     def term(self) -> Expr:
         factors = [self.unary()]
+        divisions = 0
         while self.at("*", "/"):
-            op = self.take("*", "/").text
+            op = self.take("*", "/")
             right = self.unary()
-            if op == "*":
+            if op.text == "*":
                 factors.append(right)
-            else:
-                factors = [div(mul(*factors), right)]
+                continue
+            divisions += 1  # each one nests the quotient a level deeper
+            if divisions > MAX_DEPTH:
+                self.fail(f"more than {MAX_DEPTH} divisions in a row", op)
+            factors = [div(mul(*factors), right)]
         return mul(*factors)
 
     def unary(self) -> Expr:
