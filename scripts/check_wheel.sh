@@ -2,7 +2,7 @@
 # The installed package is the product. Build the sdist and, from it, the wheel; install only the
 # wheel into a fresh virtual environment; then use it from an empty folder outside the checkout
 # (scripts/smoke_installed.py: info, build --all, an oracle eval, every metric through
-# evaluate.load, equiv). Run by CI after the tests; needs the package registry for dependencies.
+# evaluate.load, an inspect_ai task, equiv). Run by CI after the tests; needs the package registry for dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 checkout=$(pwd)
@@ -24,7 +24,8 @@ done
 echo "== installing the wheel into a fresh virtual environment"
 python3 -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install --quiet --upgrade pip
-"$work/venv/bin/python" -m pip install --quiet "$wheel"
+# with the inspect extra: its tasks are checked too
+"$work/venv/bin/python" -m pip install --quiet "$wheel[inspect]"
 
 echo "== using it from $work/use (outside the checkout)"
 mkdir "$work/use"

@@ -3,11 +3,12 @@
     <venv>/bin/python /path/to/scripts/smoke_installed.py      # run from an empty temporary folder
 
 Called by ``scripts/check_wheel.sh`` with the Python of a fresh virtual environment into which only
-the built wheel was installed. Checks: the package is imported from that environment (not a
+the built wheel (with its ``inspect`` extra) was installed. Checks: the package is imported from that environment (not a
 checkout); ``info`` lists every dataset; ``build --all`` builds every dataset that needs no source
 and loads it back; the oracle agent scores 100% on ShapeWorld core; every metric module loads
 through ``evaluate.load`` and computes (the judge-based ones against the package's own stub
-endpoint); ``equiv`` decides a pair both ways. Prints each step; exits non-zero at the first failure.
+endpoint); ``inspect eval causal_datasets/shapeworld_core`` runs the oracle; ``equiv`` decides a
+pair both ways. Prints each step; exits non-zero at the first failure.
 """
 
 from __future__ import annotations
@@ -71,12 +72,33 @@ def main() -> None:
         for part in (f"{name}.py", "app.py", "requirements.txt", "README.md"):
             check(Path(metric_path(name), part).is_file(), f"{name}/{part} is installed")
     compute_every_metric()
+    inspect_eval_oracle()
 
     proof = cli("equiv", "P(Y | do(X))", r"\sum_{Z} P(Y | X, Z) * P(Z)", "--graph", "X->Y,Z->X,Z->Y")
     check(proof.startswith("equivalent"), "equiv proves the back-door adjustment")
     refuted = cli("equiv", "P(Y | do(X))", "P(Y | X)", "--graph", "X->Y,Z->X,Z->Y", expect=1)
     check(refuted.startswith("not equivalent") and "counterexample" in refuted, "equiv refutes P(Y|do(X)) = P(Y|X)")
     print("installed package: every check passed")
+
+
+def inspect_eval_oracle() -> None:
+    """``inspect eval causal_datasets/shapeworld_core`` (the ``inspect`` extra): the entry point
+    registers the tasks and the oracle agent answers every episode right (no model call, so inspect
+    needs no token-estimate download offline)."""
+    from inspect_ai.log import read_eval_log
+
+    command = [str(Path(sys.executable).parent / "inspect"), "eval", "causal_datasets/shapeworld_core", "--model",
+               "mockllm/model", "-T", "agent=oracle", "--limit", "8", "--log-dir", "inspect-logs", "--display", "none"]
+    print("$ inspect", " ".join(command[1:]), flush=True)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"inspect eval failed ({done.returncode})\n{done.stdout}\n{done.stderr}")
+    [log_file] = Path("inspect-logs").glob("*.eval")
+    log = read_eval_log(str(log_file))
+    [score] = log.results.scores
+    check(log.status == "success" and log.eval.task == "causal_datasets/shapeworld_core"
+          and score.metrics["mean"].value == 1.0 and score.scored_samples == 8,
+          "inspect eval causal_datasets/shapeworld_core -T agent=oracle: 8 samples, accuracy 1.0, log reads back")
 
 
 def compute_every_metric() -> None:

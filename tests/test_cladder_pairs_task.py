@@ -2,15 +2,13 @@
 
 import pytest
 
-from causal_datasets.builder import BuildContext
 from causal_datasets.docalc.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
 from causal_datasets.docalc.rows import question_rows
 from causal_datasets.docalc.task import SYSTEM_PROMPT, build_messages, example_for, extract_estimand, score_answer
 from causal_datasets.docalc.verdict import check_equivalence
-from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
+from tests.support.builds import small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
-from causal_datasets.registry import get_builder
 from causal_datasets.runners.results import read_results, read_summary
 from tests.support.runs import run_eval
 
@@ -23,18 +21,9 @@ def questions():
     return question_rows(read_questions(CLADDER))
 
 
-def small_build(out, monkeypatch):
-    """The cladder_pairs folder with a 5-pair synthetic config (the CLadder configs in full)."""
-    builder = get_builder("cladder_pairs")
-    monkeypatch.setitem(builder.build.__globals__, "SYNTHETIC_POSITIVES", 5)
-    build_to_folder(builder, out, BuildContext(seed=0, source=CLADDER))
-    return out
-
-
 @pytest.fixture(scope="module")
 def dataset_dir(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        return small_build(tmp_path_factory.mktemp("hub"), monkeypatch)
+    return small_cladder_build(tmp_path_factory.mktemp("hub"))
 
 
 def question(questions, family, query_type):

@@ -8,7 +8,7 @@ server could not finish (``llm_error``) is a failed item, played again by ``--re
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from statistics import fmean
 from typing import Any, get_args
 
@@ -19,7 +19,7 @@ from causal_datasets.causalab.episode import Agent, EpisodeResult, run_episode
 from causal_datasets.causalab.episode import Outcome as EpisodeOutcome
 from causal_datasets.causalab.experimenter import ExperimenterAgent
 from causal_datasets.causalab.llm_agent import ChatAgent
-from causal_datasets.causalab.metrics import aggregate, score_trajectory
+from causal_datasets.causalab.metrics import SCORE_FIELDS, aggregate, score_trajectory
 from causal_datasets.causalab.random_agent import RandomAgent
 from causal_datasets.causalab.suites import SUITE_SPECS
 from causal_datasets.causalab.upstream import SUITES
@@ -100,6 +100,11 @@ def _by(results: Sequence[dict[str, Any]], field: str) -> dict[str, dict[str, An
     return {key: aggregate(group) for key, group in sorted(groups.items())}
 
 
+def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
+    """Success and the final mechanism scores: their means over episodes are the run's metrics."""
+    return {"task_accuracy": float(bool(result["success"])), **{name: float(result["scores"][name]) for name in SCORE_FIELDS}}
+
+
 TASK = Task(
     name="causalab",
     help="interactive CausaLab episodes: intervene on crystals, predict the reactor frequency, state the mechanism",
@@ -109,6 +114,7 @@ TASK = Task(
     items=items,
     solve=solve,
     summarize=summarize,
+    item_scores=item_scores,
     roles=(RoleSpec("model", "the model that runs the experiments"),),
     agents=AGENTS,
     options=CausaLabOptions,

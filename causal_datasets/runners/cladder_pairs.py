@@ -8,6 +8,7 @@ against CLadder's estimand by the equivalence verifier and by string match.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -68,6 +69,11 @@ def _rates(results: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
+    """Verified equivalent, and string match (each 0 or 1): their means are the run's rates."""
+    return {"accuracy": float(result["equivalent"] is True), "string_match": float(bool(result["string_match"]))}
+
+
 TASK = Task(
     name="cladder_pairs",
     help="CLadder estimand task: the model identifies the estimand of a CLadder question; scored by the "
@@ -78,6 +84,7 @@ TASK = Task(
     items=items,
     solve=solve,
     summarize=summarize,
+    item_scores=item_scores,
     roles=(RoleSpec("model", "a chat model to answer the questions", required=True),),
     options=CladderOptions,
     from_files=True,

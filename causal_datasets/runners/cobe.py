@@ -14,6 +14,7 @@ A rewrite or a criterion the server could not answer makes the item failed (run 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -23,7 +24,7 @@ from causal_datasets.cobe.prompts import CriteriaSet, build_messages
 from causal_datasets.cobe.scoring import ScoredRow, agreement, summarize as summarize_rows
 from causal_datasets.errors import LLM_CATEGORIES, RunConfigurationError
 from causal_datasets.records.cobe import CoBeQuery, Phrasing
-from causal_datasets.runners.records import CoBeMetrics, Slices
+from causal_datasets.runners.records import CoBeMetrics, Role, Slices
 from causal_datasets.runners.task import Item, Outcome, RoleSpec, RunSettings, Task, TaskContext
 
 
@@ -33,11 +34,11 @@ class CoBeOptions(BaseModel):
     max_attempts: int = Field(default=DEFAULT_ATTEMPTS, ge=1, description="judge asks per criterion until a single T/F answer")
 
 
-def check(settings: RunSettings, options: CoBeOptions) -> None:
+def check(settings: RunSettings, options: CoBeOptions, roles: frozenset[Role]) -> None:
     responses = tuple(settings.configs) == ("responses",)
-    if not responses and "model" not in settings.models:
+    if not responses and "model" not in roles:
         raise RunConfigurationError("--config queries needs --model (and --base-url) to generate the rewrites")
-    if "judge" not in settings.models and "model" not in settings.models:
+    if "judge" not in roles and "model" not in roles:
         raise RunConfigurationError("cobe needs a judge: pass --judge-model (and --judge-base-url), or --model to judge with it")
     if options.models and not responses:
         raise RunConfigurationError("--models picks published models: it needs --config responses")
@@ -109,6 +110,11 @@ def _by_model(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     }
 
 
+def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
+    """Judged correct (1) or not (0): the mean is the run's ``accuracy``."""
+    return {"accuracy": float(result["verdict"] == "correct")}
+
+
 TASK = Task(
     name="cobe",
     help="CoBe counterfactual text edits: generate with a model and judge per criterion, or judge published outputs",
@@ -118,6 +124,7 @@ TASK = Task(
     items=items,
     solve=solve,
     summarize=summarize,
+    item_scores=item_scores,
     roles=(
         RoleSpec("model", "the model that writes the rewrites (with --config queries)"),
         RoleSpec("judge", "the T/F judge of every criterion", fallback="model"),

@@ -37,11 +37,9 @@ from causal_datasets.runners.task import Item, Outcome, RunSettings, Task, TaskC
 
 def run_task(task: Task, settings: RunSettings) -> RunSummary:
     """Run ``task`` as ``settings`` say and return the summary it wrote to ``settings.out``."""
-    options = settings.options if settings.options is not None else task.options()
-    configs = _configs(task, settings)
-    _check_roles(task, settings)
-    if task.check is not None:
-        task.check(settings, options)
+    if settings.out is None:
+        raise RunConfigurationError(f"a {task.name} run needs a run folder (RunSettings.out)")
+    options, configs = check_settings(task, settings, frozenset(settings.models))
     for spec in settings.models.values():
         spec.config.api_key()  # a missing key is an LLMConfigError now, before anything is written
     log = ResultsLog(settings.out, resume=settings.resume)
@@ -55,7 +53,7 @@ def run_task(task: Task, settings: RunSettings) -> RunSummary:
         pending = [item for item in items if log.needs_run(item.id)]
         interrupted = False
         try:
-            log.record_all(pending, lambda item: _solve(task, item, context), concurrency=settings.concurrency,
+            log.record_all(pending, lambda item: solve_item(task, item, context), concurrency=settings.concurrency,
                            desc=f"{task.name} items", progress=settings.progress)
         except KeyboardInterrupt:
             interrupted = True
@@ -68,6 +66,17 @@ def run_task(task: Task, settings: RunSettings) -> RunSummary:
     return summary
 
 
+def check_settings(task: Task, settings: RunSettings, roles: frozenset[Role]) -> tuple[Any, tuple[str, ...]]:
+    """The task's options and configs for ``settings`` with models for ``roles``; a typed error when
+    the declaration rules them out."""
+    options = settings.options if settings.options is not None else task.options()
+    configs = _configs(task, settings)
+    _check_roles(task, settings, roles)
+    if task.check is not None:
+        task.check(settings, options, roles)
+    return options, configs
+
+
 def _configs(task: Task, settings: RunSettings) -> tuple[str, ...]:
     configs = tuple(settings.configs) or task.default_configs
     unknown = [c for c in configs if c not in task.configs]
@@ -78,18 +87,18 @@ def _configs(task: Task, settings: RunSettings) -> tuple[str, ...]:
     return configs
 
 
-def _check_roles(task: Task, settings: RunSettings) -> None:
+def _check_roles(task: Task, settings: RunSettings, roles: frozenset[Role]) -> None:
     """Only declared roles and agents; exactly one of an agent or a model where the task has agents."""
-    undeclared = sorted(role for role in settings.models if task.role(role) is None)
+    undeclared = sorted(role for role in roles if task.role(role) is None)
     if undeclared:
         raise RunConfigurationError(f"{task.name} uses no {undeclared[0]} model")
     if settings.agent is not None and settings.agent not in task.agents:
         known = ", ".join(task.agents) or "none"
         raise RunConfigurationError(f"{task.name} has no agent {settings.agent!r} (agents: {known})")
-    if task.agents and (settings.agent is None) == ("model" not in settings.models):
+    if task.agents and (settings.agent is None) == ("model" not in roles):
         raise RunConfigurationError(f"give exactly one of --agent ({', '.join(task.agents)}) or --model")
     for spec in task.roles:
-        given = spec.role in settings.models or spec.fallback in settings.models
+        given = spec.role in roles or spec.fallback in roles
         if spec.required and not given and settings.agent is None:
             raise RunConfigurationError(
                 f"{task.name} needs {spec.help}: give --{spec.flag}model (and --{spec.flag}base-url)"
@@ -107,8 +116,8 @@ def _clients(task: Task, settings: RunSettings, stack: ExitStack) -> dict[Role, 
     return clients
 
 
-def _solve(task: Task, item: Item, context: TaskContext) -> dict[str, Any]:
-    """The result line of one item; an exception never escapes (the item is recorded as failed)."""
+def solve_item(task: Task, item: Item, context: TaskContext) -> dict[str, Any]:
+    """The result line of one item within ``--item-timeout``; an exception never escapes (the item is failed)."""
     try:
         with work_deadline(context.settings.item_timeout):
             outcome = task.solve(item, context)

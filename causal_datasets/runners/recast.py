@@ -10,6 +10,7 @@ sample whose generation or judge calls the server could not answer is a failed i
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -49,7 +50,7 @@ def solve(item: Item, context: TaskContext) -> Outcome:
                           max_attempts=options.max_attempts)
     fields = {"messages": build_messages(sample, name_assisted=options.name_assisted),
               "confounding_lenient": sample.confounding_lenient, "generation": generation.to_dict(),
-              "error": generation.error}
+              "error": generation.error, "judged": judge is not None}
     if generation.error == "llm_error":
         return Outcome(fields, f"llm_error: {generation.error_detail}")
     if generation.error == "format_error":
@@ -99,6 +100,20 @@ def by_confounding(scored: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return table
 
 
+def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
+    """Whether a graph was predicted, its normalized-name edge F1 and, when judged, the judge's F1.
+
+    A sample without a usable prediction scores 0 on both F1s here (``summarize`` leaves it out of
+    its means and reports ``scored_share`` instead); an unscored judge F1 counts 0.
+    """
+    scored = "deterministic" in result
+    scores = {"usable": float(scored),
+              "edge_f1_normalized": float(result["deterministic"]["normalized"]["edge_f1"]) if scored else 0.0}
+    if result["judged"]:
+        scores["judge_f1"] = float((result.get("judge") or {}).get("scores", {}).get("f1") or 0.0)
+    return scores
+
+
 TASK = Task(
     name="recast",
     help="ReCAST: build causal graphs of economics papers with a model; judge and name-based scores",
@@ -108,6 +123,7 @@ TASK = Task(
     items=items,
     solve=solve,
     summarize=summarize,
+    item_scores=item_scores,
     roles=(
         RoleSpec("model", "a model to build the graphs", required=True),
         RoleSpec("judge", "the LLM judge of the paper (omit: name-based scores only)"),

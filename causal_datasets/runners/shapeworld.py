@@ -6,6 +6,7 @@ an episode the model server could not finish (``llm_error``) is a failed item, p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -50,6 +51,11 @@ def summarize(results: list[dict[str, Any]], context: TaskContext) -> tuple[Shap
     return ShapeWorldMetrics(**scores), slices
 
 
+def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
+    """Right (1) or wrong (0): the episode's mean over episodes is the run's ``accuracy``."""
+    return {"accuracy": float(result.get("prediction") == result["gold"])}
+
+
 TASK = Task(
     name="shapeworld",
     help="interactive ShapeWorld (CausalLink) episodes: a model or agent intervenes on shapes to answer a causal question",
@@ -59,6 +65,7 @@ TASK = Task(
     items=items,
     solve=solve,
     summarize=summarize,
+    item_scores=item_scores,
     roles=(RoleSpec("model", "the model that plays the episodes"),),
     agents=tuple(sorted(AGENTS)),
     options=ShapeWorldOptions,

