@@ -91,9 +91,8 @@ def test_scoring_hand_written_answers(questions):
     assert rewritten["equivalent"] is True and rewritten["string_match"] is False and rewritten["error"] is None
     confounded = score_answer("P(Y=1|X=1) - P(Y=1|X=0)", q)
     assert confounded["equivalent"] is False and confounded["method"] == "semantic" and confounded["proof_length"] is None
-    interventional = score_answer("P(Y=1|do(X=1)) - P(Y=1|do(X=0))", q)
-    assert interventional["equivalent"] is True and interventional["method"] == "proof"
-    assert interventional["proof_length"] >= 1
+    interventional = score_answer("P(Y=1|do(X=1)) - P(Y=1|do(X=0))", q)  # equal, but the query itself: not identified
+    assert interventional["equivalent"] is False and interventional["error"] == "not_identified"
     assert score_answer(BACKDOOR.replace(" ", ""), q)["string_match"] is True
     assert score_answer("P(Z=1|X=1)", q)["error"] == "unknown_variable"
     assert score_answer("P(Y=1|X=1", q)["error"] == "unparsable"
@@ -104,6 +103,20 @@ def test_scoring_hand_written_answers(questions):
     iv = question(questions, "IV", "ate")
     adjusted = score_answer("\\sum_{V1} P(V1) * [P(Y=1|V1,X=1) - P(Y=1|V1,X=0)]", iv)  # V1 is unobserved
     assert adjusted["equivalent"] is None and adjusted["error"] == "unobserved_variable"
+
+
+def test_the_queried_quantity_copied_back_is_never_a_right_answer(questions):
+    """The prompt shows the quantity to identify; on rungs 2 and 3 it has do() or counterfactual terms
+    and every CLadder estimand is observational, so copying that line back must score wrong."""
+    by_type = {}
+    for q in questions:
+        if q.rung > 1:
+            by_type.setdefault((q.graph_id, q.query_type), q)
+    assert len(by_type) > 20
+    for q in by_type.values():
+        copied = score_answer(formal_expression(q).text, q)
+        assert copied["equivalent"] is False and copied["error"] == "not_identified", (q.id, formal_expression(q).text)
+        assert score_answer(q.estimand, q)["equivalent"] is True, q.id
 
 
 def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):

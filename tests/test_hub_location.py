@@ -56,6 +56,15 @@ def test_eval_reads_a_pushed_dataset_by_hub_id_and_revision_online_then_offline(
     assert not empty.exists()  # nothing was built locally
 
 
+def test_every_config_reads_by_hub_id_not_only_the_first(local_hub, shapeworld_build):
+    """A snapshot holds only the asked config's files; the second config must load from it all the same."""
+    push_folder(shapeworld_build, "org/shapeworld-configs", api=api(local_hub))
+    for config in ("advanced", "core"):
+        pushed = DatasetLocation(repo_id="org/shapeworld-configs").load("shapeworld", config).records
+        local = DatasetLocation(hub_dir=shapeworld_build.parent).load("shapeworld", config).records
+        assert pushed == local and len(pushed) > 0, config
+
+
 @pytest.fixture
 def tiny_registered(tmp_path, monkeypatch):
     """The tiny test dataset as a registered builder, so a DatasetLocation can read it."""

@@ -9,7 +9,6 @@ guessed. A row with any failed criterion is ``wrong``; with all passed ``correct
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
@@ -20,7 +19,9 @@ from causal_datasets.llm import LLMError
 from causal_datasets.llm.concurrency import map_concurrent
 
 DEFAULT_ATTEMPTS = 3
-_DECORATION = re.compile(r"^[\s\"'`*_]+|[\s\"'`*_.!]+$")
+#: what may surround a T/F answer: quotes and markdown before and after, a full stop or ! after
+_LEADING_DECORATION = "\"'`*_"
+_TRAILING_DECORATION = "\"'`*_.!"
 
 #: error categories of a criterion or a whole judged response
 INVALID_ANSWER = "invalid_judge_answer"
@@ -63,8 +64,18 @@ class Judgement:
 
 def parse_tf(answer: str) -> bool | None:
     """``True`` for T, ``False`` for F, ``None`` for anything that is not a single T/F."""
-    token = _DECORATION.sub("", answer or "").upper()
-    return {"T": True, "F": False, "TRUE": True, "FALSE": False}.get(token)
+    return {"T": True, "F": False, "TRUE": True, "FALSE": False}.get(_undecorated(answer or "").upper())
+
+
+def _undecorated(text: str) -> str:
+    """``text`` without whitespace and decoration at either end, in linear time (an anchored regex
+    takes quadratic time on a long run of spaces)."""
+    start, end = 0, len(text)
+    while start < end and (text[start].isspace() or text[start] in _LEADING_DECORATION):
+        start += 1
+    while end > start and (text[end - 1].isspace() or text[end - 1] in _TRAILING_DECORATION):
+        end -= 1
+    return text[start:end]
 
 
 def judge_criterion(client: ChatClient, code: str, messages: Messages, max_attempts: int = DEFAULT_ATTEMPTS) -> CriterionVerdict:

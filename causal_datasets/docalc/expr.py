@@ -417,3 +417,10 @@ def contains_counterfactual(e: Expr) -> bool:
     if isinstance(e, (Prob, Expect)):
         return any(a.cf for a in term_atoms(e))
     return any(contains_counterfactual(c) for c in children(e))
+
+
+def is_observational(e: Expr) -> bool:
+    """No ``do()`` and no counterfactual subscript anywhere in ``e``: a formula in observed probabilities."""
+    if isinstance(e, (Prob, Expect)):
+        return not e.do and not any(atom.cf for atom in term_atoms(e))
+    return all(is_observational(child) for child in children(e))

@@ -15,6 +15,8 @@ from functools import lru_cache
 from typing import Any
 
 from causal_datasets.docalc.cladder import family_graph, formal_expression
+from causal_datasets.docalc.expr import is_observational
+from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rows import PROOF_LIMITS
 from causal_datasets.docalc.scoring import normalize_string
 from causal_datasets.docalc.verdict import Verdict, check_equivalence
@@ -157,6 +159,14 @@ def _verdict(expression: str, estimand: str, graph_id: str, seed: int) -> Verdic
     return check_equivalence(expression, estimand, family_graph(graph_id), seed=seed, limits=PROOF_LIMITS)
 
 
+def _still_causal(expression: str) -> bool:
+    """Whether ``expression`` has a ``do()`` or a counterfactual term (an unparsable one is the verifier's to report)."""
+    try:
+        return not is_observational(parse(expression))
+    except (ValueError, RecursionError):  # ExprParseError is a ValueError
+        return False
+
+
 ERROR_PREFIXES = (("parse error", "unparsable"), ("graph error", "unknown_variable"),
                   ("uses the unobserved", "unobserved_variable"))
 
@@ -165,10 +175,18 @@ def score_answer(expression: str | None, q: CladderQuestionRow, *, seed: int = 0
     """Verifier verdict (``equivalent`` True/False/None, ``method``, ``proof_length``) and ``string_match``
     of an extracted expression against the question's estimand; ``error`` names why it was not decided
     (``no_expression``, ``unparsable``, ``unknown_variable``, ``unobserved_variable`` — an answer that
-    adjusts for a latent variable is no estimand —, ``undecided``, ``scoring_error``)."""
+    adjusts for a latent variable is no estimand —, ``undecided``, ``scoring_error``).
+
+    Every CLadder estimand is a formula in observed probabilities, so an answer that still holds a
+    ``do()`` or a counterfactual term (e.g. the queried quantity copied back) identifies nothing: it
+    is wrong (``equivalent`` False, error ``not_identified``), however equal it is to the estimand."""
     if expression is None:
         return {"equivalent": None, "method": None, "proof_length": None, "string_match": False,
                 "error": "no_expression", "detail": None}
+    if _still_causal(expression):
+        return {"equivalent": False, "method": "not_identified", "proof_length": None,
+                "string_match": normalize_string(expression) == normalize_string(q.estimand),
+                "error": "not_identified", "detail": "the answer still has a do() or counterfactual term"}
     try:
         verdict = _verdict(expression, q.estimand, q.graph_id, seed)
     except Exception as crash:  # noqa: BLE001 - e.g. RecursionError on absurdly nested answers: one item, not the run

@@ -78,7 +78,10 @@ class DatasetLocation:
         if split not in rows[config]:
             raise UnknownConfig(f"{name}/{config} has no split {split!r} (it has {', '.join(rows[config])})")
         check_files(folder, manifest, prefix=f"data/{config}/")
-        loaded = datasets.load_dataset(str(folder), config, split=split)
+        # the files named explicitly: a Hub snapshot holds only this config's files, and the card's
+        # config list would have datasets resolve the other configs' files too
+        loaded = datasets.load_dataset(str(folder), config, split=split,
+                                       data_files={split: f"data/{config}/{split}-*.parquet"})
         return LoadedConfig(records_from_dataset(loaded, builder.configs[config]), manifest)
 
     def _local_folder(self, name: str) -> Path:
