@@ -73,6 +73,12 @@ def main() -> None:
             check(Path(metric_path(name), part).is_file(), f"{name}/{part} is installed")
     compute_every_metric()
     inspect_eval_oracle()
+    folder = subprocess.run([sys.executable, "-m", "causal_datasets.integrations.lm_eval"], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    shipped = sorted(path.name for path in Path(folder).glob("causal_*.yaml"))
+    check(shipped == ["causal_cladder_estimand.yaml", "causal_cobe_queries.yaml", "causal_reasoning.yaml",
+                      "causal_recast_graph.yaml"] and (Path(folder) / "utils.py").is_file(),
+          f"the lm-eval task configs ship in {folder}")
 
     proof = cli("equiv", "P(Y | do(X))", r"\sum_{Z} P(Y | X, Z) * P(Z)", "--graph", "X->Y,Z->X,Z->Y")
     check(proof.startswith("equivalent"), "equiv proves the back-door adjustment")

@@ -1,0 +1,85 @@
+"""The rows an lm-eval task reads: a benchmark's built ``prompts`` config, from a local build or a Hub id.
+
+Each task YAML names one loader here as ``custom_dataset``; lm-eval calls it with the run's
+``--metadata`` merged with its ``--model_args``, so a loader reads its own keys and ignores the rest:
+
+- ``hub_dir``: the root of built dataset folders (default ``hub``, relative to where lm_eval runs,
+  as ``causal-datasets --hub-dir``); the dataset must be built there (it is not built on demand: a
+  build can need released files and take minutes);
+- ``dataset``: a Hub id ``ORG/NAME`` instead, with ``dataset_revision`` (a tag, branch or commit;
+  default ``main``; not ``revision``, which lm-eval would also take from ``--model_args``).
+
+Either way the files are checked against the dataset's manifest (:class:`DatasetLocation`). Rows
+keep the ``prompts`` columns (labels as names) plus what scoring needs from the sibling config.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import datasets
+
+from causal_datasets.cobe.prompts import CriteriaSet
+from causal_datasets.errors import DatasetFolderError, RunConfigurationError
+from causal_datasets.hub.layout import MANIFEST
+from causal_datasets.hub.location import DatasetLocation
+from causal_datasets.paths import DEFAULT_HUB_DIR
+
+METADATA_KEYS = ("hub_dir", "dataset", "dataset_revision")
+
+
+def location(name: str, metadata: dict[str, Any]) -> DatasetLocation:
+    """Where dataset ``name`` is read from, per the run's metadata (see the module docstring)."""
+    hub_dir, dataset, revision = (metadata.get(key) for key in METADATA_KEYS)
+    for key, value in (("dataset", dataset), ("dataset_revision", revision)):
+        if value is not None and not isinstance(value, str):
+            raise RunConfigurationError(f"--metadata {key} must be a string, got {value!r}")
+    if dataset is not None:
+        if hub_dir is not None:
+            raise RunConfigurationError("--metadata: give hub_dir (a local build) or dataset (a Hub id), not both")
+        if dataset.count("/") != 1:
+            raise RunConfigurationError(f"--metadata dataset must be a Hub id ORG/NAME, got {dataset!r}")
+        return DatasetLocation(repo_id=dataset, revision=revision)
+    if revision is not None:
+        raise RunConfigurationError("--metadata dataset_revision needs dataset=ORG/NAME (a local build has no revisions)")
+    if hub_dir is not None and not isinstance(hub_dir, (str, os.PathLike)):
+        raise RunConfigurationError(f"--metadata hub_dir must be a folder, got {hub_dir!r}")
+    root = Path(hub_dir or DEFAULT_HUB_DIR).expanduser().resolve()
+    if not (root / name / MANIFEST).is_file():
+        raise DatasetFolderError(
+            f"no built {name} dataset in {root} (--metadata hub_dir): build it with "
+            f"`causal-datasets build {name} --hub-dir {root} ...`, or read a pushed one with "
+            f"--metadata '{{\"dataset\": \"ORG/{name}\"}}'"
+        )
+    return DatasetLocation(hub_dir=root)
+
+
+def _dataset(rows: list[dict[str, Any]]) -> datasets.DatasetDict:
+    return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
+
+
+def load_cladder_estimand(**metadata: Any) -> datasets.DatasetDict:
+    """``cladder_pairs/prompts``, each row with its ``questions`` row as JSON (``question``), which
+    :func:`~causal_datasets.docalc.task.score_answer` scores against."""
+    where = location("cladder_pairs", metadata)
+    questions = {q.id: q for q in where.load("cladder_pairs", "questions").records}
+    return _dataset([row.model_dump(mode="json") | {"question": questions[row.id].model_dump_json()}
+                     for row in where.load("cladder_pairs", "prompts").records])
+
+
+def load_recast_graph(**metadata: Any) -> datasets.DatasetDict:
+    """``recast/prompts``, standard variant (the model names the variables itself)."""
+    rows = location("recast", metadata).load("recast", "prompts").records
+    return _dataset([row.model_dump(mode="json") for row in rows if row.variant == "standard"])
+
+
+def load_cobe_queries(**metadata: Any) -> datasets.DatasetDict:
+    """``cobe/prompts``, each row with its query's criteria lists (what a CoBe judge checks)."""
+    where = location("cobe", metadata)
+    queries = {q.id: q for q in where.load("cobe", "queries").records}
+    criteria = [f.name for f in fields(CriteriaSet)]
+    return _dataset([row.model_dump(mode="json") | {name: getattr(queries[row.query_id], name) for name in criteria}
+                     for row in where.load("cobe", "prompts").records])

@@ -1,0 +1,45 @@
+"""Per-item scores of the lm-eval tasks (their ``process_results``), by the benchmarks' own functions.
+
+lm-eval averages each key over the items that report it (``aggregation: mean`` in the YAMLs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from causal_datasets.docalc.task import extract_estimand, score_answer
+from causal_datasets.recast.parsing import AnswerFormatError, parse_graph_answer
+from causal_datasets.records.base import record_from_json
+from causal_datasets.records.cladder_pairs import CladderQuestionRow
+from causal_datasets.scoring.graph_compare import compare_graphs
+
+
+def score_cladder_estimand(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float]:
+    """``accuracy`` (the verifier finds the reply's ``Estimand:`` expression equivalent to CLadder's
+    estimand) and ``string_match``, each 0 or 1: :func:`~causal_datasets.docalc.task.score_answer`,
+    as ``causal-datasets eval cladder_pairs`` scores an item."""
+    question = record_from_json(doc["question"], CladderQuestionRow, "the question column")
+    scores = score_answer(extract_estimand(results[0]), question)
+    return {"accuracy": float(scores["equivalent"] is True), "string_match": float(scores["string_match"])}
+
+
+def score_recast_graph(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float]:
+    """``parsed`` (0/1: the reply holds ``relationships`` JSON); for a parsed reply also ``edge_f1``
+    and ``shd`` with normalized node names and ``edge_f1_exact`` with exact ones, against the row's
+    reference graph (a reversed edge counts once). As in ``causal-datasets eval recast``, an
+    unparsed reply is left out of the graph means, but no formatting-correction call is made first."""
+    try:
+        prediction = parse_graph_answer(results[0]).graph
+    except AnswerFormatError:
+        return {"parsed": 0.0}
+    reference = parse_graph_answer(doc["reference"]).graph
+    normalized = compare_graphs(prediction, reference, node_matching="normalized")
+    exact = compare_graphs(prediction, reference, node_matching="exact")
+    return {"parsed": 1.0, "edge_f1": normalized.edge_f1, "edge_f1_exact": exact.edge_f1, "shd": normalized.shd}
+
+
+def score_cobe_queries(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float]:
+    """``nonempty`` (0/1): the only part of CoBe's verdict that needs no judge (an empty rewrite is
+    wrong without a judge call); the criteria E1–E5 need the judge (see the tasks' README)."""
+    return {"nonempty": float(bool(results[0].strip()))}

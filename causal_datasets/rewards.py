@@ -1,0 +1,340 @@
+"""Reward functions for TRL trainers (``GRPOTrainer`` and friends), read off the datasets' own columns.
+
+Each function has TRL's signature ``reward(prompts, completions, **kwargs) -> list[float]``:
+``completions`` are strings (standard format) or message lists whose last assistant message is
+the answer (conversational format, e.g. ``[{"role": "assistant", "content": "..."}]``); every other
+dataset column arrives as a keyword holding one value per completion (class labels may come as
+their integer index, as ``datasets`` stores them); anything else TRL adds (``trainer_state``,
+``completion_ids``, ``log_metric`` ...) is ignored. Rewards lie in [0, 1] and are deterministic.
+
+No function raises on a completion or a column value: an unusable one gets the lowest reward,
+0.0, and each call logs at most one warning (logger ``causal_datasets.rewards``) counting the
+reasons. Each function documents the columns it reads.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from numbers import Integral
+from typing import Any
+
+from causal_datasets.docalc.cladder import family_graph
+from causal_datasets.docalc.expr import Expr, is_observational
+from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.parser import ExprParseError, parse
+from causal_datasets.docalc.task import ERROR_PREFIXES, extract_estimand
+from causal_datasets.docalc.verdict import Verdict, check_equivalence
+from causal_datasets.graph import CausalGraph, GraphError
+from causal_datasets.llm.structured import strip_thinking
+from causal_datasets.recast.parsing import (
+    AnswerFormatError,
+    parse_graph_answer,
+    read_prediction,
+)
+from causal_datasets.records.cladder_pairs import CladderPromptRow, CladderQuestionRow
+from causal_datasets.records.shapeworld import ShapeWorldTask
+from causal_datasets.scoring.graph_compare import GraphComparison, compare_graphs
+from causal_datasets.shapeworld.parsing import parse_answer
+
+logger = logging.getLogger(__name__)
+
+LOWEST = 0.0
+#: class-label vocabularies, in the order ``datasets`` indexes them
+GRAPH_FAMILIES: tuple[str, ...] = tuple(CladderPromptRow.features()["graph_id"].names)
+CLADDER_ANSWERS: tuple[str, ...] = tuple(CladderQuestionRow.features()["answer"].names)
+SHAPEWORLD_ANSWERS: tuple[str, ...] = tuple(ShapeWorldTask.features()["answer"].names)
+
+
+class _Lowest(Exception):
+    """This completion gets the lowest reward, for ``reason`` (a short category that is counted)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _Row:
+    """The column values of one completion (TRL passes each column as a list, one value per completion)."""
+
+    __slots__ = ("columns", "index")
+
+    def __init__(self, columns: Mapping[str, Any], index: int):
+        self.columns, self.index = columns, index
+
+    def get(self, name: str) -> Any:
+        column = self.columns.get(name)
+        if isinstance(column, (list, tuple)) and self.index < len(column):
+            return column[self.index]
+        return None
+
+    def text(self, *names: str) -> str:
+        """The first of ``names`` that holds a non-empty string."""
+        for name in names:
+            value = self.get(name)
+            if isinstance(value, str) and value.strip():
+                return value
+        raise _Lowest(f"no {' or '.join(names)} column")
+
+    def label(self, name: str, names: Sequence[str]) -> str:
+        """A class-label column as its name (given as the name or as its index)."""
+        value = self.get(name)
+        if isinstance(value, str) and value in names:
+            return value
+        if isinstance(value, Integral) and not isinstance(value, bool) and 0 <= value < len(names):
+            return names[int(value)]
+        raise _Lowest(f"no {name} column" if value is None else f"{name} not one of {'/'.join(names)}")
+
+
+Score = Callable[[str, _Row], float]
+
+
+def _rewards(name: str, completions: Sequence[Any], columns: Mapping[str, Any], score: Score) -> list[float]:
+    """``score`` of every completion; the lowest reward where it raises, the reasons counted in one warning."""
+    rewards: list[float] = []
+    reasons: Counter[str] = Counter()
+    for index, completion in enumerate(completions):
+        try:
+            rewards.append(score(_completion_text(completion), _Row(columns, index)))
+        except _Lowest as low:
+            reasons[low.reason] += 1
+            rewards.append(LOWEST)
+        except Exception as error:  # noqa: BLE001 - a reward never stops a training loop
+            reasons[f"unexpected {type(error).__name__}"] += 1
+            rewards.append(LOWEST)
+    if reasons:
+        counts = ", ".join(f"{reason}: {n}" for reason, n in reasons.most_common())
+        logger.warning("%s: %d of %d completions got the lowest reward (%s)", name, reasons.total(), len(rewards), counts)
+    return rewards
+
+
+def _completion_text(completion: Any) -> str:
+    """A standard completion (a string), or the last assistant message of a conversational one."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, (list, tuple)):
+        for message in reversed(completion):
+            if isinstance(message, Mapping) and message.get("role", "assistant") == "assistant":
+                content = message.get("content")
+                if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}, ...]
+                    content = "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
+                if isinstance(content, str):
+                    return content
+                break
+    raise _Lowest("malformed completion")
+
+
+# ---- CLadder estimand (do-calculus equivalence) ----------------------------------------------------
+
+GraphKey = tuple[Any, ...]
+
+
+def estimand_equivalence_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
+    """1.0 when the completion identifies the row's estimand, else 0.0.
+
+    The expression is the last ``Estimand: ...`` line (:func:`~causal_datasets.docalc.task.extract_estimand`),
+    or the whole completion (outside ``<think>``) when it parses as one expression. It must be an
+    estimand, as the prompt asks: no ``do()``, no counterfactual subscript (reason ``not_identified``,
+    as the benchmark's ``score_answer``: a policy would learn to copy the asked quantity from the
+    prompt), no unobserved variable; and equal to the reference under
+    the row's graph by :func:`~causal_datasets.docalc.verdict.check_equivalence` on random models of
+    the graph (the proof search, which only explains a verdict, is skipped; a graph too large for
+    exact models gets no verdict: 0.0, reason ``undecided``). Verdicts are memoized.
+
+    Columns: ``reference`` (``prompts`` config) or ``estimand`` (``questions`` config); the graph
+    from ``nodes``/``edges``/``latent`` (``questions``), else ``graph`` (edge-list text such as
+    ``X->Y, Z->X``, ``A<->B`` for a latent common cause; with ``latent`` if any), else ``graph_id``
+    (a CLadder graph family, by name or class-label index: the ``prompts`` config).
+    """
+    return _rewards("estimand_equivalence_reward", completions, kwargs, _equivalence)
+
+
+def _equivalence(text: str, row: _Row) -> float:
+    reference = row.text("reference", "estimand")
+    key = _graph_key(row)
+    problem = _reference_problem(reference, key)
+    if problem:
+        raise _Lowest(problem)
+    extracted = extract_estimand(text)
+    try:
+        expression = parse(extracted if extracted is not None else strip_thinking(text).strip())
+    except ExprParseError:
+        raise _Lowest("unparsable" if extracted is not None else "no_expression") from None
+    if not is_observational(expression):
+        raise _Lowest("not_identified")
+    verdict = _verdict(expression, reference, key)
+    if verdict.equivalent is None:
+        raise _Lowest(next((category for prefix, category in ERROR_PREFIXES if (verdict.error or "").startswith(prefix)),
+                           "undecided"))
+    return float(verdict.equivalent)
+
+
+def _graph_key(row: _Row) -> GraphKey:
+    """A hashable description of the row's graph (the memo key of its :class:`DoGraph`)."""
+    latent = _names(row.get("latent") or (), "latent")
+    edges = row.get("edges")
+    if edges is not None:
+        return ("edges", _edge_pairs(edges), _names(row.get("nodes") or (), "nodes"), latent)
+    graph = row.get("graph")
+    if isinstance(graph, str):
+        return ("text", graph, latent)
+    if row.get("graph_id") is not None:
+        return ("family", row.label("graph_id", GRAPH_FAMILIES))
+    raise _Lowest("no graph column (nodes/edges/latent, graph or graph_id)")
+
+
+def _names(values: Any, column: str) -> tuple[str, ...]:
+    if isinstance(values, str) or not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
+        raise _Lowest(f"{column} not a list of names")
+    return tuple(values)
+
+
+def _edge_pairs(edges: Any) -> tuple[Any, ...]:
+    """``{"source", "target"}`` dicts (or a dict of two lists), pairs or ``"A -> B"`` strings, hashable."""
+    if isinstance(edges, Mapping) and isinstance(edges.get("source"), list) and isinstance(edges.get("target"), list):
+        edges = [{"source": s, "target": t} for s, t in zip(edges["source"], edges["target"])]
+    if not isinstance(edges, (list, tuple)):
+        raise _Lowest("edges not a list")
+    pairs = []
+    for edge in edges:
+        if isinstance(edge, Mapping):
+            pairs.append((edge.get("source"), edge.get("target")))
+        elif isinstance(edge, (list, tuple)) and len(edge) == 2:
+            pairs.append(tuple(edge))
+        elif isinstance(edge, str):
+            pairs.append(edge)
+        else:
+            raise _Lowest("edges not a list of edges")
+    return tuple(pairs)
+
+
+@lru_cache(maxsize=4096)
+def _graph(key: GraphKey) -> DoGraph:
+    kind, *rest = key
+    if kind == "family":
+        return family_graph(rest[0])
+    if kind == "text":
+        text, latent = rest
+        return DoGraph.parse(text, latent=latent)
+    edges, nodes, latent = rest
+    return DoGraph.from_edges(edges, nodes=nodes, latent=latent)
+
+
+@lru_cache(maxsize=65_536)
+def _reference_problem(reference: str, key: GraphKey) -> str | None:
+    """Why the row's reference and graph cannot be scored against (None: they can)."""
+    try:
+        graph = _graph(key)
+    except (GraphError, TypeError, ValueError):
+        return "bad graph"
+    try:
+        graph.check_variables(parse(reference))
+    except (ExprParseError, GraphError):
+        return "bad reference"
+    return None
+
+
+@lru_cache(maxsize=65_536)
+def _verdict(expression: Expr, reference: str, key: GraphKey) -> Verdict:
+    return check_equivalence(expression, reference, _graph(key), prove=False)
+
+
+# ---- ReCAST graph ------------------------------------------------------------------------------------
+
+def recast_edge_f1_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
+    """Edge F1 of the completion's graph against the row's reference graph.
+
+    The graph is the last ``{"relationships": [{"source", "sink"}, ...]}`` JSON of the completion
+    (:func:`~causal_datasets.recast.parsing.parse_graph_answer`; none: 0.0, reason ``no relationships JSON``).
+    Node names are matched ``normalized`` (case, whitespace, punctuation and plurals ignored) by
+    :func:`~causal_datasets.scoring.graph_compare.compare_graphs`; name-assisted rows compare node
+    ids, which both sides use. Column: ``reference`` (the ``recast`` ``prompts`` config's JSON code
+    block, or ``A -> B`` lines).
+    """
+    return _rewards("recast_edge_f1_reward", completions, kwargs, lambda text, row: _recast_comparison(text, row).edge_f1)
+
+
+def recast_shd_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
+    """``max(0, 1 − SHD / |reference edges|)``: 1.0 for the reference graph, 0.0 for no edges or worse.
+
+    SHD = missing + extra + reversed edges (a reversal counts once), after the same parsing and
+    node matching as :func:`recast_edge_f1_reward`. It is normalized by the reference's edge count
+    (``normalization="reference_edges"``) rather than ReCAST's n(n−1), under which an empty answer
+    to a sparse graph would still earn nearly 1. Column: ``reference``.
+    """
+    return _rewards("recast_shd_reward", completions, kwargs,
+                    lambda text, row: max(0.0, 1.0 - _recast_comparison(text, row).normalized_shd))
+
+
+def _recast_comparison(text: str, row: _Row) -> GraphComparison:
+    reference = _reference_graph(row.text("reference"))
+    if isinstance(reference, str):
+        raise _Lowest(reference)
+    try:
+        prediction = parse_graph_answer(text).graph
+    except AnswerFormatError:
+        raise _Lowest("no relationships JSON") from None
+    return compare_graphs(prediction, reference, node_matching="normalized", normalization="reference_edges")
+
+
+@lru_cache(maxsize=4096)
+def _reference_graph(reference: str) -> CausalGraph | str:
+    """The reference graph, or why it cannot be read."""
+    try:
+        return read_prediction(reference)
+    except AnswerFormatError:
+        return "bad reference"
+
+
+# ---- yes/no answers ---------------------------------------------------------------------------------
+
+def shapeworld_answer_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
+    """1.0 when the completion's final ``{"answer": "yes" | "no"}`` equals the row's answer, else 0.0.
+
+    The answer is read as the ShapeWorld protocol reads it
+    (:func:`~causal_datasets.shapeworld.parsing.parse_answer`: the last JSON object with an
+    ``answer`` key outside ``<think>``; reasons ``invalid_format`` / ``invalid_answer``).
+    Column: ``answer`` (``yes``/``no`` or its class-label index).
+    """
+    def score(text: str, row: _Row) -> float:
+        expected = row.label("answer", SHAPEWORLD_ANSWERS)
+        parsed = parse_answer(text)
+        if parsed.error:
+            raise _Lowest(parsed.error)
+        return float(parsed.value == expected)
+
+    return _rewards("shapeworld_answer_reward", completions, kwargs, score)
+
+
+_ANSWER_MARKER = re.compile(r"\banswer\b[\W_]{0,8}?(?:is[\W_]{1,8}?)?\b(yes|no)\b", re.IGNORECASE)
+_OPENING = re.compile(r"^[\W_]{0,8}(yes|no)\b", re.IGNORECASE)
+
+
+def cladder_answer(text: str) -> str | None:
+    """The final yes/no of a reply to a CLadder question, outside ``<think>``: the last ``answer``
+    marker followed by yes or no (``Answer: Yes``, ``"answer": "no"``, ``the answer is **no**``),
+    else the reply's first word when it is yes or no (CLadder's convention: ``No, because ...``);
+    None when neither."""
+    visible = strip_thinking(text)
+    markers = list(_ANSWER_MARKER.finditer(visible))
+    found = markers[-1] if markers else _OPENING.match(visible.strip())
+    return found.group(1).lower() if found else None
+
+
+def cladder_answer_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
+    """1.0 when the completion's final yes/no (:func:`cladder_answer`) equals the question's answer, else 0.0.
+
+    Column: ``answer`` of the ``cladder_pairs`` ``questions`` config (``yes``/``no`` or its
+    class-label index; a question without one gets 0.0, reason ``no answer column``).
+    """
+    def score(text: str, row: _Row) -> float:
+        expected = row.label("answer", CLADDER_ANSWERS)
+        answer = cladder_answer(text)
+        if answer is None:
+            raise _Lowest("no yes/no answer")
+        return float(answer == expected)
+
+    return _rewards("cladder_answer_reward", completions, kwargs, score)

@@ -1,0 +1,234 @@
+"""The lm-evaluation-harness tasks: what lm-eval sends (recorded by the stub server), how it scores, and
+parity with ``causal-datasets eval cladder_pairs`` on the local model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import datasets
+import pytest
+from huggingface_hub import HfApi
+from lm_eval import simple_evaluate
+from lm_eval.tasks import TaskManager
+
+from causal_datasets.docalc.cladder import formal_expression
+from causal_datasets.docalc.task import extract_estimand, score_answer
+from causal_datasets.errors import DatasetFolderError, RunConfigurationError
+from causal_datasets.hub.push import push_folder
+from causal_datasets.integrations.lm_eval import tasks_dir
+from causal_datasets.integrations.lm_eval.data import location
+from causal_datasets.llm.stub_server import (
+    STUB_MODEL,
+    StubReply,
+    StubServer,
+    completion_body,
+)
+from causal_datasets.recast.parsing import parse_graph_answer
+from causal_datasets.records.cladder_pairs import CladderQuestionRow
+from causal_datasets.runners.results import read_results
+from causal_datasets.scoring.graph_compare import compare_graphs
+from tests.support.hub_server import TOKEN
+from tests.support.prompt_builds import prompt_builds
+from tests.support.runs import run_eval
+
+LIMIT = 8
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    return prompt_builds(tmp_path_factory.mktemp("hub"))
+
+
+def prompts(hub, name, n=LIMIT, keep=lambda row: True):
+    loaded = datasets.load_dataset(str(hub / name), "prompts", split="test")
+    return [row for row in loaded if keep(row)][:n]
+
+
+def replying(answers: dict[str, str]):
+    """A stub responder answering by the request's last user message (lm-eval reorders requests by length)."""
+    def respond(request, index):
+        return StubReply(body=completion_body(answers.get(request["messages"][-1]["content"], "no idea")))
+    return respond
+
+
+def cladder_answers(hub):
+    """Varied replies to the first questions: the estimand, the quantity restated, a naive estimand, nothing."""
+    questions = datasets.load_dataset(str(hub / "cladder_pairs"), "questions", split="test")
+    replies = {}
+    for index, row in enumerate(prompts(hub, "cladder_pairs")):
+        question = CladderQuestionRow.from_row(questions[index], questions.features)
+        assert question.id == row["id"]
+        replies[row["messages"][-1]["content"]] = (
+            f"Reasoning.\nEstimand: {row['reference']}",
+            f"Estimand: {formal_expression(question).text}",
+            "Estimand: P(Y=1|X=1) - P(Y=1|X=0)",
+            "I cannot tell.",
+        )[index % 4]
+    return replies
+
+
+def in_process(tasks, base_url, metadata, *, limit=LIMIT, gen_kwargs=None, **options):
+    """lm-eval's Python API with only our task folder indexed; returns (results, samples per task)."""
+    manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
+    out = simple_evaluate(
+        model="local-chat-completions", tasks=tasks, task_manager=manager, limit=limit, log_samples=True, gen_kwargs=gen_kwargs,
+        model_args=f"base_url={base_url}/chat/completions,model={STUB_MODEL},tokenizer_backend=None,seed=0",
+        **({"apply_chat_template": True} | options),
+    )
+    return out["results"], out["samples"]
+
+
+def test_the_module_prints_the_task_folder():
+    printed = subprocess.run([sys.executable, "-m", "causal_datasets.integrations.lm_eval"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    folder = Path(printed)
+    assert folder.is_absolute() and folder == tasks_dir()
+    assert {p.name for p in folder.glob("*.yaml")} == {
+        "causal_cladder_estimand.yaml", "causal_recast_graph.yaml", "causal_cobe_queries.yaml", "causal_reasoning.yaml"}
+    assert (folder / "utils.py").is_file() and (folder / "_prompts_template_yaml").is_file()
+
+
+def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_path):
+    """The documented command line against the stub: every request is the prompts row's messages with the
+    runner's sampling; per-item scores are score_answer of the same replies, as the runner's."""
+    rows = prompts(hub, "cladder_pairs")
+    answers = cladder_answers(hub)
+    with StubServer(replying(answers)) as server:
+        command = [
+            sys.executable, "-m", "lm_eval", "--model", "local-chat-completions",
+            "--model_args", f"base_url={server.base_url}/chat/completions,model={STUB_MODEL},tokenizer_backend=None,seed=0",
+            "--apply_chat_template", "--tasks", "causal_cladder_estimand", "--include_path", str(tasks_dir()),
+            "--metadata", json.dumps({"hub_dir": str(hub)}), "--limit", str(LIMIT),
+            "--output_path", str(tmp_path / "lm"), "--log_samples",
+        ]
+        subprocess.run(command, check=True, capture_output=True)
+        lm_requests = list(server.requests)
+        run_eval("cladder_pairs", "--limit", str(LIMIT), "--model", STUB_MODEL, "--base-url", server.base_url,
+                 "--hub-dir", str(hub), "--out", str(tmp_path / "cd"), "--no-cache", "--concurrency", "1")
+        cd_requests = server.requests[len(lm_requests):]
+
+    by_messages = {json.dumps(r["messages"]): r for r in lm_requests}
+    assert len(lm_requests) == len(by_messages) == LIMIT
+    for row in rows:
+        assert by_messages[json.dumps(row["messages"])]["messages"] == row["messages"]  # exactly the config's turns
+    for request in cd_requests:  # the same body as the runner's but for an empty stop list (no stop sequence)
+        assert by_messages[json.dumps(request["messages"])] == request | {"stop": []}
+    assert cd_requests[0] == {"model": STUB_MODEL, "messages": rows[0]["messages"], "temperature": 0.0, "max_tokens": 512,
+                              "seed": 0}
+
+    (samples_file,) = (tmp_path / "lm").glob("*/samples_causal_cladder_estimand_*.jsonl")
+    samples = [json.loads(line) for line in samples_file.read_text().splitlines()]
+    runner = {r["id"]: r for r in read_results(tmp_path / "cd")}
+    assert [s["doc"]["id"] for s in samples] == [row["id"] for row in rows]
+    for sample in samples:
+        reply = sample["resps"][0][0]
+        assert reply == answers[sample["doc"]["messages"][-1]["content"]]
+        scores = score_answer(extract_estimand(reply), CladderQuestionRow.model_validate_json(sample["doc"]["question"]))
+        assert sample["accuracy"] == float(scores["equivalent"] is True) == float(runner[sample["doc"]["id"]]["equivalent"] is True)
+        assert sample["string_match"] == float(scores["string_match"]) == float(runner[sample["doc"]["id"]]["string_match"])
+    assert {s["accuracy"] for s in samples} == {0.0, 1.0} and {s["string_match"] for s in samples} == {0.0, 1.0}
+    results = json.loads(next((tmp_path / "lm").glob("*/results_*.json")).read_text())["results"]["causal_cladder_estimand"]
+    assert results["accuracy,none"] == sum(s["accuracy"] for s in samples) / LIMIT
+
+
+def test_the_group_runs_recast_and_cobe_on_their_prompts(hub):
+    recast = prompts(hub, "recast", n=3, keep=lambda row: row["variant"] == 0)  # the standard variant
+    cobe = prompts(hub, "cobe", n=3)
+    references = {row["messages"][-1]["content"]: row["reference"] for row in recast}
+    half = {text: "```json\n" + json.dumps({"relationships": [{"source": s, "sink": t} for s, t in
+                                            list(parse_graph_answer(ref).graph.edges)[::2]]}) + "\n```"
+            for text, ref in references.items()}
+    answers = half | {cobe[0]["messages"][-1]["content"]: "Alice bent down.", cobe[1]["messages"][-1]["content"]: "  "}
+    answers[recast[2]["messages"][-1]["content"]] = "<think>no graph</think> Sorry."
+    with StubServer(replying(answers)) as server:
+        results, samples = in_process(["causal_reasoning"], server.base_url, {"hub_dir": str(hub)}, limit=3)
+        sent = [r["messages"] for r in server.requests]
+    assert len(sent) == 9
+    for row in recast + cobe:
+        assert row["messages"] in sent
+    assert [m["role"] for m in cobe[0]["messages"]] == ["user"] and [m["role"] for m in recast[0]["messages"]] == ["system", "user"]
+
+    graphs = samples["causal_recast_graph"]
+    assert [s["doc"]["id"] for s in graphs] == [row["id"] for row in recast]
+    for sample, row in zip(graphs[:2], recast):
+        reply = sample["resps"][0][0]
+        normalized = compare_graphs(parse_graph_answer(reply).graph, parse_graph_answer(row["reference"]).graph,
+                                    node_matching="normalized")
+        assert sample["parsed"] == 1.0 and sample["edge_f1"] == normalized.edge_f1 and sample["shd"] == normalized.shd
+        assert 0 < sample["edge_f1"] < 1
+    assert graphs[2]["parsed"] == 0.0 and "edge_f1" not in graphs[2]  # left out of the graph means, as the runner does
+    assert results["causal_recast_graph"]["parsed,none"] == pytest.approx(2 / 3)
+    assert results["causal_recast_graph"]["edge_f1,none"] == pytest.approx((graphs[0]["edge_f1"] + graphs[1]["edge_f1"]) / 2)
+    assert [s["nonempty"] for s in samples["causal_cobe_queries"]] == [1.0, 0.0, 1.0]
+    cobe_doc = samples["causal_cobe_queries"][0]["doc"]
+    assert cobe_doc["should_change"] and "latent_factors" in cobe_doc  # what a judge needs afterwards
+
+
+def test_a_pushed_dataset_is_read_by_hub_id(hub, local_hub):
+    push_folder(hub / "cladder_pairs", "org/cladder_pairs", api=HfApi(endpoint=local_hub.endpoint, token=TOKEN))
+    version = json.loads((hub / "cladder_pairs" / "manifest.json").read_text())["version"]
+    metadata = {"dataset": "org/cladder_pairs", "dataset_revision": f"v{version}"}
+    with StubServer(replying(cladder_answers(hub))) as server:
+        results, _ = in_process(["causal_cladder_estimand"], server.base_url, metadata, limit=2)
+        sent = [r["messages"] for r in server.requests]
+    assert sent and all(row["messages"] in sent for row in prompts(hub, "cladder_pairs", n=2))
+    # item 0 answers the estimand; item 1 restates the asked quantity, which identifies nothing
+    assert results["causal_cladder_estimand"]["accuracy,none"] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("metadata", "error", "message"),
+    [
+        ({"hub_dir": "/nonexistent/hub"}, DatasetFolderError, "no built cladder_pairs dataset in /nonexistent/hub"),
+        ({"hub_dir": "hub", "dataset": "org/cladder_pairs"}, RunConfigurationError, "not both"),
+        ({"dataset": "cladder_pairs"}, RunConfigurationError, "Hub id ORG/NAME"),
+        ({"dataset_revision": "v1.2.0"}, RunConfigurationError, "needs dataset=ORG/NAME"),
+        ({"dataset": "org/cladder_pairs", "dataset_revision": 1.2}, RunConfigurationError, "must be a string"),
+    ],
+)
+def test_bad_metadata_is_one_clear_error(metadata, error, message):
+    with pytest.raises(error, match=message):
+        location("cladder_pairs", {"model": STUB_MODEL, "base_url": "http://x", **metadata})  # model args come along
+
+
+def test_a_missing_build_fails_when_lm_eval_loads_the_task(tmp_path):
+    manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata={"hub_dir": str(tmp_path)})
+    with pytest.raises(DatasetFolderError, match=f"causal-datasets build cladder_pairs --hub-dir {tmp_path}"):
+        manager.load(["causal_cladder_estimand"])
+
+
+@pytest.mark.parametrize(("options", "message"), [({"apply_chat_template": False}, "--apply_chat_template"),
+                                                  ({"system_instruction": "Be brief."}, "--system_instruction")])
+def test_requests_that_would_change_the_messages_are_refused(hub, options, message):
+    with StubServer() as server, pytest.raises(RunConfigurationError, match=message):
+        in_process(["causal_cladder_estimand"], server.base_url, {"hub_dir": str(hub)}, limit=1, **options)
+    assert server.count == 0
+
+
+@pytest.mark.llm
+def test_parity_with_causal_datasets_eval_on_the_local_model(hub, local_llm, tmp_path):
+    """Same model, items, max tokens and temperature 0: the same extracted expressions and verdicts."""
+    tokens = 96
+    run_eval("cladder_pairs", "--limit", "3", "--max-tokens", str(tokens), "--temperature", "0", "--model", local_llm.model,
+             "--base-url", local_llm.base_url, "--hub-dir", str(hub), "--out", str(tmp_path / "cd"), "--no-cache",
+             "--concurrency", "1")
+    manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata={"hub_dir": str(hub)})
+    lm = simple_evaluate(model="local-chat-completions", tasks=["causal_cladder_estimand"], task_manager=manager,
+                         model_args=f"base_url={local_llm.base_url}/chat/completions,model={local_llm.model},"
+                                    "tokenizer_backend=None,seed=0",
+                         apply_chat_template=True, limit=3, log_samples=True,
+                         gen_kwargs={"max_gen_toks": tokens, "temperature": 0})
+    runner = read_results(tmp_path / "cd")
+    samples = lm["samples"]["causal_cladder_estimand"]
+    assert [r["id"] for r in runner] == [s["doc"]["id"] for s in samples]
+    for item, sample in zip(runner, samples):
+        expression = extract_estimand(sample["resps"][0][0])
+        verdict = score_answer(expression, CladderQuestionRow.model_validate_json(sample["doc"]["question"]))
+        print(f"{item['id']}: expression {item['expression']!r} | {expression!r}; equivalent {item['equivalent']} | "
+              f"{verdict['equivalent']}; error {item['error']} | {verdict['error']}; same reply {item['raw'] == sample['resps'][0][0]}")
+        assert expression == item["expression"]
+        assert (verdict["equivalent"], verdict["error"]) == (item["equivalent"], item["error"])
+        assert sample["accuracy"] == float(item["equivalent"] is True)
