@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder
+from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
 from causal_datasets.causalab.generator import generate_suite
+from causal_datasets.causalab.quality import upstream_findings
 from causal_datasets.causalab.statistics import suite_table
 from causal_datasets.causalab.suites import SUITE_SPECS
 from causal_datasets.causalab.upstream import SUITES, load_suite
@@ -17,13 +18,14 @@ HINT = "pass --source ../shared/data/causalab/data (the release's data/ folder) 
 def build(context: BuildContext) -> BuildOutcome:
     release = None if context.source is None else context.require_source(HINT, files=[f"{s}.jsonl" for s in SUITES])
     records = {name: {SPLIT: generate_suite(spec, context.seed)} for name, spec in SUITE_SPECS.items()}
-    notes = []
+    notes, findings = [], []
     if release is None:
         notes.append(f"upstream_<suite> configs skipped: no release given; {HINT}")
     else:
-        for suite in SUITES:
-            records[UPSTREAM_PREFIX + suite] = {SPLIT: load_suite(release, suite, context.seed)}
-    return BuildOutcome(records=records, notes=notes)
+        upstream = {UPSTREAM_PREFIX + suite: load_suite(release, suite, context.seed) for suite in SUITES}
+        records.update({name: {SPLIT: episodes} for name, episodes in upstream.items()})
+        findings = upstream_findings(upstream)
+    return BuildOutcome(records=records, notes=notes, findings=findings)
 
 
 def card_context(records: BuiltRecords) -> dict[str, str]:
@@ -37,7 +39,9 @@ def card_context(records: BuiltRecords) -> dict[str, str]:
 
 BUILDER = DatasetBuilder(
     name="causalab",
-    version="1.0.0",
+    history=(
+        Release("1.0.0", "First release: 19 generated suites mirroring the release, and the 950 released configurations as `upstream_<suite>`."),
+    ),
     pretty_name="CausaLab: interactive causal discovery episodes",
     configs={
         **{name: CausaLabEpisode for name in SUITE_SPECS},
@@ -52,4 +56,6 @@ BUILDER = DatasetBuilder(
     source_name="causalab/data",
     card_context=card_context,
     default_split=SPLIT,
+    citations=("yang2026causalab",),
+    metrics=("causalab_mechanism",),
 )

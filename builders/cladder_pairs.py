@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from collections import Counter
 
-from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder
+from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
 from causal_datasets.docalc.cladder import SOURCE_FILES, read_questions
+from causal_datasets.docalc.quality import distinct_synthetic, spelling_findings
 from causal_datasets.docalc.rows import cladder_rows, question_rows, synthetic_rows
 from causal_datasets.docalc.statistics import cladder_tables, synthetic_tables
-from causal_datasets.markdown import markdown_table
 from causal_datasets.docalc.task import prompt_rows
+from causal_datasets.markdown import markdown_table
 from causal_datasets.records.cladder_pairs import CladderPair, CladderPromptRow, CladderQuestionRow, SyntheticPair
 
-#: positive pairs of the synthetic config (the paper's 10,000); each gets one verified negative
+#: positive pairs generated for the synthetic config (the paper's 10,000); each gets one verified
+#: negative; repeated pairs are removed afterwards
 SYNTHETIC_POSITIVES = 10_000
 
 
@@ -27,16 +29,20 @@ def build(context: BuildContext) -> BuildOutcome:
     cladder = None  # read first: a missing or broken source fails before the long synthetic part
     if context.source is not None:
         cladder = read_questions(context.require_source(hint, files=SOURCE_FILES))
-    records = {"synthetic": {"test": synthetic_rows(context.seed, SYNTHETIC_POSITIVES)}}
-    notes = []
+    synthetic, repeats = distinct_synthetic(synthetic_rows(context.seed, SYNTHETIC_POSITIVES))
+    records = {"synthetic": {"test": synthetic}}
+    notes, findings = [], [repeats]
     if cladder is None:
         notes.append(f"configs 'cladder', 'questions' and 'prompts' skipped: {hint} with --source")
     else:
-        records["cladder"] = {"test": cladder_rows(cladder, context.seed)}
+        pairs = cladder_rows(cladder, context.seed)
         questions = question_rows(cladder)
-        records["questions"] = {"test": questions}
-        records["prompts"] = {"test": prompt_rows(questions)}
-    return BuildOutcome(records=records, notes=notes)
+        prompts = prompt_rows(questions)
+        records.update({"cladder": {"test": pairs}, "questions": {"test": questions}, "prompts": {"test": prompts}})
+        findings += spelling_findings("cladder", {r.id: (r.expr_a, r.expr_b) for r in pairs}, "`expr_a` / `expr_b`")
+        findings += spelling_findings("questions", {q.id: (q.formal_form, q.estimand) for q in questions}, "`formal_form` / `estimand`")
+        findings += spelling_findings("prompts", {r.id: (r.reference,) for r in prompts}, "`reference`")
+    return BuildOutcome(records=records, notes=notes, findings=findings)
 
 
 def card_context(records: BuiltRecords) -> dict[str, str]:
@@ -59,7 +65,21 @@ def question_table(questions: list[CladderQuestionRow]) -> str:
 
 BUILDER = DatasetBuilder(
     name="cladder_pairs",
-    version="1.2.0",
+    history=(
+        Release("1.0.0", "First release."),
+        Release("1.1.0", "Counterexample models drawn by the vectorized model families (labels unchanged)."),
+        Release(
+            "1.2.0",
+            "CLadder's natural-effect formal forms read as nested counterfactuals (`Y_{X=1, V2_{X=0}}`), so their pairs "
+            "with the mediation formulas are equivalent except under the arrowhead graph; composition rule in proofs; "
+            "the `prompts` config shows the causal quantity in canonical notation.",
+        ),
+        Release(
+            "1.3.0",
+            "Synthetic pairs that repeat an earlier pair (same graph and expressions, all on 3-node graphs: 348 of 20,000 "
+            "with seed 0) are removed, the first kept under its id, so no pair is counted twice; the card lists them.",
+        ),
+    ),
     pretty_name="CLadder-pairs: causal expression equivalence under a DAG",
     configs={"synthetic": SyntheticPair, "cladder": CladderPair, "questions": CladderQuestionRow, "prompts": CladderPromptRow},
     build=build,
@@ -67,4 +87,6 @@ BUILDER = DatasetBuilder(
     default_seed=0,
     source_name="cladder",
     card_context=card_context,
+    citations=("doverifier2025", "jin2023cladder"),
+    metrics=("do_calculus_equivalence",),
 )

@@ -6,11 +6,12 @@ carries nine models' outputs and verdicts). The full dataset is not distributed 
 
 from __future__ import annotations
 
-from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder
-from causal_datasets.errors import SourceUnavailable
+from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Release
 from causal_datasets.cobe.dataset import card_tables, query_records
 from causal_datasets.cobe.formats import CoBeFormatError, read_source
 from causal_datasets.cobe.prompts import build_messages
+from causal_datasets.cobe.quality import findings
+from causal_datasets.errors import SourceUnavailable
 from causal_datasets.records.cobe import CoBePromptRow, CoBeQuery, CoBeResponse, CoBeScenario
 from causal_datasets.records.prompts import chat_messages
 
@@ -19,6 +20,13 @@ SOURCE_HINT = (
     "from github.com/cobe-benchmark/cobe-benchmark.github.io (CC-BY-SA-4.0; download it, then pass "
     "`--source PATH`, or `--sources DIR` holding cobe/category-examples.json)"
 )
+
+
+#: the card's source line per source format
+SOURCES = {
+    "website": "CoBe website file {name} (cobe-benchmark/cobe-benchmark.github.io, eval-results/category-examples.json)",
+    "paper_json": "CoBe paper-format JSON {name}",
+}
 
 
 def build(context: BuildContext) -> BuildOutcome:
@@ -33,17 +41,15 @@ def build(context: BuildContext) -> BuildOutcome:
         "queries": {"test": queries},
         "prompts": {"test": [prompt_row(q) for q in queries]},
     }
-    notes = [
-        f"{len(parsed.scenarios)} distinct scenarios ({parsed.source_format} format)",
-        f"{sum(1 for s in parsed.scenarios if s.quality_issues)} scenarios carry data-quality findings (see the card)",
-    ]
-    if parsed.duplicates:
-        notes.append(f"listed more than once, identical, kept once: {', '.join(parsed.duplicates)}")
+    notes = [f"{len(parsed.scenarios)} distinct scenarios ({parsed.source_format} format)"]
     if parsed.responses:
         records["responses"] = {"test": parsed.responses}
     else:
         notes.append("no model outputs in this source: config 'responses' not built")
-    return BuildOutcome(records=records, notes=notes)
+    return BuildOutcome(
+        records=records, notes=notes, findings=findings(parsed.scenarios, parsed.duplicates),
+        source_description=SOURCES[parsed.source_format].format(name=source.name),
+    )
 
 
 def prompt_row(query: CoBeQuery) -> CoBePromptRow:
@@ -61,7 +67,9 @@ def card_context(records) -> dict:
 
 BUILDER = DatasetBuilder(
     name="cobe",
-    version="1.0.0",
+    history=(
+        Release("1.0.0", "First release: scenarios, queries, published responses and prompts from the CoBe website file."),
+    ),
     pretty_name="CoBe: Conversational Counterfactual Text Editing",
     configs={"scenarios": CoBeScenario, "queries": CoBeQuery, "responses": CoBeResponse, "prompts": CoBePromptRow},
     build=build,
@@ -69,4 +77,6 @@ BUILDER = DatasetBuilder(
     needs_source=True,
     source_name="cobe/category-examples.json",
     card_context=card_context,
+    citations=("raghavan2026cobe",),
+    metrics=("cobe_edit_criteria",),
 )

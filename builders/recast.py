@@ -8,12 +8,12 @@ release's layout; build it with ``causal-datasets build recast --source that.par
 
 from __future__ import annotations
 
-from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder
-from causal_datasets.records.prompts import RecastPromptRow
-from causal_datasets.records.recast import RecastSample
+from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
 from causal_datasets.recast.prompts import prompt_rows
 from causal_datasets.recast.release import RELEASE_FILE, RELEASE_REPO, locate_release, read_release
 from causal_datasets.recast.statistics import counts_markdown, table1_markdown
+from causal_datasets.records.prompts import RecastPromptRow
+from causal_datasets.records.recast import RecastSample
 
 
 def build(context: BuildContext) -> BuildOutcome:
@@ -21,7 +21,7 @@ def build(context: BuildContext) -> BuildOutcome:
     imported = read_release(path)
     return BuildOutcome(
         records={"default": {"test": imported.samples}, "prompts": {"test": prompt_rows(imported.samples)}},
-        notes=imported.notes,
+        findings=imported.findings,
         source_description=f"{RELEASE_REPO} release file {RELEASE_FILE} ({path.stat().st_size:,} bytes)",
     )
 
@@ -33,7 +33,9 @@ def card_context(records: BuiltRecords) -> dict[str, str]:
 
 BUILDER = DatasetBuilder(
     name="recast",
-    version="1.0.0",
+    history=(
+        Release("1.0.0", "First release: the 292 samples of the RyanSaklad/ReCast release with derived fields, and the `prompts` config."),
+    ),
     pretty_name="ReCAST: causal graphs from real-world economics papers",
     configs={"default": RecastSample, "prompts": RecastPromptRow},
     build=build,
@@ -41,4 +43,6 @@ BUILDER = DatasetBuilder(
     needs_source=True,
     source_name="recast/test.parquet",
     card_context=card_context,
+    citations=("saklad2025recast",),
+    metrics=("recast_judge", "causal_graph_metrics"),
 )

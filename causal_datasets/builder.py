@@ -9,13 +9,14 @@ machinery in :mod:`causal_datasets.hub`.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from causal_datasets.errors import SourceFormatError, SourceUnavailable
+from causal_datasets.errors import BuilderRegistrationError, SourceFormatError, SourceUnavailable
 from causal_datasets.paths import card_template, sources_dir
 from causal_datasets.records.base import Record
 
@@ -58,17 +59,28 @@ class BuildContext:
 
 
 @dataclass(frozen=True)
+class Release:
+    """One version of a dataset: its number and what changed in it, and why."""
+
+    version: str
+    changes: str
+
+
+@dataclass(frozen=True)
 class DatasetBuilder:
     """Declaration of one dataset.
 
     ``build`` returns records per config and split; it may build only some of ``configs`` (e.g.
     configs that need a source) and must say in ``BuildOutcome.notes`` what it left out.
+    ``history`` lists every version, oldest first; the last one is the dataset's ``version``, so a
+    new version is one more :class:`Release`. ``citations`` are BibTeX keys of the metric cards
+    (:mod:`causal_datasets.hub.citations`), ``metrics`` the evaluate modules the card shows.
     ``card_context`` adds dataset-specific statistics (Markdown tables, figures) to the card.
     ``source_name`` is the folder or file looked up under ``--sources DIR`` by ``build --all``.
     """
 
     name: str
-    version: str
+    history: Sequence[Release]
     pretty_name: str
     configs: Mapping[str, type[Record]]
     build: Callable[[BuildContext], BuildOutcome]
@@ -79,6 +91,20 @@ class DatasetBuilder:
     card_context: Callable[[BuiltRecords], Mapping[str, Any]] | None = None
     default_split: str = "test"
     card_template: Path | None = None
+    citations: Sequence[str] = ()
+    metrics: Sequence[str] = ()
+
+    def __post_init__(self) -> None:
+        numbers = [_version_key(self.name, release.version) for release in self.history]
+        if not numbers or any(a >= b for a, b in itertools.pairwise(numbers)):
+            raise BuilderRegistrationError(
+                f"dataset {self.name!r}: history must list at least one version, oldest first, each newer than the last"
+            )
+
+    @property
+    def version(self) -> str:
+        """The current version: the last entry of ``history``."""
+        return self.history[-1].version
 
     @property
     def card_path(self) -> Path:
@@ -93,10 +119,36 @@ class DatasetBuilder:
         return root / self.source_name
 
 
+def _version_key(name: str, version: str) -> tuple[int, ...]:
+    parts = version.split(".")
+    if len(parts) != 3 or not all(part.isdigit() for part in parts):
+        raise BuilderRegistrationError(f"dataset {name!r}: version {version!r} is not MAJOR.MINOR.PATCH")
+    return tuple(int(part) for part in parts)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A data-quality finding of one build: in which config, what is wrong, what the build did about
+    it, and the ids it concerns (row ids, or ids of the ``unit`` named, e.g. graphs). A check that
+    found nothing may be reported with no ids."""
+
+    config: str
+    issue: str
+    action: str
+    ids: tuple[str, ...] = ()
+    unit: str = "rows"
+
+    def note(self) -> str:
+        """One line for the build's notes and manifest."""
+        listed = f": {', '.join(self.ids)}" if self.ids else ""
+        return f"{self.config}: {self.issue} ({self.action}): {len(self.ids)} {self.unit}{listed}"
+
+
 @dataclass(frozen=True)
 class BuildOutcome:
-    """Records of one build, plus notes for the user (skipped configs, data-quality findings)."""
+    """Records of one build, notes for the user (skipped configs, source facts) and data-quality findings."""
 
     records: BuiltRecords
     notes: Sequence[str] = field(default_factory=tuple)
     source_description: str | None = None
+    findings: Sequence[Finding] = field(default_factory=tuple)

@@ -38,9 +38,14 @@ def metric_names() -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / f"{p.name}.py").is_file())
 
 
+def cards_dir() -> Path:
+    """The folder of the shipped card templates (``cards/``: one per dataset, plus the shared layout)."""
+    return Path(str(files("causal_datasets.cards")))
+
+
 def card_template(name: str) -> Path:
     """The card template shipped for dataset ``name`` (``cards/<name>.md``)."""
-    return Path(str(files("causal_datasets.cards") / f"{name}.md"))
+    return cards_dir() / f"{name}.md"
 
 
 def sources_dir() -> Path | None:

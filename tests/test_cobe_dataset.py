@@ -175,7 +175,8 @@ def test_built_folder_loads_back_typed_and_rebuilds_identically(tmp_path, websit
     assert load_records(written.folder, "responses", "test", CoBeResponse)[:9] == website.responses[:9]
     assert load_records(written.folder, "queries", "test", CoBeQuery) == query_records(website.scenarios)
     card = (written.folder / "README.md").read_text(encoding="utf-8")
-    assert "`Hydrid` → `hybrid`" in card and "403v28" in card and "101v1 (by_domain/" in card
+    assert "`Hydrid` → `hybrid`" in card and "403v28" in card
+    assert "| `scenarios` | listed more than once in the source (identical copies) | 3 scenarios |" in card
     again = build_to_folder(builder, tmp_path / "b", BuildContext(seed=0, source=WEBSITE))
     assert json.loads((again.folder / "manifest.json").read_text())["files"] == json.loads(
         (written.folder / "manifest.json").read_text())["files"]

@@ -10,7 +10,6 @@ from huggingface_hub import DatasetCard
 
 from causal_datasets.builder import BuildContext
 from causal_datasets.errors import DatasetFolderError
-from causal_datasets.hub.card import split_front_matter
 from causal_datasets.hub.folder import build_to_folder, load_records, read_manifest, verify_folder
 from tests.support.tiny_dataset import TinyRow, generate, tiny_builder
 
@@ -81,7 +80,7 @@ def test_card_yaml_is_read_back_by_datasets_and_hub(builder, tmp_path):
 
 def test_card_body_statistics_match_the_records(builder, tmp_path):
     folder = build_to_folder(builder, tmp_path, BuildContext(seed=7)).folder
-    _, body = split_front_matter((folder / "README.md").read_text())
+    body = DatasetCard.load(folder / "README.md").text
     rows = generate(7)
     train, test = rows[:8], rows[8:]
     answers_train, answers_test = Counter(r.answer for r in train), Counter(r.answer for r in test)

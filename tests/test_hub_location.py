@@ -10,7 +10,7 @@ import pytest
 from huggingface_hub import HfApi
 
 from causal_datasets import registry
-from causal_datasets.builder import BuildContext
+from causal_datasets.builder import BuildContext, Release
 from causal_datasets.cli import main
 from causal_datasets.errors import DatasetFolderError, HubDatasetError, PushError
 from causal_datasets.hub.folder import build_to_folder
@@ -76,7 +76,8 @@ def tiny_registered(tmp_path, monkeypatch):
 def test_each_revision_is_read_exactly_also_offline(local_hub, tiny_registered, tmp_path, monkeypatch):
     """``load_dataset`` by hub id alone would, offline, return whichever revision it cached last."""
     first = build_to_folder(tiny_registered, tmp_path / "a", BuildContext(seed=7)).folder
-    second = build_to_folder(replace(tiny_registered, version="2.0.0"), tmp_path / "b", BuildContext(seed=8)).folder
+    newer = replace(tiny_registered, history=(*tiny_registered.history, Release("2.0.0", "seed 8")))
+    second = build_to_folder(newer, tmp_path / "b", BuildContext(seed=8)).folder
     push_folder(first, "org/tiny", api=api(local_hub))
     push_folder(second, "org/tiny", api=api(local_hub))
     expected = {

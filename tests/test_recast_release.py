@@ -112,8 +112,8 @@ def test_release_gaps_are_reported_not_hidden(imported, raw_rows):
     raw17 = raw_rows[17]["edges"]
     assert by_id[17].num_edges == len(raw17)
     assert by_id[17].num_duplicate_edges == len(raw17) - len({(e["source"], e["target"]) for e in raw17})
-    joined = "\n".join(imported.notes)
-    assert "id 3: 1" in joined and "repeated edges" in joined
+    found = {finding.issue: finding.ids for finding in imported.findings}
+    assert "3" in found[release.CHECKS["unlabeled"][0]] and "17" in found[release.CHECKS["repeated_edges"][0]]
 
 
 def test_build_writes_a_loadable_folder_with_the_paper_statistics(built):

@@ -5,9 +5,10 @@ from collections import Counter
 import datasets
 import networkx as nx
 import pytest
+from datasets.utils.metadata import MetadataConfigs
+from huggingface_hub import DatasetCard
 
 from causal_datasets.builder import BuildContext
-from causal_datasets.hub.card import split_front_matter
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
 from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.registry import get_builder
@@ -37,8 +38,10 @@ def test_records_round_trip_through_parquet(built):
 
 
 def test_card_reports_the_composition(built):
-    front, body = split_front_matter((built.folder / "README.md").read_text())
-    assert [c["config_name"] for c in front["configs"]] == ["core", "advanced"]
+    card = DatasetCard.load(built.folder / "README.md")
+    configs = MetadataConfigs.from_dataset_card_data(card.data)
+    assert list(configs) == ["core", "advanced"] and configs.get_default_config_name() == "core"
+    body = card.text
     assert "| all |  | 84 | 4 | 16 | 37 | 47 |" in body
     assert "| all |  | 1200 | 200 | 200 |" in body
 

@@ -10,7 +10,6 @@ from causal_datasets.markdown import markdown_table
 from causal_datasets.records.cobe import (
     DOMAINS,
     GRAPH_TYPES,
-    QUALITY_KINDS,
     VERDICTS,
     CoBeQuery,
     CoBeResponse,
@@ -36,12 +35,10 @@ def query_records(scenarios: Sequence[CoBeScenario]) -> list[CoBeQuery]:
 
 
 def card_tables(scenarios: Sequence[CoBeScenario], responses: Sequence[CoBeResponse]) -> dict[str, Any]:
-    """Markdown tables for the card: labels, quality findings, duplicates, published verdicts."""
+    """Markdown tables for the card: labels, each scenario's quality findings, published verdicts."""
     domains = Counter(s.domain or "(not given)" for s in scenarios)
     graphs = Counter(s.graph_type or "(not given)" for s in scenarios)
     raw_graphs = sorted({(s.graph_type_raw, s.graph_type) for s in scenarios if s.graph_type_raw})
-    issues = Counter(i.kind for s in scenarios for i in s.quality_issues)
-    duplicates = [s for s in scenarios if len(s.source_groups) > 1]
     flagged = [
         [s.id, issue.kind, issue.detail] for s in scenarios for issue in s.quality_issues
     ]
@@ -52,13 +49,9 @@ def card_tables(scenarios: Sequence[CoBeScenario], responses: Sequence[CoBeRespo
             ["graph type", "scenarios"], [[g, graphs[g]] for g in (*GRAPH_TYPES, "(not given)") if graphs[g]]
         ),
         "graph_spellings": ", ".join(f"`{raw}` → `{label}`" for raw, label in raw_graphs) or "(none)",
-        "quality_summary": markdown_table(
-            ["finding", "count"], [[k, issues[k]] for k in QUALITY_KINDS]
-        ),
         "num_flagged_scenarios": sum(1 for s in scenarios if s.quality_issues),
         "quality_table": markdown_table(["scenario", "finding", "detail"], flagged) if flagged else "(no findings)",
         "num_listings": sum(len(s.source_groups) for s in scenarios),
-        "duplicates": ", ".join(f"{s.id} ({' + '.join(s.source_groups)})" for s in duplicates) or "(none)",
         "verdict_table": verdict_table(responses),
     }
 

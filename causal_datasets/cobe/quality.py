@@ -13,16 +13,18 @@ checked on content words rather than exact strings:
 * ``missing_criteria`` — no should-not-change or no should-change criterion.
 
 These are heuristics meant to point a reader at rows worth a look; their thresholds are below.
+:func:`findings` sums them up per kind for the card, with the scenarios the source lists twice.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from causal_datasets.builder import Finding
 from causal_datasets.cobe.labels import follows_template
-from causal_datasets.records.cobe import QualityIssue
+from causal_datasets.records.cobe import QUALITY_KINDS, CoBeScenario, QualityIssue, QualityKind
 
 #: minimum share of a criterion sentence's content words found in the text
 MIN_COVERAGE = 0.5
@@ -34,6 +36,15 @@ _STOPWORDS = frozenset(
     "a an the and or but of to in on at for with was were is are be been had has have having it its "
     "he she they his her their i my me we our that this as by from so above text".split()
 )
+#: what each finding kind means, as the card says it
+KIND_ISSUES: dict[QualityKind, str] = {
+    "criterion_not_in_text": "a criterion the text does not contain, or contradicts (heuristic)",
+    "criterion_in_both_lists": "one event both in should-not-change and in should-change (heuristic)",
+    "query_off_template": "a query that does not open with its phrasing's template",
+    "unknown_domain": "a domain spelling with no mapping",
+    "unknown_graph_type": "a graph-type spelling with no mapping",
+    "missing_criteria": "no should-not-change or no should-change criterion",
+}
 _NEGATION = re.compile(r"\b(?:not|no|never|without|skipped|failed|unable|none|nor|cannot)\b|n't\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CLAUSE_BREAK = re.compile(
@@ -66,6 +77,22 @@ def check_scenario(fields: Mapping[str, Any]) -> list[QualityIssue]:
         if not fields[kind]:
             issues.append(QualityIssue(kind="missing_criteria", detail=f"no {kind} criterion"))
     return issues
+
+
+def findings(scenarios: Sequence[CoBeScenario], duplicates: Sequence[str]) -> list[Finding]:
+    """One finding per kind (scenarios carrying it; details stay in ``quality_issues``), then the repeated listings."""
+    per_kind = [
+        Finding(
+            "scenarios", KIND_ISSUES[kind], "kept; each case is in the row's `quality_issues`",
+            ids=tuple(s.id for s in scenarios if any(i.kind == kind for i in s.quality_issues)), unit="scenarios",
+        )
+        for kind in QUALITY_KINDS
+    ]  # fmt: skip
+    listed = Finding(
+        "scenarios", "listed more than once in the source (identical copies)",
+        "kept once; `source_groups` names every listing", ids=tuple(duplicates), unit="scenarios",
+    )  # fmt: skip
+    return [*per_kind, listed]
 
 
 def occurrence_problem(sentence: str, text: str) -> str | None:

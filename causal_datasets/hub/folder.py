@@ -32,8 +32,10 @@ import pyarrow.parquet as pq
 from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder
 from causal_datasets.errors import DatasetFolderError
 from causal_datasets.hub.card import render_card
+from causal_datasets.hub.front_matter import SplitFiles
 from causal_datasets.hub.layout import CARD, MANIFEST, parquet_path
 from causal_datasets.records.base import Record, records_from_dataset
+
 
 @dataclass(frozen=True)
 class WrittenDataset:
@@ -65,7 +67,7 @@ def build_to_folder(
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    return WrittenDataset(target, written, tuple(outcome.notes))
+    return WrittenDataset(target, written, tuple(build_notes(outcome)))
 
 
 def _check_replaceable(target: Path, name: str, configs: set[str]) -> None:
@@ -101,8 +103,7 @@ def _write(builder: DatasetBuilder, outcome: BuildOutcome, context: BuildContext
     """Parquet per config and split, the card and the manifest, into ``folder``; returns the row counts."""
     (folder / "data").mkdir()
 
-    row_counts: dict[str, dict[str, int]] = {}
-    split_bytes: dict[str, dict[str, int]] = {}
+    splits_written: dict[str, dict[str, SplitFiles]] = {}
     features_by_config: dict[str, datasets.Features] = {}
     for config, splits in outcome.records.items():
         model = builder.configs.get(config)
@@ -110,19 +111,18 @@ def _write(builder: DatasetBuilder, outcome: BuildOutcome, context: BuildContext
             raise ValueError(f"builder {builder.name!r} built undeclared config {config!r}")
         features = model.features()
         features_by_config[config] = features
-        row_counts[config] = {}
-        split_bytes[config] = {}
+        splits_written[config] = {}
         for split, records in splits.items():
             _check_types(builder.name, config, split, model, records)
             table = datasets.Dataset.from_list([r.to_row() for r in records], features=features)
             path = folder / parquet_path(config, split)
             path.parent.mkdir(parents=True, exist_ok=True)
             pq.write_table(table.data.table, path, compression="zstd", use_dictionary=False, write_statistics=True)
-            row_counts[config][split] = len(records)
-            split_bytes[config][split] = table.data.table.nbytes
+            splits_written[config][split] = SplitFiles(len(records), table.data.table.nbytes, path.stat().st_size)
 
     source = outcome.source_description or builder.source_description
-    card = render_card(builder, outcome.records, features_by_config, row_counts, split_bytes, source, context.seed)
+    card = render_card(builder, outcome, features_by_config, splits_written, source, context.seed)
+    row_counts = {config: {split: files.rows for split, files in splits.items()} for config, splits in splits_written.items()}
     (folder / CARD).write_text(card, encoding="utf-8")
     manifest = {
         "name": builder.name,
@@ -131,7 +131,7 @@ def _write(builder: DatasetBuilder, outcome: BuildOutcome, context: BuildContext
         "source": source,
         "package_version": _package_version(),
         "rows": row_counts,
-        "notes": list(outcome.notes),
+        "notes": build_notes(outcome),
         "files": {
             p.relative_to(folder).as_posix(): _sha256(p)
             for p in sorted(folder.rglob("*"))
@@ -140,6 +140,11 @@ def _write(builder: DatasetBuilder, outcome: BuildOutcome, context: BuildContext
     }
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return row_counts
+
+
+def build_notes(outcome: BuildOutcome) -> list[str]:
+    """What the CLI prints and the manifest keeps: the builder's notes, then one line per finding."""
+    return [*outcome.notes, *(finding.note() for finding in outcome.findings)]
 
 
 def read_manifest(folder: Path) -> dict:

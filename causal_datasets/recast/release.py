@@ -1,9 +1,10 @@
 """The published ReCAST release (``RyanSaklad/ReCast``, ``test.parquet``) → typed samples.
 
 The release stores each node's explicitness as a JSON string ``{node: 1 | 2 | 3}`` (explicit,
-implicit, absent) and the graph as ``nodes`` plus ``edges`` ``[{source, target}]``. Rows whose
-stored counts or explicitness share disagree with their own graph are reported, never fixed
-silently: the derived fields always come from the graph.
+implicit, absent) and the graph as ``nodes`` plus ``edges`` ``[{source, target}]``. Every check
+in :data:`CHECKS` runs on every row and is reported as a :class:`Finding` (with the sample ids it
+concerns, none when it found nothing); nothing is fixed silently: the derived fields always come
+from the graph, and the graph is kept as annotated.
 """
 
 from __future__ import annotations
@@ -18,15 +19,30 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from causal_datasets.builder import reading_source
+from causal_datasets.builder import Finding, reading_source
 from causal_datasets.errors import SourceFormatError, SourceUnavailable
-from causal_datasets.records.recast import EXPLICITNESS_LEVELS, UNLABELED, RecastSample
 from causal_datasets.recast.samples import make_sample
+from causal_datasets.records.recast import EXPLICITNESS_LEVELS, UNLABELED, RecastSample
 
 RELEASE_REPO = "RyanSaklad/ReCast"
 RELEASE_FILE = "test.parquet"
 #: stored counts may differ from the graph by float rounding only
 _SHARE_TOLERANCE = 1e-6
+#: data-quality checks of a release row: name → (what is wrong, what the import does about it)
+CHECKS = {
+    "stored_counts": ("stored `num_nodes` or `num_edges` differs from the graph", "recomputed from the graph"),
+    "unlabeled": (
+        "nodes without an explicitness code, although the paper says every node was labelled",
+        "kept with explicitness `unlabeled`, counted in `num_unlabeled_nodes`, left out of the explicitness shares",
+    ),
+    "stray_labels": ("explicitness codes for names that are not nodes of the sample", "dropped"),
+    "stored_share": (
+        "stored `explicitness` share differs from the node labels (it counts the stray codes)",
+        "recomputed from the node labels",
+    ),
+    "repeated_edges": ("an edge listed more than once", "kept as annotated, counted in `num_duplicate_edges`"),
+    "self_loops": ("a self-loop (an edge from a node to itself)", "kept as annotated"),
+}
 
 
 class ReleaseFormatError(SourceFormatError):
@@ -36,7 +52,7 @@ class ReleaseFormatError(SourceFormatError):
 @dataclass(frozen=True)
 class ReleaseImport:
     samples: list[RecastSample]
-    notes: list[str]
+    findings: list[Finding]
 
 
 def locate_release(source: Path | None, download: Callable[[], Path] | None = None) -> Path:
@@ -64,17 +80,17 @@ def download_release() -> Path:
 
 
 def read_release(path: Path) -> ReleaseImport:
-    """Every row of the release Parquet as a :class:`RecastSample`, in id order, plus data notes."""
-    findings: dict[str, list[str]] = {}
+    """Every row of the release Parquet as a :class:`RecastSample`, in id order, and one finding per check."""
+    found: dict[str, list[str]] = {check: [] for check in CHECKS}
     with reading_source(path):  # pyarrow's errors are ValueError/OSError subclasses
         rows = pq.read_table(path).to_pylist()
-        samples = [sample_from_row(row, findings) for row in sorted(rows, key=lambda r: int(r["id"]))]
-    notes = [f"{what}: {len(cases)} sample(s): {'; '.join(cases)}" for what, cases in findings.items()]
-    return ReleaseImport(samples, notes)
+        samples = [sample_from_row(row, found) for row in sorted(rows, key=lambda r: int(r["id"]))]
+    findings = [Finding("default", *CHECKS[check], ids=tuple(ids), unit="samples") for check, ids in found.items()]
+    return ReleaseImport(samples, findings)
 
 
-def sample_from_row(row: dict[str, Any], findings: dict[str, list[str]]) -> RecastSample:
-    """One release row → sample; data-quality findings are added to ``findings`` (kind → cases)."""
+def sample_from_row(row: dict[str, Any], found: dict[str, list[str]]) -> RecastSample:
+    """One release row → sample; the id is added to ``found[check]`` for every check it fails."""
     try:
         sample_id = int(row["id"])
         codes = json.loads(row["node_explicitness"])
@@ -94,8 +110,8 @@ def sample_from_row(row: dict[str, Any], findings: dict[str, list[str]]) -> Reca
         )
     except (KeyError, TypeError, ValueError) as error:
         raise ReleaseFormatError(f"release row id={row.get('id')!r}: {error}") from error
-    for kind, case in _findings(row, codes, sample):
-        findings.setdefault(kind, []).append(case)
+    for check in _failed_checks(row, codes, sample):
+        found[check].append(str(sample.id))
     return sample
 
 
@@ -117,26 +133,24 @@ def _date(value: Any) -> datetime.date | None:
     return datetime.date.fromisoformat(str(value)[:10])
 
 
-def _findings(row: dict[str, Any], codes: dict[str, Any], sample: RecastSample) -> Iterable[tuple[str, str]]:
-    """Data-quality findings of one row as ``(kind, case)`` pairs."""
-    for column, derived in (("num_nodes", sample.num_nodes), ("num_edges", sample.num_edges)):
-        stored = row.get(column)
-        if stored is not None and int(stored) != derived:
-            yield f"stored {column} differs from the graph", f"id {sample.id}: {stored} vs {derived}"
+def _failed_checks(row: dict[str, Any], codes: dict[str, Any], sample: RecastSample) -> Iterable[str]:
+    """The names of the :data:`CHECKS` one row fails."""
+    stored = (row.get("num_nodes"), row.get("num_edges"))
+    if any(value is not None and int(value) != derived for value, derived in zip(stored, (sample.num_nodes, sample.num_edges))):
+        yield "stored_counts"
     if sample.num_unlabeled_nodes:
-        yield "nodes without an explicitness label (marked unlabeled)", f"id {sample.id}: {sample.num_unlabeled_nodes}"
-    stray = sorted(set(codes) - set(row["nodes"]))
-    if stray:
-        yield "explicitness labels for names that are not nodes (dropped)", f"id {sample.id}: {len(stray)}"
-    if sample.num_duplicate_edges:
-        yield "repeated edges (kept as annotated)", f"id {sample.id}: {sample.num_duplicate_edges}"
+        yield "unlabeled"
+    if set(codes) - set(row["nodes"]):
+        yield "stray_labels"
     stored_share = row.get("explicitness")
-    if stored_share is not None and sample.explicitness is not None:
-        if abs(float(stored_share) - sample.explicitness) > _SHARE_TOLERANCE:
-            yield (
-                "stored explicitness share differs from the node labels (it counts dropped labels)",
-                f"id {sample.id}: {float(stored_share):.4f} vs {sample.explicitness:.4f}",
-            )
+    if stored_share is not None and sample.explicitness is not None and (
+        abs(float(stored_share) - sample.explicitness) > _SHARE_TOLERANCE
+    ):
+        yield "stored_share"
+    if sample.num_duplicate_edges:
+        yield "repeated_edges"
+    if any(edge.source == edge.target for edge in sample.edges):
+        yield "self_loops"
 
 
 def sample_to_row(sample: RecastSample) -> dict[str, Any]:

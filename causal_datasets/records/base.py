@@ -7,6 +7,9 @@ the Parquet schema and the card YAML cannot drift apart:
 * ``Literal["yes", "no"]`` and ``str`` enums → ``ClassLabel`` (closed vocabularies)
 * ``list[T]`` → ``List(T)``; nested ``BaseModel`` → struct; ``T | None`` → nullable ``T``
 * ``Annotated[T, Value("int32")]`` (any ``datasets`` feature in the metadata) overrides the mapping
+
+Every field says what it holds (``Field(description=...)``); ``Record.field_docs()`` lists them,
+nested fields as dotted paths, for the dataset cards' field tables.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ import datetime
 import enum
 import types
 import typing
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, Self, TypeVar
 
 import datasets
@@ -25,6 +29,17 @@ from causal_datasets.errors import RecordValidationError
 
 _SCALARS: dict[type, str] = {bool: "bool", str: "string", int: "int64", float: "float64"}
 _FEATURE_TYPES = (datasets.Value, datasets.ClassLabel, datasets.List, datasets.Sequence)
+
+
+@dataclass(frozen=True)
+class FieldDoc:
+    """One column or nested field: dotted path (``nodes.explicitness``), its feature, whether it may be
+    null, and its description."""
+
+    path: str
+    feature: Any
+    nullable: bool
+    description: str
 
 
 class Record(BaseModel):
@@ -38,6 +53,11 @@ class Record(BaseModel):
         return datasets.Features(
             {name: _feature_for(info.annotation, info.metadata) for name, info in cls.model_fields.items()}
         )
+
+    @classmethod
+    def field_docs(cls) -> list[FieldDoc]:
+        """Every field in declaration order, each followed by its nested fields (structs, lists of structs)."""
+        return list(_field_docs(cls, ""))
 
     @classmethod
     def validate_rows(cls, rows: Iterable[dict[str, Any]], where: str = "") -> list[Self]:
@@ -98,6 +118,24 @@ def _strip_optional(annotation: Any) -> Any:
         if len(args) == 1:
             return args[0]
     return annotation
+
+
+def _field_docs(model: type[BaseModel], prefix: str) -> Iterator[FieldDoc]:
+    for name, info in model.model_fields.items():
+        path = prefix + name
+        nullable = _strip_optional(info.annotation) is not info.annotation
+        yield FieldDoc(path, _feature_for(info.annotation, info.metadata), nullable, info.description or "")
+        nested = _nested_model(info.annotation)
+        if nested is not None:
+            yield from _field_docs(nested, path + ".")
+
+
+def _nested_model(annotation: Any) -> type[BaseModel] | None:
+    """The model inside ``M``, ``M | None`` or ``list[M]`` (any depth of lists), else None."""
+    inner = _strip_optional(annotation)
+    while typing.get_origin(inner) is list:
+        (inner,) = typing.get_args(inner)
+    return inner if isinstance(inner, type) and issubclass(inner, BaseModel) else None
 
 
 def _feature_for(annotation: Any, metadata: Sequence[Any] = ()) -> Any:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from causal_datasets.records.base import Record
 from causal_datasets.records.prompts import PromptRow
 
@@ -21,90 +23,110 @@ Method = Literal["identical", "proof", "semantic"]
 
 
 class Edge(Record):
-    source: str
-    target: str
+    """A directed edge of the causal DAG."""
+
+    source: str = Field(description="The cause.")
+    target: str = Field(description="The effect.")
 
 
 class ProofStepRow(Record):
     """One rewrite: the rule, the graph condition it needed, the subterm before/after, the whole result."""
 
-    rule: str
-    condition: str
-    before: str
-    after: str
-    expression: str
-    backward: bool
+    rule: str = Field(description="The rule applied (e.g. `rule 2: action to observation`, `product rule`).")
+    condition: str = Field(description="The graph condition the rule needed (a d-separation in a mutilated graph); empty for probability rules.")
+    before: str = Field(description="The subterm rewritten.")
+    after: str = Field(description="What the subterm became.")
+    expression: str = Field(description="The whole expression after this step.")
+    backward: bool = Field(description="Whether the step was found from the second expression's side (the rule read right to left).")
 
 
 class SyntheticPair(Record):
     """A pair on a random DAG: equivalent ones carry the random rule walk that derives ``expr_b``."""
 
-    id: str
-    num_nodes: int
-    nodes: list[str]
-    edges: list[Edge]
-    expr_a: str
-    expr_b: str
-    equivalent: bool
-    rule_applications: int
-    proof: list[ProofStepRow]
+    id: str = Field(
+        description="`synthetic-<n>` in generation order: equivalent pairs first, then the negatives in the same order "
+        "(numbers of removed duplicates are skipped)."
+    )
+    num_nodes: int = Field(description="Nodes of the random DAG (3–10).")
+    nodes: list[str] = Field(description="Its nodes `V1` … `Vn`.")
+    edges: list[Edge] = Field(description="Its edges.")
+    expr_a: str = Field(description="The start expression, in canonical text (parse with `causal_datasets.docalc.parse`).")
+    expr_b: str = Field(description="The end of the rewrite walk (equivalent pairs) or a mistaken version of it (negatives).")
+    equivalent: bool = Field(description="The label: equal in every causal model compatible with the graph.")
+    rule_applications: int = Field(description="Length of the generating walk, 1–4 (0 for negatives).")
+    proof: list[ProofStepRow] = Field(description="The generating walk: a proof that `expr_a` equals `expr_b` (empty for negatives).")
     negative_kind: Literal[
         "dropped_action", "action_as_observation", "observation_as_action", "dropped_observation", "added_observation"
-    ] | None
-    counterexample_json: str | None
+    ] | None = Field(description="The mistake of a negative pair; null for equivalent pairs.")
+    counterexample_json: str | None = Field(
+        description="For negatives, JSON: a model of the graph (conditional tables of the nodes that matter), the free-index "
+        "values, and both expressions' values on it; null for equivalent pairs."
+    )
 
 
 class CladderQuestionKey(Record):
     """The fields that identify a CLadder question and its kind (first columns of its rows)."""
 
-    id: str
-    source_file: str
-    question_id: int
-    desc_id: str
-    story_id: str
-    graph_id: GraphFamily
-    query_type: QueryType
-    rung: int
+    id: str = Field(description="`<source file>-<question_id>` (hard negatives add `-<mistake>-<expression>`).")
+    source_file: str = Field(description="The CLadder file the question comes from.")
+    question_id: int = Field(description="CLadder's `question_id`.")
+    desc_id: str = Field(description="CLadder's `desc_id`.")
+    story_id: str = Field(description="CLadder's story (`meta.story_id`).")
+    graph_id: GraphFamily = Field(description="CLadder's graph family; it fixes the causal graph.")
+    query_type: QueryType = Field(description="CLadder's query type.")
+    rung: int = Field(description="Rung of the ladder of causation: 1 association, 2 intervention, 3 counterfactual.")
 
 
 class CladderPair(CladderQuestionKey):
     """A CLadder question's formal form against its estimand (or a verified wrong estimand)."""
 
-    pair_kind: Literal["formal_vs_estimand", "confounding_ignored", "wrong_adjustment", "neighbour_family_estimand"]
-    expr_a: str
-    expr_b: str
-    canonical_a: str
-    canonical_b: str
-    nodes: list[str]
-    edges: list[Edge]
-    latent: list[str]
-    equivalent: bool
-    method: Method
-    proof: list[ProofStepRow]
-    counterexample_json: str | None
-    cladder_groundtruth: float | None
-    estimand_value: float | None
-    numbers_agree: bool | None
+    pair_kind: Literal["formal_vs_estimand", "confounding_ignored", "wrong_adjustment", "neighbour_family_estimand"] = Field(
+        description="`formal_vs_estimand` (CLadder's own pair), or the mistake of a hard negative: the correlation "
+        "(`confounding_ignored`), adjustment for one other variable (`wrong_adjustment`), another family's estimand."
+    )
+    expr_a: str = Field(description="CLadder's formal form, verbatim.")
+    expr_b: str = Field(description="CLadder's estimand verbatim, or the wrong estimand of a hard negative.")
+    canonical_a: str = Field(description="The formal form as CLadder means it, canonical (natural effects as nested counterfactuals).")
+    canonical_b: str = Field(description="The estimand, canonical.")
+    nodes: list[str] = Field(description="Nodes of the graph family.")
+    edges: list[Edge] = Field(description="Edges of the graph family.")
+    latent: list[str] = Field(description="Unobserved nodes (`V1` in the IV and frontdoor families).")
+    equivalent: bool = Field(description="The verdict: equal in every causal model compatible with the graph.")
+    method: Method = Field(
+        description="How the verdict was reached: `identical` after canonical ordering, `proof`, or `semantic` "
+        "(random structural models: a counterexample, or equality on every model)."
+    )
+    proof: list[ProofStepRow] = Field(description="The proof, when `method` is `proof`.")
+    counterexample_json: str | None = Field(
+        description="JSON of the model on which the two differ (null for equivalent pairs)."
+    )
+    cladder_groundtruth: float | None = Field(description="CLadder's `groundtruth` number (null when the question has none).")
+    estimand_value: float | None = Field(
+        description="The estimand evaluated on CLadder's own causal model (generator test files only; null otherwise)."
+    )
+    numbers_agree: bool | None = Field(
+        description="Whether `estimand_value` equals `cladder_groundtruth` within 1e-6 (null without CLadder's model)."
+    )
 
 
 class CladderQuestionRow(CladderQuestionKey):
     """A CLadder question whose formal form and estimand are expressions: the estimand task's input."""
 
-    background: str | None
-    legend: str | None
-    given_info: str
-    question: str
-    nodes: list[str]
-    edges: list[Edge]
-    latent: list[str]
-    formal_form: str
-    estimand: str
-    answer: Literal["yes", "no"] | None
+    background: str | None = Field(description="The story's causal relations (v1 questions only; null otherwise).")
+    legend: str | None = Field(description="The variable names, `Let X = …` (CLadder's reasoning step 0).")
+    given_info: str = Field(description="The probabilities the question states.")
+    question: str = Field(description="The question.")
+    nodes: list[str] = Field(description="Nodes of the graph family.")
+    edges: list[Edge] = Field(description="Edges of the graph family.")
+    latent: list[str] = Field(description="Unobserved nodes (`V1` in the IV and frontdoor families).")
+    formal_form: str = Field(description="The causal quantity asked for, verbatim.")
+    estimand: str = Field(description="CLadder's identified estimand, verbatim: the reference answer.")
+    answer: Literal["yes", "no"] | None = Field(description="CLadder's yes/no answer to the question.")
 
 
 class CladderPromptRow(PromptRow):
     """The estimand task's opening request for one question, with its slices."""
 
-    rung: int
-    query_type: QueryType
-    graph_id: GraphFamily
+    rung: int = Field(description="Rung of the question (slice).")
+    query_type: QueryType = Field(description="Query type of the question (slice).")
+    graph_id: GraphFamily = Field(description="Graph family of the question (slice).")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from causal_datasets.records.base import Record
 from causal_datasets.records.prompts import PromptRow
 
@@ -52,16 +54,20 @@ QUALITY_KINDS: tuple[str, ...] = QualityKind.__args__
 class QualityIssue(Record):
     """One data-quality finding about a scenario; reported, never used to drop the row."""
 
-    kind: QualityKind
-    detail: str
+    kind: QualityKind = Field(
+        description="What was found: a criterion the text does not contain or contradicts (`criterion_not_in_text`), one event "
+        "both kept and changed (`criterion_in_both_lists`), a query off its phrasing's template, an unknown label spelling, "
+        "or missing criteria."
+    )
+    detail: str = Field(description="The sentence or label concerned.")
 
 
 class Query(Record):
     """One phrasing of a scenario's counterfactual request."""
 
-    phrasing: Phrasing
-    text: str
-    source_index: int | None = None  # the website's ``query_idx``; None in the paper format
+    phrasing: Phrasing = Field(description="Phrasing A, B or C of the counterfactual request.")
+    text: str = Field(description="The request.")
+    source_index: int | None = Field(default=None, description="The website file's `query_idx` (null in the paper format).")
 
 
 class CoBeScenario(Record):
@@ -73,60 +79,62 @@ class CoBeScenario(Record):
     (e.g. the website's ``Hydrid``).
     """
 
-    id: str
-    core_set_id: int
-    variation_id: int
-    domain: Domain | None
-    domain_raw: str | None
-    graph_type: GraphType | None
-    graph_type_raw: str | None
-    text: str
-    queries: list[Query]
-    representative_answer: str
-    should_not_change: list[str]
-    should_change: list[str]
-    numerical_change: list[str]
-    latent_factors: list[str]
-    source_format: SourceFormat
-    source_groups: list[str]  # where the source lists it, e.g. "by_domain/Engineering"; >1 = duplicate
-    quality_issues: list[QualityIssue]
+    id: str = Field(description="Scenario id `XXXvYY`: core-set example `XXX`, variation `YY`.")
+    core_set_id: int = Field(description="The core-set example `XXX`.")
+    variation_id: int = Field(description="The variation `YY`.")
+    domain: Domain | None = Field(description="Domain (the paper's seven names); null when the source does not give one.")
+    domain_raw: str | None = Field(description="The domain as the source spells it.")
+    graph_type: GraphType | None = Field(description="Causal-graph family; null when the source does not give one.")
+    graph_type_raw: str | None = Field(description="The graph type as the source spells it (e.g. `Hydrid`).")
+    text: str = Field(description="The original scenario.")
+    queries: list[Query] = Field(description="The phrasings of the counterfactual request the source gives.")
+    representative_answer: str = Field(description="One valid rewrite (other answers may be valid too).")
+    should_not_change: list[str] = Field(description="Events that must stay as they are (E1: non-descendants of the intervention).")
+    should_change: list[str] = Field(description="Events that must change (E2: descendants of the intervention).")
+    numerical_change: list[str] = Field(description="Expected directions of quantities (E4).")
+    latent_factors: list[str] = Field(description="Unobserved conditions to hold fixed (E5).")
+    source_format: SourceFormat = Field(description="Format of the source file: `paper_json` or `website`.")
+    source_groups: list[str] = Field(
+        description="Where the source lists the scenario, e.g. `by_domain/Engineering`; more than one for a repeated listing."
+    )
+    quality_issues: list[QualityIssue] = Field(description="Data-quality findings (heuristics; the row is never dropped).")
 
 
 class CoBeQuery(Record):
     """One scenario × phrasing: exactly what a model is asked, plus what it is judged against."""
 
-    id: str  # "<scenario id>-<phrasing>"
-    scenario_id: str
-    core_set_id: int
-    variation_id: int
-    phrasing: Phrasing
-    domain: Domain | None
-    graph_type: GraphType | None
-    text: str
-    query: str
-    representative_answer: str
-    should_not_change: list[str]
-    should_change: list[str]
-    numerical_change: list[str]
-    latent_factors: list[str]
-    num_quality_issues: int
+    id: str = Field(description="`<scenario id>-<phrasing>`.")
+    scenario_id: str = Field(description="The scenario's `id` in `scenarios`.")
+    core_set_id: int = Field(description="The core-set example `XXX`.")
+    variation_id: int = Field(description="The variation `YY`.")
+    phrasing: Phrasing = Field(description="Phrasing A, B or C.")
+    domain: Domain | None = Field(description="Domain of the scenario (null when the source gives none).")
+    graph_type: GraphType | None = Field(description="Causal-graph family of the scenario (null when the source gives none).")
+    text: str = Field(description="The original scenario, shown first.")
+    query: str = Field(description="The counterfactual request, shown after the text.")
+    representative_answer: str = Field(description="One valid rewrite.")
+    should_not_change: list[str] = Field(description="Events that must stay as they are (E1).")
+    should_change: list[str] = Field(description="Events that must change (E2).")
+    numerical_change: list[str] = Field(description="Expected directions of quantities (E4).")
+    latent_factors: list[str] = Field(description="Unobserved conditions to hold fixed (E5).")
+    num_quality_issues: int = Field(description="Data-quality findings of the scenario (see `scenarios.quality_issues`).")
 
 
 class CoBeResponse(Record):
     """One published model output for a query and the verdict the source gives it."""
 
-    id: str  # "<query id>-<model>"
-    query_id: str
-    scenario_id: str
-    model: str
-    response: str
-    verdict: Verdict
+    id: str = Field(description="`<query id>-<model>`.")
+    query_id: str = Field(description="The query's `id` in `queries`.")
+    scenario_id: str = Field(description="The scenario's `id` in `scenarios`.")
+    model: str = Field(description="The model's name as the source gives it.")
+    response: str = Field(description="The model's rewrite.")
+    verdict: Verdict = Field(description="The verdict the source publishes with it (`unknown` is the source's own value).")
 
 
 class CoBePromptRow(PromptRow):
     """A query's request exactly as ``eval cobe`` sends it; ``reference`` is the representative answer."""
 
-    query_id: str
-    phrasing: Phrasing
-    domain: Domain | None
-    graph_type: GraphType | None
+    query_id: str = Field(description="The query's `id` in `queries`.")
+    phrasing: Phrasing = Field(description="Phrasing A, B or C (slice).")
+    domain: Domain | None = Field(description="Domain of the scenario (slice).")
+    graph_type: GraphType | None = Field(description="Causal-graph family of the scenario (slice).")

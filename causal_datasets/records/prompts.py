@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from causal_datasets.records.base import Record
 from causal_datasets.records.recast import Domain
@@ -22,8 +22,8 @@ class ChatMessage(Record):
     """A chat turn. ``role`` is a plain string column (not a class label), so a loaded row is
     ``{"role": "user", ...}`` as chat templates expect; it is still checked against :data:`ROLES`."""
 
-    role: str
-    content: str
+    role: str = Field(description="Who speaks: `system`, `user` or `assistant`.")
+    content: str = Field(description="The text of the turn.")
 
     @field_validator("role")
     @classmethod
@@ -36,22 +36,27 @@ class ChatMessage(Record):
 class PromptRow(Record):
     """One item's opening request and its reference answer."""
 
-    id: str
-    messages: list[ChatMessage]
-    reference: str
+    id: str = Field(description="Id of the item the request asks about (with the prompt variant, when there are several).")
+    messages: list[ChatMessage] = Field(
+        description="The opening request exactly as `causal-datasets eval` sends it, as chat turns (TRL's conversational format)."
+    )
+    reference: str = Field(description="The reference answer, written in the format the request asks for.")
 
 
 class RecastPromptRow(PromptRow):
     """A ReCAST paper's generation request in one prompt variant; ``reference`` is the ground-truth
     graph as the JSON code block that variant asks for (node names, or node ids when name-assisted)."""
 
-    sample_id: int
-    variant: Literal["standard", "name_assisted"]
-    domains: list[Domain]
-    num_nodes: int
-    num_edges: int
-    confounding_lenient: float | None
-    confounding_strict: float | None
+    sample_id: int = Field(description="The `id` of the sample in the `default` config.")
+    variant: Literal["standard", "name_assisted"] = Field(
+        description="Prompt variant: `standard` (the model names the variables and is told how many there are) or "
+        "`name_assisted` (the model gets the ground-truth node names with integer ids and answers with ids)."
+    )
+    domains: list[Domain] = Field(description="The sample's domain categories (slice).")
+    num_nodes: int = Field(description="Nodes of the ground-truth diagram (slice).")
+    num_edges: int = Field(description="Edges of the ground-truth diagram, repeats included (slice).")
+    confounding_lenient: float | None = Field(description="The sample's lenient degree of confounding (slice).")
+    confounding_strict: float | None = Field(description="The sample's strict degree of confounding (slice).")
 
 
 def chat_messages(messages: list[dict[str, str]]) -> list[ChatMessage]:

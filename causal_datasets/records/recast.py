@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime
 from typing import Literal
 
+from pydantic import Field
+
 from causal_datasets.graph import CausalGraph
 from causal_datasets.records.base import Record
 
@@ -32,15 +34,18 @@ Publisher = Literal["MDPI", "PLOS"]
 class RecastEdge(Record):
     """One directed causal link ``source -> target`` of the ground-truth diagram."""
 
-    source: str
-    target: str
+    source: str = Field(description="Name of the cause (a node `name`).")
+    target: str = Field(description="Name of the effect (a node `name`); equal to `source` in a self-loop.")
 
 
 class RecastNode(Record):
-    """One ground-truth variable and how explicitly the text mentions it ."""
+    """One ground-truth variable and how explicitly the text mentions it."""
 
-    name: str
-    explicitness: Explicitness
+    name: str = Field(description="The variable as the diagram names it.")
+    explicitness: Explicitness = Field(
+        description="How the text mentions the variable (release codes 1, 2, 3): `explicit` named in the text, "
+        "`implicit` only implied, `absent` not in the text; `unlabeled` when the release gives the node no code."
+    )
 
 
 class RecastSample(Record):
@@ -52,29 +57,35 @@ class RecastSample(Record):
     text; the explicitness shares count labeled nodes only.
     """
 
-    id: int
-    title: str
-    source: Publisher
-    journal: str | None
-    journal_issn: str | None
-    url: str
-    publication_date: datetime.date | None
-    domains: list[Domain]
-    nodes: list[RecastNode]
-    edges: list[RecastEdge]
-    input_text: str
-    abstract: str
-    text_length: int
-    num_nodes: int
-    num_edges: int
-    num_duplicate_edges: int
-    num_unlabeled_nodes: int
-    explicitness: float | None
-    confounding_lenient: float | None
-    confounding_strict: float | None
-    is_acyclic: bool
-    num_cycles: int
-    num_cycles_capped: bool
+    id: int = Field(description="Sample id, as in the release.")
+    title: str = Field(description="Title of the source paper.")
+    source: Publisher = Field(description="Publisher of the paper.")
+    journal: str | None = Field(description="Journal name, from the URL (null for an ISSN without a known name).")
+    journal_issn: str | None = Field(
+        description="ISSN of the journal, read from the URL (MDPI URLs carry it; PLOS DOIs name the journal)."
+    )
+    url: str = Field(description="Address of the paper.")
+    publication_date: datetime.date | None = Field(description="Publication date as released (null when missing).")
+    domains: list[Domain] = Field(description="Domain categories of the paper; every sample has `Economics & Public Policy`.")
+    nodes: list[RecastNode] = Field(description="Ground-truth variables of the diagram, in release order.")
+    edges: list[RecastEdge] = Field(description="Ground-truth causal links as annotated (a repeated link stays repeated).")
+    input_text: str = Field(description="The paper as Markdown, stripped of references to the diagram: the model's input.")
+    abstract: str = Field(description="The paper's abstract (empty when the release has none).")
+    text_length: int = Field(description="Characters in `input_text`.")
+    num_nodes: int = Field(description="Number of `nodes`.")
+    num_edges: int = Field(description="Number of `edges`, repeats included.")
+    num_duplicate_edges: int = Field(description="Edges that repeat an earlier edge of the same sample.")
+    num_unlabeled_nodes: int = Field(description="Nodes whose `explicitness` is `unlabeled` (no code in the release).")
+    explicitness: float | None = Field(
+        description="Share of explicit nodes among the labeled ones (null when no node is labeled)."
+    )
+    confounding_lenient: float | None = Field(
+        description="Degree of confounding, lenient: share of labeled nodes that are not explicit."
+    )
+    confounding_strict: float | None = Field(description="Degree of confounding, strict: share of labeled nodes that are absent.")
+    is_acyclic: bool = Field(description="Whether the diagram has no directed cycle (self-loops count as cycles).")
+    num_cycles: int = Field(description="Number of simple directed cycles, counted up to 100,000.")
+    num_cycles_capped: bool = Field(description="Whether counting cycles stopped at the 100,000 cap.")
 
     def graph(self) -> CausalGraph:
         """The ground-truth diagram (node order as released, cycles and self-loops kept)."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from causal_datasets.records.base import Record
 
 Structure = Literal["direct", "mediation", "confounder", "confounder_with_edge", "random"]
@@ -18,23 +20,28 @@ Shape = Literal["circle", "square", "triangle", "rectangle", "hexagon", "pentago
 class NodeEdge(Record):
     """A directed edge between node ids (``shapes[source]`` moving makes ``shapes[target]`` move)."""
 
-    source: int
-    target: int
+    source: int = Field(description="Node id of the cause (an index into `shapes`).")
+    target: int = Field(description="Node id of the effect (an index into `shapes`).")
 
 
 class ShapeWorldTask(Record):
     """One question "does the <cause> moving cause the <effect> to move?" in one initial setup."""
 
-    id: str
-    structure: Structure
-    num_variables: int
-    graph_id: str
-    shapes: list[Shape]
-    edges: list[NodeEdge]
-    initially_moving: list[int]
-    cause: int
-    effect: int
-    question: str
-    answer: Literal["yes", "no"]
-    step_limit: int
-    seed: int
+    id: str = Field(
+        description="Episode id: `<graph_id>-s<setup>-<cause><effect>` (core) or `<graph_id>-p<pair>` (advanced)."
+    )
+    structure: Structure = Field(
+        description="Causal structure: the four core graphs (`direct` 0→1, `mediation` 0→1→2, `confounder` 1→0, 1→2, "
+        "`confounder_with_edge` with 0→2 as well) or `random` (advanced)."
+    )
+    num_variables: int = Field(description="Number of shapes n.")
+    graph_id: str = Field(description="The graph the episode uses; six advanced episodes share one graph.")
+    shapes: list[Shape] = Field(description="Shape that names node 0, 1, … of the graph.")
+    edges: list[NodeEdge] = Field(description="The hidden causal graph over node ids.")
+    initially_moving: list[int] = Field(description="Node ids moving at the start (closed under descendants).")
+    cause: int = Field(description="Node id of the cause in the question.")
+    effect: int = Field(description="Node id of the effect in the question.")
+    question: str = Field(description="The question as the model sees it.")
+    answer: Literal["yes", "no"] = Field(description="Ground truth: `yes` iff the graph has a directed path from cause to effect.")
+    step_limit: int = Field(description="Action cap 2n; an episode still interacting after it fails with too many attempts.")
+    seed: int = Field(description="Generation seed; with `graph_id` it regenerates the graph and the shape names.")

@@ -7,7 +7,9 @@ import random
 from pathlib import Path
 from typing import Literal
 
-from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder
+from pydantic import Field
+
+from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Release
 from causal_datasets.records.base import Record
 
 CARD = """---
@@ -15,6 +17,8 @@ license: mit
 language: [en]
 task_categories: [question-answering]
 tags: [causal-reasoning, test]
+annotations_creators: [machine-generated]
+source_datasets: [original]
 ---
 # {{ pretty_name }} (v{{ version }})
 
@@ -37,25 +41,31 @@ Seed {{ seed }}; source: {{ source }}.
 
 
 class Edge(Record):
-    source: str
-    target: str
+    """An edge."""
+
+    source: str = Field(description="cause")
+    target: str = Field(description="effect")
 
 
 class Node(Record):
-    name: str
-    explicitness: Literal["explicit", "implicit", "absent"]
+    """A node."""
+
+    name: str = Field(description="node name")
+    explicitness: Literal["explicit", "implicit", "absent"] = Field(description="how explicit")
 
 
 class TinyRow(Record):
-    id: str
-    answer: Literal["yes", "no"]
-    family: Literal["chain", "fork", "collider"]
-    size: int
-    weight: float | None
-    published: datetime.date
-    edges: list[Edge]
-    nodes: list[Node]
-    tags: list[str]
+    """A tiny row."""
+
+    id: str = Field(description="row id")
+    answer: Literal["yes", "no"] = Field(description="the answer")
+    family: Literal["chain", "fork", "collider"] = Field(description="graph family")
+    size: int = Field(description="number of nodes")
+    weight: float | None = Field(description="a weight")
+    published: datetime.date = Field(description="a date")
+    edges: list[Edge] = Field(description="the edges")
+    nodes: list[Node] = Field(description="the nodes")
+    tags: list[str] = Field(description="tags")
 
 
 def generate(seed: int, count: int = 12) -> list[TinyRow]:
@@ -99,7 +109,7 @@ def tiny_builder(card_dir: Path) -> DatasetBuilder:
     template.write_text(CARD, encoding="utf-8")
     return DatasetBuilder(
         name="tiny",
-        version="1.2.3",
+        history=(Release("1.0.0", "first"), Release("1.2.3", "current")),
         pretty_name="Tiny test dataset",
         configs={"default": TinyRow},
         build=_build,

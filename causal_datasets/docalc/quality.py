@@ -1,0 +1,64 @@
+"""Data-quality findings of the ``cladder_pairs`` rows: repeated synthetic pairs, CLadder's spellings.
+
+* The random walks of the synthetic config sometimes produce a pair already produced (small graphs
+  leave few distinct start terms): :func:`distinct_synthetic` keeps the first of each and reports
+  the ids of the repeats. Two rows repeat each other when graph (edges in any order) and both
+  expressions are the same; the label then is the same too.
+* CLadder writes some minus signs as U+2212 and closes some ``P(`` with ``]``. The rows keep
+  CLadder's strings verbatim; :func:`spelling_findings` lists the rows that carry them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from causal_datasets.builder import Finding
+from causal_datasets.records.cladder_pairs import SyntheticPair
+
+UNICODE_MINUS = "\u2212"
+_CLOSING = {")": "(", "]": "[", "}": "{"}
+
+
+def distinct_synthetic(rows: Sequence[SyntheticPair]) -> tuple[list[SyntheticPair], Finding]:
+    """The rows without repeats (the first occurrence is kept, with its id) and the finding listing the repeats."""
+    seen: set[tuple] = set()
+    kept, repeats = [], []
+    for row in rows:
+        key = (tuple(row.nodes), tuple(sorted((e.source, e.target) for e in row.edges)), row.expr_a, row.expr_b)
+        (repeats if key in seen else kept).append(row)
+        seen.add(key)
+    finding = Finding(
+        "synthetic",
+        "repeats an earlier pair: same graph (edges in any order), same two expressions",
+        "removed; the first occurrence is kept under its own id",
+        ids=tuple(row.id for row in repeats),
+    )
+    return kept, finding
+
+
+def spelling_findings(config: str, texts: Mapping[str, Sequence[str]], columns: str) -> list[Finding]:
+    """Rows (id → their CLadder strings) whose strings use a Unicode minus or close ``P(`` with ``]``."""
+    checks = (
+        ("a minus sign written as U+2212 (`−`)", lambda text: UNICODE_MINUS in text, "`-`"),
+        ("a bracket closed by another kind (CLadder's `P(… ]`)", mismatched_brackets, "the bracket it closes"),
+    )
+    return [
+        Finding(
+            config,
+            issue,
+            f"kept verbatim in {columns}; the parser reads it as {reading}, so verdicts and scores are unaffected",
+            ids=tuple(row_id for row_id, strings in texts.items() if any(test(s) for s in strings)),
+        )
+        for issue, test, reading in checks
+    ]
+
+
+def mismatched_brackets(text: str) -> bool:
+    """Whether some ``)``, ``]`` or ``}`` closes a bracket of another kind (or none)."""
+    stack: list[str] = []
+    for char in text:
+        if char in "([{":
+            stack.append(char)
+        elif char in _CLOSING and (not stack or stack.pop() != _CLOSING[char]):
+            return True
+    return False
