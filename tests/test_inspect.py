@@ -31,6 +31,7 @@ from causal_datasets.runners.results import read_results
 from tests.support.builds import small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.inspect_offline import use_offline_encoding
+from tests.support.replay import conversation_key, recording, replaying
 from tests.support.runs import run_eval
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,15 +142,24 @@ def test_an_unreachable_server_is_a_sample_error_never_a_wrong_answer(tmp_path):
 @pytest.mark.llm
 @pytest.mark.parametrize(("name", "task"), [("shapeworld_core", "shapeworld"), ("cladder_estimand", "cladder_pairs")])
 def test_local_model_gives_the_same_items_as_causal_datasets_eval(name, task, hub, tmp_path, local_llm):
-    """The bundled model through inspect and through ``causal-datasets eval`` (temperature 0, 256
-    tokens, same items): identical result lines but the solver's model name, which each tool spells its own way."""
-    [log] = inspect_eval(
-        getattr(inspect_tasks, name)(hub_dir=str(hub)), model=f"openai-api/local/{local_llm.model}",
-        model_base_url=local_llm.base_url, log_dir=str(tmp_path / "logs"), display="none", limit=3, max_tokens=256,
-    )
-    run_eval(task, "--out", str(tmp_path / "run"), "--hub-dir", str(hub), "--limit", "3", "--model", local_llm.model,
-             "--base-url", local_llm.base_url, "--max-tokens", "256", "--no-cache")
-    assert log.status == "success"
+    """The bundled model through ``causal-datasets eval`` (recorded), then inspect on the same items
+    with those replies (temperature 0, 256 tokens; see tests/support/replay.py): the same requests,
+    and identical result lines but the solver's model name, which each tool spells its own way."""
+    respond, replies = recording(local_llm.base_url)
+    with StubServer(respond) as proxy:
+        run_eval(task, "--out", str(tmp_path / "run"), "--hub-dir", str(hub), "--limit", "3", "--model", local_llm.model,
+                 "--base-url", proxy.base_url, "--max-tokens", "256", "--no-cache")
+        ours_sent = proxy.requests
+    with StubServer(replaying(replies)) as replay:
+        [log] = inspect_eval(
+            getattr(inspect_tasks, name)(hub_dir=str(hub)), model=f"openai-api/local/{local_llm.model}",
+            model_base_url=replay.base_url, log_dir=str(tmp_path / "logs"), display="none", limit=3, max_tokens=256,
+            max_retries=0,
+        )
+        inspect_sent = replay.requests
+    assert log.status == "success", log.error
+    assert sorted(map(conversation_key, inspect_sent)) == sorted(map(conversation_key, ours_sent))
+    assert {(r["temperature"], r["max_tokens"]) for r in inspect_sent + ours_sent} == {(0.0, 256)}
     reread = read_eval_log(log.location)
     ours = {r["id"]: r for r in read_results(tmp_path / "run")}
     assert set(scores(reread)) == set(ours) and len(ours) == 3

@@ -32,6 +32,7 @@ from causal_datasets.runners.results import read_results
 from causal_datasets.scoring.graph_compare import compare_graphs
 from tests.support.hub_server import TOKEN
 from tests.support.prompt_builds import prompt_builds
+from tests.support.replay import conversation_key, recording, replaying
 from tests.support.runs import run_eval
 
 LIMIT = 8
@@ -210,17 +211,25 @@ def test_requests_that_would_change_the_messages_are_refused(hub, options, messa
 
 @pytest.mark.llm
 def test_parity_with_causal_datasets_eval_on_the_local_model(hub, local_llm, tmp_path):
-    """Same model, items, max tokens and temperature 0: the same extracted expressions and verdicts."""
+    """Same model, items, max tokens and temperature 0: the same requests and, on the bundled model's
+    replies recorded through ``causal-datasets eval`` and replayed to lm_eval (tests/support/replay.py),
+    the same extracted expressions and verdicts."""
     tokens = 96
-    run_eval("cladder_pairs", "--limit", "3", "--max-tokens", str(tokens), "--temperature", "0", "--model", local_llm.model,
-             "--base-url", local_llm.base_url, "--hub-dir", str(hub), "--out", str(tmp_path / "cd"), "--no-cache",
-             "--concurrency", "1")
+    respond, replies = recording(local_llm.base_url)
+    with StubServer(respond) as proxy:
+        run_eval("cladder_pairs", "--limit", "3", "--max-tokens", str(tokens), "--temperature", "0", "--model",
+                 local_llm.model, "--base-url", proxy.base_url, "--hub-dir", str(hub), "--out", str(tmp_path / "cd"),
+                 "--no-cache", "--concurrency", "1")
+        ours_sent = proxy.requests
     manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata={"hub_dir": str(hub)})
-    lm = simple_evaluate(model="local-chat-completions", tasks=["causal_cladder_estimand"], task_manager=manager,
-                         model_args=f"base_url={local_llm.base_url}/chat/completions,model={local_llm.model},"
-                                    "tokenizer_backend=None,seed=0",
-                         apply_chat_template=True, limit=3, log_samples=True,
-                         gen_kwargs={"max_gen_toks": tokens, "temperature": 0})
+    with StubServer(replaying(replies)) as replay:
+        lm = simple_evaluate(model="local-chat-completions", tasks=["causal_cladder_estimand"], task_manager=manager,
+                             model_args=f"base_url={replay.base_url}/chat/completions,model={local_llm.model},"
+                                        "tokenizer_backend=None,seed=0,max_retries=1",
+                             apply_chat_template=True, limit=3, log_samples=True,
+                             gen_kwargs={"max_gen_toks": tokens, "temperature": 0})
+        lm_sent = replay.requests
+    assert sorted(map(conversation_key, lm_sent)) == sorted(map(conversation_key, ours_sent))
     runner = read_results(tmp_path / "cd")
     samples = lm["samples"]["causal_cladder_estimand"]
     assert [r["id"] for r in runner] == [s["doc"]["id"] for s in samples]

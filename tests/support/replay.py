@@ -1,0 +1,41 @@
+"""Record a real model's replies through one tool and replay them to another, to compare the tools.
+
+A local model at temperature 0 need not repeat itself token for token across runs (llama.cpp reuses
+the cached prefix of the previous prompt, and a different split of the work shifts the last bits
+of the logits), so two tools that each ask it are compared on the same replies: the first run goes
+through :func:`recording` (a proxy in front of the real server), the second through
+:func:`replaying`, which answers only requests whose messages were recorded (anything else gets an
+HTTP 500, so a tool that sends different messages fails visibly).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from causal_datasets.llm.stub_server import Responder, StubReply, forward_to
+
+
+def conversation_key(request: dict[str, Any]) -> str:
+    """The messages of a chat request (role and text), as one string."""
+    return json.dumps([(m["role"], m["content"]) for m in request["messages"]])
+
+
+def recording(base_url: str) -> tuple[Responder, dict[str, StubReply]]:
+    """A responder forwarding to ``base_url``, and the replies it saw by :func:`conversation_key`."""
+    forward = forward_to(base_url)
+    replies: dict[str, StubReply] = {}
+
+    def respond(request: dict[str, Any], index: int) -> StubReply:
+        reply = forward(request, index)
+        replies[conversation_key(request)] = reply
+        return reply
+
+    return respond, replies
+
+
+def replaying(replies: dict[str, StubReply]) -> Responder:
+    def respond(request: dict[str, Any], index: int) -> StubReply:
+        return replies.get(conversation_key(request)) or StubReply(status=500, text="no recorded reply for these messages")
+
+    return respond
