@@ -82,3 +82,25 @@ def test_recast_release_through_the_module_matches_the_library(metric):
     assert 0.0 < result["edge_f1"] < 1.0
     self_compare = metric.compute(predictions=references, references=references)
     assert self_compare["edge_f1"] == 1.0 and self_compare["shd"] == 0.0
+
+
+def test_one_call_compute_skips_arrow_and_gives_what_evaluates_own_path_gives(metric):
+    """``compute(predictions=..., references=...)`` goes straight to ``_compute`` (BatchMetric); the
+    incremental path (``add_batch`` then ``compute()``) goes through Arrow: the results are equal."""
+    rows = pq.read_table(SHARED_DATA_DIR / "recast" / "test.parquet", columns=["edges"]).to_pylist()[:40]
+    references = [row["edges"] for row in rows]
+    predictions = [graph[::2] + [{"source": e["target"], "target": e["source"]} for e in graph[1::4]] for graph in references]
+    direct = metric.compute(predictions=predictions, references=references, reversal_cost=2, node_matching="normalized")
+    metric.add_batch(predictions=predictions[:25], references=references[:25])
+    metric.add_batch(predictions=predictions[25:], references=references[25:])
+    through_arrow = metric.compute(reversal_cost=2, node_matching="normalized")
+    assert direct == through_arrow and direct["count"] == 40
+
+
+@pytest.mark.parametrize(("inputs", "message"), [
+    ({"predictions": [["a -> b"]], "references": [["a -> b"], ["b -> c"]]}, "Mismatch in the number of inputs"),
+    ({"predictions": "a -> b", "references": "a -> b"}, "predictions must be a list"),
+])
+def test_one_call_compute_refuses_inputs_evaluate_refuses(metric, inputs, message):
+    with pytest.raises(ValueError, match=message):
+        metric.compute(**inputs)

@@ -43,6 +43,8 @@ from evaluate.utils.gradio import infer_gradio_input_types
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from causal_datasets import metric_base
+
 ROOT = Path(__file__).resolve().parent.parent
 METRICS = ROOT / "metrics"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -318,16 +320,18 @@ def test_card_examples_run(name, tmp_path, monkeypatch):
     assert blocks, f"{name}/README.md has no runnable ```python example"
     monkeypatch.chdir(tmp_path)
     results: list[dict] = []
-    compute = evaluate.EvaluationModule.compute
 
-    def recording_compute(self, *args, **kwargs):
-        """EvaluationModule.compute, keeping what it returns (evaluate appends the inputs description here)."""
-        result = compute(self, *args, **kwargs)
-        if isinstance(result, dict):
-            results.append(result)
-        return result
+    def recording(compute):
+        def recording_compute(self, *args, **kwargs):
+            """compute, keeping what it returns (evaluate appends the inputs description here)."""
+            result = compute(self, *args, **kwargs)
+            if isinstance(result, dict):
+                results.append(result)
+            return result
+        return recording_compute
 
-    monkeypatch.setattr(evaluate.EvaluationModule, "compute", recording_compute)
+    for owner in (evaluate.EvaluationModule, metric_base.BatchMetric):
+        monkeypatch.setattr(owner, "compute", recording(owner.compute))
     for number, block in enumerate(blocks, 1):
         stdout = io.StringIO()
         with contextlib.redirect_stdout(stdout):

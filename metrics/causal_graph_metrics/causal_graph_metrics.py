@@ -6,6 +6,7 @@ Thin adapter over :func:`causal_datasets.scoring.graph_compare.compare_graph_bat
 import datasets
 import evaluate
 
+from causal_datasets import metric_base  # the module, not the class: evaluate.load takes the first Metric class it finds
 from causal_datasets.scoring.graph_compare import compare_graph_batch
 
 _CITATION = """\
@@ -59,7 +60,7 @@ _ID_EDGE = {"source": datasets.Value("int64"), "target": datasets.Value("int64")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CausalGraphMetrics(evaluate.Metric):
+class CausalGraphMetrics(metric_base.BatchMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
