@@ -80,9 +80,12 @@ def test_unreadable_replies_are_reported(reply):
     assert parsed.step is None and parsed.error
 
 
-def test_quadratic_coefficient_naming():
-    terms = coefficient_terms({"base": 90, "c_density_1": -1.7, "c_density_2": 0.016, "c_moisture": 2, "c_ph_2": 0})
-    assert terms == {("density", "linear"): -1.7, ("density", "quadratic"): 0.016, ("moisture", "linear"): 2}
+def test_quadratic_coefficient_naming_follows_the_authors_prompts():
+    # step prompt: "resonanceFreq = base + c_PropA_1*PropA^2 + c_PropA_2*PropA"; task text: "c2_A * A^2 + c1_A * A"
+    terms = coefficient_terms({"base": 90, "c_density_1": 0.016, "c_density_2": -1.7, "c_moisture": 2, "c_ph_2": 0})
+    assert terms == {("density", "quadratic"): 0.016, ("density", "linear"): -1.7, ("moisture", "linear"): 2}
+    assert coefficient_terms({"c2_density": 0.016, "c1_density": -1.7}) == {
+        ("density", "quadratic"): 0.016, ("density", "linear"): -1.7}
 
 
 def test_name_normalization():
@@ -93,8 +96,8 @@ def test_name_normalization():
 
 
 def test_equation_evaluator_is_safe_and_exact():
-    coefficients = {"base": 10.0, "c_density_2": 0.5, "c_density_1": -1.0}
-    assert evaluate_equation("freq = base + c_density_2*density^2 + c_density_1*Density", coefficients, {"density": 4}) == 14.0
+    coefficients = {"base": 10.0, "c_density_1": 0.5, "c_density_2": -1.0}
+    assert evaluate_equation("freq = base + c_density_1*density^2 + c_density_2*Density", coefficients, {"density": 4}) == 14.0
     for bad in ("__import__('os')", "base.real", "base + unknown", "base +", "1/0"):
         with pytest.raises(FormulaError):
             evaluate_equation(bad, coefficients, {"density": 4})

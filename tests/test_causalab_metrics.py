@@ -65,11 +65,14 @@ def test_an_empty_or_unusable_hypothesis_scores_zero_without_raising():
 
 def test_quadratic_terms_are_scored():
     episode = load_suite(RELEASE, "4nodes_quad_hard")[0]  # freq: density (0.016, -1.73385), moisture (0.008, -0.572005)
-    exact = {"base": 90.009481, "c_density_2": 0.016, "c_density_1": -1.73385, "c_moisture_2": 0.008, "c_moisture_1": -0.572005}
+    # named as the authors' step prompt names them: c_<P>_1 of P^2, c_<P>_2 of P
+    exact = {"base": 90.009481, "c_density_1": 0.016, "c_density_2": -1.73385, "c_moisture_1": 0.008, "c_moisture_2": -0.572005}
     hypothesis = Hypothesis(coefficients=exact)
     assert score_hypothesis(hypothesis, episode).coefficient_f1 == 1.0
     assert score_hypothesis(hypothesis, episode).formula_hit
-    half = Hypothesis(coefficients=exact | {"c_density_1": -1.7, "c_moisture_2": 0.009})
+    swapped = Hypothesis(coefficients={"base": 90.009481} | {k[:-1] + ("2" if k[-1] == "1" else "1"): v for k, v in exact.items() if k != "base"})
+    assert score_hypothesis(swapped, episode).coefficient_f1 == 0.0  # the reading the package had before
+    half = Hypothesis(coefficients=exact | {"c_density_2": -1.7, "c_moisture_1": 0.009})
     assert score_hypothesis(half, episode).coefficient_f1 == 0.5
     linear_only = Hypothesis(coefficients={"base": 90, "c_density": -1.73385, "c_moisture": -0.572005})
     assert score_hypothesis(linear_only, episode).coefficient_f1 == pytest.approx(2 * 2 / (2 + 4))

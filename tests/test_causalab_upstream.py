@@ -41,7 +41,9 @@ def test_import_keeps_what_the_release_states():
     hidden = load_suite(RELEASE, "4nodes_hidden_n2")[0]
     assert hidden.disturbance.affected_nodes == ["moisture", "density"] and hidden.disturbance.value_space == [-5.0, 0.0, 5.0]
     golden = load_suite(RELEASE, "4nodes_golden")[0]
-    assert len(golden.prior_records) == 8 and golden.prior_records[2].intervention.target_value == 77.0
+    # the authors' prompt shows the two observations of every episode, then the golden trace
+    assert len(golden.prior_records) == 2 + 8 and golden.prior_records[4].intervention.target_value == 77.0
+    assert [r.id for r in golden.prior_records[:3]] == ["0/prior", "1/prior", "0/bootstrap"]
     parent = load_suite(RELEASE, "4nodes_freqparent")[0]
     assert parent.frequency_can_be_parent and ("resonanceFreq", "temperatureC") in {(e.source, e.target) for e in parent.edges}
 

@@ -1,5 +1,6 @@
 """The ``shapeworld`` dataset end to end: generated records, hub folder, card, load-back."""
 
+import json
 from collections import Counter
 
 import datasets
@@ -9,6 +10,7 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard
 
 from causal_datasets.builder import BuildContext
+from causal_datasets.cli import main
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
 from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.registry import get_builder
@@ -108,3 +110,21 @@ def test_complement_rule_keeps_or_flips_the_upper_triangle():
 def test_seed_changes_the_advanced_set():
     assert [t.edges for t in advanced_tasks(1)] != [t.edges for t in advanced_tasks(0)]
     assert [t.model_dump() for t in core_tasks(5)] == [t.model_dump() for t in core_tasks(5)]
+
+
+def test_advanced_sizes_and_graph_counts_are_build_options_recorded_in_the_manifest(tmp_path, capsys):
+    hub = tmp_path / "hub"
+    argv = ["build", "shapeworld", "--sizes", "4", "8", "--graphs-per-size", "3", "--hub-dir", str(hub)]
+    assert main(argv) == 0
+    manifest = json.loads((hub / "shapeworld" / "manifest.json").read_text())
+    assert manifest["options"] == {"sizes": [4, 8], "graphs_per_size": 3} and manifest["rows"]["advanced"]["test"] == 2 * 3 * 6
+    rows = {t.id: t for t in load_records(hub / "shapeworld", "advanced", "test", ShapeWorldTask)}
+    default = [t for t in advanced_tasks(0) if t.num_variables == 4][: 3 * 6]
+    assert [rows[t.id] for t in default] == default  # seeded per graph: a smaller set is a prefix of a larger one
+    files = {p.name: p.read_bytes() for p in (hub / "shapeworld").rglob("*.parquet")}
+    assert main(argv) == 0 and {p.name: p.read_bytes() for p in (hub / "shapeworld").rglob("*.parquet")} == files
+    capsys.readouterr()
+    assert main(["build", "shapeworld", "--sizes", "9", "--hub-dir", str(hub)]) == 2
+    assert "--sizes: Value error, sizes must be distinct numbers of variables from 2 to 8" in capsys.readouterr().err
+    assert main(["build", "causalab", "--graphs-per-size", "3", "--hub-dir", str(hub)]) == 2
+    assert "--graphs-per-size is an option of `build shapeworld` alone" in capsys.readouterr().err

@@ -24,3 +24,14 @@ def test_an_episode_with_the_local_model_completes_and_is_classified(local_llm, 
     usage = summary.usage["model"]
     assert replies and usage.calls == len(replies) and usage.completion_tokens > 0
     assert summary.solver == f"model:{local_llm.model}"
+
+
+def test_the_local_model_plays_a_themed_episode(local_llm, tmp_path):
+    out = tmp_path / "animals"
+    argv = ["shapeworld", "--out", str(out), "--limit", "1", "--entities", "animals", "--model", local_llm.model,
+            "--base-url", local_llm.base_url, "--max-tokens", "24", "--timeout", "120", "--cache-dir", str(tmp_path / "cache"),
+            "--hub-dir", str(tmp_path / "hub")]
+    summary = run_eval(*argv)
+    (item,) = read_results(out)
+    assert summary.status == "complete" and item["theme"] == "animals" and item["error"] != "llm_error"
+    assert '{"animal": "", "action": ""}' in item["transcript"][1]["content"]

@@ -53,6 +53,8 @@ def test_oracle_run_writes_results_and_the_metric_summary(dataset_dir, tmp_path)
         errors=[i["error"] for i in items],
         invalid_actions=[i["invalid_actions"] for i in items],
         failure_patterns=[i["failure_pattern"] for i in items],
+        setups=[i["setup"] for i in items],
+        all_moving=[i["all_moving"] for i in items],
     )
     assert from_module == summary.metrics.model_dump(exclude={"benchmark"}) | summary.slices
 

@@ -1,6 +1,9 @@
 """Crystals of an episode: seeded bases, measurement records, and assembling a complete episode.
 
-Shared by the generator and the upstream importer, so both produce episodes the same way.
+Shared by the generator and the upstream importer, so both produce episodes the same way. The
+authors' environment draws the observation crystals of every released configuration from one
+fixed stream (:func:`upstream_observation_crystals`); only its manipulator and reactor crystals
+depended on Python's per-process ``hash()``, and those are drawn here from a stable seed.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from causal_datasets.records.causalab import (
 
 BASE_RANGE = (0, 100)
 PRIOR_OBSERVATIONS = 2
+#: the authors' environment draws every configuration's observation crystals from this fixed seed
+UPSTREAM_OBSERVATION_SEED = 42
 TOLERANCE_HZ = 5.0
 MAX_SUBMISSIONS = 3
 
@@ -48,7 +53,10 @@ def crystal_reading(mechanism: Mechanism, crystal_id: str, values: dict[str, flo
     full = {TARGET: 0.0} | values
     return Crystal(
         id=crystal_id,
-        bases=[PropertyValue(name=n, value=mechanism.base_for(n, full[n], full)) for n in sorted(mechanism.controllable)],
+        bases=[
+            PropertyValue(name=n, value=round(full[n] - mechanism.contribution(n, full), 2))
+            for n in sorted(mechanism.controllable)
+        ],
     )
 
 
@@ -70,6 +78,23 @@ def measurement(record_id: str, values: dict[str, float], intervention=None) -> 
     )
 
 
+def observation_records(mechanism: Mechanism, crystals: Sequence[Crystal]) -> list[Measurement]:
+    """The prior observation records measured on ``crystals`` (a hidden disturbance never acts on them)."""
+    return [measurement(f"{i}/prior", mechanism.evaluate(bases_of(c))) for i, c in enumerate(crystals)]
+
+
+def upstream_observation_crystals(controllable: Sequence[str], count: int, presets: Sequence[Crystal] = ()) -> list[Crystal]:
+    """The observation crystals the authors' environment shows for a released configuration: the
+    hard-quadratic presets first, then integer bases in [0, 100] drawn for every controllable
+    property in node order from ``random.Random(UPSTREAM_OBSERVATION_SEED)`` — one fixed stream,
+    the same for every configuration, so any number of them is reproducible exactly."""
+    rng = random.Random(UPSTREAM_OBSERVATION_SEED)
+    return [
+        presets[i].model_copy(update={"id": f"observation-{i}"}) if i < len(presets) else draw_crystal(rng, f"observation-{i}", controllable)
+        for i in range(count)
+    ]
+
+
 def assemble_episode(
     *,
     episode_id: str,
@@ -87,26 +112,23 @@ def assemble_episode(
     frequency_can_be_parent: bool = False,
     disturbance: Disturbance | None = None,
     observation_crystals: list[Crystal] | None = None,
-    prior_records: list[Measurement] | None = None,
+    supplied_records: list[Measurement] = (),
     manipulator: Crystal | None = None,
     reactor: Crystal | None = None,
     quadratic_metadata: QuadraticMetadata | None = None,
 ) -> CausaLabEpisode:
     """A complete episode; crystals not given are drawn from ``random.Random(seed)`` in a fixed order
-    (observations, manipulator, reactor), and prior records are measured from the observation
-    crystals unless given (the Golden suites supply their own)."""
+    (observations, manipulator, reactor). The prior records are the observation crystals' readings,
+    then any ``supplied_records`` (the Golden suites' intervention traces). A hidden disturbance
+    acts on the manipulator only, after interventions (as in the authors' environment): prior
+    records and the reactor are undisturbed."""
     rng = random.Random(seed)
     mechanism = Mechanism.build(equations, controllable)
     if observation_crystals is None:
         observation_crystals = [draw_crystal(rng, f"observation-{i}", controllable) for i in range(PRIOR_OBSERVATIONS)]
     manipulator = manipulator or draw_crystal(rng, "manipulator", controllable)
     reactor = reactor or draw_crystal(rng, "reactor", controllable)
-    shifts = disturbance_shifts(disturbance)
-    if prior_records is None:
-        prior_records = [
-            measurement(f"{i}/prior", mechanism.evaluate(bases_of(c), shifts)) for i, c in enumerate(observation_crystals)
-        ]
-    reactor_values = mechanism.evaluate(bases_of(reactor), shifts)
+    reactor_values = mechanism.evaluate(bases_of(reactor))
     return CausaLabEpisode(
         id=episode_id,
         suite=suite,
@@ -121,7 +143,7 @@ def assemble_episode(
         frequency_can_be_parent=frequency_can_be_parent,
         disturbance=disturbance,
         observation_crystals=observation_crystals,
-        prior_records=prior_records,
+        prior_records=observation_records(mechanism, observation_crystals) + list(supplied_records),
         manipulator=manipulator,
         reactor=reactor,
         reactor_properties=[PropertyValue(name=n, value=v) for n, v in reactor_values.items() if n != TARGET],

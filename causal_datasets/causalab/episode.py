@@ -109,6 +109,10 @@ class EpisodeResult:
     interventions_used: int
     invalid_steps: int
     refusals: dict[str, int]
+    #: every record the agent saw: the prior records, then each manipulator reading ({props, freq})
+    data: list[dict[str, Any]] = field(default_factory=list)
+    #: replies the agent had to ask again because they could not be read (see ``AgentStep.info``)
+    reasks: int = 0
     error: str | None = None
 
     def scores(self, episode: CausaLabEpisode) -> dict[str, Any]:
@@ -172,8 +176,21 @@ def run_episode(episode: CausaLabEpisode, agent: Agent, *, max_turns: int | None
         interventions_used=lab.uses,
         invalid_steps=invalid,
         refusals=refusals,
+        data=seen_data(view),
+        reasks=sum(int(s.get("info", {}).get("reasks", 0)) for s in steps),
         error=error,
     )
+
+
+def data_record(values: dict[str, float]) -> dict[str, Any]:
+    """A measured crystal (every property and the frequency) as ``{props, freq}``."""
+    return {"props": {k: v for k, v in values.items() if k != TARGET}, "freq": values[TARGET]}
+
+
+def seen_data(view: LabView) -> list[dict[str, Any]]:
+    """The records an agent has seen: prior records, then the manipulator's readings."""
+    prior = [data_record(r["props"] | {TARGET: r["freq"]}) for r in view.prior_records]
+    return prior + [data_record(r["values"]) for r in view.readings]
 
 
 def _apply(lab: Lab, turn: AgentStep) -> Event:

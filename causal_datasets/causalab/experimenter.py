@@ -2,11 +2,14 @@
 
 It sees only the :class:`~causal_datasets.causalab.episode.LabView` a model sees. Plan: set every
 controllable property of the manipulator crystal to ``PROBE_VALUES`` in turn (4(n − 1)
-interventions, the whole budget). Then
+interventions, the release's whole budget); with a smaller budget, one value per property before
+the next value, so every property is probed as soon as the budget allows. Then
 
 1. ancestors: Y is a descendant of X when every intervention that changed X alone moved Y (a
    hidden disturbance moves its nodes only when its redraw changes); for the target, whose fit
-   prunes spurious candidates itself, one such move suffices, so no true cause is lost;
+   prunes spurious candidates itself, one such move suffices, so no true cause is lost; a
+   property the budget never let it probe stays a candidate cause of the target (the prior
+   records decide, when there are enough of them);
 2. equations: every node is regressed on its candidate parents (its controllable ancestors) with
    one intercept per stretch of data where the node's own base is
    constant (the target's base is shared by all crystals, so prior records count for it; a
@@ -50,7 +53,7 @@ class ExperimenterAgent:
 
     def act(self, view: LabView) -> AgentStep:
         if self.plan is None:
-            self.plan = [(prop, value) for prop in view.controllable for value in PROBE_VALUES][: view.budget]
+            self.plan = probe_plan(view.controllable, view.budget)
         if view.submissions:
             return self._emit(view, DslStep(action="stop", thought="the prediction missed; no better model"))
         done = len(view.readings) - 1
@@ -70,6 +73,15 @@ class ExperimenterAgent:
     def _emit(self, view: LabView, step: DslStep) -> AgentStep:
         step.hypothesis = self.hypothesis
         return AgentStep(step=step, raw=step.model_dump_json())
+
+
+def probe_plan(controllable: list[str], budget: int) -> list[tuple[str, float]]:
+    """Every property at every probe value, property by property; value by value when the budget is
+    too small for all of them."""
+    by_property = [(prop, value) for prop in controllable for value in PROBE_VALUES]
+    if budget >= len(by_property):
+        return by_property
+    return [(prop, value) for value in PROBE_VALUES for prop in controllable][:budget]
 
 
 def descendants(view: LabView, *, every: bool) -> dict[str, set[str]]:
@@ -137,7 +149,9 @@ def fit_mechanism(view: LabView) -> dict[str, FittedNode]:
     """Fitted parents and coefficients of every node (see the module docstring)."""
     quadratic = view.family == "quadratic"
     some, every = descendants(view, every=False), descendants(view, every=True)
-    fits = {TARGET: _fit(TARGET, [x for x in view.controllable if TARGET in some[x]], view, quadratic)}
+    probed = {r["intervention"]["target_prop"] for r in view.readings if r["intervention"]}
+    causes = [x for x in view.controllable if TARGET in some[x] or x not in probed]
+    fits = {TARGET: _fit(TARGET, causes, view, quadratic)}
     for node in view.properties:
         fits[node] = _fit(node, [x for x in view.controllable if node in every[x]], view, quadratic)
         if view.frequency_can_be_parent and not quadratic:
@@ -180,10 +194,10 @@ def to_hypothesis(fits: dict[str, FittedNode], family: str) -> Hypothesis:
     coefficients = {"base": _tidy(target.intercept, quadratic)}
     terms = ["base"]
     for parent, (linear, square) in target.parents.items():
-        if quadratic:
-            coefficients[f"c_{parent}_2"] = _tidy(square, True)
-            coefficients[f"c_{parent}_1"] = _tidy(linear, True)
-            terms.append(f"c_{parent}_2*{parent}^2 + c_{parent}_1*{parent}")
+        if quadratic:  # named as the authors' step prompt names them: _1 squared, _2 linear
+            coefficients[f"c_{parent}_1"] = _tidy(square, True)
+            coefficients[f"c_{parent}_2"] = _tidy(linear, True)
+            terms.append(f"c_{parent}_1*{parent}^2 + c_{parent}_2*{parent}")
         else:
             coefficients[f"c_{parent}"] = _tidy(linear, False)
             terms.append(f"c_{parent}*{parent}")

@@ -1,7 +1,9 @@
 """Read a hypothesis' frequency mechanism: coefficient names and a safe evaluator of ``freq_equation``.
 
-Coefficient names: ``base`` (intercept), ``c_<P>`` (linear), ``c_<P>_1`` / ``c_<P>_2`` (linear and
-quadratic term of the hard-quadratic family). ``coeff_`` and ``k_`` prefixes are accepted too.
+Coefficient names: ``base`` (intercept), ``c_<P>`` (linear); in the hard-quadratic family, as the
+authors' step prompt names them, ``c_<P>_1`` the coefficient of ``P^2`` and ``c_<P>_2`` that of ``P``
+(their task text's ``c2_<P>`` / ``c1_<P>`` mean the same two and are read too). ``coeff_``, ``k_`` and
+``w_`` prefixes are accepted as well.
 The equation is evaluated with :mod:`ast` (numbers, names, ``+ - * / ^ **`` and parentheses only);
 names resolve to coefficients first, then to (normalized) property values.
 """
@@ -20,6 +22,9 @@ from causal_datasets.causalab.properties import normalize_name
 
 TermKind = Literal["linear", "quadratic"]
 _COEFFICIENT = re.compile(r"^(?:c|coeff|k|w)_(?P<prop>.+?)(?:_(?P<order>[12]))?$", re.IGNORECASE)
+_POWER_PREFIXED = re.compile(r"^c(?P<power>[12])_(?P<prop>.+)$", re.IGNORECASE)
+#: the order suffix of ``c_<P>_<order>``: 1 names the squared term, 2 the linear one (the authors' step prompt)
+_ORDER_KIND: dict[str, TermKind] = {"1": "quadratic", "2": "linear"}
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.Pow: operator.pow}
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 
@@ -32,11 +37,13 @@ def coefficient_terms(coefficients: Mapping[str, float]) -> dict[tuple[str, Term
     """``{(property, kind): value}`` for every readable, non-zero term coefficient (``base`` excluded)."""
     terms: dict[tuple[str, TermKind], float] = {}
     for name, value in coefficients.items():
-        match = _COEFFICIENT.match(name.strip())
-        if match is None or value == 0:
+        if value == 0:
             continue
-        kind: TermKind = "quadratic" if match["order"] == "2" else "linear"
-        terms[(normalize_name(match["prop"]), kind)] = value
+        if powered := _POWER_PREFIXED.match(name.strip()):
+            kind: TermKind = "quadratic" if powered["power"] == "2" else "linear"
+            terms[(normalize_name(powered["prop"]), kind)] = value
+        elif match := _COEFFICIENT.match(name.strip()):
+            terms[(normalize_name(match["prop"]), _ORDER_KIND.get(match["order"] or "", "linear"))] = value
     return terms
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Sequence
+from functools import partial
 
 from causal_datasets.causalab.crystals import assemble_episode, bases_of, measurement, stable_seed
 from causal_datasets.causalab.mechanism import Mechanism
@@ -32,6 +34,7 @@ from causal_datasets.records.causalab import (
     QuadraticMetadata,
     Term,
 )
+from causal_datasets.sharding import chunks, generate_sharded
 
 WEIGHTS = (1, 2, 3)
 QUADRATIC_U = (0.008, 0.012, 0.016)
@@ -40,8 +43,30 @@ GOLDEN_CHAIN = 6
 _DECIMALS = 6
 
 
+#: episodes per shard of a generated suite (the shards depend on the size only, never on the workers);
+#: the pool starts only from 20 shards per worker: a row's round trip through it costs more than generating
+#: the row (docs/BENCHMARKS.md, generation), so small sets stay in one process
+SHARD_EPISODES = 50
+SHARDS_PER_WORKER = 20
+
+
 def generate_suite(spec: SuiteSpec, seed: int = 0, count: int = EPISODES_PER_SUITE) -> list[CausaLabEpisode]:
-    return [generate_episode(spec, index, seed) for index in range(count)]
+    return _shard(seed, (spec, 0, count))
+
+
+def generate_suites(
+    specs: Sequence[SuiteSpec], seed: int = 0, count: int = EPISODES_PER_SUITE, num_proc: int = 1
+) -> dict[str, list[CausaLabEpisode]]:
+    """``count`` episodes of every suite, generated in shards of :data:`SHARD_EPISODES` episodes by
+    ``num_proc`` workers: the same episodes as :func:`generate_suite`, whatever the number of workers."""
+    shards = [(spec, start, stop) for spec in specs for start, stop in chunks(count, SHARD_EPISODES)]
+    episodes = generate_sharded(partial(_shard, seed), shards, CausaLabEpisode, num_proc, SHARDS_PER_WORKER)
+    return {spec.name: episodes[number * count : (number + 1) * count] for number, spec in enumerate(specs)}
+
+
+def _shard(seed: int, shard: tuple[SuiteSpec, int, int]) -> list[CausaLabEpisode]:
+    spec, start, stop = shard
+    return [generate_episode(spec, index, seed) for index in range(start, stop)]
 
 
 def generate_episode(spec: SuiteSpec, index: int, seed: int = 0) -> CausaLabEpisode:
@@ -142,7 +167,7 @@ def _golden_chain(rng: random.Random, episode: CausaLabEpisode) -> list[Measurem
     for step in range(GOLDEN_CHAIN):
         prop = targets[step % len(targets)]
         value = float(rng.randint(0, 100))
-        bases[prop] = mechanism.base_for(prop, value, mechanism.evaluate(bases))
+        bases[prop] = mechanism.base_for(prop, value, bases[prop], mechanism.evaluate(bases))
         record_id = f"{len(episode.prior_records) + step}/golden"
         chain.append(measurement(record_id, mechanism.evaluate(bases), Intervention(target_prop=prop, target_value=value)))
     return chain

@@ -1,9 +1,13 @@
 """The laboratory environment of one episode: manipulator interventions, reactor, submissions.
 
-* Interventions are shift-style: setting ``X`` to ``v`` moves X's base so that X reads ``v`` given
-  its current parents and disturbance; later changes upstream still move X.
+* Interventions are shift-style: setting ``X`` to ``v`` moves X's base so that X would read ``v``
+  given its current parents; later changes upstream still move X. The base is solved against the
+  crystal's *undisturbed* values and rounded to 2 decimals, as the reference environment does.
 * With a hidden disturbance H, H is redrawn after every intervention (seeded) and the crystal is
-  recomputed, so its shift propagates downstream. H starts at its initial value.
+  recomputed with H's shift added to the affected nodes, so it propagates downstream: X then
+  reads ``v`` plus whatever H now adds to it or to its causes. H starts at its initial value.
+  The disturbance never enters a base: take H away and the crystal reads exactly what its
+  interventions set.
 * Submissions: a fixed number, every one of them checked (a success ends the episode); success is
   ``|prediction − reactor frequency| < tolerance``. After the first submission the manipulator is
   locked. Invalid requests come back as a typed :class:`Refusal`; nothing here raises on bad input.
@@ -105,9 +109,8 @@ class Lab:
             return Refusal("manipulator_locked", "the manipulator is locked once the reactor has been used")
         if self.remaining <= 0:
             return Refusal("budget_exhausted", f"all {self.episode.budget} adjustments are used")
-        current = self.manipulator_values()
-        shift = disturbance_shifts(self.episode.disturbance, self.hidden).get(name, 0.0)
-        self.bases[name] = self.mechanism.base_for(name, number, current, shift)
+        undisturbed = self.mechanism.evaluate(self.bases)
+        self.bases[name] = self.mechanism.base_for(name, number, self.bases[name], undisturbed)
         self.uses += 1
         disturbance = self.episode.disturbance
         if disturbance is not None:

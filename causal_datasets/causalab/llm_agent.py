@@ -1,5 +1,6 @@
 """A chat model as a CausaLab agent: the prompts of :mod:`~causal_datasets.causalab.prompts`, one
-DSL step per reply, parsed tolerantly; optional verification before each submission."""
+DSL step per reply, parsed tolerantly; a reply with no readable step is asked again (``reask``
+times, each counted in the step's ``info``); optional verification before each submission."""
 
 from __future__ import annotations
 
@@ -7,7 +8,12 @@ from dataclasses import dataclass, field
 
 from causal_datasets.causalab.dsl import parse_step
 from causal_datasets.causalab.episode import AgentFailure, AgentStep, LabView
-from causal_datasets.causalab.prompts import VERIFICATION_PROMPT, build_messages, feedback_message
+from causal_datasets.causalab.prompts import (
+    VERIFICATION_PROMPT,
+    build_messages,
+    feedback_message,
+    reask_message,
+)
 from causal_datasets.llm import LLMClient, LLMError
 from causal_datasets.records.causalab import CausaLabEpisode
 
@@ -21,6 +27,7 @@ class ChatAgent:
     episode: CausaLabEpisode
     verify: bool = False
     history: int | None = None
+    reask: int = 1
     opening: list[dict[str, str]] = field(default_factory=list)
     exchanges: list[list[dict[str, str]]] = field(default_factory=list)
 
@@ -37,6 +44,13 @@ class ChatAgent:
         reply = self._ask(prompt)
         parsed = parse_step(reply)
         info: dict[str, object] = {"prompt": prompt["content"] if prompt else self.opening}
+        unreadable = []
+        while parsed.step is None and len(unreadable) < self.reask:
+            unreadable.append({"reply": reply, "error": parsed.error})
+            reply = self._ask({"role": "user", "content": reask_message(parsed.error or "no step")})
+            parsed = parse_step(reply)
+        if unreadable:
+            info |= {"reasks": len(unreadable), "unreadable": unreadable}
         if self.verify and parsed.step is not None and parsed.step.action == "submit":
             first = reply
             reply = self._ask({"role": "user", "content": VERIFICATION_PROMPT})

@@ -1,9 +1,12 @@
 """Structural equations of an episode: evaluate a crystal, shift-style interventions' bases.
 
-Every node is ``base + Σ (quadratic·p² + linear·p) + shift`` over its parents, evaluated in
-topological order and rounded to 2 decimals per node (downstream nodes see the rounded value), as
-the reference environment does. Controllable nodes take their base from the crystal; the target
-(and any other non-controllable node) takes the equation's shared base.
+Every node is ``base + Σ (quadratic·p² + linear·p)`` over its parents, evaluated in topological
+order and rounded to 2 decimals per node (downstream nodes see the rounded value); a hidden
+disturbance's shift is added to the rounded value and rounded again. The sum runs left to right
+in the order of the equation's terms (``base + u·p² + w·p + …``), as the reference environment
+evaluates its released formulas, so readings agree with it to the last digit. Controllable nodes
+take their base from the crystal; the target (and any other non-controllable node) takes the
+equation's shared base.
 """
 
 from __future__ import annotations
@@ -51,15 +54,14 @@ class Mechanism:
 
     def node_value(self, node: str, base: float, values: Mapping[str, float], shift: float = 0.0) -> float:
         """One node's rounded value given its base, its parents' values and a disturbance shift."""
-        total = base + shift
+        total = base
         for term in self.equations[node].terms:
             parent = values[term.parent]
-            total += term.quadratic * parent * parent + term.linear * parent
-        return round(total, DECIMALS)
-
-    def contribution(self, node: str, values: Mapping[str, float]) -> float:
-        """The parents' part of a node's value (its value minus base and shift)."""
-        return sum(t.quadratic * values[t.parent] ** 2 + t.linear * values[t.parent] for t in self.equations[node].terms)
+            if term.quadratic:
+                total += term.quadratic * parent**2
+            total += term.linear * parent
+        value = round(total, DECIMALS)
+        return round(value + shift, DECIMALS) if shift else value
 
     def evaluate(self, bases: Mapping[str, float], shifts: Mapping[str, float] | None = None) -> dict[str, float]:
         """Every node's value for a crystal with ``bases`` (controllable nodes) under ``shifts``."""
@@ -70,6 +72,19 @@ class Mechanism:
             values[node] = self.node_value(node, base, values, shifts.get(node, 0.0))
         return values
 
-    def base_for(self, node: str, target_value: float, values: Mapping[str, float], shift: float = 0.0) -> float:
-        """The base that makes ``node`` equal ``target_value`` given its current parents and shift."""
-        return target_value - self.contribution(node, values) - shift
+    def contribution(self, node: str, values: Mapping[str, float]) -> float:
+        """The parents' part of a node's value (unrounded), summed term by term."""
+        total = 0.0
+        for term in self.equations[node].terms:
+            if term.quadratic:
+                total += term.quadratic * values[term.parent] ** 2
+            total += term.linear * values[term.parent]
+        return total
+
+    def base_for(self, node: str, target_value: float, base: float, values: Mapping[str, float]) -> float:
+        """The base (rounded to 2 decimals) that makes ``node`` read ``target_value`` given its parents'
+        ``values``: the parents' part is the node's rounded value minus its current ``base``."""
+        if not self.equations[node].terms:
+            return round(target_value, DECIMALS)
+        contribution = self.node_value(node, base, values) - base
+        return round(target_value - contribution, DECIMALS)

@@ -111,6 +111,35 @@ def score_hypothesis(hypothesis: Hypothesis, episode: CausaLabEpisode) -> Mechan
     )
 
 
+@dataclass(frozen=True)
+class Consistency:
+    """How well a hypothesis' frequency equation explains the records its agent saw."""
+
+    records: int
+    max_residual: float | None
+    mean_residual: float | None
+    consistent: bool
+    error: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def consistency(hypothesis: Hypothesis, data: Sequence[Mapping[str, Any]], tolerance: float) -> Consistency:
+    """Residuals |predicted − recorded frequency| of ``hypothesis`` on every record in ``data``
+    (``{"props", "freq"}``); consistent when every one is below ``tolerance``. An equation that
+    cannot be evaluated on a record is inconsistent, with the reason in ``error``."""
+    residuals = []
+    for record in data:
+        try:
+            residuals.append(abs(predict_frequency(hypothesis, record["props"]) - record["freq"]))
+        except FormulaError as failure:
+            return Consistency(len(data), None, None, False, str(failure))
+    if not residuals:
+        return Consistency(0, None, None, True, None)
+    return Consistency(len(data), max(residuals), fmean(residuals), max(residuals) < tolerance, None)
+
+
 def score_trajectory(hypotheses: Iterable[Hypothesis], episode: CausaLabEpisode) -> list[MechanismScores]:
     return [score_hypothesis(h, episode) for h in hypotheses]
 

@@ -1,8 +1,9 @@
 """Prompts of the chat-model protocol: pure functions of the episode record and the lab view.
 
 ``build_messages(episode)`` is exactly what a model receives first (system + briefing);
-``feedback_message(view)`` follows every step; ``VERIFICATION_PROMPT`` is the optional check of
-the hypothesis against past data before a prediction is submitted.
+``feedback_message(view)`` follows every step; ``reask_message`` follows a reply with no readable
+step; ``VERIFICATION_PROMPT`` is the optional check of the hypothesis against past data before a
+prediction is submitted.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ STEP_SCHEMA = """{
 }"""
 
 QUADRATIC_NOTE = (
-    "Each parent P of a property contributes c_P_2*P^2 + c_P_1*P, so write the frequency equation as "
-    "resonanceFreq = base + c_<P>_2*<P>^2 + c_<P>_1*<P> + ... and name the coefficients c_<P>_1 and c_<P>_2."
+    "Each parent P of a property contributes c_P_1*P^2 + c_P_2*P, so write the frequency equation as "
+    "resonanceFreq = base + c_<P>_1*<P>^2 + c_<P>_2*<P> + ... and name the coefficients c_<P>_1 (of <P>^2) "
+    "and c_<P>_2 (of <P>)."
 )
 LINEAR_NOTE = "Each property is its base value plus a weighted sum of its direct causes (linear relationships)."
 
@@ -41,6 +43,14 @@ VERIFICATION_PROMPT = (
     "If any record disagrees, revise the hypothesis (and the prediction, or run another experiment if "
     "adjustments remain). Answer with one JSON step in the same format."
 )
+
+
+def reask_message(error: str) -> str:
+    """The user message after a reply with no readable step: why, and the format again."""
+    return (
+        f"Your last reply could not be read as a step ({error}). Reply again with exactly one JSON object "
+        "in the step format, and nothing else."
+    )
 
 
 def system_prompt(episode: CausaLabEpisode) -> str:
@@ -59,9 +69,7 @@ def system_prompt(episode: CausaLabEpisode) -> str:
             f"({TARGET}) of the reactor crystal, whose other properties you can see but whose frequency is hidden.",
             family,
             frequency_role,
-            f"You may adjust one property of the manipulator crystal per step ({episode.budget} adjustments in total). "
-            "An adjustment to value v shifts that property's base so that it reads v; its effects then propagate to "
-            "the properties it causes, and later changes of its causes still move it. The frequency cannot be set.",
+            _adjustments(episode.budget),
             f"A prediction succeeds when it is within {episode.tolerance:g} Hz of the true value; you have "
             f"{episode.max_submissions} submissions, and once you submit the manipulator is locked.",
             "Reply at every step with exactly one JSON object in this format (no other text):",
@@ -72,13 +80,27 @@ def system_prompt(episode: CausaLabEpisode) -> str:
     )
 
 
+def _adjustments(budget: int) -> str:
+    if budget == 0:
+        return (
+            "In this episode you cannot adjust the manipulator crystal (0 adjustments): rely on the prior "
+            "measurement records. The frequency cannot be set."
+        )
+    return (
+        f"You may adjust one property of the manipulator crystal per step ({budget} adjustments in total). "
+        "An adjustment to value v shifts that property's base so that it reads v; its effects then propagate to "
+        "the properties it causes, and later changes of its causes still move it. The frequency cannot be set."
+    )
+
+
 def briefing(view: LabView) -> str:
     """The first user message: prior records, the manipulator crystal, the reactor crystal."""
+    records = [_record_line(record) for record in view.prior_records] or ["- none: this episode starts without records"]
     lines = [
         f"Properties: {', '.join(view.properties)} and {TARGET}.",
         f"Adjustable on the manipulator crystal: {', '.join(view.controllable)}.",
         "Prior measurement records (other crystals):",
-        *(_record_line(record) for record in view.prior_records),
+        *records,
         f"Manipulator crystal now: {_values(view.readings[0]['values'])}",
         f"Reactor crystal (frequency hidden): {_values(view.reactor_properties)}",
         f"Adjustments left: {view.remaining}/{view.budget}. Submissions: 0/{view.max_submissions}.",
@@ -116,7 +138,7 @@ def _record_line(record: dict[str, Any]) -> str:
     if "intervention" in record:
         i = record["intervention"]
         line += (
-            f" (the first record's crystal after setting {i['target_prop']} to {i['target_value']};"
-            " these adjustments accumulate in order)"
+            f" (measured after setting {i['target_prop']} to {i['target_value']};"
+            " the trace's adjustments accumulate in order on one crystal)"
         )
     return line

@@ -1,8 +1,10 @@
 """Data-quality findings of the imported release (the ``upstream_<suite>`` configs).
 
-* The release holds crystal bases only for the hard-quadratic suite: the authors' code drew the
-  others from Python's per-process randomized string ``hash()``, so they cannot be recovered. The
-  import draws them from a stable seed (:func:`causal_datasets.causalab.crystals.stable_seed`).
+* The release holds manipulator and reactor crystal bases only for the hard-quadratic suite: the
+  authors' code drew the others from Python's per-process randomized string ``hash()``, so they
+  cannot be recovered. The import draws them from a stable seed
+  (:func:`causal_datasets.causalab.crystals.stable_seed`). The observation crystals are not drawn:
+  the authors' fixed stream reproduces them exactly.
 * Every released budget should be 4(n − 1) for n properties.
 """
 
@@ -22,7 +24,8 @@ def upstream_findings(configs: Mapping[str, Sequence[CausaLabEpisode]]) -> list[
     return [
         Finding(
             "upstream_*",
-            "the release has no crystal bases (the authors drew them from Python's per-process randomized `hash()`)",
+            "the release has no manipulator or reactor crystal bases (the authors drew them from Python's "
+            "per-process randomized `hash()`; their observation crystals come from a fixed seed and are reproduced)",
             "drawn from `random.Random` seeded by sha256 of (seed, suite, graph id): the same on every build",
             ids=tuple(drawn),
             unit="configs",

@@ -5,7 +5,10 @@ Release schema: ``graph_id, description, nodes{name: {...}}, edges[{from, to}], 
 coeff_<p>_<child>} (quadratic: coeff2_/coeff1_), budget`` plus optional ``hidden_variable``,
 ``bootstrap_past_data``, ``frequency_can_be_parent``, ``equation_family``, ``quadratic_mode``,
 ``quadratic_metadata``. Crystal bases are not in the release (the upstream drew them with Python's
-randomized ``hash()``) except in the quadratic metadata; we draw them from a stable seed.
+randomized ``hash()``) except in the quadratic metadata; we draw them from a stable seed. The prior
+observation crystals are the authors' own: the quadratic presets, else their fixed ``Random(42)``
+stream (see :func:`~causal_datasets.causalab.crystals.upstream_observation_crystals`); the Golden
+suites' ``bootstrap_past_data`` follows them, as the authors' prompt shows both.
 """
 
 from __future__ import annotations
@@ -15,7 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from causal_datasets.builder import reading_source
-from causal_datasets.causalab.crystals import assemble_episode, stable_seed
+from causal_datasets.causalab.crystals import (
+    PRIOR_OBSERVATIONS,
+    assemble_episode,
+    stable_seed,
+    upstream_observation_crystals,
+)
 from causal_datasets.causalab.properties import DISPLAY_NAMES, TARGET, param_name
 from causal_datasets.errors import SourceFormatError
 from causal_datasets.records.causalab import (
@@ -63,7 +71,8 @@ def load_suite(data_dir: Path, suite: str, seed: int = 0) -> list[CausaLabEpisod
 
 
 def import_config(config: dict[str, Any], suite: str, seed: int = 0) -> CausaLabEpisode:
-    """One released configuration → an episode (crystals drawn from ``stable_seed(seed, suite, graph_id)``)."""
+    """One released configuration → an episode (manipulator and reactor crystals drawn from
+    ``stable_seed(seed, suite, graph_id)`` unless the release states them)."""
     params = config["params"]
     family = "quadratic" if config.get("equation_family") == "quadratic" else "linear"
     nodes = list(config["nodes"])
@@ -72,14 +81,13 @@ def import_config(config: dict[str, Any], suite: str, seed: int = 0) -> CausaLab
     equations = [_equation(node, config["edges"], params, family) for node in nodes]
     metadata = config.get("quadratic_metadata")
     crystals: dict[str, Any] = {}
+    presets: list[Crystal] = []
     if metadata:
         order = metadata["controllable_node_order"]
         if order != controllable:
             raise UpstreamFormatError(f"controllable_node_order {order} differs from the nodes' order {controllable}")
+        presets = [_crystal(f"observation-{i}", preset, order) for i, preset in enumerate(metadata["observation_presets"])]
         crystals = {
-            "observation_crystals": [
-                _crystal(f"observation-{i}", preset, order) for i, preset in enumerate(metadata["observation_presets"])
-            ],
             "manipulator": _crystal("manipulator", metadata["property_manipulator"], order),
             "reactor": _crystal("reactor", metadata["reactor"], order),
             "quadratic_metadata": QuadraticMetadata(
@@ -91,10 +99,7 @@ def import_config(config: dict[str, Any], suite: str, seed: int = 0) -> CausaLab
                 probe_right=_values(metadata["probe_right_by_node"], order),
             ),
         }
-    bootstrap = config.get("bootstrap_past_data")
-    if bootstrap is not None:
-        crystals["observation_crystals"] = []
-        crystals["prior_records"] = [_measurement(item) for item in bootstrap]
+    bootstrap = config.get("bootstrap_past_data") or []
     return assemble_episode(
         episode_id=f"upstream_{suite}/{config['graph_id']}",
         suite=suite,
@@ -110,6 +115,8 @@ def import_config(config: dict[str, Any], suite: str, seed: int = 0) -> CausaLab
         seed=stable_seed(seed, suite, config["graph_id"]),
         frequency_can_be_parent=bool(config.get("frequency_can_be_parent", False)),
         disturbance=_disturbance(config.get("hidden_variable")),
+        observation_crystals=upstream_observation_crystals(controllable, PRIOR_OBSERVATIONS, presets),
+        supplied_records=[_measurement(item) for item in bootstrap],
         **crystals,
     )
 
@@ -152,8 +159,9 @@ def export_config(episode: CausaLabEpisode) -> dict[str, Any]:
         config["frequency_can_be_parent"] = True
     if episode.disturbance is not None:
         config["hidden_variable"] = _export_disturbance(episode.disturbance)
-    if not episode.observation_crystals:
-        config["bootstrap_past_data"] = [_export_measurement(m) for m in episode.prior_records]
+    supplied = episode.prior_records[len(episode.observation_crystals) :]
+    if supplied:
+        config["bootstrap_past_data"] = [_export_measurement(m) for m in supplied]
     if episode.family == "quadratic":
         config["equation_family"] = "quadratic"
         config["quadratic_mode"] = "hard"

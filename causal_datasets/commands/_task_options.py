@@ -18,10 +18,10 @@ from pydantic import BaseModel, ValidationError
 from causal_datasets.cli import CommandError
 
 
-def add_options(parser: argparse.ArgumentParser, model: type[BaseModel]) -> None:
+def add_options(parser: argparse.ArgumentParser, model: type[BaseModel], title: str = "task options") -> None:
     if not model.model_fields:
         return
-    group = parser.add_argument_group("task options")
+    group = parser.add_argument_group(title)
     for name, field in model.model_fields.items():
         flag = "--" + name.replace("_", "-")
         described = field.description or name.replace("_", " ")

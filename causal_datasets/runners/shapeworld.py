@@ -16,6 +16,7 @@ from causal_datasets.runners.records import ShapeWorldMetrics, Slices
 from causal_datasets.runners.task import Item, Outcome, RoleSpec, Task, TaskContext
 from causal_datasets.shapeworld.agents import AGENTS
 from causal_datasets.shapeworld.chat import ChatPolicy
+from causal_datasets.shapeworld.entities import THEMES, ThemeName
 from causal_datasets.shapeworld.episode import run_episode
 from causal_datasets.shapeworld.prompts import Variant
 from causal_datasets.shapeworld.scoring import score_episodes
@@ -23,6 +24,7 @@ from causal_datasets.shapeworld.scoring import score_episodes
 
 class ShapeWorldOptions(BaseModel):
     variant: Variant = Field(default="basic", description="prompt variant")
+    entities: ThemeName = Field(default="shapes", description="what the world's entities are called (the graphs stay the same)")
     system_role: bool = Field(default=True, description="send the rules as a system message, not in the first user message (turn off for models without a system role)")
     agent_seed: int = Field(default=0, ge=0, description="seed of the random agent")
 
@@ -35,19 +37,21 @@ def solve(item: Item, context: TaskContext) -> Outcome:
     task: ShapeWorldTask = item.row
     options: ShapeWorldOptions = context.options
     agent = context.settings.agent
+    theme = THEMES[options.entities]
     if agent is not None:
-        policy, name = AGENTS[agent](task, options.agent_seed), f"agent:{agent}"
+        policy, name = AGENTS[agent](task, options.agent_seed, theme), f"agent:{agent}"
     else:
         client = context.clients["model"]
         policy, name = ChatPolicy(client), f"model:{client.config.model}"
-    result = run_episode(task, policy, options.variant, name, system_role=options.system_role).model_dump(mode="json")
+    result = run_episode(task, policy, options.variant, name, system_role=options.system_role, theme=theme)
+    result = result.model_dump(mode="json")
     failure = f"llm_error: {result['error_detail']}" if result["error"] == "llm_error" else None
     return Outcome(result, failure)
 
 
 def summarize(results: list[dict[str, Any]], context: TaskContext) -> tuple[ShapeWorldMetrics, Slices]:
     scores = score_episodes(results)
-    slices = {name: scores.pop(name) for name in ("by_structure", "by_num_variables")}
+    slices = {name: scores.pop(name) for name in ("by_structure", "by_num_variables", "by_num_variables_all_moving")}
     return ShapeWorldMetrics(**scores), slices
 
 
@@ -69,4 +73,5 @@ TASK = Task(
     roles=(RoleSpec("model", "the model that plays the episodes"),),
     agents=tuple(sorted(AGENTS)),
     options=ShapeWorldOptions,
+    multiple_configs=True,
 )

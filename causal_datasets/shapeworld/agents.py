@@ -14,6 +14,7 @@ import random
 from collections.abc import Callable
 
 from causal_datasets.records.shapeworld import ShapeWorldTask
+from causal_datasets.shapeworld.entities import DEFAULT_THEME, Theme
 from causal_datasets.shapeworld.episode import Policy, Turn
 from causal_datasets.shapeworld.generate import world_of
 from causal_datasets.shapeworld.world import ACTIONS
@@ -22,8 +23,9 @@ CONTINUE = json.dumps({"next": "continue interaction"})
 ANSWER = json.dumps({"next": "answer the question"})
 
 
-def action_reply(shape: str, action: str) -> str:
-    return json.dumps({"shape": shape, "action": action})
+def action_reply(turn: Turn, shape: str, action: str) -> str:
+    """An action in the JSON the turn asks for (its key is the theme's noun: ``shape`` by default)."""
+    return json.dumps({turn.noun: shape, "action": action})
 
 
 def answer_reply(answer: str) -> str:
@@ -39,8 +41,8 @@ class OracleAgent:
     descendants include the cause or the effect — which leaves both static — then moves the cause.
     """
 
-    def __init__(self, task: ShapeWorldTask):
-        world = world_of(task)
+    def __init__(self, task: ShapeWorldTask, theme: Theme = DEFAULT_THEME):
+        world = world_of(task, theme)
         moving = frozenset(task.initially_moving)
         cause, effect = task.cause, task.effect
         holds = []
@@ -51,7 +53,7 @@ class OracleAgent:
 
     def respond(self, turn: Turn) -> str:
         if turn.phase == "action":
-            return action_reply(*self.plan.pop(0))
+            return action_reply(turn, *self.plan.pop(0))
         if turn.phase == "choice":
             return CONTINUE if self.plan else ANSWER
         return answer_reply("yes" if turn.moving(turn.effect) else "no")
@@ -81,7 +83,7 @@ class StrategyAgent:
         now = dict(turn.observation)
         if turn.phase == "action":
             self.before, self.last = now, self._next_action(turn, now)
-            return action_reply(*self.last)
+            return action_reply(turn, *self.last)
         if turn.phase == "choice":
             self.conclusion = self._conclude(turn, now)
             return CONTINUE if self.conclusion is None else ANSWER
@@ -115,14 +117,15 @@ class RandomAgent:
 
     def respond(self, turn: Turn) -> str:
         if turn.phase == "action":
-            return action_reply(self.rng.choice(turn.shapes), self.rng.choice(ACTIONS))
+            return action_reply(turn, self.rng.choice(turn.shapes), self.rng.choice(ACTIONS))
         if turn.phase == "choice":
             return CONTINUE if self.rng.random() < 0.5 else ANSWER
         return answer_reply(self.rng.choice(("yes", "no")))
 
 
-AGENTS: dict[str, Callable[[ShapeWorldTask, int], Policy]] = {
-    "oracle": lambda task, seed: OracleAgent(task),
-    "strategy": lambda task, seed: StrategyAgent(),
-    "random": lambda task, seed: RandomAgent(random.Random(f"shapeworld-random-agent/{seed}/{task.id}")),
+#: each agent for one episode, given its task, the agent seed and the theme naming the shapes
+AGENTS: dict[str, Callable[..., Policy]] = {
+    "oracle": lambda task, seed, theme=DEFAULT_THEME: OracleAgent(task, theme),
+    "strategy": lambda task, seed, theme=DEFAULT_THEME: StrategyAgent(),
+    "random": lambda task, seed, theme=DEFAULT_THEME: RandomAgent(random.Random(f"shapeworld-random-agent/{seed}/{task.id}")),
 }

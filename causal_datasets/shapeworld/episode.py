@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.shapeworld.failures import FailurePattern, failure_pattern
+from causal_datasets.shapeworld.entities import DEFAULT_THEME, Theme
 from causal_datasets.shapeworld.generate import world_of
 from causal_datasets.shapeworld.parsing import parse_action, parse_answer, parse_choice
 from causal_datasets.shapeworld.prompts import (
@@ -35,6 +36,7 @@ from causal_datasets.shapeworld.prompts import (
     build_messages,
     choice_prompt,
     interaction_prompt,
+    question_of,
 )
 from causal_datasets.shapeworld.world import World
 
@@ -60,6 +62,7 @@ class Turn:
     shapes: tuple[str, ...]
     steps: int
     step_limit: int
+    noun: str = "shape"  # the JSON key of an action (the theme's noun)
 
     def moving(self, shape: str) -> bool:
         return dict(self.observation)[shape]
@@ -87,6 +90,10 @@ class EpisodeResult(BaseModel):
     id: str
     structure: str
     num_variables: int
+    #: the initial setup: graph id and the nodes moving at the start (what the paper's error bars vary over)
+    setup: str
+    all_moving: bool
+    theme: str
     policy: str
     variant: Variant
     gold: Literal["yes", "no"]
@@ -103,10 +110,12 @@ class EpisodeResult(BaseModel):
 
 
 def run_episode(
-    task: ShapeWorldTask, policy: Policy, variant: Variant, policy_name: str, *, system_role: bool = True
+    task: ShapeWorldTask, policy: Policy, variant: Variant, policy_name: str, *, system_role: bool = True,
+    theme: Theme = DEFAULT_THEME,
 ) -> EpisodeResult:
-    """Play ``task`` with ``policy`` to the end; never raises for anything the policy replies."""
-    episode = _Episode(task, world_of(task), variant, system_role)
+    """Play ``task`` with ``policy`` to the end, its shapes named by ``theme``; never raises for
+    anything the policy replies."""
+    episode = _Episode(task, world_of(task, theme), variant, system_role, theme)
     try:
         episode.play(policy)
     except PolicyFailure as failure:
@@ -115,10 +124,12 @@ def run_episode(
 
 
 class _Episode:
-    def __init__(self, task: ShapeWorldTask, world: World, variant: Variant, system_role: bool):
-        self.task, self.world, self.variant = task, world, variant
+    def __init__(self, task: ShapeWorldTask, world: World, variant: Variant, system_role: bool, theme: Theme):
+        self.task, self.world, self.variant, self.theme = task, world, variant, theme
+        self.question = question_of(task, theme)
+        self.cause, self.effect = world.shapes[task.cause], world.shapes[task.effect]
         self.state = frozenset(task.initially_moving)
-        self.messages: list[Message] = build_messages(task, variant, system_role)
+        self.messages: list[Message] = build_messages(task, variant, system_role, theme)
         self.actions: list[ActionRecord] = []
         self.prediction: str | None = None
         self.error: ErrorMode | None = None
@@ -133,7 +144,7 @@ class _Episode:
             phase = handlers[phase](reply)
 
     def _on_action(self, reply: str) -> Phase | None:
-        parsed = parse_action(reply)
+        parsed = parse_action(reply, self.theme.noun)
         if parsed.error:
             return self.end(parsed.error, parsed.detail)
         shape, action = parsed.value
@@ -148,22 +159,22 @@ class _Episode:
                 moving_after=[s for s, moving in self.world.observe(self.state) if moving],
             )
         )
-        self._ask(choice_prompt(self.world.observe(self.state), self.task.question, self.variant, transition.invalid))
+        self._ask(choice_prompt(self.world.observe(self.state), self.question, self.variant, transition.invalid, self.theme))
         return "choice"
 
     def _on_choice(self, reply: str) -> Phase | None:
         parsed = parse_choice(reply)
-        proposes_action = parsed.error is not None and parse_action(reply).error is None
+        proposes_action = parsed.error is not None and parse_action(reply, self.theme.noun).error is None
         if parsed.error and not proposes_action:
             return self.end(parsed.error, parsed.detail)
         if parsed.value == "answer":
-            self._ask(answer_prompt(self.task.question, self.variant))
+            self._ask(answer_prompt(self.question, self.variant))
             return "answer"
         if len(self.actions) >= self.task.step_limit:
             return self.end("too_many_attempts", f"asked to continue after {len(self.actions)} of {self.task.step_limit} steps")
         if proposes_action:
             return self._on_action(reply)
-        self._ask(interaction_prompt(self.world.listed_shapes, self.variant))
+        self._ask(interaction_prompt(self.world.listed_shapes, self.variant, self.theme))
         return "action"
 
     def _on_answer(self, reply: str) -> Phase | None:
@@ -185,23 +196,27 @@ class _Episode:
             phase=phase,
             messages=tuple(self.messages),
             observation=tuple(self.world.observe(self.state)),
-            cause=self.task.shapes[self.task.cause],
-            effect=self.task.shapes[self.task.effect],
+            cause=self.cause,
+            effect=self.effect,
             shapes=tuple(self.world.listed_shapes),
             steps=len(self.actions),
             step_limit=self.task.step_limit,
+            noun=self.theme.noun,
         )
 
     def result(self, policy_name: str) -> EpisodeResult:
-        initial = {self.task.shapes[v] for v in self.task.initially_moving}
+        initial = {self.world.shapes[v] for v in self.task.initially_moving}
         pattern = failure_pattern(
-            self.task.answer, self.prediction, self.task.shapes[self.task.cause], self.task.shapes[self.task.effect],
+            self.task.answer, self.prediction, self.cause, self.effect,
             [initial, *(set(a.moving_after) for a in self.actions)], [(a.shape, a.action) for a in self.actions],
         )
         return EpisodeResult(
             id=self.task.id,
             structure=self.task.structure,
             num_variables=self.task.num_variables,
+            setup=f"{self.task.graph_id}:{','.join(map(str, self.task.initially_moving))}",
+            all_moving=len(self.task.initially_moving) == self.task.num_variables,
+            theme=self.theme.name,
             policy=policy_name,
             variant=self.variant,
             gold=self.task.answer,

@@ -39,12 +39,13 @@ def json_objects(text: str) -> list[dict[str, Any]]:
     return [value for value in bare_json_values(strip_thinking(text)) if isinstance(value, dict)]
 
 
-def parse_action(text: str) -> Parsed:
-    """``{"shape": ..., "action": ...}`` → ``(shape, action)``, normalized but not validated."""
-    obj = _last_with(text, ("shape", "action"))
+def parse_action(text: str, key: str = "shape") -> Parsed:
+    """``{"shape": ..., "action": ...}`` → ``(shape, action)``, normalized but not validated; ``key``
+    is the theme's noun (``{"animal": ...}`` under the animals theme)."""
+    obj = _last_with(text, (key, "action"))
     if obj is None:
-        return Parsed(error="invalid_format", detail='no JSON object with "shape" and "action"')
-    return Parsed(value=(_normal(obj["shape"]), _normal(obj["action"])))
+        return Parsed(error="invalid_format", detail=f'no JSON object with "{key}" and "action"')
+    return Parsed(value=(_normal(obj[key]), _normal(obj["action"])))
 
 
 def parse_choice(text: str) -> Parsed:

@@ -45,16 +45,18 @@ class Transition:
 
 @dataclass(frozen=True)
 class World:
-    """A causal DAG over nodes ``0..n-1``; ``shapes[i]`` names node ``i``."""
+    """A causal DAG over nodes ``0..n-1``; ``shapes[i]`` names node ``i``, a name of ``vocabulary``
+    (the eight shapes unless a theme gives other entities; see :mod:`.entities`)."""
 
     shapes: tuple[str, ...]
     edges: tuple[tuple[int, int], ...]
+    vocabulary: tuple[str, ...] = SHAPES
     _graph: nx.DiGraph = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        unknown = [s for s in self.shapes if s not in SHAPES]
+        unknown = [s for s in self.shapes if s not in self.vocabulary]
         if unknown or len(set(self.shapes)) != len(self.shapes):
-            raise WorldError(f"shapes must be distinct names from {SHAPES}, got {list(self.shapes)}")
+            raise WorldError(f"names must be distinct names from {self.vocabulary}, got {list(self.shapes)}")
         n = len(self.shapes)
         bad = [e for e in self.edges if not (0 <= e[0] < n and 0 <= e[1] < n) or e[0] == e[1]]
         if bad:
@@ -120,8 +122,8 @@ class World:
 
     @property
     def listed_shapes(self) -> list[str]:
-        """This world's shapes in canonical order (node order would leak the generator's topological order)."""
-        return [s for s in SHAPES if s in self.node_of]
+        """This world's shapes in the vocabulary's order (node order would leak the generator's topological order)."""
+        return [s for s in self.vocabulary if s in self.node_of]
 
     def observe(self, state: State) -> list[tuple[str, bool]]:
         """``(shape, moving)`` for every shape, in canonical order: what an agent is shown."""

@@ -24,9 +24,9 @@ _CITATION = """\
 _DESCRIPTION = """
 Scores CausaLab hypotheses against the ground-truth SCM of their episodes: directed edge precision,
 recall and F1 and SHD (a reversal counts once), frequency-edge F1 (edges into resonanceFreq),
-coefficient F1 (the frequency equation's terms, exact to 1e-6; c_<P>_1 / c_<P>_2 for the quadratic
-family), root-node F1 (parentless ancestors of resonanceFreq), formula hit (the stated equation on
-the reactor crystal within the episode's 5 Hz tolerance) and, when outcomes are given, task accuracy.
+coefficient F1 (the frequency equation's terms, exact to 1e-6; in the quadratic family c_<P>_1
+is the P^2 term and c_<P>_2 the P term, as the authors' prompt names them), root-node F1
+(parentless ancestors of resonanceFreq), formula hit (the stated equation on the reactor crystal within the episode's 5 Hz tolerance) and, when outcomes are given, task accuracy.
 """
 
 _KWARGS_DESCRIPTION = """

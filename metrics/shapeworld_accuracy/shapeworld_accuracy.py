@@ -22,10 +22,12 @@ _CITATION = """\
 """
 
 _DESCRIPTION = """
-Scores ShapeWorld episodes: accuracy overall, on true ("yes") and on false ("no") cases, mean
-steps to a judgment, error counts by mode (invalid_action, invalid_format, too_many_attempts,
-invalid_answer, llm_error) and wrong answers by the paper's failure patterns, overall, per causal
-structure and per number of variables. An episode without a valid answer counts as wrong.
+Scores ShapeWorld episodes: accuracy overall, on true ("yes") and on false ("no") cases, its
+standard error over initial setups, mean steps to a judgment, error counts by mode
+(invalid_action, invalid_format, too_many_attempts, invalid_answer, llm_error) and wrong answers by
+the paper's failure patterns (counts and shares of the wrong answers), overall, per causal
+structure, per number of variables and per number of variables among the episodes that start with
+every shape moving. An episode without a valid answer counts as wrong.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -38,11 +40,15 @@ Args:
     errors: optional terminal error mode of each episode ("" or None when none).
     invalid_actions: optional number of rejected actions in each episode.
     failure_patterns: optional failure pattern of each episode (results.jsonl `failure_pattern`).
+    setups: optional initial setup of each episode (results.jsonl `setup`: graph id and the shapes
+        moving at the start); without it `accuracy_se` is None.
+    all_moving: optional flag per episode: every shape moves at the start (results.jsonl `all_moving`).
 Returns:
-    episodes, accuracy, accuracy_true, accuracy_false, true_cases, false_cases, answered,
-    predicted_yes, mean_steps, errors {mode: count}, error_total, failure_patterns
-    {pattern: count}, and the same per structure
-    (`by_structure`) and per number of variables (`by_num_variables`).
+    episodes, accuracy, accuracy_se, setups, accuracy_true, accuracy_false, true_cases,
+    false_cases, answered, predicted_yes, mean_steps, errors {mode: count}, error_total,
+    failure_patterns {pattern: count}, failure_pattern_shares {pattern: share of wrong answers},
+    and the same per structure (`by_structure`), per number of variables (`by_num_variables`)
+    and per number of variables of the all-moving episodes (`by_num_variables_all_moving`).
 Example:
     >>> metric = evaluate.load(causal_datasets.paths.metric_path("shapeworld_accuracy"))
     >>> metric.compute(predictions=["yes", "no", ""], references=["yes", "yes", "no"])["accuracy"]
@@ -64,7 +70,7 @@ class ShapeworldAccuracy(evaluate.Metric):
 
     def _compute(
         self, predictions, references, structures=None, num_variables=None, steps=None, errors=None,
-        invalid_actions=None, failure_patterns=None,
+        invalid_actions=None, failure_patterns=None, setups=None, all_moving=None,
     ):
         count = len(references)
         columns = {
@@ -74,6 +80,8 @@ class ShapeworldAccuracy(evaluate.Metric):
             "error": errors or [None] * count,
             "invalid_actions": invalid_actions or [0] * count,
             "failure_pattern": failure_patterns or [None] * count,
+            "setup": setups or [None] * count,
+            "all_moving": all_moving or [None] * count,
         }
         lengths = {name: len(values) for name, values in columns.items() if len(values) != count}
         if lengths:

@@ -1,0 +1,32 @@
+"""``causal-datasets score-upstream-run PATH ... --out DIR``: score the authors' CausaLab run folders
+with this package's metrics and write them as a run folder that ``report`` reads.
+
+A PATH is one upstream run folder (``graph_config.json``, the tracking stream, ``raw_io.jsonl``, the
+data file), or a folder searched for them (e.g. a whole ``output_dir``). Each run's episode is its
+own configuration with its own crystals, prior observations and budget; its replies are parsed
+with the same DSL parser as a model's, scored at every step and at the end, and checked against
+the data the agent saw. Prints ``summary.json``; a folder that is not a run is exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from causal_datasets.runners.causalab import score_upstream_runs
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "score-upstream-run", help="score the authors' CausaLab run folders with our metrics (a run folder for report)",
+        description=__doc__.split("\n\n", 1)[1],
+    )
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="an upstream run folder, or a folder holding several")
+    parser.add_argument("--out", type=Path, required=True, help="run folder to write results.jsonl and summary.json to")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    summary = score_upstream_runs(args.paths, args.out)
+    print(summary.model_dump_json(indent=2))
+    return 0
