@@ -35,6 +35,13 @@ BUILDER = DatasetBuilder(
     name="recast",
     history=(
         Release("1.0.0", "First release: the 292 samples of the RyanSaklad/ReCast release with derived fields, and the `prompts` config."),
+        Release(
+            "1.1.0",
+            "`explicitness` is the release's stored value again (1.0.0 recomputed it over the labelled nodes, which "
+            "changed it in 11 samples and moved 3 across the quartiles of confounding), and the degrees of confounding "
+            "follow the paper's definition over all nodes (1.0.0 counted labelled nodes only, which differs in the 77 "
+            "samples that have unlabelled nodes).",
+        ),
     ),
     pretty_name="ReCAST: causal graphs from real-world economics papers",
     configs={"default": RecastSample, "prompts": RecastPromptRow},

@@ -200,12 +200,17 @@ def test_evaluate_module_judges_through_an_openai_compatible_endpoint():
             judge_base_url=server.base_url,
             concurrency=2,
             reference_verdicts=["correct", "correct", "wrong", "wrong"],
+            rater_verdicts=[["correct", "wrong", "wrong", "wrong"], ["correct", "correct", "wrong", "wrong"],
+                            ["wrong", "wrong", "wrong", "correct"]],
         )
         assert server.count == 17
     assert result["accuracy"] == 0.25 and result["failure_rate"]["E2"] == pytest.approx(1 / 3)
     assert [item["verdict"] for item in result["items"]] == ["correct", "wrong", "wrong", "unknown"]
     assert result["items"][3]["criteria"][1]["answers"] == ["maybe", "yes", "no"]
     assert result["agreement"]["n"] == 3 and result["agreement"]["excluded"] == 1
+    # the strict majority of the three raters is correct, wrong, wrong, wrong: the judge matches all but the unknown
+    majority = result["raters"]["predicted_vs_majority"]
+    assert result["raters"]["items"] == 4 and (majority["n"], majority["accuracy"], majority["excluded"]) == (3, 1.0, 1)
     assert result["judge_usage"]["calls"] == 17
     with pytest.raises(ValueError, match="judge_model"):
         metric.compute(predictions=["x"], references=[items[0]["reference"]])

@@ -59,9 +59,11 @@ def test_judging_published_outputs_reports_agreement_and_resumes(tmp_path, hub):
     assert agreement["tp"] == known.count("correct") and agreement["fp"] == known.count("wrong")
     assert again.metrics == summary.metrics and again.slices == summary.slices
     gpt = [r for r in results if r["model"] == "gpt"]
-    assert summary.slices["by_model"]["gpt"] == {
-        "n": len(gpt), "judge_accuracy": sum(r["verdict"] == "correct" for r in gpt) / len(gpt),
-        "published_accuracy": [r["published_verdict"] for r in gpt].count("correct") / len(gpt)}
+    entry = summary.slices["by_model"]["gpt"]
+    assert (entry["n"], entry["accuracy"], entry["published_accuracy"]) == (
+        len(gpt), sum(r["verdict"] == "correct" for r in gpt) / len(gpt),
+        [r["published_verdict"] for r in gpt].count("correct") / len(gpt))
+    assert entry["failure_rate"]["E1"] == 0.0 and entry["failure_rate"]["E4"] is None  # all T; no E4 criteria here
     written = read_summary(out)
     assert (written["dataset"]["configs"], written["solver"], written["models"], written["items"]["selected"]) == (
         ["responses"], "published", {"judge": "stub-judge"}, 6)

@@ -167,3 +167,34 @@ def test_command_line_entry_point_over_a_local_endpoint(papers, tmp_path, capsys
     assert [s.id for s in read_release(out).samples] == [1001]
     report = json.loads(out.with_suffix(".report.json").read_text())
     assert [r["error"] for r in report] == [None, "not_economics", "pdf_error"]
+
+
+def test_each_step_can_have_its_own_model(papers):
+    from causal_datasets.recast.raw.pipeline import StepModels
+
+    steps = {name: ScriptedClient(recorded) for name in ("cleanup", "merge", "normalize", "label")}
+    outcome = process_papers(StepModels(**steps), papers[:1], concurrency=1)[0]
+    assert outcome.error is None and outcome.steps["models"] == dict.fromkeys(steps, "?")  # scripted: no config
+    systems = {name: {call[0]["content"] for call in client.calls} for name, client in steps.items()}
+    assert systems == {"cleanup": {prompts.CLEANUP}, "merge": {prompts.MERGE}, "normalize": {prompts.NORMALIZE},
+                       "label": {prompts.DOMAINS_PROMPT, prompts.EXPLICITNESS}}
+
+
+def test_the_command_line_takes_a_model_per_step(papers, tmp_path, capsys):
+    from causal_datasets.llm.stub_server import StubReply, StubServer
+    from causal_datasets.recast.raw.__main__ import main
+
+    out = tmp_path / "new" / "test.parquet"
+    with StubServer(lambda request, index: StubReply(text=recorded(request["messages"]))) as server:
+        code = main([str(tmp_path / "papers.yaml"), "--out", str(out), "--model", "general", "--base-url", server.base_url,
+                     "--label-model", "labeller", "--label-base-url", server.base_url, "--no-cache",
+                     "--label-no-cache", "--concurrency", "1"])
+        models = {(request["model"], request["messages"][0]["content"]) for request in server.requests}
+    assert code == 0
+    assert {system for model, system in models if model == "labeller"} == {prompts.DOMAINS_PROMPT, prompts.EXPLICITNESS}
+    assert {model for model, system in models if system in (prompts.CLEANUP, prompts.MERGE, prompts.NORMALIZE)} == {"general"}
+    report = json.loads(out.with_suffix(".report.json").read_text())
+    assert report[0]["steps"]["models"] == {"cleanup": "general", "merge": "general", "normalize": "general",
+                                            "label": "labeller"}
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "papers.yaml"), "--out", str(out), "--label-model", "x"])  # the other steps have no model

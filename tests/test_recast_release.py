@@ -156,3 +156,53 @@ def test_bad_release_rows_raise_a_typed_error(raw_rows):
     row = dict(raw_rows[1], edges=[{"source": "Nowhere", "target": row["nodes"][0]}])
     with pytest.raises(release.ReleaseFormatError, match="undeclared node 'Nowhere'"):
         release.sample_from_row(row, {})
+
+
+# --- data fidelity (version 1.1.0) ----------------------------------------------------------------
+
+#: the rows whose stored `explicitness` differs from the share of explicit nodes among the labelled ones
+STORED_SHARE_ROWS = ["11", "22", "38", "52", "66", "70", "126", "131", "137", "147", "171"]
+
+
+def _labelled_share(row: dict) -> float:
+    codes = json.loads(row["node_explicitness"])
+    labelled = [codes[n] for n in row["nodes"] if n in codes]
+    return labelled.count(1) / len(labelled)
+
+
+def test_explicitness_is_kept_as_released(imported, raw_rows):
+    import pandas as pd
+
+    assert all(s.explicitness == raw_rows[s.id]["explicitness"] for s in imported.samples)  # every row, exactly
+    differing = [str(i) for i, row in raw_rows.items() if abs(row["explicitness"] - _labelled_share(row)) > 1e-6]
+    assert differing == STORED_SHARE_ROWS
+    found = {f.issue: f.ids for f in imported.findings}
+    assert list(found[release.CHECKS["stored_share"][0]]) == STORED_SHARE_ROWS
+    # recomputing the share (version 1.0.0) moved three samples to another quartile; keeping it moves none
+    ids = sorted(raw_rows)
+    released = pd.qcut([raw_rows[i]["explicitness"] for i in ids], 4, labels=False)
+    recomputed = pd.qcut([_labelled_share(raw_rows[i]) for i in ids], 4, labels=False)
+    kept = pd.qcut([s.explicitness for s in imported.samples], 4, labels=False)
+    assert [i for i, a, b in zip(ids, released, recomputed) if a != b] == [66, 73, 137]
+    assert list(kept) == list(released)
+
+
+def test_degrees_of_confounding_are_the_papers_over_all_nodes(imported, raw_rows):
+    changed = []
+    for sample in imported.samples:
+        row = raw_rows[sample.id]
+        codes = [json.loads(row["node_explicitness"]).get(name) for name in row["nodes"]]
+        # DC = share of all nodes not explicit; DC_strict = share of all nodes absent (paper, Fig. 8)
+        assert sample.confounding_lenient == pytest.approx(sum(c != 1 for c in codes) / len(codes))
+        assert sample.confounding_strict == pytest.approx(codes.count(3) / len(codes))
+        labelled = [c for c in codes if c is not None]
+        if abs(sample.confounding_lenient - sum(c != 1 for c in labelled) / len(labelled)) > 1e-9:
+            changed.append(sample.id)
+    with_unlabelled = [s.id for s in imported.samples if s.num_unlabeled_nodes]
+    assert len(changed) == 77 and changed == with_unlabelled  # version 1.0.0 counted labelled nodes only
+
+
+def test_version_1_1_0_says_what_changed():
+    builder = get_builder("recast")
+    assert builder.version == "1.1.0"
+    assert "explicitness" in builder.history[-1].changes and "77" in builder.history[-1].changes

@@ -231,8 +231,9 @@ def test_runner_end_to_end_with_resume(hub, samples, tmp_path):
         assert summary["models"]["judge"] == "stub-judge" and summary["usage"]["model"]["calls"] >= 2
         bins = summary["slices"]["by_confounding"]
         bin_of_91 = next(name for name, row in bins.items() if row["n"] == 1)
-        low, high = map(float, bin_of_91.split("-"))
-        assert low <= s91.confounding_lenient < high and bins[bin_of_91]["edge_f1_normalized"] == 1.0
+        low, high = map(float, bin_of_91.split("–"))  # the bin's lowest and highest dataset values
+        assert low - 5e-4 <= s91.confounding_lenient <= high + 5e-4 and bins[bin_of_91]["edge_f1_normalized"] == 1.0
+        assert sum(row["dataset_n"] for row in bins.values()) == 292 and min(row["dataset_n"] for row in bins.values()) >= 60
         assert bins[bin_of_91]["judge_f1"] == pytest.approx(ok["judge"]["scores"]["f1"])
         # resume: nothing left to do, no request sent
         run_recast_eval([*argv, "--resume"])
@@ -265,3 +266,12 @@ def test_an_answer_left_inside_an_unclosed_think_block_is_still_found():
     # a closed reasoning block never overrides the answer after it
     closed = '<think>{"relationships": [{"source": "X", "sink": "Y"}]}</think> {"relationships": [{"source": "A", "sink": "B"}]}'
     assert parse_graph_answer(closed).graph.edges == (("A", "B"),)
+
+
+def test_edge_lines_with_a_node_named_relationships_are_not_an_empty_graph():
+    # before: any text holding the word "relationships" was read as JSON and, finding none, as no graph
+    graph = read_prediction("Trade relationships -> GDP\nGDP -> Social relationships")
+    assert graph.edges == (("Trade relationships", "GDP"), ("GDP", "Social relationships"))
+    assert read_prediction('{"relationships": [{"source": "A", "sink": "B"}]}').edges == (("A", "B"),)
+    with pytest.raises(AnswerFormatError, match="malformed"):
+        read_prediction('{"relationships": [{"source": "A"}]}')  # a JSON answer that is broken stays an error

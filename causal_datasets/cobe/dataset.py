@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from causal_datasets.cobe.scoring import ScoredRow, by_model
+from causal_datasets.cobe.statistics import text_statistics
 from causal_datasets.markdown import markdown_table
 from causal_datasets.records.cobe import (
     DOMAINS,
@@ -53,21 +55,44 @@ def card_tables(scenarios: Sequence[CoBeScenario], responses: Sequence[CoBeRespo
         "quality_table": markdown_table(["scenario", "finding", "detail"], flagged) if flagged else "(no findings)",
         "num_listings": sum(len(s.source_groups) for s in scenarios),
         "verdict_table": verdict_table(responses),
+        "text_table": text_table(scenarios),
     }
 
 
+def text_table(scenarios: Sequence[CoBeScenario]) -> str:
+    """The paper's Table 2 text statistics of these scenarios."""
+    stats = text_statistics([s.text for s in scenarios])
+    rows = [["scenarios", stats["scenarios"]]] + [
+        [name.replace("_", " "), round(stats[name], 2)]
+        for name in ("words_per_scenario", "sentences_per_scenario", "clauses_per_scenario", "clauses_per_sentence")
+        if stats[name] is not None
+    ]
+    return markdown_table(["statistic", "value"], rows)
+
+
+#: the paper's Table 5: accuracy (%) averaged over the three phrasings, ± SD, by the website's model names
+PAPER_TABLE5: dict[str, str] = {
+    "gpt": "55.70 ± 1.64", "gemini": "53.71 ± 2.02", "claude": "52.42 ± 2.52", "llama3-8b": "33.55 ± 1.60",
+    "mistral-7b": "34.08 ± 4.23", "qwen-7b": "36.32 ± 2.62", "phi4": "43.92 ± 1.83", "gemma-27b": "48.48 ± 2.32",
+}
+
+
 def verdict_table(responses: Sequence[CoBeResponse]) -> str:
-    """Published verdict counts per model (and the share judged correct among known verdicts)."""
+    """Per model, from the published verdicts: their counts, accuracy (correct / all), correct among the decided
+    ones, and accuracy as the mean ± SD over the phrasings as Table 5 gives it; then the paper's Table 5 figure."""
     if not responses:
         return "(no model outputs in this source)"
-    by_model: Mapping[str, Counter] = {}
-    for response in responses:
-        by_model.setdefault(response.model, Counter())[response.verdict] += 1
-    rows = []
-    for model, counts in by_model.items():
-        known = counts["correct"] + counts["wrong"]
-        rows.append([model, *(counts[v] for v in VERDICTS), counts["correct"] / known if known else float("nan")])
+    rows = [ScoredRow(verdict=r.verdict, passed={}, phrasing=r.query_id.rsplit("-", 1)[1], model=r.model) for r in responses]
+    table = []
+    for model, entry in by_model(rows).items():
+        decided = entry["accuracy_decided"]
+        table.append([model, *(entry[v] for v in VERDICTS), f"{100 * entry['accuracy']:.2f}",
+                      "–" if decided is None else f"{100 * decided:.2f}",
+                      f"{100 * entry['accuracy_phrasing_mean']:.2f} ± {100 * entry['accuracy_phrasing_sd']:.2f}",
+                      PAPER_TABLE5.get(model, "–")])
     total = Counter(r.verdict for r in responses)
     known = total["correct"] + total["wrong"]
-    rows.append(["all", *(total[v] for v in VERDICTS), total["correct"] / known if known else float("nan")])
-    return markdown_table(["model", *VERDICTS, "correct / (correct + wrong)"], rows)
+    table.append(["all", *(total[v] for v in VERDICTS), f"{100 * total['correct'] / len(responses):.2f}",
+                  f"{100 * total['correct'] / known:.2f}" if known else "–", "", ""])
+    return markdown_table(["model", *VERDICTS, "accuracy %", "correct / (correct + wrong) %",
+                           "accuracy % over phrasings (mean ± SD)", "paper, Table 5 (%)"], table)

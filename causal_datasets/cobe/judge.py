@@ -9,9 +9,9 @@ guessed. A row with any failed criterion is ``wrong``; with all passed ``correct
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from causal_datasets.cobe.prompts import REASK, CriteriaSet, Messages, applicable_criteria, judge_messages
 from causal_datasets.cobe.scoring import ScoredRow
@@ -19,6 +19,7 @@ from causal_datasets.llm import LLMError
 from causal_datasets.llm.concurrency import map_concurrent
 
 DEFAULT_ATTEMPTS = 3
+T = TypeVar("T")
 #: what may surround a T/F answer: quotes and markdown before and after, a full stop or ! after
 _LEADING_DECORATION = "\"'`*_"
 _TRAILING_DECORATION = "\"'`*_.!"
@@ -78,24 +79,43 @@ def _undecorated(text: str) -> str:
     return text[start:end]
 
 
-def judge_criterion(client: ChatClient, code: str, messages: Messages, max_attempts: int = DEFAULT_ATTEMPTS) -> CriterionVerdict:
-    """Ask until a valid T/F answer or ``max_attempts``; a failed call is recorded, not raised."""
-    verdict = CriterionVerdict(code=code, passed=None)
+@dataclass
+class Asked(Generic[T]):
+    """What :func:`ask_until_valid` got: the parsed value (None when none came), every answer, and why not."""
+
+    value: T | None
+    answers: list[str] = field(default_factory=list)
+    error: str | None = None
+    error_detail: str | None = None
+
+
+def ask_until_valid(client: ChatClient, messages: Messages, parse: Callable[[str], T | None], reask: str,
+                    expected: str, max_attempts: int = DEFAULT_ATTEMPTS) -> Asked[T]:
+    """Ask until ``parse`` accepts an answer or ``max_attempts`` are used; an invalid answer is sent back with
+    ``reask`` in the same conversation. A failed call ends it with the call's category (``judge_<category>``),
+    never raised; no valid answer is :data:`INVALID_ANSWER` (``expected`` says what was wanted)."""
+    asked: Asked[T] = Asked(None)
     conversation = list(messages)
     for _ in range(max_attempts):
         try:
             answer = client.chat(conversation).text
         except LLMError as error:
-            verdict.error, verdict.error_detail = f"judge_{error.category}", str(error)
-            return verdict
-        verdict.answers.append(answer)
-        verdict.passed = parse_tf(answer)
-        if verdict.passed is not None:
-            return verdict
-        conversation += [{"role": "assistant", "content": answer}, {"role": "user", "content": REASK}]
-    verdict.error = INVALID_ANSWER
-    verdict.error_detail = f"no single T/F answer in {max_attempts} attempts"
-    return verdict
+            asked.error, asked.error_detail = f"judge_{error.category}", str(error)
+            return asked
+        asked.answers.append(answer)
+        asked.value = parse(answer)
+        if asked.value is not None:
+            return asked
+        conversation += [{"role": "assistant", "content": answer}, {"role": "user", "content": reask}]
+    asked.error, asked.error_detail = INVALID_ANSWER, f"no {expected} in {max_attempts} attempts"
+    return asked
+
+
+def judge_criterion(client: ChatClient, code: str, messages: Messages, max_attempts: int = DEFAULT_ATTEMPTS) -> CriterionVerdict:
+    """Ask until a valid T/F answer or ``max_attempts``; a failed call is recorded, not raised."""
+    asked = ask_until_valid(client, messages, parse_tf, REASK, "single T/F answer", max_attempts)
+    return CriterionVerdict(code=code, passed=asked.value, answers=asked.answers, error=asked.error,
+                            error_detail=asked.error_detail)
 
 
 def judge_response(client: ChatClient, criteria: CriteriaSet, response: str, max_attempts: int = DEFAULT_ATTEMPTS) -> Judgement:

@@ -9,6 +9,7 @@ gets the same cache, retries and limit; ``map`` does a batch in input order with
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import threading
@@ -26,6 +27,15 @@ from causal_datasets.llm.cache import ResponseCache, cache_key
 from causal_datasets.llm.deadline import RequestDeadline, work_time_left
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.llm.config import LLMConfig, Message, PriceTable
+from causal_datasets.llm.context import (
+    TOKENS_PER_MESSAGE,
+    ContextCheck,
+    count_from_reply,
+    estimate_tokens,
+    prompt_text,
+    window_from_listing,
+    window_from_props,
+)
 from causal_datasets.errors import LLMError, LLMRequestError, LLMRetriesExhausted, LLMTimeout
 from causal_datasets.llm.retry import Backoff, Failure, failure_for_status
 from causal_datasets.llm.usage import UsageTracker
@@ -108,6 +118,9 @@ class LLMClient:
         )
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+        self._context_lock = threading.Lock()
+        self._window: tuple[int | None] | None = None  # asked once (a 1-tuple, so "unknown" is remembered too)
+        self._tokenizer: str | None = None  # the tokenize endpoint that answered; "" when none did
 
     def __repr__(self) -> str:
         return f"LLMClient(model={self.config.model!r}, endpoint={self.config.endpoint!r}, cache={self.cache and self.cache.path})"
@@ -129,7 +142,59 @@ class LLMClient:
             result = self._fresh(key, body)
         self.usage.record_call(self.config.model, prompt_tokens=result.prompt_tokens,
                                completion_tokens=result.completion_tokens, cached=result.cached)
+        prefill = self.config.prefill
+        if prefill and not result.text.startswith(prefill):  # the server continued the prefill: give the whole reply
+            result = dataclasses.replace(result, text=prefill + result.text)
         return result
+
+    def check_context(self, messages: list[Message], *, max_tokens: int | None = None) -> ContextCheck:
+        """Whether ``messages`` (and a reply of ``max_tokens``, default the config's) fit the model's context
+        window (see :mod:`causal_datasets.llm.context`); nothing is sent to the chat endpoint."""
+        limit, limit_from = self.context_window()
+        count = self._server_token_count(messages)
+        reserved = self.config.max_tokens if max_tokens is None else max_tokens
+        if count is None:
+            return ContextCheck(estimate_tokens(messages), reserved, limit, "estimate", limit_from)
+        return ContextCheck(count + TOKENS_PER_MESSAGE * len(messages), reserved, limit, "server", limit_from)
+
+    def context_window(self) -> tuple[int | None, str | None]:
+        """The model's context window and where it came from (``flag``, ``server``; None when unknown), asked once."""
+        if self.config.context_window is not None:
+            return self.config.context_window, "flag"
+        with self._context_lock:
+            if self._window is None:
+                listed = self._ask_json("GET", "models", relative=True, read=lambda b: window_from_listing(b, self.config.model))
+                self._window = (listed or self._ask_json("GET", "props", read=window_from_props),)
+            return self._window[0], ("server" if self._window[0] else None)
+
+    def _server_token_count(self, messages: list[Message]) -> int | None:
+        """Tokens of the messages' text by the server's tokenizer; None when it has no tokenize endpoint (remembered)."""
+        if self._tokenizer == "":
+            return None
+        text = prompt_text(messages)
+        bodies = {"extras/tokenize/count": {"input": text, "model": self.config.model},
+                  "tokenize": {"model": self.config.model, "prompt": text, "content": text, "add_special": False}}
+        for path in [self._tokenizer] if self._tokenizer else list(bodies):
+            count = self._ask_json("POST", path, body=bodies[path], read=count_from_reply)
+            if count is not None:
+                self._tokenizer = path
+                return count
+        if self._tokenizer is None:
+            self._tokenizer = ""  # no endpoint answered: estimate from now on
+        return None
+
+    def _ask_json(self, method: str, path: str, *, body: Any = None, read: Any, relative: bool = False) -> Any:
+        """``read`` of the JSON reply of ``method`` at ``path`` (under the base URL, or the server root); None on any failure."""
+        url = path if relative else f"{self.config.endpoint.removesuffix('/v1')}/{path}"
+        try:
+            if method == "GET":
+                reply = self._openai.get(url, cast_to=object)
+            else:
+                reply = self._openai.post(url, body=body, cast_to=object)
+        except (openai.OpenAIError, ValueError, TypeError) as error:
+            log.debug("%s %s failed: %s", method, url, error)
+            return None
+        return read(reply)
 
     async def achat(self, messages: list[Message], **overrides: Any) -> ChatResult:
         """``chat`` for asyncio code; at most ``config.concurrency`` of these run at once per client."""

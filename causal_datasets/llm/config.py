@@ -53,6 +53,11 @@ class LLMConfig(BaseModel):
     backoff_base: float = Field(default=1.0, ge=0, description="first retry waits about this long (s)")
     backoff_max: float = Field(default=60.0, ge=0, description="no computed or Retry-After wait exceeds this (s)")
     concurrency: int = Field(default=4, ge=1, description="requests in flight at once for map/achat")
+    prefill: str | None = Field(
+        default=None, min_length=1,
+        description="assistant prefill: sent as the start of the reply (a final assistant message) and put back in front of it")
+    context_window: int | None = Field(
+        default=None, ge=1, description="the model's context window in tokens (None: ask the server; see llm.context)")
 
     @field_validator("base_url")
     @classmethod
@@ -108,6 +113,8 @@ class LLMConfig(BaseModel):
         chosen_seed = self.seed if seed is None else seed
         if chosen_seed is not None:
             body["seed"] = chosen_seed
+        if self.prefill:
+            body["messages"] = [*messages, {"role": "assistant", "content": self.prefill}]
         body.update(self.extra_body)
         body.update(extra_body or {})
         return body

@@ -45,6 +45,12 @@ def add_model_arguments(
     group.add_argument(f"--{prefix}seed", type=int, default=0, help="sampling seed sent to the server (default 0)")
     group.add_argument(f"--{prefix}timeout", type=float, default=60.0, help="seconds per HTTP attempt (default 60)")
     group.add_argument(f"--{prefix}max-retries", type=int, default=4, help="retries of transient failures (default 4)")
+    group.add_argument(f"--{prefix}prefill", metavar="TEXT",
+                       help="assistant prefill: the reply starts with TEXT (e.g. '<think>', as ReCAST's base-model "
+                            "case study); the server must continue a final assistant message")
+    group.add_argument(f"--{prefix}context-window", type=int, metavar="TOKENS",
+                       help="the model's context window; a request that would not fit is not sent "
+                            "(default: what the server reports, else unchecked)")
     group.add_argument(f"--{prefix}prices", type=Path,
                        help="JSON/YAML price table {model: {prompt: USD per 1M, completion: USD per 1M}}")
     group.add_argument(f"--{prefix}cache-dir", type=Path, default=DEFAULT_CACHE_DIR,
@@ -68,6 +74,8 @@ def config_from_args(args: argparse.Namespace, prefix: str = "") -> LLMConfig | 
             seed=value("seed"),
             timeout=value("timeout"),
             max_retries=value("max_retries"),
+            prefill=value("prefill") or None,
+            context_window=value("context_window"),
             concurrency=getattr(args, "concurrency", None) or 4,
         )
     except ValidationError as error:

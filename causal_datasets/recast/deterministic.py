@@ -9,6 +9,7 @@ SHD is normalized by n(n−1) over the union of node names, as in the paper.
 
 from __future__ import annotations
 
+from statistics import fmean, pstdev
 from typing import Any
 
 from causal_datasets.graph import CausalGraph
@@ -30,10 +31,15 @@ def deterministic_scores(prediction: CausalGraph, sample: RecastSample, *, rever
 
 
 def mean_scores(per_sample: list[dict[str, dict[str, Any]]]) -> dict[str, dict[str, float | None]]:
-    """Mean of every field over the samples, per matching mode."""
+    """Mean and population SD (``<field>_sd``, as the paper's Table 2) of every field over the samples,
+    per matching mode."""
     means: dict[str, dict[str, float | None]] = {}
     for matching in MATCHINGS:
         rows = [s[matching] for s in per_sample if s]
-        means[matching] = {name: (sum(r[name] for r in rows) / len(rows) if rows else None) for name in FIELDS}
+        means[matching] = {}
+        for name in FIELDS:
+            values = [r[name] for r in rows]
+            means[matching][name] = fmean(values) if values else None
+            means[matching][f"{name}_sd"] = pstdev(values) if values else None
         means[matching]["n"] = len(rows)
     return means

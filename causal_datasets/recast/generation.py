@@ -2,6 +2,9 @@
 
 Every outcome is classified (``error`` is ``None`` on success):
 
+* ``context_exceeded`` — the sample does not fit the model's context window: found before the call
+  (:meth:`LLMClient.check_context`, when the window is known) or refused by the server for that
+  reason; excluded from the scores, as in the paper;
 * ``llm_error`` — the model call itself failed (network, HTTP, retries exhausted);
 * ``format_error`` — no usable JSON, and the formatting-correction step did not produce any;
 * ``empty_graph`` — a well-formed answer with no relationships;
@@ -15,12 +18,13 @@ from typing import Any, Literal
 
 from causal_datasets.graph import CausalGraph
 from causal_datasets.llm import LLMError
+from causal_datasets.llm.context import is_context_overflow
 from causal_datasets.llm.structured import ask_structured
 from causal_datasets.records.recast import RecastSample
 from causal_datasets.recast.parsing import AnswerFormatError, GraphAnswer, ParsedGraph, answer_to_graph, parse_graph_answer
 from causal_datasets.recast.prompts import build_messages, correction_messages, node_ids
 
-GenerationError = Literal["llm_error", "format_error", "empty_graph", "unknown_node_ids"]
+GenerationError = Literal["context_exceeded", "llm_error", "format_error", "empty_graph", "unknown_node_ids"]
 GENERATION_ERRORS: tuple[str, ...] = GenerationError.__args__
 
 
@@ -31,6 +35,8 @@ class Generation:
     sample_id: int
     name_assisted: bool
     raw_answer: str | None = None
+    completion_tokens: int | None = None  # of the answer (reasoning trace included), as the server counts them
+    context: dict[str, Any] | None = None  # the context check before the call (prompt tokens, how counted, limit)
     corrected: bool = False
     correction_raw: list[str] = field(default_factory=list)
     edges: list[tuple[str, str]] = field(default_factory=list)
@@ -48,15 +54,26 @@ class Generation:
 
 
 def generate(
-    client: Any, sample: RecastSample, *, name_assisted: bool = False, corrector: Any = None, max_attempts: int = 3
+    client: Any, sample: RecastSample, *, name_assisted: bool = False, corrector: Any = None, max_attempts: int = 3,
+    check_context: bool = True,
 ) -> Generation:
-    """Run the task on ``sample`` with ``client``; ``corrector`` (default: the same client) fixes formats."""
+    """Run the task on ``sample`` with ``client``; ``corrector`` (default: the same client) fixes formats.
+
+    ``check_context``: first ask whether the prompt fits the model's context window (clients without
+    ``check_context``, e.g. a scripted one, are not asked)."""
     outcome = Generation(sample_id=sample.id, name_assisted=name_assisted)
     ids = node_ids(sample) if name_assisted else None
+    messages = build_messages(sample, name_assisted=name_assisted)
+    check = client.check_context(messages) if check_context and hasattr(client, "check_context") else None
+    if check is not None:
+        outcome.context = asdict(check) | {"fits": check.fits}
+        if check.fits is False:
+            return _failed(outcome, "context_exceeded", check.describe())
     try:
-        outcome.raw_answer = client.chat(build_messages(sample, name_assisted=name_assisted)).text
+        reply = client.chat(messages)
     except LLMError as error:
-        return _failed(outcome, "llm_error", str(error))
+        return _failed(outcome, "context_exceeded" if is_context_overflow(error) else "llm_error", str(error))
+    outcome.raw_answer, outcome.completion_tokens = reply.text, reply.completion_tokens
     try:
         parsed = parse_graph_answer(outcome.raw_answer, ids)
     except AnswerFormatError as first_error:

@@ -59,13 +59,18 @@ def extract_answer(text: str) -> GraphAnswer:
 
     When only the reasoning holds one (an unclosed ``<think>``, say), that one is used.
     """
-    found = _last_relationships(strip_thinking(text)) or _last_relationships(text)
+    found = _find_relationships(text)
     if found is None:
         raise AnswerFormatError("no JSON object with a 'relationships' list")
     try:
         return GraphAnswer.model_validate(found)
     except ValueError as invalid:
         raise AnswerFormatError(f"'relationships' JSON is malformed: {invalid}") from invalid
+
+
+def _find_relationships(text: str) -> dict[str, Any] | None:
+    """The answer object outside reasoning blocks, else the one inside them, else None."""
+    return _last_relationships(strip_thinking(text)) or _last_relationships(text)
 
 
 def _last_relationships(text: str) -> dict[str, Any] | None:
@@ -122,11 +127,13 @@ def _node_for_id(token: str | int, node_ids: dict[int, str]) -> str | None:
 
 def read_prediction(text: str) -> CausalGraph:
     """A prediction given as text: a model answer with ``relationships`` JSON, else one ``A -> B``
-    per line (a line without an arrow is a lone node; commas stay inside names).
+    per line (a line without an arrow is a lone node; commas stay inside names). The word
+    "relationships" in a node name (``Trade relationships -> GDP``) is just a name: only a JSON
+    object with a ``relationships`` key makes the text a JSON answer.
 
-    Raises :class:`AnswerFormatError` when it is neither.
+    Raises :class:`AnswerFormatError` when it is neither (or the JSON answer is malformed).
     """
-    if "relationships" in text:
+    if "relationships" in text and _find_relationships(text) is not None:
         return parse_graph_answer(text).graph
     try:
         graph = CausalGraph.parse(text, lines=True)

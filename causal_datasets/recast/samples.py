@@ -25,10 +25,14 @@ def make_sample(
     edges: Sequence[tuple[str, str]],
     input_text: str,
     abstract: str,
+    explicitness: float | None = None,
 ) -> RecastSample:
     """A validated sample; ``nodes`` are ``(name, explicitness)``, ``edges`` ``(source, target)``.
 
-    The journal comes from the URL (:func:`journal_from_url`).
+    The journal comes from the URL (:func:`journal_from_url`). ``explicitness`` is the share of
+    explicit nodes as a source stores it (kept as given); None computes it over the nodes. The
+    degrees of confounding are the paper's: over all nodes, a node without a label counting as not
+    explicit (lenient) and not absent (strict).
 
     Every edge end must be a declared node (a :class:`ValueError` names the first that is not).
     """
@@ -39,7 +43,8 @@ def make_sample(
             if end not in known:
                 raise ValueError(f"sample {id}: edge {source_name!r} -> {target!r} uses undeclared node {end!r}")
     graph = CausalGraph.from_edges(edges, nodes=names)
-    levels = [level for _, level in nodes if level != UNLABELED]
+    levels = [level for _, level in nodes]
+    labeled = [level for level in levels if level != UNLABELED]
     issn, journal = journal_from_url(url)
     cycles = graph.num_cycles(limit=CYCLE_COUNT_LIMIT)
     return RecastSample(
@@ -59,9 +64,9 @@ def make_sample(
         num_nodes=len(names),
         num_edges=len(edges),
         num_duplicate_edges=len(edges) - len(set(edges)),
-        num_unlabeled_nodes=len(nodes) - len(levels),
-        explicitness=_share(levels, {"explicit"}),
-        confounding_lenient=_share(levels, {"implicit", "absent"}),
+        num_unlabeled_nodes=len(levels) - len(labeled),
+        explicitness=_share(levels, {"explicit"}) if explicitness is None else float(explicitness),
+        confounding_lenient=_share(levels, {"implicit", "absent", UNLABELED}),
         confounding_strict=_share(levels, {"absent"}),
         is_acyclic=graph.is_acyclic(),
         num_cycles=cycles,

@@ -52,9 +52,10 @@ class RecastSample(Record):
     """One benchmark sample: source text, ground-truth graph, labels and derived statistics.
 
     ``edges`` are as annotated (a repeated link stays repeated and is counted in
-    ``num_duplicate_edges``). Derived fields (``text_length`` … ``num_cycles_capped``) are computed
-    from the other fields when the record is built, so they always agree with the graph and the
-    text; the explicitness shares count labeled nodes only.
+    ``num_duplicate_edges``). Derived fields (``text_length`` … ``num_cycles_capped``, ``explicitness``
+    aside) are computed from the other fields when the record is built, so they always agree with
+    the graph and the text; the degrees of confounding are the paper's, over all nodes.
+    ``explicitness`` is the release's stored share, kept as released.
     """
 
     id: int = Field(description="Sample id, as in the release.")
@@ -77,12 +78,17 @@ class RecastSample(Record):
     num_duplicate_edges: int = Field(description="Edges that repeat an earlier edge of the same sample.")
     num_unlabeled_nodes: int = Field(description="Nodes whose `explicitness` is `unlabeled` (no code in the release).")
     explicitness: float | None = Field(
-        description="Share of explicit nodes among the labeled ones (null when no node is labeled)."
+        description="Share of explicit nodes as the release stores it, kept as released (its denominator also counts "
+        "explicitness codes of names that are not nodes, so in 11 samples it differs from the share among the nodes); "
+        "computed over the nodes for samples made by the raw pipeline."
     )
     confounding_lenient: float | None = Field(
-        description="Degree of confounding, lenient: share of labeled nodes that are not explicit."
+        description="Degree of confounding, lenient (the paper's DC): share of all nodes that are not explicit; "
+        "an unlabeled node counts as not explicit."
     )
-    confounding_strict: float | None = Field(description="Degree of confounding, strict: share of labeled nodes that are absent.")
+    confounding_strict: float | None = Field(
+        description="Degree of confounding, strict (the paper's DC_strict): share of all nodes that are absent."
+    )
     is_acyclic: bool = Field(description="Whether the diagram has no directed cycle (self-loops count as cycles).")
     num_cycles: int = Field(description="Number of simple directed cycles, counted up to 100,000.")
     num_cycles_capped: bool = Field(description="Whether counting cycles stopped at the 100,000 cap.")

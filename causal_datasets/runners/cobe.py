@@ -3,12 +3,21 @@
 * config ``queries`` (default): the model answers each query row (scenario text, then the request);
   the judge (``--judge-model``, or the model itself when none is given) checks the answer criterion
   by criterion.
-* config ``responses``: no generation; the judge checks the model outputs published with the
-  source, and the summary adds its agreement with their verdicts (accuracy, precision, recall, F1,
-  Cohen's κ) and a ``by_model`` slice.
+* config ``responses`` with a judge: no generation; the judge checks the model outputs published
+  with the source, and the summary adds its agreement with their verdicts (accuracy, precision,
+  recall, F1, Cohen's κ).
+* config ``responses`` without any model: the published verdicts themselves are scored, offline
+  (solver ``published``): per-model accuracy with its mean ± SD over the phrasings (Table 5) and
+  accuracy per domain, graph type and phrasing for every model. The source publishes one verdict
+  per response, not one per criterion, so E1–E5 rates need a judge.
 
-A rewrite or a criterion the server could not answer makes the item failed (run again by
-``--resume``): a transport failure is never scored as a wrong rewrite.
+``--failure-modes`` sorts every rewrite judged (or published) wrong into the paper's seven failure
+modes (App. B.1) with the judge (:mod:`causal_datasets.cobe.failure_modes`): ``by_failure_mode``.
+The summary's ``by_model`` slice is the per-model table (accuracy, phrasing mean ± SD, E1–E5),
+and ``text_statistics`` the scenarios' Table 2 figures.
+
+A rewrite, a criterion or a classification the server could not answer makes the item failed (run
+again by ``--resume``): a transport failure is never scored as a wrong rewrite.
 """
 
 from __future__ import annotations
@@ -19,27 +28,32 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from causal_datasets.cobe.failure_modes import FAILURE_MODES, FailureCase, classify_failure
 from causal_datasets.cobe.judge import DEFAULT_ATTEMPTS, judge_response
 from causal_datasets.cobe.prompts import CriteriaSet, build_messages
-from causal_datasets.cobe.scoring import ScoredRow, agreement, summarize as summarize_rows
+from causal_datasets.cobe.scoring import ScoredRow, agreement, by_model, summarize as summarize_rows
+from causal_datasets.cobe.statistics import text_statistics
 from causal_datasets.errors import LLM_CATEGORIES, RunConfigurationError
 from causal_datasets.records.cobe import CoBeQuery, Phrasing
 from causal_datasets.runners.records import CoBeMetrics, Role, Slices
 from causal_datasets.runners.task import Item, Outcome, RoleSpec, RunSettings, Task, TaskContext
+
+UNCLASSIFIED = "(unclassified)"
 
 
 class CoBeOptions(BaseModel):
     phrasing: list[Phrasing] | None = Field(default=None, description="only these query phrasings")
     models: list[str] | None = Field(default=None, description="with --config responses: only these published models")
     max_attempts: int = Field(default=DEFAULT_ATTEMPTS, ge=1, description="judge asks per criterion until a single T/F answer")
+    failure_modes: bool = Field(default=False, description="sort each wrong rewrite into the paper's seven failure modes with the judge")
 
 
 def check(settings: RunSettings, options: CoBeOptions, roles: frozenset[Role]) -> None:
     responses = tuple(settings.configs) == ("responses",)
     if not responses and "model" not in roles:
         raise RunConfigurationError("--config queries needs --model (and --base-url) to generate the rewrites")
-    if "judge" not in roles and "model" not in roles:
-        raise RunConfigurationError("cobe needs a judge: pass --judge-model (and --judge-base-url), or --model to judge with it")
+    if options.failure_modes and "judge" not in roles and "model" not in roles:
+        raise RunConfigurationError("--failure-modes needs a judge: pass --judge-model (and --judge-base-url)")
     if options.models and not responses:
         raise RunConfigurationError("--models picks published models: it needs --config responses")
 
@@ -56,36 +70,66 @@ def items(context: TaskContext) -> list[Item]:
 
 def solve(item: Item, context: TaskContext) -> Outcome:
     query, published = item.row
+    judge = context.client("judge")
     fields: dict[str, Any] = {"query_id": query.id, "scenario_id": query.scenario_id}
     if published is None:
         messages = build_messages(query)
         fields["messages"] = messages
-        response = context.clients["model"].chat(messages).text  # an LLMError makes the item failed
+        model = context.clients["model"]
+        response = model.chat(messages).text  # an LLMError makes the item failed
+        fields["model"] = model.config.model
     else:
         response = published.response
         fields |= {"model": published.model, "published_verdict": published.verdict}
-    judgement = judge_response(context.clients["judge"], CriteriaSet.of(query), response, context.options.max_attempts)
-    fields |= {"response": response, **judgement.to_dict()}
-    transport = [c for c in judgement.criteria if c.error and c.error.removeprefix("judge_") in LLM_CATEGORIES]
-    failure = f"{transport[0].error}: {transport[0].error_detail}" if transport else None
-    return Outcome(fields, failure)
+    fields["response"] = response
+    if judge is None:  # scoring the published verdicts themselves
+        fields |= {"verdict": published.verdict, "criteria": [], "error": None}
+    else:
+        fields |= judge_response(judge, CriteriaSet.of(query), response, context.options.max_attempts).to_dict()
+    if context.options.failure_modes and fields["verdict"] == "wrong" and response.strip():
+        case = FailureCase(query.text, query.query, CriteriaSet.of(query), response)
+        fields["failure_mode"] = classify_failure(judge, case, context.options.max_attempts).to_dict()
+    return Outcome(fields, _transport_failure(fields))
+
+
+def _transport_failure(fields: Mapping[str, Any]) -> str | None:
+    """``"<category>: <detail>"`` of the first judge call the server could not answer, else None."""
+    calls = [*fields["criteria"], *([fields["failure_mode"]] if fields.get("failure_mode") else [])]
+    failed = [c for c in calls if c["error"] and c["error"].removeprefix("judge_") in LLM_CATEGORIES]
+    return f"{failed[0]['error']}: {failed[0]['error_detail']}" if failed else None
 
 
 def summarize(results: list[dict[str, Any]], context: TaskContext) -> tuple[CoBeMetrics, Slices]:
     queries = {q.id: q for q in context.load("queries").records}
-    summary = summarize_rows([_scored(r, queries[r["query_id"]]) for r in results])
+    rows = [_scored(r, queries[r["query_id"]]) for r in results]
+    summary = summarize_rows(rows)
     slices = {name: summary.pop(name) for name in ("by_domain", "by_graph_type", "by_phrasing")}
+    slices["by_model"] = by_model(rows)
     summary["errors"] = _error_counts(results)
-    if context.configs == ("responses",):
+    summary["text_statistics"] = text_statistics([queries[query_id].text for query_id in _one_query_per_scenario(results)])
+    responses = context.configs == ("responses",)
+    if responses and context.client("judge") is not None:
         summary["agreement"] = agreement([r["verdict"] for r in results], [r["published_verdict"] for r in results])
-        slices["by_model"] = _by_model(results)
+        for model, entry in slices["by_model"].items():
+            mine = [r["published_verdict"] for r in results if r["model"] == model]
+            entry["published_accuracy"] = mine.count("correct") / len(mine)
+    if context.options.failure_modes:
+        slices["by_failure_mode"] = by_failure_mode(results)
     return CoBeMetrics(**summary), slices
+
+
+def _one_query_per_scenario(results: list[dict[str, Any]]) -> list[str]:
+    """The first query id of each scenario in the results (a scenario's text counts once, as in Table 2)."""
+    first: dict[str, str] = {}
+    for result in results:
+        first.setdefault(result["scenario_id"], result["query_id"])
+    return list(first.values())
 
 
 def _scored(result: dict[str, Any], query: CoBeQuery) -> ScoredRow:
     passed = {c["code"]: c["passed"] for c in result["criteria"]}
-    return ScoredRow(verdict=result["verdict"], passed=passed, domain=query.domain,
-                     graph_type=query.graph_type, phrasing=query.phrasing)
+    return ScoredRow(verdict=result["verdict"], passed=passed, domain=query.domain, graph_type=query.graph_type,
+                     phrasing=query.phrasing, model=result.get("model"))
 
 
 def _error_counts(results: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
@@ -95,19 +139,21 @@ def _error_counts(results: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return {"items": dict(sorted(items.items())), "criteria": dict(sorted(criteria.items()))}
 
 
-def _by_model(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per published model: our judge's accuracy next to the accuracy its published verdicts give."""
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for result in results:
-        groups.setdefault(result["model"], []).append(result)
-    return {
-        model: {
-            "n": len(rows),
-            "judge_accuracy": sum(r["verdict"] == "correct" for r in rows) / len(rows),
-            "published_accuracy": sum(r["published_verdict"] == "correct" for r in rows) / len(rows),
-        }
-        for model, rows in sorted(groups.items())
-    }
+def by_failure_mode(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per failure mode (paper order, then the unclassified): wrong rewrites in it, their share of the
+    classified ones, and per model the share of that model's classified wrong rewrites (Fig. 9)."""
+    wrong = [r for r in results if r.get("failure_mode")]
+    keys = [r["failure_mode"]["key"] or UNCLASSIFIED for r in wrong]
+    classified = [k for k in keys if k != UNCLASSIFIED]
+    per_model = Counter(r["model"] for r, k in zip(wrong, keys) if k != UNCLASSIFIED)
+    table = {}
+    for key in [m.key for m in FAILURE_MODES] + ([UNCLASSIFIED] if UNCLASSIFIED in keys else []):
+        members = [r for r, k in zip(wrong, keys) if k == key]
+        counts = Counter(r["model"] for r in members)
+        table[key] = {"n": len(members),
+                      "share": len(members) / len(classified) if classified and key != UNCLASSIFIED else None,
+                      "model_share": {m: counts[m] / per_model[m] for m in sorted(per_model)} if key != UNCLASSIFIED else {}}
+    return table
 
 
 def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
@@ -117,7 +163,7 @@ def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
 
 TASK = Task(
     name="cobe",
-    help="CoBe counterfactual text edits: generate with a model and judge per criterion, or judge published outputs",
+    help="CoBe counterfactual text edits: generate and judge per criterion, judge published outputs, or score their published verdicts",
     dataset="cobe",
     configs=("queries", "responses"),
     default_configs=("queries",),
@@ -127,7 +173,8 @@ TASK = Task(
     item_scores=item_scores,
     roles=(
         RoleSpec("model", "the model that writes the rewrites (with --config queries)"),
-        RoleSpec("judge", "the T/F judge of every criterion", fallback="model"),
+        RoleSpec("judge", "the T/F judge of every criterion (omit with --config responses: the published verdicts are scored)",
+                 fallback="model"),
     ),
     options=CoBeOptions,
     from_files=True,

@@ -1,14 +1,21 @@
 """``causal-datasets eval recast``: a chat model builds each paper's causal graph; the graph is scored.
 
-Per sample: the generation prompt (``name_assisted``: with the ground-truth node ids), answer
+Per sample: the context-window check (a sample that does not fit is excluded before any call, as
+in the paper), the generation prompt (``name_assisted``: with the ground-truth node ids), answer
 parsing with the formatting-correction fallback (by the ``corrector`` model, or the model itself),
 name-based scores (exact and normalized) and, with a ``judge`` model, the paper's LLM judge. A
 sample whose generation or judge calls the server could not answer is a failed item (run again by
 ``--resume``); an unusable answer is a scored item with its error category.
+
+The summary holds the paper's analyses (:mod:`causal_datasets.recast.analysis`) of the samples with
+a predicted graph: by degree of confounding (lenient and strict, balanced bins), domain, number of
+domains, knowledge cutoff (with the Mann–Whitney U test), size quartiles (Table 4) and R² of
+confounding on log size.
 """
 
 from __future__ import annotations
 
+import datetime
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -16,17 +23,18 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from causal_datasets.errors import LLM_CATEGORIES
+from causal_datasets.recast import analysis
 from causal_datasets.recast.deterministic import mean_scores
 from causal_datasets.recast.generation import GENERATION_ERRORS, generate
 from causal_datasets.recast.judge.evaluate import aggregate
 from causal_datasets.recast.metric import score_item
 from causal_datasets.recast.prompts import build_messages
-from causal_datasets.records.recast import RecastSample
+from causal_datasets.records.recast import DOMAINS, RecastSample
 from causal_datasets.runners.records import RecastMetrics, Slices
 from causal_datasets.runners.task import Item, Outcome, RoleSpec, Task, TaskContext
 
-#: lenient degree-of-confounding bins of the paper's analysis (upper bound exclusive, last inclusive)
-CONFOUNDING_BINS = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0))
+#: sample attributes kept in each result (the report's scatter plots read them)
+SAMPLE_FIELDS = ("text_length", "num_nodes", "num_edges", "confounding_lenient", "confounding_strict")
 
 
 class RecastOptions(BaseModel):
@@ -34,6 +42,11 @@ class RecastOptions(BaseModel):
     ids: list[int] | None = Field(default=None, description="only these sample ids")
     max_attempts: int = Field(default=3, ge=1, description="calls per formatting correction and per judge evaluation")
     reversal_cost: float = Field(default=1, ge=0, description="SHD cost of a reversed edge (2 = the paper's convention)")
+    context_check: bool = Field(default=True, description="exclude samples that do not fit the model's context window before calling it")
+    confounding_bins: int = Field(default=4, ge=1, description="bins of the lenient degree of confounding, each with about as many samples")
+    strict_confounding_bins: int = Field(default=5, ge=1, description="bins of the strict degree of confounding")
+    knowledge_cutoff: datetime.date = Field(default=analysis.DEFAULT_CUTOFF,
+                                            description="papers published on or after this date are 'recent' (YYYY-MM-DD)")
 
 
 def items(context: TaskContext) -> list[Item]:
@@ -47,14 +60,15 @@ def solve(item: Item, context: TaskContext) -> Outcome:
     options: RecastOptions = context.options
     model, judge = context.clients["model"], context.client("judge")
     generation = generate(model, sample, name_assisted=options.name_assisted, corrector=context.client("corrector"),
-                          max_attempts=options.max_attempts)
+                          max_attempts=options.max_attempts, check_context=options.context_check)
     fields = {"messages": build_messages(sample, name_assisted=options.name_assisted),
-              "confounding_lenient": sample.confounding_lenient, "generation": generation.to_dict(),
-              "error": generation.error, "judged": judge is not None}
+              **{name: getattr(sample, name) for name in SAMPLE_FIELDS},
+              "completion_tokens": generation.completion_tokens,
+              "generation": generation.to_dict(), "error": generation.error, "judged": judge is not None}
     if generation.error == "llm_error":
         return Outcome(fields, f"llm_error: {generation.error_detail}")
-    if generation.error == "format_error":
-        return Outcome(fields)  # nothing was predicted: scored as an unusable answer
+    if generation.error in ("format_error", "context_exceeded"):
+        return Outcome(fields)  # nothing was predicted: scored as unusable, or excluded
     scores = score_item(generation.graph(), sample, judge=judge, reversal_cost=options.reversal_cost,
                         max_attempts=options.max_attempts)
     fields |= {"deterministic": scores["deterministic"], "judge": scores.get("judge"),
@@ -65,39 +79,48 @@ def solve(item: Item, context: TaskContext) -> Outcome:
 
 
 def summarize(results: list[dict[str, Any]], context: TaskContext) -> tuple[RecastMetrics, Slices]:
-    """Generation outcome counts, name-based means and judge means over the scored samples.
+    """Generation outcome counts, name-based means ± SD and judge means ± SD over the samples with a
+    predicted graph, and the paper's analyses of them.
 
     A sample without a prediction (``format_error``) is left out of the means and counted under
-    ``generation``; ``scored_share`` says how many were scored.
+    ``generation``; ``scored_share`` says how many were scored. A sample that does not fit the
+    context window is counted under ``generation`` and in ``excluded``.
     """
+    options: RecastOptions = context.options
+    dataset = sorted(context.load("default").records, key=lambda s: s.id)
+    by_id = {str(s.id): s for s in dataset}
     outcomes = Counter(r["generation"]["error"] or "ok" for r in results)
     scored = [r for r in results if "deterministic" in r]
+    rows = [analysis.Scored(by_id[r["id"]], sample_scores(r)) for r in scored if r["id"] in by_id]
     judged = [r["judge"]["scores"] for r in scored if r.get("judge")]
     metrics = RecastMetrics(
         samples=len(results),
         scored_share=len(scored) / len(results) if results else 0.0,
+        excluded=outcomes.get("context_exceeded", 0),
         generation={key: outcomes.get(key, 0) for key in ("ok", *GENERATION_ERRORS)},
         corrected=sum(r["generation"]["corrected"] for r in results),
         deterministic=mean_scores([r["deterministic"] for r in scored]),
         judge_errors=sum(bool(r.get("judge") and r["judge"]["error"]) for r in scored),
         judge=aggregate(judged) if judged else None,
+        knowledge_cutoff=analysis.cutoff_test(rows, options.knowledge_cutoff),
+        size_confounding_r2=analysis.size_confounding_r2([row.sample for row in rows]),
     )
-    return metrics, {"by_confounding": by_confounding(scored)}
+    slices = {
+        "by_confounding": analysis.by_confounding(rows, dataset, "confounding_lenient", options.confounding_bins),
+        "by_confounding_strict": analysis.by_confounding(rows, dataset, "confounding_strict",
+                                                         options.strict_confounding_bins),
+        "by_domain": analysis.by_domain(rows, DOMAINS),
+        "by_num_domains": analysis.by_domain_count(rows),
+        "by_knowledge_cutoff": analysis.by_cutoff(rows, options.knowledge_cutoff),
+        "by_size_quartile": analysis.by_size_quartile(rows, dataset),
+    }
+    return metrics, slices
 
 
-def by_confounding(scored: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Mean normalized-name edge F1 and judge F1 per lenient-confounding bin."""
-    table = {}
-    for low, high in CONFOUNDING_BINS:
-        rows = [r for r in scored if r["confounding_lenient"] is not None
-                and low <= r["confounding_lenient"] and (r["confounding_lenient"] < high or high == 1.0)]
-        f1s = [r["judge"]["scores"]["f1"] for r in rows if r.get("judge") and r["judge"]["scores"]["f1"] is not None]
-        table[f"{low:.2f}-{high:.2f}"] = {
-            "n": len(rows),
-            "edge_f1_normalized": sum(r["deterministic"]["normalized"]["edge_f1"] for r in rows) / len(rows) if rows else None,
-            "judge_f1": sum(f1s) / len(f1s) if f1s else None,
-        }
-    return table
+def sample_scores(result: Mapping[str, Any]) -> dict[str, float | None]:
+    """The two scores the analyses use: the judge's overall F1 (None unless judged) and normalized edge F1."""
+    judge = (result.get("judge") or {}).get("scores") or {}
+    return {"judge_f1": judge.get("f1"), "edge_f1_normalized": result["deterministic"]["normalized"]["edge_f1"]}
 
 
 def item_scores(result: Mapping[str, Any]) -> dict[str, float]:

@@ -11,6 +11,7 @@ from causal_datasets.cobe.judge import DEFAULT_ATTEMPTS
 from causal_datasets.cobe.judge import judge_all
 from causal_datasets.cobe.prompts import CriteriaSet
 from causal_datasets.cobe.scoring import agreement
+from causal_datasets.cobe.scoring import rater_agreement
 from causal_datasets.cobe.scoring import summarize
 from causal_datasets.llm.options import judge_client
 
@@ -45,10 +46,13 @@ Args:
     cache_path: optional SQLite response cache of the judge.
     reference_verdicts: optional list of "correct"/"wrong"/"unknown" (e.g. published or human
         verdicts); adds `agreement` (accuracy, precision, recall, F1, Cohen's kappa).
+    rater_verdicts: optional list of two or more raters' verdict lists (one verdict per prediction
+        each); adds `raters`: their Fleiss' kappa, pairwise Cohen's kappa, unanimous share, and the
+        judge's agreement with their strict majority and kappa with each (the paper's App. C.3).
 Returns:
     accuracy, n, correct, wrong, unknown, failure_rate {E1..E5}, criteria {E1..E5: counts},
     by_domain, by_graph_type, by_phrasing, items (per-response verdict and criterion verdicts),
-    judge_usage, and agreement when reference_verdicts is given.
+    judge_usage, agreement when reference_verdicts is given and raters when rater_verdicts is.
 """
 
 _LIST = datasets.Sequence(datasets.Value("string"))
@@ -91,6 +95,7 @@ class CobeEditCriteria(evaluate.Metric):
         concurrency=4,
         cache_path=None,
         reference_verdicts=None,
+        rater_verdicts=None,
     ):
         client = judge_client(
             "cobe_edit_criteria", judge_model, judge_base_url, cache_path=cache_path, api_key_env=judge_api_key_env,
@@ -112,4 +117,6 @@ class CobeEditCriteria(evaluate.Metric):
         result = summarize(rows) | {"items": [j.to_dict() for j in judgements], "judge_usage": usage}
         if reference_verdicts is not None:
             result["agreement"] = agreement([j.verdict for j in judgements], list(reference_verdicts))
+        if rater_verdicts is not None:
+            result["raters"] = rater_agreement([j.verdict for j in judgements], [list(r) for r in rater_verdicts])
         return result

@@ -2,18 +2,31 @@
 
 Runs the raw pipeline on the papers of a manifest (see :class:`RawPaper`) and writes the samples
 that passed every step as a release-layout Parquet, plus ``<out>.report.json`` with every paper's
-steps and errors. Build the dataset from it with ``causal-datasets build recast --source OUT``.
+steps, models and errors. Build the dataset from it with ``causal-datasets build recast --source OUT``.
+``--cleanup-model``, ``--merge-model``, ``--normalize-model`` and ``--label-model`` (each with its
+own ``--<step>-base-url`` ...) give a step its own model, as the paper did; ``--model`` serves the rest.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
+from causal_datasets.errors import LLMConfigError
 from causal_datasets.llm.options import add_model_arguments, client_from_args
-from causal_datasets.recast.raw.pipeline import load_papers, process_papers, write_report
+from causal_datasets.recast.raw.pipeline import STEPS, StepModels, load_papers, process_papers, write_report
 from causal_datasets.recast.release import write_release
+
+
+#: what each step's own model does (the paper's choice in brackets)
+STEP_PURPOSES = {
+    "cleanup": "PDF text → clean Markdown (the paper: Mistral Small)",
+    "merge": "the variable-name merge (the paper: o3-mini)",
+    "normalize": "the normalization loop (the paper: o3-mini)",
+    "label": "domain and node-explicitness labels (the paper: R1)",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,15 +39,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-rounds", type=int, default=8, help="normalization rounds at most (default 8)")
     parser.add_argument("--max-attempts", type=int, default=3, help="asks per LLM step until a valid answer (default 3)")
     parser.add_argument("--concurrency", type=int, default=2, help="papers processed at once (default 2)")
-    add_model_arguments(parser)
+    add_model_arguments(parser, purpose="the model of every step without a model of its own")
+    for step, purpose in STEP_PURPOSES.items():
+        add_model_arguments(parser, prefix=f"{step}-", purpose=purpose, omitted="--model serves this step")
     args = parser.parse_args(argv)
-    client = client_from_args(args)
-    if client is None:
-        parser.error("the pipeline needs --model (and --base-url)")
-    outcomes = process_papers(
-        client, load_papers(args.manifest), concurrency=args.concurrency, cleanup=not args.no_cleanup,
-        extractor=args.extractor, max_rounds=args.max_rounds, max_attempts=args.max_attempts,
-    )
+    needed = [step for step in STEPS if step != "cleanup" or not args.no_cleanup]
+    if args.model is None and any(getattr(args, f"{step}_model") is None for step in needed):
+        parser.error("the pipeline needs --model (and --base-url), or a model for every step")
+    with ExitStack() as stack:
+        clients = {}
+        for prefix in ("", *(f"{step}-" for step in STEPS)):
+            try:
+                clients[prefix] = client_from_args(args, prefix=prefix)
+            except LLMConfigError as error:
+                parser.error(str(error))
+            if clients[prefix] is not None:
+                stack.enter_context(clients[prefix])
+        models = StepModels(**{step: clients[f"{step}-"] or clients[""] for step in STEPS})
+        outcomes = process_papers(
+            models, load_papers(args.manifest), concurrency=args.concurrency, cleanup=not args.no_cleanup,
+            extractor=args.extractor, max_rounds=args.max_rounds, max_attempts=args.max_attempts,
+        )
     samples = [o.sample for o in outcomes if o.sample is not None]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     report = write_report(outcomes, args.out.with_suffix(".report.json"))

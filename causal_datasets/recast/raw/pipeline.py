@@ -3,7 +3,9 @@
 Per paper: PDF text (pymupdf4llm Markdown, or PyMuPDF plain text) → optional LLM clean-up →
 annotation checks → validated LLM variable merge → normalization loop (the final graph as
 reference) → domain labels (unless given) → node-explicitness labels → sample. Every LLM step goes
-through the given client (use a cached ``LLMClient`` to make reruns free). A paper that fails a
+through its client in :class:`StepModels` (one client for all, or one per step as the paper did:
+Mistral Small for the clean-up, o3-mini for the merge and the normalization, R1 for the labels;
+use cached ``LLMClient`` objects to make reruns free). A paper that fails a
 step gets that step's error category and its finished steps are kept in ``steps``; other papers
 go on. :func:`write_release` then writes a release-layout Parquet that the ``recast`` builder reads.
 
@@ -52,6 +54,29 @@ class RawPaper(BaseModel):
     domains: list[Domain] | None = None
 
 
+#: the LLM steps of the pipeline, each of which may have its own model
+STEPS = ("cleanup", "merge", "normalize", "label")
+
+
+@dataclass(frozen=True)
+class StepModels:
+    """The chat client of each LLM step (``label``: the domain and the node-explicitness labels)."""
+
+    cleanup: Any
+    merge: Any
+    normalize: Any
+    label: Any
+
+    @classmethod
+    def of(cls, client: Any | StepModels) -> StepModels:
+        """``client`` itself when it is a :class:`StepModels`, else one client for every step."""
+        return client if isinstance(client, StepModels) else cls(client, client, client, client)
+
+    def names(self) -> dict[str, str]:
+        """The model name of each step (``?`` for a client without a config)."""
+        return {step: getattr(getattr(getattr(self, step), "config", None), "model", "?") for step in STEPS}
+
+
 @dataclass
 class PaperOutcome:
     paper_id: int
@@ -70,18 +95,21 @@ def load_papers(manifest: Path) -> list[RawPaper]:
     return [p.model_copy(update={"pdf": base / p.pdf, "annotation": base / p.annotation}) for p in papers]
 
 
-def process_paper(client: Any, paper: RawPaper, *, cleanup: bool = True, extractor: Literal["markdown", "text"] = "markdown",
-                  max_rounds: int = 8, max_attempts: int = 3) -> PaperOutcome:
-    """Run every step on one paper (see the module docstring)."""
+def process_paper(client: Any | StepModels, paper: RawPaper, *, cleanup: bool = True,
+                  extractor: Literal["markdown", "text"] = "markdown", max_rounds: int = 8,
+                  max_attempts: int = 3) -> PaperOutcome:
+    """Run every step on one paper (see the module docstring); ``client``: one client or one per step."""
+    models = StepModels.of(client)
     outcome = PaperOutcome(paper.id)
     steps = outcome.steps
+    steps["models"] = models.names()
     try:
         text = pdf_markdown(paper.pdf) if extractor == "markdown" else pdf_text(paper.pdf)
     except PdfError as error:
         return _failed(outcome, "pdf_error", str(error))
     steps["extracted_chars"] = len(text)
     if cleanup:
-        cleaned = clean_markdown(client, text, max_attempts=max_attempts)
+        cleaned = clean_markdown(models.cleanup, text, max_attempts=max_attempts)
         steps["cleanup"] = {"attempts": cleaned.attempts, "error": cleaned.error}
         if cleaned.text is None:
             return _failed(outcome, "cleanup_failed", cleaned.error)
@@ -93,12 +121,12 @@ def process_paper(client: Any, paper: RawPaper, *, cleanup: bool = True, extract
                            "near_duplicates": annotation.near_duplicates()}
     if not annotation.edges:
         return _failed(outcome, "annotation_error", "; ".join(annotation.problems) or "the annotation has no links")
-    merged = merge_variables(client, annotation.edges, max_attempts=max_attempts)
+    merged = merge_variables(models.merge, annotation.edges, max_attempts=max_attempts)
     steps["merge"] = {"renamed": merged.renamed, "rejected": merged.rejected, "error": merged.error}
     edges = merged.edges
 
     graph_text = "\n".join(f"{s} -> {t}" for s, t in edges)
-    normalized = normalize_text(client, text, graph_text, max_rounds=max_rounds, max_attempts=max_attempts)
+    normalized = normalize_text(models.normalize, text, graph_text, max_rounds=max_rounds, max_attempts=max_attempts)
     steps["normalization"] = {"rounds": normalized.rounds, "converged": normalized.converged,
                               "applied": normalized.applied, "rejected": normalized.rejected}
     if normalized.error:
@@ -106,7 +134,7 @@ def process_paper(client: Any, paper: RawPaper, *, cleanup: bool = True, extract
 
     domains = paper.domains
     if domains is None:
-        labeled = label_domains(client, paper.title, paper.abstract, max_attempts=max_attempts)
+        labeled = label_domains(models.label, paper.title, paper.abstract, max_attempts=max_attempts)
         if labeled.value is None:
             return _failed(outcome, "labeling_failed", f"domains: {labeled.error}")
         domains = labeled.value
@@ -115,7 +143,7 @@ def process_paper(client: Any, paper: RawPaper, *, cleanup: bool = True, extract
         return _failed(outcome, "not_economics", f"domains {domains} do not include {ECONOMICS}")
 
     nodes = list(dict.fromkeys(name for edge in edges for name in edge))
-    levels = label_explicitness(client, nodes, normalized.text, max_attempts=max_attempts)
+    levels = label_explicitness(models.label, nodes, normalized.text, max_attempts=max_attempts)
     if levels.value is None:
         return _failed(outcome, "labeling_failed", f"explicitness: {levels.error}")
     outcome.sample = make_sample(
@@ -126,7 +154,8 @@ def process_paper(client: Any, paper: RawPaper, *, cleanup: bool = True, extract
     return outcome
 
 
-def process_papers(client: Any, papers: Sequence[RawPaper], *, concurrency: int = 2, **options: Any) -> list[PaperOutcome]:
+def process_papers(client: Any | StepModels, papers: Sequence[RawPaper], *, concurrency: int = 2,
+                   **options: Any) -> list[PaperOutcome]:
     """:func:`process_paper` on each paper, in input order; an unexpected crash is that paper's error."""
     results = map_concurrent(lambda p: process_paper(client, p, **options), papers, concurrency=concurrency, desc="papers")
     return [r if not isinstance(r, Exception) else PaperOutcome(p.id, error="crashed", detail=repr(r))

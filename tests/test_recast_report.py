@@ -1,0 +1,75 @@
+"""``report`` on a ReCAST run: the paper's tables (Table 2 with SD, Table 4, App. Table 2, the
+knowledge-cutoff test) and figures (Figs. 2–4, App. Figs. 4–7 and 9) come out of the typed summary."""
+
+from __future__ import annotations
+
+import pytest
+
+from causal_datasets.cli import main
+from causal_datasets.llm.stub_server import StubServer
+from causal_datasets.recast.release import read_release
+from causal_datasets.runners.results import read_results
+from tests.data.recast.helpers import run_recast_eval
+from tests.support.data import SHARED_DATA_DIR
+from tests.test_recast_task import stub_model
+
+RELEASE = SHARED_DATA_DIR / "recast" / "test.parquet"
+#: ten short samples across confounding, domains, and publication years on both sides of 2024
+IDS = (91, 98, 25, 232, 24, 208, 192, 172, 56, 34)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("recast-report")
+    samples = {s.id: s for s in read_release(RELEASE).samples}
+    # the model answers with the true graph for every other sample and a single edge for the rest
+    answers = {samples[i].input_text[:200]: list(samples[i].graph().edges)[:: 1 if n % 2 else 5]
+               for n, i in enumerate(IDS)}
+    with StubServer(stub_model(answers)) as server:
+        summary = run_recast_eval([
+            "--model", "stub", "--base-url", server.base_url, "--judge-model", "stub-judge",
+            "--judge-base-url", server.base_url, "--no-cache", "--judge-no-cache", "--hub-dir", str(root / "hub"),
+            "--source", str(RELEASE), "--ids", *map(str, IDS), "--out", str(root / "run"), "--concurrency", "2",
+            "--reversal-cost", "2"])
+    assert main(["report", str(root / "run"), "--out", str(root / "report")]) == 0
+    return summary, read_results(root / "run"), root / "report"
+
+
+def test_every_analysis_is_in_the_summary(run):
+    summary, results, _ = run
+    metrics, slices = summary.metrics, summary.slices
+    assert metrics.samples == len(IDS) and metrics.deterministic["exact"]["shd_sd"] is not None
+    f1s = [r["judge"]["scores"]["f1"] for r in results if r.get("judge")]
+    assert metrics.judge["f1_n"] == len(f1s) == len(IDS)
+    assert set(slices) == {"by_confounding", "by_confounding_strict", "by_domain", "by_num_domains",
+                           "by_knowledge_cutoff", "by_size_quartile"}
+    assert sum(entry["n"] for entry in slices["by_confounding"].values()) == len(IDS)
+    assert sum(entry["dataset_n"] for entry in slices["by_confounding_strict"].values()) == 292
+    assert sum(entry["n"] for entry in slices["by_knowledge_cutoff"].values()) == len(IDS)
+    cutoff = metrics.knowledge_cutoff
+    assert (cutoff["recent_n"], cutoff["older_n"]) == (3, 7) and 0 < cutoff["judge_f1_p"] <= 1
+    assert set(metrics.size_confounding_r2) == {"text_length", "num_edges", "num_nodes"}
+    assert all(r["text_length"] > 0 and r["confounding_strict"] is not None for r in results)
+
+
+def test_report_holds_the_tables_and_draws_the_figures(run):
+    _, _, out = run
+    report = (out / "report.md").read_text()
+    for heading in ("### By confounding", "### By confounding strict", "### By domain", "### By num domains",
+                    "### By knowledge cutoff", "### By size quartile",
+                    "### Knowledge cutoff: Mann–Whitney U test, recent vs older papers",
+                    "### R² of the lenient degree of confounding on log10 size"):
+        assert heading in report, heading
+    images = sorted(p.name for p in out.glob("recast-*.png"))
+    assert images == sorted([
+        "recast-judge-f1-by-degree-of-confounding-lenient-fig-2.png",
+        "recast-edge-f1-normalized-names-by-degree-of-confounding-lenient-fig-2.png",
+        "recast-judge-f1-by-degree-of-confounding-strict-app-fig-9.png",
+        "recast-edge-f1-normalized-names-by-degree-of-confounding-strict-app-fig-9.png",
+        "recast-judge-f1-by-domain-fig-4.png", "recast-edge-f1-normalized-names-by-domain-fig-4.png",
+        "recast-text-length-vs-confounding-fig-3-app-fig-6.png", "recast-edges-vs-confounding-app-fig-7.png",
+        "recast-nodes-vs-confounding-as-app-fig-7.png",
+        "recast-answer-length-incl-reasoning-trace-app-figs-4-5.png",
+    ])
+    for name in images:
+        assert f"]({name})" in report
