@@ -48,8 +48,9 @@ FAMILY_EDGES = {
     "diamond": "X->V3,X->V2,V2->Y,V3->Y",
     "diamondcut": "V1->V3,V1->X,X->Y,V3->Y",
 }
-#: families whose V1 is an unobserved confounder
-LATENT_V1 = frozenset({"IV", "frontdoor"})
+#: the families whose stories say a variable is unobserved (every story of the family says so):
+#: V1, the confounder, in IV and frontdoor; V2, the mediator–outcome confounder, in arrowhead
+LATENT = {"IV": ("V1",), "frontdoor": ("V1",), "arrowhead": ("V2",)}
 #: agreement of an estimand evaluated on CLadder's model with its ``groundtruth``
 NUMBER_TOLERANCE = 1e-6
 
@@ -69,7 +70,7 @@ class CladderQuestion:
     model: TableModel | None  # CLadder's own causal model (its conditional tables), when available
     given_info: str = ""  # the question's stated probabilities
     question: str = ""
-    background: str | None = None  # the story's causal relations (only the v1 questions have it)
+    background: str | None = None  # the story's causal relations (v1 questions: their own; others: their model's)
     legend: str | None = None  # "Let X = ...; V2 = ...; Y = ..." (reasoning step 0)
     answer: str | None = None  # CLadder's yes/no answer
 
@@ -81,26 +82,37 @@ class CladderQuestion:
 @lru_cache(maxsize=None)
 def family_graph(graph_id: str) -> DoGraph:
     """The family's DAG (one shared instance per family, so its d-separation cache is reused)."""
-    return DoGraph.parse(FAMILY_EDGES[graph_id], latent=["V1"] if graph_id in LATENT_V1 else [])
+    return DoGraph.parse(FAMILY_EDGES[graph_id], latent=LATENT.get(graph_id, ()))
 
 
 def read_questions(folder: Path) -> list[CladderQuestion]:
     """Every question of the generator test files and of the derived v1 file, in file order."""
     with reading_source(folder / MODEL_FILE):
-        models = {m["model_id"]: _model_or_none(m) for m in json.loads((folder / MODEL_FILE).read_text())}
+        metas = {m["model_id"]: m for m in json.loads((folder / MODEL_FILE).read_text())}
+        models = {model_id: _model_or_none(meta) for model_id, meta in metas.items()}
     questions = []
     for name in GENERATOR_FILES:
         with reading_source(folder / f"test-generate-{name}.json"):
             for record in json.loads((folder / f"test-generate-{name}.json").read_text()):
-                model = models.get(record["meta"].get("model_id"))
-                questions.append(_question(f"test-generate-{name}.json", record, model))
+                model_id = record["meta"].get("model_id")
+                story = _story(record, metas.get(model_id))
+                questions.append(_question(f"test-generate-{name}.json", record, models.get(model_id), story))
     with reading_source(folder / DERIVED_FILE):
         for line in (folder / DERIVED_FILE).read_text().splitlines():
             questions.append(_question("cladder-v1-q-balanced_rand-top1000", json.loads(line), None))
     return questions
 
 
-def _question(source_file: str, record: dict, model: TableModel | None) -> CladderQuestion:
+def _story(record: dict, meta: dict | None) -> str | None:
+    """The background of the question's causal model (the generator test files keep it there, not in
+    the question), when the model is the question's own story and graph."""
+    if meta is None or (meta.get("story_id"), meta.get("graph_id")) != (record["meta"].get("story_id"),
+                                                                          record["meta"].get("graph_id")):
+        return None
+    return meta.get("background") or None
+
+
+def _question(source_file: str, record: dict, model: TableModel | None, story: str | None = None) -> CladderQuestion:
     meta = record["meta"]
     reasoning = record.get("reasoning") or {}
     groundtruth = meta.get("groundtruth")
@@ -118,7 +130,7 @@ def _question(source_file: str, record: dict, model: TableModel | None) -> Cladd
         model=model,
         given_info=record.get("given_info") or "",
         question=record.get("question") or "",
-        background=record.get("background") or None,
+        background=record.get("background") or story,
         legend=reasoning.get("step0") or None,
         answer=record.get("answer") or None,
     )

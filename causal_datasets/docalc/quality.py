@@ -6,6 +6,8 @@
   expressions are the same; the label then is the same too.
 * CLadder writes some minus signs as U+2212 and closes some ``P(`` with ``]``. The rows keep
   CLadder's strings verbatim; :func:`spelling_findings` lists the rows that carry them.
+* The arrowhead stories say V2 is unobserved, yet CLadder's natural-effect estimands for them
+  adjust for V2: :func:`unobserved_estimand_findings` lists those rows.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from causal_datasets.builder import Finding
-from causal_datasets.records.cladder_pairs import SyntheticPair
+from causal_datasets.docalc.cladder import try_parse
+from causal_datasets.docalc.expr import variables
+from causal_datasets.records.cladder_pairs import CladderPair, CladderQuestionRow, SyntheticPair
 
 UNICODE_MINUS = "\u2212"
 _CLOSING = {")": "(", "]": "[", "}": "{"}
@@ -62,3 +66,22 @@ def mismatched_brackets(text: str) -> bool:
         elif char in _CLOSING and (not stack or stack.pop() != _CLOSING[char]):
             return True
     return False
+
+
+def unobserved_estimand_findings(pairs: Sequence[CladderPair], questions: Sequence[CladderQuestionRow]) -> list[Finding]:
+    """CLadder's own pairs and questions whose estimand uses a node the story calls unobserved."""
+    def hidden(estimand: str, latent: Sequence[str]) -> bool:
+        parsed = try_parse(estimand)
+        return parsed is not None and bool(variables(parsed) & set(latent))
+
+    issue = "CLadder's estimand uses a variable the story says is unobserved (V2 in the arrowhead `nde` / `nie` questions)"
+    question_ids = tuple(q.id for q in questions if hidden(q.estimand, q.latent))
+    return [
+        Finding("cladder", issue, "kept; labeled on the same graph with every node modeled (whether two expressions are "
+                "equal does not depend on what is observed); `latent` lists the node",
+                ids=tuple(r.id for r in pairs if r.pair_kind == "formal_vs_estimand" and hidden(r.expr_b, r.latent))),
+        Finding("questions", issue, "kept; no expression over observed variables can equal such an estimand, so "
+                "`causal-datasets eval cladder_pairs` leaves these questions out", ids=question_ids),
+        Finding("prompts", issue, "kept; `reference` is that estimand although the request lists the node as "
+                "unobserved", ids=question_ids),
+    ]

@@ -15,7 +15,7 @@ from causal_datasets.docalc.cladder import (
     try_parse,
 )
 from causal_datasets.docalc.decide import Counterexample
-from causal_datasets.docalc.expr import Expr
+from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.search import Proof, SearchLimits
 from causal_datasets.docalc.synthetic import generate_pairs
@@ -94,6 +94,10 @@ def _pair_row(q: CladderQuestion, verify: _Verifier, kind: str = "formal_vs_esti
     if a is None or b is None:
         return None
     verdict, proof_rows, counterexample = verify(a, b, q.graph)
+    if verdict.invalid and kind == "formal_vs_estimand" and uses_unobserved(b, q.graph):
+        # CLadder's own estimand adjusts for a variable its story calls unobserved (the arrowhead natural
+        # effects and V2): the pair is still an identity to label, on the same DAG with every node modeled
+        verdict, proof_rows, counterexample = verify(a, b, all_observed(q.graph))
     if verdict.invalid:  # e.g. a candidate mistake that adjusts for the unobserved V1: no estimand at all
         return None
     value = estimand_value(b, q) if kind == "formal_vs_estimand" else None
@@ -115,6 +119,18 @@ def _pair_row(q: CladderQuestion, verify: _Verifier, kind: str = "formal_vs_esti
         estimand_value=value,
         numbers_agree=agree,
     )
+
+
+def uses_unobserved(e: Expr, graph: DoGraph) -> bool:
+    """Whether ``e`` names a node ``graph`` marks as latent."""
+    return bool(variables(e) & graph.latent)
+
+
+def all_observed(graph: DoGraph) -> DoGraph:
+    """The same DAG with no node latent (kept, like the family graphs, so verdicts and models are cached once)."""
+    if graph.latent and "all_observed" not in graph._cache:
+        graph._cache["all_observed"] = DoGraph(graph.nodes, graph.edges, frozenset(), dict(graph.domains))
+    return graph._cache.get("all_observed", graph)
 
 
 def _question_fields(q: CladderQuestion) -> dict:

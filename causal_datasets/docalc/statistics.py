@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from causal_datasets.docalc.baselines import mean, surface_scores
 from causal_datasets.markdown import markdown_table
 from causal_datasets.records.cladder_pairs import CladderPair, SyntheticPair
 
@@ -23,6 +24,29 @@ def synthetic_tables(rows: Sequence[SyntheticPair]) -> dict[str, str]:
     sizes = Counter(r.num_nodes for r in rows)
     size_table = markdown_table(["nodes", "pairs"], sorted(sizes.items()))
     return {"synthetic_lengths": length_table, "synthetic_rules": rule_table, "synthetic_negatives": kind_table, "synthetic_sizes": size_table}
+
+
+def surface_baselines(rows: Sequence[SyntheticPair]) -> dict[bool, dict[str, float]]:
+    """DoVerifier App. I on pairs: per label, the pairs, the share string match calls equal, mean BLEU
+    and token F1 of ``expr_b`` against ``expr_a``, and the lowest and highest token F1."""
+    table = {}
+    for label in (True, False):
+        scores = [surface_scores(r.expr_b, r.expr_a) for r in rows if r.equivalent is label]
+        f1 = [s["token_f1"] for s in scores]
+        table[label] = {"pairs": len(scores), "string_match": mean([s["string_match"] for s in scores]),
+                        "bleu": mean([s["bleu"] for s in scores]), "token_f1": mean(f1),
+                        "token_f1_min": min(f1, default=0.0), "token_f1_max": max(f1, default=0.0)}
+    return table
+
+
+def baseline_table(rows: Sequence[SyntheticPair]) -> str:
+    """:func:`surface_baselines` as the card's table (the labels are the verifier's verdicts)."""
+    table = surface_baselines(rows)
+    return markdown_table(
+        ["pairs", "count", "string match says equal", "mean BLEU", "mean token F1", "token F1 range"],
+        [["equivalent" if label else "not equivalent", t["pairs"], f"{t['string_match']:.1%}", f"{t['bleu']:.3f}",
+          f"{t['token_f1']:.3f}", f"{t['token_f1_min']:.2f}–{t['token_f1_max']:.2f}"] for label, t in table.items()],
+    )
 
 
 def cladder_tables(rows: Sequence[CladderPair]) -> dict[str, str]:

@@ -14,11 +14,12 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from causal_datasets.docalc.cladder import family_graph, formal_expression
-from causal_datasets.docalc.expr import is_observational
+from causal_datasets.docalc.cladder import family_graph, formal_expression, try_parse
+from causal_datasets.docalc.expr import is_observational, variables
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rows import PROOF_LIMITS
-from causal_datasets.docalc.scoring import normalize_string
+from causal_datasets.docalc.baselines import surface_scores
+from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.verdict import Verdict, check_equivalence
 from causal_datasets.llm.structured import strip_thinking
 from causal_datasets.records.cladder_pairs import CladderPromptRow, CladderQuestionRow, Edge
@@ -135,28 +136,59 @@ def prompt_rows(questions: list[CladderQuestionRow]) -> list[CladderPromptRow]:
 
 # ---- answers -------------------------------------------------------------------------------------
 
-_ANSWER_LINE = re.compile(r"""^[\s>*#_`"'{-]*estimand[*_`"']*\s*[:=]\s*(?P<expr>.+)$""", re.IGNORECASE | re.MULTILINE)
 _WRAPPERS = re.compile(r"""^(?:[`$*"']|\\\(|\\\[)+|(?:[`$*"'}]|\\\)|\\\]|\.(?=\s*$))+$""")
+
+
+def labelled_line(label: str) -> re.Pattern:
+    """A line ``<label>: <value>`` (also ``"label": "value"`` in JSON, markdown around the label)."""
+    return re.compile(rf"""^[\s>*#_`"'{{-]*{label}[*_`"']*\s*[:=]\s*(?P<value>.+)$""", re.IGNORECASE | re.MULTILINE)
+
+
+_ANSWER_LINE = labelled_line("estimand")
+
+
+def extract_labelled(text: str, line: re.Pattern) -> str | None:
+    """The value of the last ``line`` match outside any think block, markdown, LaTeX or quote
+    delimiters stripped; None when there is none."""
+    matches = list(line.finditer(strip_thinking(text or "")))
+    if not matches:
+        return None
+    value = matches[-1].group("value").strip()  # greedy to the line's end, then trimmed: linear time
+    previous = None
+    while previous != value:
+        previous, value = value, _WRAPPERS.sub("", value).strip()
+    return value.replace("\\\\", "\\") or None
 
 
 def extract_estimand(text: str) -> str | None:
     """The expression of the last ``Estimand: ...`` line (also ``"estimand": "..."`` in JSON, markdown
     or LaTeX delimiters around it), outside any think block; None when there is none."""
-    matches = list(_ANSWER_LINE.finditer(strip_thinking(text or "")))
-    if not matches:
-        return None
-    expression = matches[-1].group("expr").strip()  # greedy to the line's end, then trimmed: linear time
-    previous = None
-    while previous != expression:
-        previous, expression = expression, _WRAPPERS.sub("", expression).strip()
-    return expression.replace("\\\\", "\\") or None
+    return extract_labelled(text, _ANSWER_LINE)
+
+
+def question_graph(q: CladderQuestionRow) -> DoGraph:
+    """The question's DAG: its family's graph with the row's unobserved nodes (an older release may list
+    fewer), one shared instance per family and latent list."""
+    return _graph(q.graph_id, tuple(sorted(q.latent)))
+
+
+@lru_cache(maxsize=None)
+def _graph(graph_id: str, latent: tuple[str, ...]) -> DoGraph:
+    graph = family_graph(graph_id)
+    return graph if frozenset(latent) == graph.latent else DoGraph(graph.nodes, graph.edges, frozenset(latent))
 
 
 @lru_cache(maxsize=65_536)
-def _verdict(expression: str, estimand: str, graph_id: str, seed: int) -> Verdict:
+def _verdict(expression: str, estimand: str, graph_id: str, latent: tuple[str, ...], seed: int) -> Verdict:
     """check_equivalence memoized: answers repeat across CLadder's questions (few distinct estimands
     per family), and a proof search can take a second."""
-    return check_equivalence(expression, estimand, family_graph(graph_id), seed=seed, limits=PROOF_LIMITS)
+    return check_equivalence(expression, estimand, _graph(graph_id, latent), seed=seed, limits=PROOF_LIMITS)
+
+
+@lru_cache(maxsize=4_096)
+def _verdict_under(expression: str, estimand: str, edges: str, latent: tuple[str, ...], seed: int) -> Verdict:
+    """check_equivalence under another graph (a model's own), memoized the same way."""
+    return check_equivalence(expression, estimand, DoGraph.parse(edges, latent=latent), seed=seed, limits=PROOF_LIMITS)
 
 
 def _still_causal(expression: str) -> bool:
@@ -167,31 +199,47 @@ def _still_causal(expression: str) -> bool:
         return False
 
 
+def reference_unobserved(q: CladderQuestionRow) -> bool:
+    """Whether CLadder's estimand for ``q`` uses a variable its story calls unobserved (the arrowhead
+    natural effects adjust for V2): no estimand over observed variables can equal it."""
+    reference = try_parse(q.estimand)
+    return reference is not None and bool(variables(reference) & set(q.latent))
+
+
 ERROR_PREFIXES = (("parse error", "unparsable"), ("graph error", "unknown_variable"),
                   ("uses the unobserved", "unobserved_variable"))
 
 
-def score_answer(expression: str | None, q: CladderQuestionRow, *, seed: int = 0) -> dict[str, Any]:
-    """Verifier verdict (``equivalent`` True/False/None, ``method``, ``proof_length``) and ``string_match``
-    of an extracted expression against the question's estimand; ``error`` names why it was not decided
-    (``no_expression``, ``unparsable``, ``unknown_variable``, ``unobserved_variable`` — an answer that
+def score_answer(expression: str | None, q: CladderQuestionRow, *, seed: int = 0, graph: DoGraph | None = None) -> dict[str, Any]:
+    """Verifier verdict (``equivalent`` True/False/None, ``method``, ``proof_length``) under the question's
+    graph (or ``graph``, e.g. the one a model wrote) and the surface baselines (``string_match``, ``bleu``,
+    ``token_f1``) of an extracted expression against the question's estimand; ``error`` names why it was not decided
+    (``no_expression``, ``reference_unobserved`` — see :func:`reference_unobserved` —, ``unparsable``,
+    ``unknown_variable``, ``unobserved_variable`` — an answer that
     adjusts for a latent variable is no estimand —, ``undecided``, ``scoring_error``).
 
     Every CLadder estimand is a formula in observed probabilities, so an answer that still holds a
     ``do()`` or a counterfactual term (e.g. the queried quantity copied back) identifies nothing: it
     is wrong (``equivalent`` False, error ``not_identified``), however equal it is to the estimand."""
+    surface = surface_scores(expression, q.estimand)
     if expression is None:
-        return {"equivalent": None, "method": None, "proof_length": None, "string_match": False,
+        return {"equivalent": None, "method": None, "proof_length": None, **surface,
                 "error": "no_expression", "detail": None}
+    if reference_unobserved(q):
+        return {"equivalent": None, "method": None, "proof_length": None, **surface, "error": "reference_unobserved",
+                "detail": f"CLadder's estimand uses {sorted(q.latent)}, which the story says is unobserved"}
     if _still_causal(expression):
-        return {"equivalent": False, "method": "not_identified", "proof_length": None,
-                "string_match": normalize_string(expression) == normalize_string(q.estimand),
+        return {"equivalent": False, "method": "not_identified", "proof_length": None, **surface,
                 "error": "not_identified", "detail": "the answer still has a do() or counterfactual term"}
     try:
-        verdict = _verdict(expression, q.estimand, q.graph_id, seed)
+        if graph is None:
+            verdict = _verdict(expression, q.estimand, q.graph_id, tuple(sorted(q.latent)), seed)
+        else:
+            linked = {n for edge in graph.edges for n in edge}
+            text = ",".join([f"{s}->{t}" for s, t in graph.edges] + [n for n in graph.nodes if n not in linked])
+            verdict = _verdict_under(expression, q.estimand, text, tuple(sorted(graph.latent)), seed)
     except Exception as crash:  # noqa: BLE001 - e.g. RecursionError on absurdly nested answers: one item, not the run
-        return {"equivalent": None, "method": "error", "proof_length": None,
-                "string_match": normalize_string(expression) == normalize_string(q.estimand),
+        return {"equivalent": None, "method": "error", "proof_length": None, **surface,
                 "error": "scoring_error", "detail": f"{type(crash).__name__}: {crash}"}
     error = None
     if verdict.equivalent is None:
@@ -201,7 +249,7 @@ def score_answer(expression: str | None, q: CladderQuestionRow, *, seed: int = 0
         "equivalent": verdict.equivalent,
         "method": verdict.method,
         "proof_length": len(verdict.proof.steps) if verdict.proof is not None else None,
-        "string_match": normalize_string(expression) == normalize_string(q.estimand),
+        **surface,
         "error": error,
         "detail": verdict.error,
     }

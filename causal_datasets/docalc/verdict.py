@@ -17,13 +17,14 @@ from typing import Literal
 
 from causal_datasets.docalc.expr import Expr, constant_value, free_indices, leaf_values, substitute, variables
 from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.independence import MAX_VARIABLES, Independences, IndependenceError, StatementGraph, TooManyGraphs
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.search import NormalizationBudget, Proof, SearchLimits, find_proof
 from causal_datasets.docalc.decide import Counterexample, semantic_check
 from causal_datasets.docalc.semantics import EvaluationError, ModelTooLarge
 from causal_datasets.graph import GraphError
 
-Method = Literal["identical", "arithmetic", "proof", "semantic", "error"]
+Method = Literal["identical", "arithmetic", "proof", "semantic", "independences", "error"]
 
 
 #: the proof search (optional for equal pairs) is skipped when the two expressions are longer than
@@ -49,6 +50,7 @@ class Verdict:
     a: str | None = None  # canonical texts of the two expressions (after index renaming)
     b: str | None = None
     invalid: bool = False
+    note: str | None = None  # with independence statements: what the verdict rests on
 
     def __bool__(self) -> bool:
         return bool(self.equivalent)
@@ -84,7 +86,7 @@ def canonical_indices(e: Expr) -> Expr:
 def check_equivalence(
     a: Expr | str,
     b: Expr | str,
-    graph: DoGraph | str | Iterable,
+    graph: DoGraph | str | Iterable | Independences,
     latent: Iterable[str] = (),
     *,
     seed: int = 0,
@@ -98,9 +100,15 @@ def check_equivalence(
     model, or — where the graph is too large for exact models — a proof; it is never False without
     a counterexample model. ``prove=False`` skips the proof search (the verdict is the same where
     models can be evaluated; only the explanation differs). ``models`` must be at least 1.
+
+    ``graph`` may be :class:`~.independence.Independences` instead of a DAG: then the verdict is
+    what the statements imply for every DAG they fit (see :func:`_under_independences`), and
+    ``None`` whenever that differs between such DAGs.
     """
     if models < 1:
         raise ValueError(f"models must be at least 1, got {models}: equality on no model proves nothing")
+    if isinstance(graph, Independences):
+        return _under_independences(a, b, graph, latent, seed=seed, models=models, limits=limits, prove=prove)
     try:
         g = as_graph(graph, latent)
         left = canonical_indices(parse(a) if isinstance(a, str) else a)
@@ -139,6 +147,79 @@ def check_equivalence(
         if outcome.proof is not None:
             return Verdict(True, "proof", proof=outcome.proof, **texts)
     return Verdict(True, "semantic", **texts)
+
+
+def _under_independences(a, b, known: Independences, latent: Iterable[str], *, seed: int, models: int,
+                         limits: SearchLimits, prove: bool) -> Verdict:
+    """The verdict the statements imply, never one a DAG they fit would contradict.
+
+    Complete statements: the verdict shared by every DAG with exactly these independences (their
+    Markov equivalence class), each decided as usual. Partial statements: "not equivalent" when the
+    two differ on a model where every variable is independent (it satisfies any statement and is a
+    model of every DAG), "equivalent" with a proof whose every rule condition the statements
+    imply; anything else is undecided."""
+    hidden_names = frozenset(latent) | known.latent
+    try:
+        left = canonical_indices(parse(a) if isinstance(a, str) else a)
+        right = canonical_indices(parse(b) if isinstance(b, str) else b)
+    except ExprParseError as error:
+        return Verdict(None, "error", error=f"parse error: {error}", invalid=True)
+    texts = {"a": left.text, "b": right.text}
+    hidden = sorted((variables(left) | variables(right)) & hidden_names)
+    if hidden:
+        return Verdict(None, "error", error=f"uses the unobserved variable(s) {hidden}: an estimand must be "
+                       "a function of observed variables", invalid=True, **texts)
+    if left == right:
+        return Verdict(True, "identical", **texts)
+    if not variables(left) and not variables(right):
+        return _compare_numbers(left, right)
+    nodes = tuple(sorted(variables(left) | variables(right) | known.variables | hidden_names))
+    if len(nodes) > MAX_VARIABLES:
+        return Verdict(None, "error", error=f"{len(nodes)} variables: independence reasoning takes at most "
+                       f"{MAX_VARIABLES}", **texts)
+    if known.complete:
+        return _over_class(left, right, known, nodes, texts, seed=seed, models=models, limits=limits, prove=prove)
+    independent = DoGraph(nodes, (), hidden_names)
+    base = check_equivalence(left, right, independent, seed=seed, models=models, prove=False)
+    if base.equivalent is False:
+        return Verdict(False, "independences", counterexample=base.counterexample, **texts,
+                       note="the two differ on a model in which every variable is independent, which satisfies "
+                       "every statement and is a model of every DAG")
+    if base.equivalent is None:
+        return Verdict(None, "error", error=base.error, **texts)
+    try:
+        outcome = find_proof(left, right, StatementGraph(known, nodes, hidden_names), limits)
+    except NormalizationBudget as budget:
+        return Verdict(None, "error", error=str(budget), **texts)
+    if outcome.proof is not None:
+        return Verdict(True, "proof", proof=outcome.proof, **texts,
+                       note="every rule condition of the proof follows from the statements")
+    return Verdict(None, "independences", **texts, error="the statements do not decide the pair: no proof from them, "
+                   "and the two are equal when every variable is independent")
+
+
+def _over_class(left: Expr, right: Expr, known: Independences, nodes: tuple[str, ...], texts: dict, *, seed: int,
+                models: int, limits: SearchLimits, prove: bool) -> Verdict:
+    """The verdict every DAG with exactly the stated independences gives, or None naming two that differ."""
+    try:
+        members = known.equivalence_class(nodes)
+    except TooManyGraphs as error:
+        return Verdict(None, "error", error=f"independences: {error}", **texts)
+    except IndependenceError as error:
+        return Verdict(None, "error", error=f"independences: {error}", invalid=True, **texts)
+    verdicts = [check_equivalence(left, right, g, seed=seed, models=models, limits=limits, prove=prove) for g in members]
+    outcomes = {v.equivalent for v in verdicts}
+    every = f"each of the {len(members)} DAG(s) with exactly these independences"
+    if outcomes == {True}:
+        return Verdict(True, "independences", proof=verdicts[0].proof if len(members) == 1 else None, **texts,
+                       note=f"equal under {every}")
+    if outcomes == {False}:
+        return Verdict(False, "independences", counterexample=verdicts[0].counterexample, **texts,
+                       note=f"different under {every}; the counterexample is a model of {members[0].edge_text()}")
+    shown = {v.equivalent: g.edge_text() or "(no edges)" for v, g in zip(verdicts, members)}
+    return Verdict(None, "independences", **texts, error="the independences do not decide the pair: "
+                   + "; ".join(f"{label} under {shown[value]}" for value, label in
+                               ((True, "equal"), (False, "different"), (None, "undecided")) if value in shown))
 
 
 def _compare_numbers(left: Expr, right: Expr) -> Verdict:

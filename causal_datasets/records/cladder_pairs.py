@@ -90,7 +90,7 @@ class CladderPair(CladderQuestionKey):
     canonical_b: str = Field(description="The estimand, canonical.")
     nodes: list[str] = Field(description="Nodes of the graph family.")
     edges: list[Edge] = Field(description="Edges of the graph family.")
-    latent: list[str] = Field(description="Unobserved nodes (`V1` in the IV and frontdoor families).")
+    latent: list[str] = Field(description="Unobserved nodes, as the stories say: `V1` in the IV and frontdoor families, `V2` in arrowhead.")
     equivalent: bool = Field(description="The verdict: equal in every causal model compatible with the graph.")
     method: Method = Field(
         description="How the verdict was reached: `identical` after canonical ordering, `proof`, or `semantic` "
@@ -112,13 +112,13 @@ class CladderPair(CladderQuestionKey):
 class CladderQuestionRow(CladderQuestionKey):
     """A CLadder question whose formal form and estimand are expressions: the estimand task's input."""
 
-    background: str | None = Field(description="The story's causal relations (v1 questions only; null otherwise).")
+    background: str | None = Field(description="The story's causal relations and what is unobserved (v1 questions: their own; generator test files: their causal model's).")
     legend: str | None = Field(description="The variable names, `Let X = …` (CLadder's reasoning step 0).")
     given_info: str = Field(description="The probabilities the question states.")
     question: str = Field(description="The question.")
     nodes: list[str] = Field(description="Nodes of the graph family.")
     edges: list[Edge] = Field(description="Edges of the graph family.")
-    latent: list[str] = Field(description="Unobserved nodes (`V1` in the IV and frontdoor families).")
+    latent: list[str] = Field(description="Unobserved nodes, as the stories say: `V1` in the IV and frontdoor families, `V2` in arrowhead.")
     formal_form: str = Field(description="The causal quantity asked for, verbatim.")
     estimand: str = Field(description="CLadder's identified estimand, verbatim: the reference answer.")
     answer: Literal["yes", "no"] | None = Field(description="CLadder's yes/no answer to the question.")

@@ -30,22 +30,26 @@ _DESCRIPTION = """
 Decides, for each pair, whether the predicted expression equals the reference in every causal
 model of the given DAG (do-calculus proof search plus an exact check on random structural
 models: "equivalent" is never returned for a false identity, "not equivalent" always has a
-counterexample). Reports the share of equivalent predictions and the normalized string-match
-baseline.
+counterexample). Where the DAG is unknown, independence statements "X ⊥ Y | Z" stand in for it and
+only what they imply is decided. Reports the share of equivalent predictions beside the surface
+baselines: normalized string match, BLEU and token F1.
 """
 
 _KWARGS_DESCRIPTION = """
 Args:
     predictions: expressions, e.g. "\\sum_{Z} P(Y | X, Z) * P(Z)".
     references: reference expressions, e.g. "P(Y | do(X))".
-    graphs: one edge list per pair, e.g. "X->Y,Z->X,Z->Y".
+    graphs: one edge list per pair, e.g. "X->Y,Z->X,Z->Y" (None for a pair judged by its independences).
     latents: optional unobserved nodes per pair (list of names or comma-separated string).
+    independences: optional, per pair whose graph is None: statements "X ⊥ Y | Z; W ⊥ Y" (or a list).
+    complete_independences: the statements are every independence of the DAG (default False: some).
     seed: seed of the random models (default 0).
     prove: also search a proof for equivalent pairs (slower; the verdicts are the same).
 Returns:
-    accuracy (share equivalent; undecidable pairs count as wrong), string_match, verdicts
-    (True/False/None per pair), methods ("identical", "proof", "semantic", "error"), errors
-    (reason per pair or None), method_counts, undecided.
+    accuracy (share equivalent; undecidable pairs count as wrong), string_match, bleu, token_f1
+    (means; per pair in bleu_scores, token_f1_scores), verdicts (True/False/None per pair), methods
+    ("identical", "proof", "semantic", "independences", "error"), errors (reason per pair or None),
+    method_counts, undecided.
 Example:
     >>> metric = evaluate.load(causal_datasets.paths.metric_path("do_calculus_equivalence"))
     >>> metric.compute(predictions=["P(Y | X)"], references=["P(Y | do(X))"], graphs=["X->Y"])["accuracy"]
@@ -65,7 +69,9 @@ class DoCalculusEquivalence(evaluate.Metric):
             ),
         )
 
-    def _compute(self, predictions, references, graphs=None, latents=None, seed=0, prove=False):
-        if graphs is None:
-            raise ValueError("graphs is required: one edge list per pair")
-        return score_pairs(predictions, references, graphs, latents, seed=seed, prove=prove)
+    def _compute(self, predictions, references, graphs=None, latents=None, independences=None,
+                 complete_independences=False, seed=0, prove=False):
+        if graphs is None and independences is None:
+            raise ValueError("graphs is required: one edge list per pair (or independences per pair)")
+        return score_pairs(predictions, references, graphs, latents, independences=independences,
+                           complete=complete_independences, seed=seed, prove=prove)

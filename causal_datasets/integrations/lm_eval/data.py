@@ -23,6 +23,7 @@ from typing import Any
 import datasets
 
 from causal_datasets.cobe.prompts import CriteriaSet
+from causal_datasets.docalc.task import reference_unobserved
 from causal_datasets.errors import DatasetFolderError, RunConfigurationError
 from causal_datasets.hub.layout import MANIFEST
 from causal_datasets.hub.location import DatasetLocation
@@ -63,11 +64,12 @@ def _dataset(rows: list[dict[str, Any]]) -> datasets.DatasetDict:
 
 def load_cladder_estimand(**metadata: Any) -> datasets.DatasetDict:
     """``cladder_pairs/prompts``, each row with its ``questions`` row as JSON (``question``), which
-    :func:`~causal_datasets.docalc.task.score_answer` scores against."""
+    :func:`~causal_datasets.docalc.task.score_answer` scores against; as in ``causal-datasets eval``,
+    without the questions whose estimand uses an unobserved node (:func:`~causal_datasets.docalc.task.reference_unobserved`)."""
     where = location("cladder_pairs", metadata)
     questions = {q.id: q for q in where.load("cladder_pairs", "questions").records}
     return _dataset([row.model_dump(mode="json") | {"question": questions[row.id].model_dump_json()}
-                     for row in where.load("cladder_pairs", "prompts").records])
+                     for row in where.load("cladder_pairs", "prompts").records if not reference_unobserved(questions[row.id])])
 
 
 def load_recast_graph(**metadata: Any) -> datasets.DatasetDict:
