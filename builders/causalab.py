@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pydantic import BaseModel, Field
+
 from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
-from causal_datasets.causalab.generator import generate_suite
+from causal_datasets.causalab.generator import generate_suites
 from causal_datasets.causalab.quality import upstream_findings
 from causal_datasets.causalab.statistics import suite_table
-from causal_datasets.causalab.suites import SUITE_SPECS
+from causal_datasets.causalab.suites import EPISODES_PER_SUITE, SUITE_SPECS
 from causal_datasets.causalab.upstream import SUITES, load_suite
 from causal_datasets.records.causalab import CausaLabEpisode
 
@@ -15,9 +17,17 @@ UPSTREAM_PREFIX = "upstream_"
 HINT = "pass --source ../shared/data/causalab/data (the release's data/ folder) to add the upstream_<suite> configs"
 
 
+class CausaLabBuildOptions(BaseModel):
+    episodes_per_suite: int = Field(
+        default=EPISODES_PER_SUITE, ge=1, le=1_000_000, description="episodes of every generated suite (the release's 50)"
+    )
+
+
 def build(context: BuildContext) -> BuildOutcome:
     release = None if context.source is None else context.require_source(HINT, files=[f"{s}.jsonl" for s in SUITES])
-    records = {name: {SPLIT: generate_suite(spec, context.seed)} for name, spec in SUITE_SPECS.items()}
+    options = context.options or CausaLabBuildOptions()
+    generated = generate_suites(list(SUITE_SPECS.values()), context.seed, options.episodes_per_suite, context.num_proc)
+    records = {name: {SPLIT: episodes} for name, episodes in generated.items()}
     notes, findings = [], []
     if release is None:
         notes.append(f"upstream_<suite> configs skipped: no release given; {HINT}")
@@ -41,6 +51,15 @@ BUILDER = DatasetBuilder(
     name="causalab",
     history=(
         Release("1.0.0", "First release: 19 generated suites mirroring the release, and the 950 released configurations as `upstream_<suite>`."),
+        Release(
+            "1.1.0",
+            "`upstream_<suite>`: the prior observation records are the authors' own (their environment's fixed "
+            "`Random(42)` stream, reproduced exactly), and the Golden suites show those two observations before "
+            "their trace, as the authors' prompt does; the manipulator and reactor crystals are drawn anew from the "
+            "same stable seeds (the stream no longer starts with observation crystals). A hidden disturbance now "
+            "follows the authors' definition (an intervention's base is solved on the undisturbed crystal and "
+            "rounded; prior records and the reactor are undisturbed), for every config. Generated rows are unchanged.",
+        ),
     ),
     pretty_name="CausaLab: interactive causal discovery episodes",
     configs={
@@ -58,4 +77,5 @@ BUILDER = DatasetBuilder(
     default_split=SPLIT,
     citations=("yang2026causalab",),
     metrics=("causalab_mechanism",),
+    options=CausaLabBuildOptions,
 )

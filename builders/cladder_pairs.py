@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+from pydantic import BaseModel, Field, field_validator
+
 from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
 from causal_datasets.docalc.cladder import SOURCE_FILES, read_questions
-from causal_datasets.docalc.quality import distinct_synthetic, spelling_findings
+from causal_datasets.docalc.quality import distinct_synthetic, spelling_findings, unobserved_estimand_findings
 from causal_datasets.docalc.rows import cladder_rows, question_rows, synthetic_rows
-from causal_datasets.docalc.statistics import cladder_tables, synthetic_tables
+from causal_datasets.docalc.statistics import baseline_table, cladder_tables, synthetic_tables
 from causal_datasets.docalc.task import prompt_rows
 from causal_datasets.markdown import markdown_table
 from causal_datasets.records.cladder_pairs import CladderPair, CladderPromptRow, CladderQuestionRow, SyntheticPair
@@ -24,12 +26,27 @@ from causal_datasets.records.cladder_pairs import CladderPair, CladderPromptRow,
 SYNTHETIC_POSITIVES = 10_000
 
 
+class CladderPairsBuildOptions(BaseModel):
+    rows: int = Field(
+        default=2 * SYNTHETIC_POSITIVES, ge=2, le=10_000_000,
+        description="rows generated for the synthetic config (half proved pairs, half refuted mistakes; repeats removed after)",
+    )
+
+    @field_validator("rows")
+    @classmethod
+    def _even(cls, rows: int) -> int:
+        if rows % 2:
+            raise ValueError(f"must be even (one refuted mistake per proved pair), got {rows}")
+        return rows
+
+
 def build(context: BuildContext) -> BuildOutcome:
     hint = "pass the CLadder folder (../shared/data/cladder)"
     cladder = None  # read first: a missing or broken source fails before the long synthetic part
     if context.source is not None:
         cladder = read_questions(context.require_source(hint, files=SOURCE_FILES))
-    synthetic, repeats = distinct_synthetic(synthetic_rows(context.seed, SYNTHETIC_POSITIVES))
+    options = context.options or CladderPairsBuildOptions(rows=2 * SYNTHETIC_POSITIVES)
+    synthetic, repeats = distinct_synthetic(synthetic_rows(context.seed, options.rows // 2, context.num_proc))
     records = {"synthetic": {"test": synthetic}}
     notes, findings = [], [repeats]
     if cladder is None:
@@ -42,11 +59,13 @@ def build(context: BuildContext) -> BuildOutcome:
         findings += spelling_findings("cladder", {r.id: (r.expr_a, r.expr_b) for r in pairs}, "`expr_a` / `expr_b`")
         findings += spelling_findings("questions", {q.id: (q.formal_form, q.estimand) for q in questions}, "`formal_form` / `estimand`")
         findings += spelling_findings("prompts", {r.id: (r.reference,) for r in prompts}, "`reference`")
+        findings += unobserved_estimand_findings(pairs, questions)
     return BuildOutcome(records=records, notes=notes, findings=findings)
 
 
 def card_context(records: BuiltRecords) -> dict[str, str]:
     context = synthetic_tables(records["synthetic"]["test"])
+    context["synthetic_baselines"] = baseline_table(records["synthetic"]["test"])
     if "cladder" in records:
         context.update(cladder_tables(records["cladder"]["test"]))
         context["question_counts"] = question_table(records["questions"]["test"])
@@ -79,6 +98,23 @@ BUILDER = DatasetBuilder(
             "Synthetic pairs that repeat an earlier pair (same graph and expressions, all on 3-node graphs: 348 of 20,000 "
             "with seed 0) are removed, the first kept under its id, so no pair is counted twice; the card lists them.",
         ),
+        Release(
+            "1.4.0",
+            "The arrowhead stories say V2 is unobserved: their `cladder`, `questions` and `prompts` rows list it as "
+            "latent (the requests said \"Unobserved variables: none\"). CLadder's arrowhead natural-effect estimands "
+            "adjust for V2 (217 questions, listed under Data Quality): their pairs keep their labels (decided with "
+            "every node modeled); the 107 hard negatives that adjust for V2 (estimands of neighbouring families) are "
+            "dropped. The questions of the generator test files carry their story's causal relations (`background`, "
+            "from their causal model) as the v1 questions do, so a model can draw the graph from the story "
+            "(DoVerifier's own prompt).",
+        ),
+        Release(
+            "1.5.0",
+            "The synthetic config is generated in shards of 250 proved pairs (each shard's pairs, then its refuted "
+            "mistakes), each shard from its own generator seeded by the seed and the shard index, so it can be built "
+            "by any number of workers with the same rows and ids, and at any size (`--rows`). Same size and method "
+            "as before (20,000 generated; 318 repeats removed with seed 0, leaving 9,829 proved pairs and 9,853 refuted mistakes), but different draws.",
+        ),
     ),
     pretty_name="CLadder-pairs: causal expression equivalence under a DAG",
     configs={"synthetic": SyntheticPair, "cladder": CladderPair, "questions": CladderQuestionRow, "prompts": CladderPromptRow},
@@ -89,4 +125,5 @@ BUILDER = DatasetBuilder(
     card_context=card_context,
     citations=("doverifier2025", "jin2023cladder"),
     metrics=("do_calculus_equivalence",),
+    options=CladderPairsBuildOptions,
 )

@@ -1,16 +1,32 @@
-"""ShapeWorld (CausalLink) task sets, generated from a seed: no source files needed."""
+"""ShapeWorld (CausalLink) task sets, generated from a seed: no source files needed. The advanced
+set's sizes and graphs per size are build options (``build shapeworld --sizes 4 5 6 7 8
+--graphs-per-size 100``), recorded in the manifest; the defaults are the paper's."""
 
 from __future__ import annotations
 
+from pydantic import BaseModel, Field, field_validator
+
 from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
 from causal_datasets.records.shapeworld import ShapeWorldTask
-from causal_datasets.shapeworld.generate import advanced_tasks, core_tasks
+from causal_datasets.shapeworld.generate import ADVANCED_SIZES, GRAPHS_PER_SIZE, advanced_tasks, check_sizes, core_tasks
 from causal_datasets.shapeworld.quality import graph_findings
 from causal_datasets.shapeworld.statistics import composition_table, graph_table
 
 
+class ShapeWorldBuildOptions(BaseModel):
+    sizes: list[int] = Field(default=list(ADVANCED_SIZES), description="numbers of variables of the advanced set, 2 to 8")
+    graphs_per_size: int = Field(default=GRAPHS_PER_SIZE, ge=1, le=10_000, description="random graphs per size in the advanced set")
+
+    @field_validator("sizes")
+    @classmethod
+    def _sizes(cls, sizes: list[int]) -> list[int]:
+        check_sizes(sizes, 1)
+        return sizes
+
+
 def build(context: BuildContext) -> BuildOutcome:
-    advanced = advanced_tasks(context.seed)
+    options = context.options or ShapeWorldBuildOptions()
+    advanced = advanced_tasks(context.seed, options.sizes, options.graphs_per_size, context.num_proc)
     return BuildOutcome(
         records={"core": {"test": core_tasks(context.seed)}, "advanced": {"test": advanced}},
         findings=graph_findings("advanced", advanced),
@@ -39,4 +55,5 @@ BUILDER = DatasetBuilder(
     card_context=card_context,
     citations=("feng2025causallink",),
     metrics=("shapeworld_accuracy",),
+    options=ShapeWorldBuildOptions,
 )

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from causal_datasets.errors import BuilderRegistrationError, SourceFormatError, SourceUnavailable
 from causal_datasets.paths import card_template, sources_dir
 from causal_datasets.records.base import Record
@@ -38,10 +40,15 @@ def reading_source(path: Path) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class BuildContext:
-    """What a build may depend on: the seed and the (optional) source path. Nothing else."""
+    """What a build may depend on: the seed, the (optional) source path and the builder's own
+    options (an instance of its ``options`` model, recorded in the manifest). Nothing else:
+    ``num_proc``, the workers a generated config may use (:mod:`causal_datasets.sharding`), never
+    changes the rows."""
 
     seed: int
     source: Path | None = None
+    options: BaseModel | None = None
+    num_proc: int = 1
 
     def require_source(self, hint: str, files: Sequence[str] = ()) -> Path:
         """The source path, or :class:`SourceUnavailable` explaining how to provide one.
@@ -77,6 +84,8 @@ class DatasetBuilder:
     (:mod:`causal_datasets.hub.citations`), ``metrics`` the evaluate modules the card shows.
     ``card_context`` adds dataset-specific statistics (Markdown tables, figures) to the card.
     ``source_name`` is the folder or file looked up under ``--sources DIR`` by ``build --all``.
+    ``options`` is the pydantic model of the build's own options (e.g. the sizes of a generated set):
+    ``build`` offers its fields as flags, and the manifest records the values a build used.
     """
 
     name: str
@@ -93,6 +102,7 @@ class DatasetBuilder:
     card_template: Path | None = None
     citations: Sequence[str] = ()
     metrics: Sequence[str] = ()
+    options: type[BaseModel] | None = None
 
     def __post_init__(self) -> None:
         numbers = [_version_key(self.name, release.version) for release in self.history]

@@ -8,11 +8,13 @@ from pathlib import Path
 from causal_datasets import registry
 from causal_datasets.builder import BuildContext, DatasetBuilder
 from causal_datasets.cli import CommandError
+from causal_datasets.commands._task_options import add_options, options_from_args
 from causal_datasets.commands._types import at_least
 from causal_datasets.errors import SourceUnavailable
 from causal_datasets.hub.folder import build_to_folder, verify_folder
 from causal_datasets.markdown import markdown_table
 from causal_datasets.paths import DEFAULT_HUB_DIR, SOURCES_ENV, sources_dir
+from causal_datasets.sharding import available_cpus
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,6 +31,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--sources", type=Path,
         help=f"with --all: a folder holding each dataset's source under its source name (default ${SOURCES_ENV})",
     )
+    parser.add_argument(
+        "--num-proc", type=at_least(1), default=available_cpus(),
+        help="workers generating a generated config (default: the CPUs available); the rows are the same for any number",
+    )
+    for builder in registry.builders().values():  # a builder's own options, e.g. shapeworld's --sizes
+        if builder.options is not None:
+            add_options(parser, builder.options, title=f"{builder.name} options")
     parser.set_defaults(handler=run)
 
 
@@ -46,13 +55,17 @@ def run(args: argparse.Namespace) -> int:
         chosen = [registry.get_builder(args.name)]
         if args.source is not None and not args.source.exists():
             raise CommandError(f"--source {args.source} does not exist")
+    _check_options(args, chosen)
     summary, skipped = [], []
     for builder in chosen:
         source = _source_under(builder, sources) if args.all else args.source or builder.default_source()
         if builder.needs_source and source is None and args.all:
             skipped.append((builder.name, "needs a source file; pass --sources DIR or build it alone with --source"))
             continue
-        context = BuildContext(seed=builder.default_seed if args.seed is None else args.seed, source=source)
+        options = options_from_args(builder.options, args) if builder.options is not None else None
+        context = BuildContext(
+            seed=builder.default_seed if args.seed is None else args.seed, source=source, options=options, num_proc=args.num_proc
+        )
         try:
             written = build_to_folder(builder, args.hub_dir, context, replace=args.force)
         except SourceUnavailable as error:
@@ -78,3 +91,12 @@ def _source_under(builder: DatasetBuilder, sources: Path | None) -> Path | None:
         return None
     candidate = sources / builder.source_name
     return candidate if candidate.exists() else None
+
+
+def _check_options(args: argparse.Namespace, chosen: list[DatasetBuilder]) -> None:
+    """An option of a builder that is not being built is an error, not silently ignored."""
+    for builder in registry.builders().values():
+        given = [name for name in (builder.options.model_fields if builder.options else ()) if hasattr(args, name)]
+        if given and (builder not in chosen or args.all):
+            flag = "--" + given[0].replace("_", "-")
+            raise CommandError(f"{flag} is an option of `build {builder.name}` alone")

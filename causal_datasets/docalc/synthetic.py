@@ -5,14 +5,16 @@ A positive pair starts from a random interventional term ``P(Y | do(X...), W...)
 (do-calculus rules and probability rules); the walk is the pair's proof. A negative pair keeps
 the start and replaces the end by a realistic mistake (a dropped intervention, an action read as
 an observation, a dropped or added observation); it is kept only when the semantic check finds
-a counterexample; there are as many negatives as positives. Everything is drawn from one ``random.Random(seed)``.
+a counterexample; there are as many negatives as positives. Everything is drawn from one ``random.Random(seed)``
+(one per shard for a sharded set, :func:`shard_random`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from causal_datasets.docalc.expr import Atom, Expr, Prob, children, rebuild
 from causal_datasets.docalc.graph import DoGraph
@@ -48,6 +50,11 @@ class SyntheticPair:
     proof: Proof | None  # the generating walk (positives)
     negative_kind: str | None = None
     counterexample: Counterexample | None = None
+
+
+def shard_random(seed: int, shard: int) -> random.Random:
+    """The generator of one shard: seeded by a string naming the seed and the shard (SHA-512, never ``hash()``)."""
+    return random.Random(f"docalc-synthetic/{seed}/{shard}")
 
 
 def random_dag(rng: random.Random, max_nodes: int = 10, edge_probability: float = 0.5) -> DoGraph:
@@ -88,25 +95,32 @@ def random_walk(rng: random.Random, start: Expr, graph: DoGraph, steps: int) -> 
     return current, Proof(start.text, tuple(proof_steps))
 
 
-def mistakes(e: Expr, graph: DoGraph) -> Iterator[tuple[str, Expr]]:
-    """Every single realistic mistake in one probability term of ``e``: (kind, mistaken expression)."""
+def mistake_makers(e: Expr, graph: DoGraph) -> list[tuple[str, Callable[[], Expr]]]:
+    """Every single realistic mistake in one probability term of ``e``: (kind, a function that
+    builds the mistaken expression). A negative is usually found among the first few tried, so
+    the rest are never built."""
+    makers: list[tuple[str, Callable[[], Expr]]] = []
     if isinstance(e, Prob) and e.is_interventional:
         used = {a.var for a in e.event + e.given} | {v for v, _ in e.do}
         for var, value in e.do:
             rest = tuple(a for a in e.do if a[0] != var)
-            yield "dropped_action", Prob(e.event, rest, e.given)
-            yield "action_as_observation", Prob(e.event, rest, e.given + (Atom(var, value),))
+            makers.append(("dropped_action", partial(Prob, e.event, rest, e.given)))
+            makers.append(("action_as_observation", partial(Prob, e.event, rest, e.given + (Atom(var, value),))))
         for atom in e.given:
             rest = tuple(a for a in e.given if a != atom)
-            yield "observation_as_action", Prob(e.event, e.do + ((atom.var, atom.value),), rest)
-            yield "dropped_observation", Prob(e.event, e.do, rest)
+            makers.append(("observation_as_action", partial(Prob, e.event, e.do + ((atom.var, atom.value),), rest)))
+            makers.append(("dropped_observation", partial(Prob, e.event, e.do, rest)))
         for var in graph.nodes:
             if var not in used:
-                yield "added_observation", Prob(e.event, e.do, e.given + (Atom(var, var),))
+                makers.append(("added_observation", partial(Prob, e.event, e.do, e.given + (Atom(var, var),))))
     kids = children(e)
     for i, child in enumerate(kids):
-        for kind, wrong in mistakes(child, graph):
-            yield kind, rebuild(e, kids[:i] + (wrong,) + kids[i + 1 :])
+        makers.extend((kind, partial(_replace_child, e, kids, i, make)) for kind, make in mistake_makers(child, graph))
+    return makers
+
+
+def _replace_child(e: Expr, kids: tuple[Expr, ...], i: int, make: Callable[[], Expr]) -> Expr:
+    return rebuild(e, kids[:i] + (make(),) + kids[i + 1 :])
 
 
 def positive_pair(rng: random.Random, max_nodes: int = 10, seed: int = 0, models: int = 1) -> SyntheticPair:
@@ -131,19 +145,22 @@ def negative_pair(rng: random.Random, positive: SyntheticPair, seed: int = 0) ->
     """A mistake in the positive's end expression that the semantic check refutes, or None.
 
     One model suffices: exact values that differ on a model are a counterexample."""
-    options = list(mistakes(positive.b, positive.graph))
+    options = mistake_makers(positive.b, positive.graph)
     rng.shuffle(options)
-    for kind, wrong in options:
+    for kind, make in options:
+        wrong = make()
         result = semantic_check(positive.a, wrong, positive.graph, seed=seed, models=1)
         if result.equal is False:
             return SyntheticPair(positive.graph, positive.a, wrong, False, None, kind, result.counterexample)
     return None
 
 
-def generate_pairs(seed: int, count: int, max_nodes: int = 10) -> list[SyntheticPair]:
+def generate_pairs(seed: int, count: int, max_nodes: int = 10, shard: int | None = None) -> list[SyntheticPair]:
     """``count`` positives followed by ``count`` verified negatives: one per positive, and for
-    positives without a refutable mistake, one from an extra walk (not itself listed)."""
-    rng = random.Random(seed)
+    positives without a refutable mistake, one from an extra walk (not itself listed).
+
+    Drawn from ``random.Random(seed)``, or with ``shard`` from :func:`shard_random` (one shard of a sharded set)."""
+    rng = random.Random(seed) if shard is None else shard_random(seed, shard)
     positives = [positive_pair(rng, max_nodes, seed) for _ in range(count)]
     negatives = []
     sources = iter(positives)

@@ -3,7 +3,7 @@
 Layout (a valid Hugging Face dataset repository, loadable offline with ``load_dataset(folder, config)``)::
 
     <out>/<name>/README.md                         card: YAML front matter + Markdown body
-    <out>/<name>/data/<config>/<split>-00000-of-00001.parquet
+    <out>/<name>/data/<config>/<split>-00000-of-00001.parquet   (a split of over ROWS_PER_FILE rows: several files)
     <out>/<name>/manifest.json                     version, seed, source, sha256 of every file
 
 Files are byte-identical across rebuilds with the same version, seed and library versions: rows
@@ -27,13 +27,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
+import pyarrow as pa
 import pyarrow.parquet as pq
+from datasets.info import DatasetInfosDict
+from datasets.utils.metadata import MetadataConfigs
+from huggingface_hub import DatasetCard
 
 from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder
 from causal_datasets.errors import DatasetFolderError
 from causal_datasets.hub.card import render_card
 from causal_datasets.hub.front_matter import SplitFiles
-from causal_datasets.hub.layout import CARD, MANIFEST, parquet_path
+from causal_datasets.hub.layout import CARD, MANIFEST, ROWS_PER_FILE, parquet_path
 from causal_datasets.records.base import Record, records_from_dataset
 
 
@@ -45,9 +49,11 @@ class WrittenDataset:
 
 
 def build_to_folder(
-    builder: DatasetBuilder, out_root: Path, context: BuildContext, *, replace: bool = False
+    builder: DatasetBuilder, out_root: Path, context: BuildContext, *, replace: bool = False,
+    rows_per_file: int = ROWS_PER_FILE,
 ) -> WrittenDataset:
-    """Run ``builder`` and write its hub folder ``out_root/<name>``, replacing an earlier build of it.
+    """Run ``builder`` and write its hub folder ``out_root/<name>``, replacing an earlier build of it;
+    a split of more than ``rows_per_file`` rows is written as several Parquet files.
 
     Raises :class:`DatasetFolderError` when the target is not a build of this dataset or the new
     build lacks configs the old one has, unless ``replace``.
@@ -62,7 +68,7 @@ def build_to_folder(
     folder = Path(tempfile.mkdtemp(prefix=f".{builder.name}.building-", dir=target.parent))
     folder.chmod(0o755)  # mkdtemp's 0700 would make the published folder private
     try:
-        written = _write(builder, outcome, context, folder)
+        written = _write(builder, outcome, context, folder, rows_per_file)
         _move_into_place(folder, target)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
@@ -99,7 +105,9 @@ def _move_into_place(staging: Path, target: Path) -> None:
     shutil.rmtree(old)
 
 
-def _write(builder: DatasetBuilder, outcome: BuildOutcome, context: BuildContext, folder: Path) -> dict[str, dict[str, int]]:
+def _write(
+    builder: DatasetBuilder, outcome: BuildOutcome, context: BuildContext, folder: Path, rows_per_file: int
+) -> dict[str, dict[str, int]]:
     """Parquet per config and split, the card and the manifest, into ``folder``; returns the row counts."""
     (folder / "data").mkdir()
 
@@ -114,11 +122,8 @@ def _write(builder: DatasetBuilder, outcome: BuildOutcome, context: BuildContext
         splits_written[config] = {}
         for split, records in splits.items():
             _check_types(builder.name, config, split, model, records)
-            table = datasets.Dataset.from_list([r.to_row() for r in records], features=features)
-            path = folder / parquet_path(config, split)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            pq.write_table(table.data.table, path, compression="zstd", use_dictionary=False, write_statistics=True)
-            splits_written[config][split] = SplitFiles(len(records), table.data.table.nbytes, path.stat().st_size)
+            table = datasets.Dataset.from_list([r.to_row() for r in records], features=features).data.table
+            splits_written[config][split] = _write_parquet(table, folder, config, split, rows_per_file)
 
     source = outcome.source_description or builder.source_description
     card = render_card(builder, outcome, features_by_config, splits_written, source, context.seed)
@@ -132,6 +137,7 @@ def _write(builder: DatasetBuilder, outcome: BuildOutcome, context: BuildContext
         "package_version": _package_version(),
         "rows": row_counts,
         "notes": build_notes(outcome),
+        **({"options": (context.options or builder.options()).model_dump(mode="json")} if builder.options else {}),
         "files": {
             p.relative_to(folder).as_posix(): _sha256(p)
             for p in sorted(folder.rglob("*"))
@@ -140,6 +146,19 @@ def _write(builder: DatasetBuilder, outcome: BuildOutcome, context: BuildContext
     }
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return row_counts
+
+
+def _write_parquet(table: pa.Table, folder: Path, config: str, split: str, rows_per_file: int) -> SplitFiles:
+    """One split as Parquet files of at most ``rows_per_file`` rows each (one file for an empty split)."""
+    shards = max(1, -(-table.num_rows // rows_per_file))
+    file_bytes = 0
+    for shard in range(shards):
+        path = folder / parquet_path(config, split, shard, shards)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = table.slice(shard * rows_per_file, rows_per_file)
+        pq.write_table(part, path, compression="zstd", use_dictionary=False, write_statistics=True)
+        file_bytes += path.stat().st_size
+    return SplitFiles(table.num_rows, table.nbytes, file_bytes, shards)
 
 
 def build_notes(outcome: BuildOutcome) -> list[str]:
@@ -167,16 +186,30 @@ def check_files(folder: Path, manifest: dict, prefix: str = "") -> None:
 
 
 def verify_folder(folder: Path) -> dict[str, dict[str, int]]:
-    """Load every config back with ``load_dataset`` (offline) and check rows and sha256 against the manifest."""
+    """Load every config back (offline) and check rows and sha256 against the manifest.
+
+    The default config is loaded exactly as a user does, ``load_dataset(folder, config)``; the
+    others through the ``data_files`` and features their card declares, read once (loading a
+    folder by name parses its whole card again for every config: minutes for CausaLab's 38)."""
     manifest = read_manifest(folder)
     check_files(folder, manifest)
+    card = DatasetCard.load(Path(folder) / CARD).data
+    declared, infos = MetadataConfigs.from_dataset_card_data(card), DatasetInfosDict.from_dataset_card_data(card)
     loaded: dict[str, dict[str, int]] = {}
-    for config, splits in manifest["rows"].items():
-        dataset_dict = datasets.load_dataset(str(folder), config)
+    for index, (config, splits) in enumerate(manifest["rows"].items()):
+        if index == 0:
+            dataset_dict = datasets.load_dataset(str(folder), config)
+        else:
+            files = {entry["split"]: _listed(folder, entry["path"]) for entry in declared[config]["data_files"]}
+            dataset_dict = datasets.load_dataset("parquet", data_files=files, features=infos[config].features)
         loaded[config] = {split: dataset_dict[split].num_rows for split in dataset_dict}
         if loaded[config] != splits:
             raise DatasetFolderError(f"{folder} config {config!r}: loaded rows {loaded[config]} != manifest {splits}")
     return loaded
+
+
+def _listed(folder: Path, paths: str | list[str]) -> list[str]:
+    return [str(Path(folder) / path) for path in ([paths] if isinstance(paths, str) else paths)]
 
 
 def load_records(folder: Path, config: str, split: str, model: type[Record]) -> list[Record]:

@@ -19,7 +19,7 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
 from causal_datasets.errors import BuilderRegistrationError
-from causal_datasets.hub.layout import parquet_path
+from causal_datasets.hub.layout import split_data_files
 from causal_datasets.hub.metadata_rules import metadata_problems
 
 #: upper bounds of the Hub's size categories (``datasets/utils/resources/size_categories.json``)
@@ -30,11 +30,13 @@ COMPUTED_KEYS = ("pretty_name", "size_categories", "configs", "dataset_info")
 
 @dataclass(frozen=True)
 class SplitFiles:
-    """One written split: rows, Arrow bytes (``num_bytes``) and Parquet file bytes (``download_size``)."""
+    """One written split: rows, Arrow bytes (``num_bytes``), Parquet file bytes (``download_size``) and
+    the number of Parquet files it is written as."""
 
     rows: int
     num_bytes: int
     file_bytes: int
+    files: int = 1
 
 
 def card_data(
@@ -56,7 +58,8 @@ def card_data(
     MetadataConfigs(
         {
             config: {
-                "data_files": [{"split": split, "path": parquet_path(config, split)} for split in config_splits],
+                "data_files": [{"split": split, "path": split_data_files(config, split, files.files)}
+                               for split, files in config_splits.items()],
                 **({"default": True} if index == 0 else {}),
             }
             for index, (config, config_splits) in enumerate(splits.items())
