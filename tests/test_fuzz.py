@@ -9,6 +9,7 @@ found by hand (deep nesting, long runs of one character) are always tried. Each 
 
 from __future__ import annotations
 
+import math
 import string
 
 import pytest
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 from causal_datasets.causalab.dsl import parse_step
 from causal_datasets.causalab.formula import FormulaError, evaluate_equation
+from causal_datasets.causalab.upstream_run import parse_observations, parse_submissions
 from causal_datasets.cli import main
 from causal_datasets.cobe.judge import parse_tf
 from causal_datasets.docalc.parser import ExprParseError, parse
@@ -137,6 +139,20 @@ def test_causalab_step_parser(text):
 
 
 @FUZZ
+@given(mixed("- Observation 1: {}'\"[](),:0123456789.e+-density\n"), st.lists(mixed("Frequency set to Hz.Usage: 0123456789/ submissions\n"), max_size=4))
+@example("- Observation 1: {'a': " + "[" * 1990 + "}", [])
+@example("- Observation 1: {'a': 1e999999}", ["Frequency set to 1e999 Hz. Usage: 1/3 submissions"])
+@example("- Observation 1: {'a': (1).__class__}", [])
+def test_causalab_upstream_run_text_parsers(task_text, messages):
+    try:
+        records = parse_observations(task_text)
+    except ValueError:
+        records = []
+    assert all(isinstance(v, float) and math.isfinite(v) for record in records for v in record.values())
+    assert all(isinstance(v, float) and math.isfinite(v) for v in parse_submissions(messages))
+
+
+@FUZZ
 @given(st.one_of(st.text(alphabet="0123456789.+-*/^()abc_ e", max_size=120), st.text(max_size=120)))
 @example("(-8)**0.5")
 @example("-" * 1990 + "1")
@@ -220,3 +236,148 @@ def test_the_known_pathological_inputs_on_every_parser(text):
             pass
     parse_step(text), parse_action(text), extract_estimand(text), parse_tf(text)
     assert isinstance(check_equivalence(text, "P(Y)", "Y", prove=False), Verdict)
+
+
+# --- ReCAST and CoBe analyses (readers of server replies and judge answers, agreement statistics) -------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**12) | st.floats(allow_nan=True) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["data", "id", "meta", "count", "tokens", "max_model_len", "context_length", "n_ctx",
+                         "default_generation_settings", "top_provider", "x"]), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@FUZZ
+@given(json_values)
+@example({"data": [{"id": "m", "max_model_len": float("nan")}]})
+@example({"data": [{"id": "m", "context_length": True}]})
+def test_context_window_and_token_count_readers(reply):
+    from causal_datasets.llm.context import count_from_reply, window_from_listing, window_from_props
+
+    for value in (window_from_listing(reply, "m"), window_from_props(reply)):
+        assert value is None or (isinstance(value, int) and value > 0)
+    count = count_from_reply(reply)
+    assert count is None or (isinstance(count, int) and count >= 0)
+
+
+@FUZZ
+@given(st.text(max_size=300))
+@example("Mode 3.")
+@example("1-7")
+@example("7" * 20000)
+def test_failure_mode_reader(text):
+    from causal_datasets.cobe.failure_modes import parse_mode
+
+    assert parse_mode(text) in (None, 1, 2, 3, 4, 5, 6, 7)
+
+
+names = st.text(alphabet=string.ascii_letters + " ", min_size=1, max_size=12).map(str.strip).filter(bool)
+
+
+@FUZZ
+@given(st.lists(st.tuples(names, names).filter(lambda e: e[0] != e[1]), min_size=1, max_size=6))
+def test_edge_lines_whose_names_say_relationships_are_still_edges(edges):
+    edges = [(f"{a} relationships", b) for a, b in edges]
+    graph = read_prediction("\n".join(f"{a} -> {b}" for a, b in edges))
+    assert set(graph.edges) == {(" ".join(a.split()), " ".join(b.split())) for a, b in edges}
+
+
+@FUZZ
+@given(st.lists(st.lists(st.sampled_from("ABC"), min_size=3, max_size=3), max_size=12),
+       st.lists(st.tuples(st.sampled_from("xy"), st.sampled_from("xy")), max_size=12))
+def test_agreement_statistics_are_kappas_or_undefined(ratings, pairs):
+    from causal_datasets.agreement import cohen_kappa, fleiss_kappa
+
+    for kappa in (fleiss_kappa(ratings), cohen_kappa([a for a, _ in pairs], [b for _, b in pairs])):
+        assert kappa is None or -1 - 1e-9 <= kappa <= 1 + 1e-9
+
+
+@FUZZ
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=60), st.integers(1, 6))
+def test_balanced_bins_partition_the_values(values, count):
+    from causal_datasets.recast.analysis import balanced_bins, bin_of
+
+    bins = balanced_bins(values, count)
+    assert 1 <= len(bins) <= count and sum(b.size for b in bins) == len(values)
+    assert all(b.low <= b.high for b in bins) and all(a.high < b.low for a, b in zip(bins, bins[1:]))
+    assert all(bin_of(v, bins).low <= v <= bin_of(v, bins).high for v in values)
+
+
+# --- DoVerifier: independence statements, derivations, the paper's answers, the judge, the diagnosis ------
+
+INDEPENDENCE_CHARS = "XYZVW12 ,;|⊥⫫_\nindep"
+
+
+@FUZZ
+@given(mixed(INDEPENDENCE_CHARS), st.booleans())
+@example("X ⊥ Y | Z; Y ⊥ Z", True)
+@example("X ⊥ Y; X ⊥ Y | Z", True)
+@example(";".join(f"A{i} ⊥ B{i}" for i in range(3000)), False)
+@example(PATHOLOGICAL[4], False)
+def test_independence_statements(text, complete):
+    from causal_datasets.docalc.independence import Independences, IndependenceError
+
+    try:
+        known = Independences.parse(text, complete=complete)
+    except IndependenceError as error:
+        assert len(str(error)) < 300
+        return
+    verdict = check_equivalence("P(Y | X)", "P(Y)", known, prove=False)
+    assert verdict.equivalent is not False or verdict.counterexample is not None
+    assert verdict.equivalent is not None or verdict.error
+
+
+@FUZZ
+@given(mixed(EXPRESSION_CHARS + "\n=by rule 123Derivation:"))
+@example("Derivation:\n" + "= P(Y) by rule 1\n" * 500)
+@example("Derivation: " + "(" * 3000)
+@example("Derivation:\nP(Y|do(X))\n= P(Y|X) by " + "rule " * 4000)
+def test_derivation_reader_and_checker(text):
+    from causal_datasets.docalc.cladder import family_graph
+    from causal_datasets.docalc.derivation import MAX_STEPS, score_derivation
+
+    score = score_derivation("Derivation:\n" + text, family_graph("confounding"))
+    assert (score.error is None) or not score.steps
+    assert len(score.steps) <= MAX_STEPS and all(s.status for s in score.steps)
+
+
+@FUZZ
+@given(st.text(max_size=300))
+@example("Expression: P(Y)\nGraphical Representation: " + "X->" * 5000 + "Y\nFinal Answer: yes")
+@example("Graph: X->Y, Y->X")
+@example("Verdict: " + "not " * 5000 + "equivalent")
+def test_paper_answer_and_judge_readers(text):
+    from types import SimpleNamespace
+
+    from causal_datasets.docalc.judge import parse_verdict
+    from causal_datasets.docalc.paper_task import model_graph, read_answer
+
+    answer = read_answer(text)
+    graph, error, _ = model_graph(answer.graph, SimpleNamespace(latent=["V1"]))
+    assert (graph is None) == (error is not None) and answer.final_answer in (None, "yes", "no")
+    assert parse_verdict(text) in (True, False, None)
+
+
+@FUZZ
+@given(st.one_of(st.none(), mixed(EXPRESSION_CHARS)), st.sampled_from(["ate", "correlation", "nde"]))
+@example("P(Y | do(X), do(V1))", "ate")
+@example("Y_{X=1, V2_{X=0}}", "nie")
+def test_diagnosis_of_any_answer(answer, query_type):
+    from causal_datasets.docalc.cladder import family_graph
+    from causal_datasets.docalc.feedback import diagnose
+
+    for family in ("confounding", "IV", "frontdoor"):
+        findings = diagnose(answer, family_graph(family), query_type=query_type)
+        assert all(finding.message for finding in findings)
+
+
+@FUZZ
+@given(mixed(EXPRESSION_CHARS), mixed(EXPRESSION_CHARS))
+@example(PATHOLOGICAL[6], "P(Y)")
+@example("P(" * 20000, ")" * 20000)
+def test_token_baselines(prediction, reference):
+    from causal_datasets.docalc.baselines import bleu, token_f1
+
+    assert 0.0 <= bleu(prediction, reference) <= 1.0 + 1e-12 and 0.0 <= token_f1(prediction, reference) <= 1.0

@@ -8,6 +8,8 @@ Integer slice values and histogram bins get integer ticks. Each run has its own 
 
 from __future__ import annotations
 
+import math
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,7 +20,18 @@ from matplotlib.ticker import MaxNLocator
 
 from causal_datasets.report.runs import Run
 from causal_datasets.report.tables import ordered
-from causal_datasets.report.views import MappingBars, Plot, ResultsHistogram, SlicePlot
+from causal_datasets.report.views import (
+    MappingBars,
+    NestedBars,
+    Plot,
+    RadarPlot,
+    ResultsHistogram,
+    ResultsScatter,
+    ResultsTrajectories,
+    RunCurves,
+    RunScatter,
+    SlicePlot,
+)
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 LINE_STYLES = ("-", "--", "-.", ":")
@@ -30,12 +43,16 @@ def figure(plot: Plot, runs: Sequence[Run]) -> Figure | None:
     """The figure of ``plot`` for ``runs`` (its one Axes is ``figure.axes[0]``); None when no run has data for it."""
     fig = Figure(figsize=(6.4, 4.0 + 0.22 * len(runs)), dpi=100)
     FigureCanvasAgg(fig)
-    axes = fig.add_subplot()
+    axes = fig.add_subplot(projection="polar" if isinstance(plot, RadarPlot) else None)
     if not _DRAWERS[type(plot)](plot, runs, axes):
         return None
     axes.set_title(plot.title)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)  # never over data
+    entries = len(axes.get_legend_handles_labels()[1])
+    columns = 1 if entries <= 4 else 3  # many series (one per model): three columns, a taller figure
+    fig.set_figheight(4.0 + 0.22 * max(len(runs), math.ceil(entries / columns)))
+    axes.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False,  # never over data
+                ncols=columns)
     fig.tight_layout()
     return fig
 
@@ -68,10 +85,15 @@ def _slice_plot(plot: SlicePlot, runs: Sequence[Run], axes: Axes) -> bool:
     for index, (run, points) in enumerate(series):
         drawn = sorted(points, key=positions.__getitem__)
         # later runs are drawn thinner and smaller on top of earlier ones: equal series stay visible
-        axes.plot([positions[k] for k in drawn], [points[k] for k in drawn], label=legend(run), clip_on=False,
-                  marker=MARKERS[index % len(MARKERS)], linestyle=LINE_STYLES[index % len(LINE_STYLES)],
-                  linewidth=2.6 - 0.7 * (index % 3), markersize=11 - 2.5 * (index % 3), markerfacecolor="none",
-                  markeredgewidth=1.5)
+        lines = axes.plot([positions[k] for k in drawn], [points[k] for k in drawn], label=legend(run), clip_on=False,
+                          marker=MARKERS[index % len(MARKERS)], linestyle=LINE_STYLES[index % len(LINE_STYLES)],
+                          linewidth=2.6 - 0.7 * (index % 3), markersize=11 - 2.5 * (index % 3), markerfacecolor="none",
+                          markeredgewidth=1.5)
+        if plot.error is not None:
+            errors = {k: (run.summary.slices[plot.slice][k] or {}).get(plot.error) for k in drawn}
+            shown = [k for k in drawn if _is_number(errors[k])]
+            axes.errorbar([positions[k] for k in shown], [points[k] for k in shown], yerr=[errors[k] for k in shown],
+                          fmt="none", ecolor=lines[0].get_color(), capsize=4, elinewidth=1.2)
     _value_axis(axes, [value for _, points in series for value in points.values()])
     axes.set_xlabel(plot.xlabel)
     axes.set_ylabel(plot.ylabel)
@@ -115,7 +137,11 @@ def _histogram(plot: ResultsHistogram, runs: Sequence[Run], axes: Axes) -> bool:
         return False
     everything = [v for _, values in series for v in values]
     integers = all(isinstance(v, int) for v in everything)
-    bins = [b - 0.5 for b in range(int(min(everything)), int(max(everything)) + 2)] if integers else 10
+    if plot.bin_width:
+        low = math.floor(min(everything) / plot.bin_width)
+        bins = [plot.bin_width * b for b in range(low, math.floor(max(everything) / plot.bin_width) + 2)]
+    else:
+        bins = [b - 0.5 for b in range(int(min(everything)), int(max(everything)) + 2)] if integers else 10
     _, _, patches = axes.hist([values for _, values in series], bins=bins, label=[legend(run) for run, _ in series],
                               edgecolor="black", linewidth=0.6)
     for index, container in enumerate(patches if len(series) > 1 else [patches]):
@@ -127,6 +153,163 @@ def _histogram(plot: ResultsHistogram, runs: Sequence[Run], axes: Axes) -> bool:
     axes.set_ylim(bottom=0)
     axes.set_xlabel(plot.xlabel)
     axes.set_ylabel("items")
+    return True
+
+
+def _group(run: Run) -> str:
+    """Runs of one solver on the same configs belong together (one colour, one line, one arrow)."""
+    return f"{run.summary.solver} · {', '.join(run.summary.dataset.configs)}"
+
+
+def _run_scatter(plot: RunScatter, runs: Sequence[Run], axes: Axes) -> bool:
+    points = []
+    for run in runs:
+        metrics = run.summary.metrics
+        x, y = getattr(metrics, plot.x, None), getattr(metrics, plot.y, None)
+        if _is_number(x) and _is_number(y):
+            points.append((_group(run), str(getattr(metrics, plot.label, None)), x, y))
+    if not points:
+        return False
+    labels = list(dict.fromkeys(label for _, label, _, _ in points))
+    groups = list(dict.fromkeys(group for group, _, _, _ in points))
+    for group, label, x, y in points:
+        name = f"{group} · {label}"
+        shown = name in {text.get_label() for text in axes.lines}
+        axes.plot([x], [y], linestyle="none", marker=MARKERS[labels.index(label) % len(MARKERS)], markersize=10,
+                  markerfacecolor="none", markeredgewidth=1.6, color=f"C{groups.index(group) % 10}",
+                  label="_" + name if shown else name, clip_on=False)
+    for index, group in enumerate(groups):
+        starts = [(x, y) for g, label, x, y in points if g == group and label == plot.arrow[0]]
+        ends = [(x, y) for g, label, x, y in points if g == group and label == plot.arrow[1]]
+        if len(starts) == len(ends) == 1:  # one run per regime: the arrow is unambiguous
+            axes.annotate("", xy=ends[0], xytext=starts[0],
+                          arrowprops={"arrowstyle": "->", "color": f"C{index % 10}", "lw": 1.4})
+    _value_axis(axes, [y for _, _, _, y in points])
+    if all(0 <= x <= 1 for _, _, x, _ in points):
+        axes.set_xlim(0, 1)
+    axes.set_xlabel(plot.xlabel)
+    axes.set_ylabel(plot.ylabel)
+    return True
+
+
+def _run_curves(plot: RunCurves, runs: Sequence[Run], axes: Axes) -> bool:
+    counts = dict(plot.counts)
+    lines: dict[tuple[str, str], dict[float, float]] = {}
+    for run in runs:
+        metrics = run.summary.metrics
+        line = str(getattr(metrics, plot.line, None))
+        count, value = getattr(metrics, counts.get(line, ""), None), getattr(metrics, plot.metric, None)
+        if _is_number(count) and _is_number(value):
+            lines.setdefault((_group(run), line), {})[count] = value
+    if not lines:
+        return False
+    for index, ((group, line), points) in enumerate(sorted(lines.items())):
+        xs = sorted(points)
+        axes.plot(xs, [points[x] for x in xs], label=f"{group} · {line}", marker=MARKERS[index % len(MARKERS)],
+                  linestyle=LINE_STYLES[index % len(LINE_STYLES)], markerfacecolor="none", markeredgewidth=1.5,
+                  clip_on=False)
+    everything = sorted({x for points in lines.values() for x in points})
+    if all(float(x).is_integer() for x in everything):
+        axes.set_xticks(everything, [f"{x:g}" for x in everything])
+    _value_axis(axes, [v for points in lines.values() for v in points.values()])
+    axes.set_xlabel(plot.xlabel)
+    axes.set_ylabel(plot.ylabel)
+    return True
+
+
+def _trajectories(plot: ResultsTrajectories, runs: Sequence[Run], axes: Axes) -> bool:
+    drawn = []
+    for index, run in enumerate(runs):
+        series = []
+        for item in run.results:
+            steps = getattr(item, plot.field, None) if item.status == "scored" else None
+            values = [s.get(plot.metric) for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
+            if values and all(_is_number(v) for v in values):
+                series.append(values)
+        if not series:
+            continue
+        color = f"C{index % 10}"
+        for values in series:
+            axes.plot(range(1, len(values) + 1), values, color=color, alpha=0.25, linewidth=0.8)
+        longest = max(len(v) for v in series)
+        mean = [sum(v[min(t, len(v) - 1)] for v in series) / len(series) for t in range(longest)]
+        axes.plot(range(1, longest + 1), mean, color=color, linewidth=2.4, marker=MARKERS[index % len(MARKERS)],
+                  markevery=max(1, longest // 12), label=legend(run))
+        drawn += [x for values in series for x in values]
+    if not drawn:
+        return False
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    _value_axis(axes, drawn)
+    axes.set_xlabel(plot.xlabel)
+    axes.set_ylabel(plot.ylabel)
+    return True
+
+
+def _radar(plot: RadarPlot, runs: Sequence[Run], axes: Axes) -> bool:
+    series = []
+    for run in runs:
+        entries = run.summary.slices.get(plot.slice) or {}
+        points = {key: entry.get(plot.metric) for key, entry in entries.items()}
+        if any(_is_number(value) for value in points.values()):
+            series.append((run, points))
+    if not series:
+        return False
+    keys = ordered(key for _, points in series for key in points)
+    angles = [2 * math.pi * index / len(keys) for index in range(len(keys))]
+    for index, (run, points) in enumerate(series):
+        values = [points.get(key) if _is_number(points.get(key)) else math.nan for key in keys]  # a gap where missing
+        axes.plot([*angles, angles[0]], [*values, values[0]], label=legend(run), marker=MARKERS[index % len(MARKERS)],
+                  linestyle=LINE_STYLES[index % len(LINE_STYLES)], markerfacecolor="none", markeredgewidth=1.5)
+    axes.set_xticks(angles, [textwrap.fill(key, 16) for key in keys], fontsize="x-small")
+    numbers = [v for _, points in series for v in points.values() if _is_number(v)]
+    axes.set_ylim(0, 1 if all(0 <= v <= 1 for v in numbers) else max(numbers) * 1.08)
+    return True
+
+
+def _scatter(plot: ResultsScatter, runs: Sequence[Run], axes: Axes) -> bool:
+    drawn = []
+    for index, run in enumerate(runs):
+        points = [(getattr(item, plot.x, None), getattr(item, plot.y, None)) for item in run.results
+                  if item.status == "scored"]
+        points = [(x, y) for x, y in points if _is_number(x) and _is_number(y) and (x > 0 or not plot.log_x)]
+        if points:
+            axes.scatter([x for x, _ in points], [y for _, y in points], label=f"{legend(run)} ({len(points)} items)",
+                         marker=MARKERS[index % len(MARKERS)], facecolors="none", edgecolors=f"C{index % 10}",
+                         linewidths=1.0, alpha=0.8)
+            drawn += points
+    if not drawn:
+        return False
+    if plot.log_x:
+        axes.set_xscale("log")
+    _value_axis(axes, [y for _, y in drawn])
+    axes.set_xlabel(plot.xlabel)
+    axes.set_ylabel(plot.ylabel)
+    return True
+
+
+def _nested_bars(plot: NestedBars, runs: Sequence[Run], axes: Axes) -> bool:
+    per_run = [(run, {key: entry.get(plot.field) or {} for key, entry in (run.summary.slices.get(plot.slice) or {}).items()})
+               for run in runs]
+    series = list(dict.fromkeys(
+        (index, name) for index, (_, table) in enumerate(per_run) for inner in table.values()
+        for name, value in inner.items() if _is_number(value)))
+    if not series:
+        return False
+    groups = ordered(key for _, table in per_run for key, inner in table.items() if any(map(_is_number, inner.values())))
+    width = 0.8 / len(series)
+    for position, (index, name) in enumerate(series):
+        run, table = per_run[index]
+        xs = [g - 0.4 + width * (position + 0.5) for g in range(len(groups))]
+        drawn = [(x, table.get(group, {}).get(name)) for x, group in zip(xs, groups)]
+        drawn = [(x, v) for x, v in drawn if _is_number(v)]
+        axes.bar([x for x, _ in drawn], [v for _, v in drawn], width=width, color=f"C{position % 10}",
+                 label=name if len(runs) == 1 else f"{legend(run)} · {name}",
+                 hatch=HATCHES[index % len(HATCHES)], edgecolor="black", linewidth=0.4)
+    axes.set_xticks(range(len(groups)), [textwrap.fill(g, 14) for g in groups], fontsize="small")
+    axes.set_xlim(-0.5, len(groups) - 0.5)
+    _value_axis(axes, [v for _, table in per_run for inner in table.values() for v in inner.values() if _is_number(v)])
+    axes.set_xlabel(plot.xlabel)
+    axes.set_ylabel(plot.ylabel)
     return True
 
 
@@ -160,4 +343,8 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-_DRAWERS = {SlicePlot: _slice_plot, MappingBars: _mapping_bars, ResultsHistogram: _histogram}
+_DRAWERS = {
+    SlicePlot: _slice_plot, MappingBars: _mapping_bars, ResultsHistogram: _histogram, RunScatter: _run_scatter,
+    RunCurves: _run_curves, ResultsTrajectories: _trajectories, RadarPlot: _radar, ResultsScatter: _scatter,
+    NestedBars: _nested_bars,
+}

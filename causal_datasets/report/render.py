@@ -47,6 +47,8 @@ def _benchmark_section(view: View, runs: Sequence[Run], out_dir: Path) -> str:
     for name in slice_names(runs):
         table = slice_table(runs, name)
         parts += [f"### By {name.removeprefix('by_').replace('_', ' ')}", "", table or f"No run has values in `{name}`.", ""]
+    for run_table in view.tables:
+        parts += [f"### {run_table.title}", "", run_table.build(runs) or run_table.no_data, ""]
     if view.plots:
         parts += ["### Plots", ""]
     for plot in view.plots:

@@ -96,13 +96,21 @@ class ShapeWorldMetrics(_Strict):
     predicted_yes: int = Field(title="answered yes")
     mean_steps: float | None = Field(title="mean steps", description="actions before a final answer, over answered episodes")
     error_total: int = Field(title="errors")
+    accuracy_se: float | None = Field(default=None, title="accuracy SE over setups",
+                                      description="standard error of the per-setup accuracies (Fig. 2 error bars)")
+    setups: int = Field(default=0, title="initial setups")
     errors: dict[str, int] = Field(title="errors by mode")
     failure_patterns: dict[str, int] = Field(title="failure patterns")
+    failure_pattern_shares: dict[str, float | None] | None = Field(default=None, title="failure patterns (share of wrong answers)")
 
 
 class CausaLabMetrics(_Strict):
     benchmark: Literal["causalab"] = "causalab"
     count: int = Field(title="episodes")
+    regime: str | None = Field(default=None, title="regime", description=(
+        "observation-only (no intervention), intervention-only (no prior record), mixed, or several"))
+    prior_observations: float | None = Field(default=None, title="prior observations", description="mean per episode")
+    budget: float | None = Field(default=None, title="intervention budget", description="mean per episode")
     task_accuracy: float | None = Field(default=None, title="task accuracy")
     edge_precision: float | None = Field(default=None, title="edge precision")
     edge_recall: float | None = Field(default=None, title="edge recall")
@@ -112,36 +120,85 @@ class CausaLabMetrics(_Strict):
     coefficient_f1: float | None = Field(default=None, title="coefficient F1")
     root_f1: float | None = Field(default=None, title="root-node F1")
     formula_hit: float | None = Field(default=None, title="formula hit")
-    budget_used: float | None = Field(default=None, title="budget used")
+    budget_used: float | None = Field(default=None, title="budget used", description="mean share of the budget spent")
     invalid_steps: float | None = Field(default=None, title="invalid steps per episode")
+    reasks: float | None = Field(default=None, title="re-asks per episode", description="unreadable replies asked again")
+    consistent: float | None = Field(default=None, title="consistent with own data", description=(
+        "share of episodes whose final frequency equation is within the tolerance of every record the agent saw"))
     outcomes: dict[str, int] = Field(default_factory=dict, title="outcomes")
+    budget_used_by_success: dict[str, float | None] | None = Field(default=None, title="budget used by success")
+    consistent_by_success: dict[str, float | None] | None = Field(default=None, title="consistent with own data by success")
 
 
 class CladderMetrics(_Strict):
+    """DoVerifier's tables: the headline row is Table 1 (verifier, string match, LLM judge, beside the
+    token baselines); ``feedback`` is Table 2 (accuracy before and after verifier feedback)."""
+
     benchmark: Literal["cladder_pairs"] = "cladder_pairs"
     n: int = Field(title="questions")
-    accuracy: float = Field(title="equivalence accuracy", description="share of answers the verifier finds equivalent")
+    accuracy: float = Field(title="equivalence accuracy (DoVerifier)",
+                            description="share of answers the verifier finds equivalent under the question's graph")
     string_match: float = Field(title="string match", description="share equal to the reference after normalization")
+    judge: float | None = Field(default=None, title="LLM judge",
+                                description="share the judge calls equivalent (None: no judge model)")
+    bleu: float | None = Field(default=None, title="BLEU", description="mean sentence BLEU-4 against the reference")
+    token_f1: float | None = Field(default=None, title="token F1", description="mean token-multiset F1 against the reference")
+    accuracy_own_graph: float | None = Field(default=None, title="equivalent under the model's graph",
+                                             description="paper prompt: share equivalent under the graph the model wrote")
+    answer_accuracy: float | None = Field(default=None, title="yes/no accuracy",
+                                          description="paper prompt: share of final answers equal to CLadder's")
+    graph_edge_f1: float | None = Field(default=None, title="graph edge F1",
+                                        description="paper prompt: mean edge F1 of the model's graph (unreadable: 0)")
+    accuracy_after_feedback: float | None = Field(default=None, title="accuracy after feedback",
+                                                  description="share equivalent after the last feedback round")
+    derivation_valid_share: float | None = Field(default=None, title="valid derivation steps",
+                                                 description="mean share of valid steps over answers with a derivation")
     errors: dict[str, int] = Field(title="answers by error category")
     methods: dict[str, int] = Field(title="verdicts by method")
     proof_lengths: dict[str, int] = Field(title="proof lengths")
+    judge_agreement: dict[str, float | int | None] | None = Field(
+        default=None, title="judge agreement with the verifier",
+        description="over answers both decided: accuracy, precision, recall, F1, Cohen's kappa, counts")
+    feedback: dict[str, dict[str, float | int | None]] | None = Field(
+        default=None, title="accuracy before and after feedback (Table 2), by the first diagnosis",
+        description="per diagnosis of the first round and over all answers: n, accuracy before, after, answers fixed")
+    graph_errors: dict[str, int] | None = Field(default=None, title="model graphs by error category")
+    derivation_steps: dict[str, int] | None = Field(default=None, title="derivation steps by status")
 
 
 class RecastMetrics(_Strict):
+    """ReCAST: generation outcomes, name-based and judge scores (mean ± population SD, as Table 2), the
+    knowledge-cutoff test (App. Table 3) and confounding vs size (Fig. 3); the other analyses are slices."""
+
     benchmark: Literal["recast"] = "recast"
     samples: int = Field(title="samples")
     scored_share: float = Field(title="scored share", description="samples with a predicted graph / samples")
+    excluded: int = Field(default=0, title="excluded (too long for the context window)",
+                          description="samples that do not fit the model's context window: not sent, left out of every score")
     corrected: int = Field(title="answers fixed by the corrector")
     judge_errors: int = Field(title="samples with a judge error")
     generation: dict[str, int] = Field(title="generation outcomes")
-    deterministic: dict[str, dict[str, float | None]] = Field(title="name-based scores by node matching")
+    deterministic: dict[str, dict[str, float | None]] = Field(title="name-based scores by node matching (mean, SD)")
     judge: dict[str, float | int | None] | None = Field(default=None, title="judge scores (mean, SD, count)")
+    knowledge_cutoff: dict[str, float | int | None] | None = Field(
+        default=None, title="knowledge cutoff: Mann–Whitney U test, recent vs older papers",
+        description="group sizes and, per score, U (of the recent group) and the two-sided p")
+    size_confounding_r2: dict[str, float | None] | None = Field(
+        default=None, title="R² of the lenient degree of confounding on log10 size",
+        description="least-squares fit over the scored samples, per size attribute")
 
 
 class CoBeMetrics(_Strict):
+    """CoBe: accuracy (also as mean ± SD over the phrasings, Table 5), E1–E5 failure rates, errors, agreement
+    with the published verdicts and the scenarios' text statistics (Table 2); per-model tables are slices."""
+
     benchmark: Literal["cobe"] = "cobe"
     n: int = Field(title="responses")
     accuracy: float | None = Field(title="accuracy", description="responses passing every criterion / responses")
+    accuracy_phrasing_mean: float | None = Field(default=None, title="accuracy, mean over phrasings",
+                                                 description="mean of the accuracies of the query phrasings (Table 5)")
+    accuracy_phrasing_sd: float | None = Field(default=None, title="accuracy, SD over phrasings",
+                                               description="population SD of the accuracies of the query phrasings")
     correct: int = Field(title="correct")
     wrong: int = Field(title="wrong")
     unknown: int = Field(title="unknown", description="responses with a criterion the judge could not decide")
@@ -149,6 +206,8 @@ class CoBeMetrics(_Strict):
     criteria: dict[str, dict[str, float | int | None]] = Field(title="criterion counts")
     errors: dict[str, dict[str, int]] = Field(title="errors (items, criteria)")
     agreement: dict[str, float | int | None] | None = Field(default=None, title="agreement with the published verdicts")
+    text_statistics: dict[str, float | int | None] | None = Field(
+        default=None, title="scenario text statistics", description="words, sentences and clauses per scenario (Table 2)")
 
 
 BenchmarkMetrics = Annotated[
