@@ -9,8 +9,9 @@
   ``builders``, ``cards`` and ``metrics``, so that its own load rather than the installed ones), the same
   command run on that code.
 
-CPU seconds are this process's and its workers' (``os.times``), so a busy machine shows in the
-gap between wall and CPU time; the load average is printed with the figures.
+Each generation is timed in a fresh process, as a user's ``build`` runs. CPU seconds are that
+process's and its workers' (``os.times``), so a busy machine shows in the gap between wall and CPU
+time; the load average is printed with the figures.
 
     .venv/bin/python scripts/bench_generation.py [--pairs 2000] [--episodes 200] [--graphs 1000] [--baseline-tree DIR]
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -47,24 +49,39 @@ def timed(function) -> tuple[object, float, float]:
     return result, time.perf_counter() - wall, cpu_seconds() - cpu
 
 
+CASES = {
+    "verified synthetic pairs": lambda size, workers: synthetic_rows(0, size // 2, workers),
+    "CausaLab episodes": lambda size, workers: [
+        e for suite in generate_suites(list(SUITE_SPECS.values()), 0, size, workers).values() for e in suite
+    ],
+    "ShapeWorld advanced tasks": lambda size, workers: advanced_tasks(0, ADVANCED_SIZES, size, workers),
+}
+
+
+def measure_case(name: str, size: int, workers: int) -> None:
+    """One generation timed in this (fresh) process; prints items, wall, CPU and a digest of the items."""
+    items, wall, cpu = timed(lambda: CASES[name](size, workers))
+    digest = hashlib.sha256("\n".join(item.model_dump_json() for item in items).encode()).hexdigest()
+    print(json.dumps({"items": len(items), "wall": wall, "cpu": cpu, "digest": digest}))
+
+
 def generation_rows(args: argparse.Namespace) -> list[list]:
-    cases = {
-        "verified synthetic pairs": lambda workers: synthetic_rows(0, args.pairs // 2, workers),
-        "CausaLab episodes": lambda workers: [
-            e for suite in generate_suites(list(SUITE_SPECS.values()), 0, args.episodes, workers).values() for e in suite
-        ],
-        "ShapeWorld advanced tasks": lambda workers: advanced_tasks(0, ADVANCED_SIZES, args.graphs, workers),
-    }
+    """Each case with 1 and 2 workers, each in a fresh process (a forked pool of a process that
+    already holds a large run's rows and caches starts slower than a user's ``build`` does)."""
+    sizes = {"verified synthetic pairs": args.pairs, "CausaLab episodes": args.episodes,
+             "ShapeWorld advanced tasks": args.graphs}
     rows = []
-    for name, make in cases.items():
-        outputs, walls = [], []
+    for name, size in sizes.items():
+        runs = []
         for workers in (1, 2):
-            items, wall, cpu = timed(lambda: make(workers))
-            outputs.append([item.model_dump_json() for item in items])
-            walls.append(wall)
-            rows.append([name, workers, len(items), f"{wall:.1f}", f"{cpu:.1f}", f"{len(items) / wall:,.0f}",
-                         f"{len(items) / wall / workers:,.0f}", f"{len(items) / cpu:,.0f}" if cpu else "—",
-                         f"{walls[0] / wall:.2f}×", "—" if workers == 1 else str(outputs[0] == outputs[1])])
+            command = [sys.executable, __file__, "--case", name, "--size", str(size), "--workers", str(workers)]
+            done = subprocess.run(command, check=True, capture_output=True, text=True, env={**os.environ, "HF_DATASETS_OFFLINE": "1"})
+            run = json.loads(done.stdout.strip().splitlines()[-1])
+            runs.append(run)
+            wall, cpu, items = run["wall"], run["cpu"], run["items"]
+            rows.append([name, workers, items, f"{wall:.1f}", f"{cpu:.1f}", f"{items / wall:,.0f}",
+                         f"{items / wall / workers:,.0f}", f"{items / cpu:,.0f}" if cpu else "—",
+                         f"{runs[0]['wall'] / wall:.2f}×", "—" if workers == 1 else str(runs[0]["digest"] == run["digest"])])
     return rows
 
 
@@ -90,7 +107,13 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=200, help="CausaLab episodes per suite (19 suites)")
     parser.add_argument("--graphs", type=int, default=1000, help="ShapeWorld graphs per size (4 sizes, 6 tasks each)")
     parser.add_argument("--baseline-tree", type=Path, help="an unpacked earlier commit to time `build --all` on")
+    parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)  # one timing, run by the bench itself
+    parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--workers", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.case:
+        measure_case(args.case, args.size, args.workers)
+        return
     print(f"CPUs: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.1f}\n")
     header = ["generated", "workers", "items", "wall s", "CPU s", "items/s", "items/s per core", "items per CPU s",
               "speed-up", "same output"]
