@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from causal_datasets.report.render import write_report
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("report", help="tables and plots of one or more eval runs, side by side")
@@ -16,6 +14,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from causal_datasets.report.render import write_report  # matplotlib: imported by this command only
+
     path = write_report(args.runs, args.out)
     print(f"wrote {path}")
     return 0

@@ -31,7 +31,6 @@ from statistics import fmean, pstdev
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from causal_datasets.records.recast import RecastSample
 
@@ -190,6 +189,8 @@ def mann_whitney(first: Sequence[float | None], second: Sequence[float | None]) 
     b = [v for v in second if v is not None]
     if not a or not b:
         return None
+    from scipy import stats  # scipy.stats takes half a second to import: only when a test is run
+
     result = stats.mannwhitneyu(a, b, alternative="two-sided")
     return float(result.statistic), float(result.pvalue)
 
@@ -215,6 +216,8 @@ def by_size_quartile(rows: Sequence[Scored], dataset: Sequence[RecastSample]) ->
 
 def size_confounding_r2(samples: Sequence[RecastSample], attribute: str = "confounding_lenient") -> dict[str, float | None]:
     """R² of ``attribute`` on log10 of each size attribute (None with fewer than 3 samples or constant values)."""
+    from scipy import stats  # scipy.stats takes half a second to import: only when R² is computed
+
     result: dict[str, float | None] = {}
     for size in SIZE_ATTRIBUTES:
         pairs = [(getattr(s, size), getattr(s, attribute)) for s in samples if getattr(s, attribute) is not None]
