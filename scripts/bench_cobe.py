@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
 from pathlib import Path
 
 from causal_datasets.builder import BuildContext
@@ -25,20 +24,12 @@ from causal_datasets.llm import LLMClient, LLMConfig
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.markdown import markdown_table
 from checkout import SHARED_DATA_DIR
+from timing import best_of
 from causal_datasets.registry import get_builder
 
 SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 STUB_DELAY = 0.02
 LOCAL_CACHE = Path(".cache") / "bench_cobe_local.sqlite"  # an interrupted --local run resumes from here
-
-
-def timed(fn, repeat: int = 1) -> tuple[float, object]:
-    best, value = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, value
 
 
 def judge_rows(parsed, n: int):
@@ -48,9 +39,9 @@ def judge_rows(parsed, n: int):
 
 
 def bench_reading() -> None:
-    seconds, parsed = timed(lambda: read_source(SOURCE), repeat=5)
+    seconds, parsed = best_of(lambda: read_source(SOURCE), 5)
     with tempfile.TemporaryDirectory() as tmp:
-        build_seconds, _ = timed(lambda: build_to_folder(get_builder("cobe"), Path(tmp), BuildContext(0, SOURCE)))
+        build_seconds, _ = best_of(lambda: build_to_folder(get_builder("cobe"), Path(tmp), BuildContext(0, SOURCE)), 1)
     print("## reading and building\n")
     print(markdown_table(
         ["step", "scenarios", "responses", "seconds"],
@@ -67,7 +58,7 @@ def bench_judging(n: int = 96) -> None:
         for concurrency in (1, 4, 8):
             client = LLMClient(LLMConfig(model="stub", base_url=server.base_url, concurrency=concurrency))
             before = server.count
-            seconds, _ = timed(lambda: judge_all(client, rows, [r.response for r in responses], concurrency=concurrency))
+            seconds, _ = best_of(lambda: judge_all(client, rows, [r.response for r in responses], concurrency=concurrency), 1)
             calls = server.count - before
             table.append([concurrency, len(responses), calls, round(seconds, 2), round(len(responses) / seconds, 1),
                           round(calls / seconds, 1), round(concurrency / STUB_DELAY, 1)])
@@ -83,8 +74,8 @@ def bench_local_judge(n: int) -> None:
     rows, responses = judge_rows(parsed, n)
     with LocalServer() as server:
         client = server.client(cache_path=LOCAL_CACHE, max_tokens=4)
-        seconds, judgements = timed(
-            lambda: judge_all(client, rows, [r.response for r in responses], max_attempts=2, concurrency=1))
+        seconds, judgements = best_of(
+            lambda: judge_all(client, rows, [r.response for r in responses], max_attempts=2, concurrency=1), 1)
         usage = client.usage_summary()
     result = agreement([j.verdict for j in judgements], [r.verdict for r in responses])
     errors = sum(1 for j in judgements for c in j.criteria if c.error)

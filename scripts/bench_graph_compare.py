@@ -34,6 +34,7 @@ import scipy.sparse as sp
 from causal_datasets import compare_graph_batch, compare_graphs
 from causal_datasets.markdown import markdown_table
 from causal_datasets.paths import metric_path
+from timing import best_of
 
 
 def sparse_pair(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -50,15 +51,6 @@ def sparse_pair(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarra
     pred_source, pred_target = source[cut:].copy(), target[cut:].copy()
     pred_source[:cut], pred_target[:cut] = target[cut:2 * cut], source[cut:2 * cut]
     return source, target, pred_source, pred_target
-
-
-def best_of(repeats: int, function: Callable[[], object]) -> tuple[float, object]:
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def gadjid_from_pairs(prediction: list[tuple[str, str]], reference: list[tuple[str, str]]) -> int:
@@ -90,11 +82,11 @@ def large_graphs(sizes: list[int], repeats: int) -> list[dict]:
         ref_dicts = [{"source": s, "target": t} for s, t in ref_pairs]
         pred_dicts = [{"source": s, "target": t} for s, t in pred_pairs]
 
-        t_gadjid, (_, shd_gadjid) = best_of(repeats, lambda: gadjid.shd(reference, prediction))
-        t_csr, ours_csr = best_of(repeats, lambda: compare_graphs(prediction, reference))
-        t_pairs, ours_pairs = best_of(repeats, lambda: compare_graphs(pred_pairs, ref_pairs))
-        t_dicts, ours_dicts = best_of(repeats, lambda: compare_graphs(pred_dicts, ref_dicts))
-        t_gadjid_pairs, shd_gadjid_pairs = best_of(repeats, lambda: gadjid_from_pairs(pred_pairs, ref_pairs))
+        t_gadjid, (_, shd_gadjid) = best_of(lambda: gadjid.shd(reference, prediction), repeats)
+        t_csr, ours_csr = best_of(lambda: compare_graphs(prediction, reference), repeats)
+        t_pairs, ours_pairs = best_of(lambda: compare_graphs(pred_pairs, ref_pairs), repeats)
+        t_dicts, ours_dicts = best_of(lambda: compare_graphs(pred_dicts, ref_dicts), repeats)
+        t_gadjid_pairs, shd_gadjid_pairs = best_of(lambda: gadjid_from_pairs(pred_pairs, ref_pairs), repeats)
         shds = {shd_gadjid, ours_csr.shd, ours_pairs.shd, ours_dicts.shd, shd_gadjid_pairs}
         if len(shds) != 1:
             raise AssertionError(f"n={n}: SHDs disagree: {shds}")

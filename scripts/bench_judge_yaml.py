@@ -12,7 +12,6 @@ loader, and parses the largest answer (edge recall of the largest graph) with ea
 from __future__ import annotations
 
 import argparse
-import time
 from dataclasses import replace
 
 import yaml
@@ -23,21 +22,13 @@ from causal_datasets.llm.stub_server import StubServer
 from causal_datasets.markdown import markdown_table
 from causal_datasets.recast.metric import score_predictions
 from causal_datasets.recast.release import read_release
+from timing import best_of
 
 LOADERS = {"pure Python (SafeLoader)": yaml.SafeLoader, "libyaml (CSafeLoader)": yaml.CSafeLoader}
 
 
 def instant(request: dict, index: int):
     return replace(perfect_answer(request, index), delay=0.0)
-
-
-def best(function, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
@@ -54,13 +45,13 @@ def main() -> None:
         answer = None
         for name, loader in LOADERS.items():
             structured.SAFE_YAML_LOADER = loader
-            seconds = best(lambda: score_predictions([s.graph() for s in chosen], chosen, judge=judge, concurrency=1),
+            seconds, _ = best_of(lambda: score_predictions([s.graph() for s in chosen], chosen, judge=judge, concurrency=1),
                            args.repeats)
             server.requests.clear()
             score_predictions([largest.graph()], [largest], judge=judge, concurrency=1)
             answer = next(r for r in server.requests if "edge_recall" in r["messages"][1]["content"].rsplit("Answer with the ", 1)[1])
             text = perfect_answer(answer, 0).text
-            parse = best(lambda: structured.extract_yaml_block(text), args.repeats)
+            parse, _ = best_of(lambda: structured.extract_yaml_block(text), args.repeats)
             rows.append([name, f"{seconds:.2f}", f"{args.samples * 4 / seconds:.0f}", f"{parse * 1000:.1f}"])
     structured.SAFE_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     print(markdown_table(["YAML loader", f"judge loop, {args.samples} samples (s)", "evaluations/s",

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
 from pathlib import Path
 
 import datasets
 from checkout import SHARED_DATA_DIR
+from timing import best_of
 
 from causal_datasets.builder import BuildContext
 from causal_datasets.hub.folder import build_to_folder
@@ -33,15 +33,6 @@ def row_by_row(dataset: datasets.Dataset, model: type[Record]) -> list[Record]:
     return [model.from_row(row, features) for row in dataset]
 
 
-def best(function, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
@@ -56,8 +47,8 @@ def main() -> None:
                                             data_files={"test": f"data/{config}/test-*.parquet"})
             model = builder.configs[config]
             assert records_from_dataset(dataset, model) == row_by_row(dataset, model)
-            new = best(lambda: records_from_dataset(dataset, model), args.repeats)
-            old = best(lambda: row_by_row(dataset, model), args.repeats)
+            new, _ = best_of(lambda: records_from_dataset(dataset, model), args.repeats)
+            old, _ = best_of(lambda: row_by_row(dataset, model), args.repeats)
             rows.append([f"{name}/{config}", f"{len(dataset):,}", f"{old * 1000:.0f}", f"{new * 1000:.0f}", f"{old / new:.1f}×"])
     print(markdown_table(["config", "rows", "row by row (ms)", "one conversion (ms)", "speed-up"], rows))
 

@@ -23,17 +23,9 @@ from causal_datasets.recast.prompts import build_messages
 from causal_datasets.recast.release import read_release
 from causal_datasets.records.recast import DOMAINS
 from checkout import SHARED_DATA_DIR
+from timing import best_of
 
 RELEASE = SHARED_DATA_DIR / "recast" / "test.parquet"
-
-
-def best_of(fn, repeat: int = 5) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def bench_tables(samples) -> None:
@@ -49,7 +41,7 @@ def bench_tables(samples) -> None:
         "size quartiles (Table 4)": lambda: analysis.by_size_quartile(rows, samples),
         "R² of confounding on log size": lambda: analysis.size_confounding_r2(samples),
     }
-    table = [[name, f"{best_of(fn) * 1000:.1f}"] for name, fn in steps.items()]
+    table = [[name, f"{best_of(fn)[0] * 1000:.1f}"] for name, fn in steps.items()]
     print("## analyses over 292 scored samples (best of 5)\n")
     print(markdown_table(["analysis", "ms"], table))
 
@@ -75,7 +67,7 @@ def bench_release_figures(samples) -> None:
 
 def bench_context(samples, local: bool) -> None:
     messages = [build_messages(s) for s in samples]
-    seconds = best_of(lambda: [estimate_tokens(m) for m in messages])
+    seconds, _ = best_of(lambda: [estimate_tokens(m) for m in messages])
     estimates = [estimate_tokens(m) for m in messages]
     print("\n## context-window check\n")
     rows = [["estimate (4 characters/token), 292 prompts", f"{seconds * 1000:.1f} ms", f"median {int(np.median(estimates))} tokens"]]
