@@ -8,6 +8,9 @@ perfect (``p_e = 1``: every rating is the same label), never reported as 0 or 1 
   ReCAST's annotator check and CoBe's judge-vs-human agreement use it.
 * :func:`cohen_kappa_counts` — the same for a binary confusion table (tp, fp, fn, tn), e.g. the
   directed pairs of two annotated graphs, where the negatives are counted rather than listed.
+* :func:`agreement` — binary verdicts ("correct"/"wrong") against reference verdicts: counts,
+  accuracy, precision, recall, F1 and Cohen's κ (CoBe's judge vs the published verdicts,
+  DoVerifier's LLM judge vs the verifier).
 * :func:`fleiss_kappa` — several raters, each item rated by the same number of raters; p_e from
   the pooled label rates (Fleiss 1971). CoBe's three human raters are summarised by it.
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 
 def _kappa(observed: float, chance: float) -> float | None:
@@ -64,3 +68,29 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
     pooled = sum(per_item, Counter())
     chance = sum((count / (items * raters)) ** 2 for count in pooled.values())
     return _kappa(observed, chance)
+
+
+def agreement(predicted: Sequence[str], reference: Sequence[str], positive: str = "correct") -> dict[str, Any]:
+    """Agreement of our verdicts with reference verdicts ("correct"/"wrong"), positive = ``positive``.
+
+    Pairs where either side is not "correct"/"wrong" (e.g. "unknown") are left out and counted.
+    Cohen's κ = (p_o − p_e) / (1 − p_e) with p_e from the two sides' marginal rates; None when
+    p_e = 1 (both sides constant and equal: κ is undefined).
+    """
+    if len(predicted) != len(reference):
+        raise ValueError(f"{len(predicted)} predicted verdicts but {len(reference)} reference verdicts")
+    binary = {"correct", "wrong"}
+    pairs = [(p == positive, r == positive) for p, r in zip(predicted, reference) if p in binary and r in binary]
+    n = len(pairs)
+    tp = sum(1 for p, r in pairs if p and r)
+    fp = sum(1 for p, r in pairs if p and not r)
+    fn = sum(1 for p, r in pairs if not p and r)
+    tn = n - tp - fp - fn
+    result: dict[str, Any] = {"n": n, "excluded": len(predicted) - n, "tp": tp, "fp": fp, "fn": fn, "tn": tn}
+    if not n:
+        return result | dict.fromkeys(("accuracy", "precision", "recall", "f1", "cohen_kappa"))
+    precision = tp / (tp + fp) if tp + fp else None
+    recall = tp / (tp + fn) if tp + fn else None
+    f1 = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else None
+    return result | {"accuracy": (tp + tn) / n, "precision": precision, "recall": recall, "f1": f1,
+                     "cohen_kappa": cohen_kappa_counts(tp, fp, fn, tn)}

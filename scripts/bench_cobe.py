@@ -18,7 +18,7 @@ from causal_datasets.builder import BuildContext
 from causal_datasets.cobe.formats import read_source
 from causal_datasets.cobe.judge import judge_all
 from causal_datasets.cobe.prompts import CriteriaSet
-from causal_datasets.cobe.scoring import agreement
+from causal_datasets.agreement import agreement
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm import LLMClient, LLMConfig
 from causal_datasets.llm.stub_server import StubReply, StubServer

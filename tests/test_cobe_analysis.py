@@ -85,7 +85,7 @@ def test_cohen_kappa_by_hand():
 
 def test_the_papers_judge_agreement_is_reproduced_from_its_confusion():
     # App. C.3: N = 100, 21 false negatives and 2 false positives; precision 95.8% gives 46 true positives
-    from causal_datasets.cobe.scoring import agreement
+    from causal_datasets.agreement import agreement
 
     judge = ["correct"] * 46 + ["correct"] * 2 + ["wrong"] * 21 + ["wrong"] * 31
     humans = ["correct"] * 46 + ["wrong"] * 2 + ["correct"] * 21 + ["wrong"] * 31

@@ -21,7 +21,8 @@ from causal_datasets.cobe.prompts import (
     applicable_criteria,
     judge_messages,
 )
-from causal_datasets.cobe.scoring import agreement, summarize
+from causal_datasets.agreement import agreement
+from causal_datasets.cobe.scoring import summarize
 from causal_datasets.llm import LLMRequestError
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.paths import metric_path

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from statistics import fmean, pstdev
 from typing import Any
 
-from causal_datasets.agreement import cohen_kappa, cohen_kappa_counts, fleiss_kappa
+from causal_datasets.agreement import agreement, cohen_kappa, fleiss_kappa
 from causal_datasets.cobe.prompts import CRITERION_CODES
 
 NOT_GIVEN = "(not given)"
@@ -110,32 +110,6 @@ def _members(rows: Sequence[ScoredRow], label: str) -> dict[str, list[ScoredRow]
     for row in rows:
         groups.setdefault(getattr(row, label) or NOT_GIVEN, []).append(row)
     return dict(sorted(groups.items()))
-
-
-def agreement(predicted: Sequence[str], reference: Sequence[str], positive: str = "correct") -> dict[str, Any]:
-    """Agreement of our verdicts with reference verdicts ("correct"/"wrong"), positive = ``positive``.
-
-    Pairs where either side is not "correct"/"wrong" (e.g. "unknown") are left out and counted.
-    Cohen's κ = (p_o − p_e) / (1 − p_e) with p_e from the two sides' marginal rates; None when
-    p_e = 1 (both sides constant and equal: κ is undefined).
-    """
-    if len(predicted) != len(reference):
-        raise ValueError(f"{len(predicted)} predicted verdicts but {len(reference)} reference verdicts")
-    binary = {"correct", "wrong"}
-    pairs = [(p == positive, r == positive) for p, r in zip(predicted, reference) if p in binary and r in binary]
-    n = len(pairs)
-    tp = sum(1 for p, r in pairs if p and r)
-    fp = sum(1 for p, r in pairs if p and not r)
-    fn = sum(1 for p, r in pairs if not p and r)
-    tn = n - tp - fp - fn
-    result: dict[str, Any] = {"n": n, "excluded": len(predicted) - n, "tp": tp, "fp": fp, "fn": fn, "tn": tn}
-    if not n:
-        return result | dict.fromkeys(("accuracy", "precision", "recall", "f1", "cohen_kappa"))
-    precision = tp / (tp + fp) if tp + fp else None
-    recall = tp / (tp + fn) if tp + fn else None
-    f1 = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else None
-    return result | {"accuracy": (tp + tn) / n, "precision": precision, "recall": recall, "f1": f1,
-                     "cohen_kappa": cohen_kappa_counts(tp, fp, fn, tn)}
 
 
 def rater_agreement(predicted: Sequence[str], raters: Sequence[Sequence[str]]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from causal_datasets.cobe.scoring import agreement
+from causal_datasets.agreement import agreement
 from causal_datasets.docalc import paper_task, task
 from causal_datasets.docalc.cladder import formal_expression
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST, same_expression, score_derivation

@@ -31,7 +31,8 @@ from pydantic import BaseModel, Field
 from causal_datasets.cobe.failure_modes import FAILURE_MODES, FailureCase, classify_failure
 from causal_datasets.cobe.judge import DEFAULT_ATTEMPTS, judge_response
 from causal_datasets.cobe.prompts import CriteriaSet, build_messages
-from causal_datasets.cobe.scoring import ScoredRow, agreement, by_model, summarize as summarize_rows
+from causal_datasets.agreement import agreement
+from causal_datasets.cobe.scoring import ScoredRow, by_model, summarize as summarize_rows
 from causal_datasets.cobe.statistics import text_statistics
 from causal_datasets.errors import LLM_CATEGORIES, RunConfigurationError
 from causal_datasets.records.cobe import CoBeQuery, Phrasing

@@ -10,7 +10,7 @@ import evaluate
 from causal_datasets.cobe.judge import DEFAULT_ATTEMPTS
 from causal_datasets.cobe.judge import judge_all
 from causal_datasets.cobe.prompts import CriteriaSet
-from causal_datasets.cobe.scoring import agreement
+from causal_datasets.agreement import agreement
 from causal_datasets.cobe.scoring import rater_agreement
 from causal_datasets.cobe.scoring import summarize
 from causal_datasets.llm.options import judge_client
