@@ -50,11 +50,15 @@ def test_d_separation_agrees_with_networkx_on_random_graphs():
         nxg.add_nodes_from(names)
         for _ in range(10):
             picked = rng.sample(names, rng.randint(2, n))
-            x, y, zs = picked[0], picked[1], set(picked[2:])
-            cut_in = set(rng.sample(names, rng.randint(0, 2))) - {x, y}
+            split = rng.randint(1, len(picked) - 1)
+            xs, rest = set(picked[:split]), picked[split:]
+            given = rng.randint(0, len(rest) - 1)
+            ys, zs = set(rest[given:]), set(rest[:given])
+            cut_in = set(rng.sample(names, rng.randint(0, 2)))
+            cut_out = set(rng.sample(names, rng.randint(0, 2)))
             mutilated = nxg.copy()
-            mutilated.remove_edges_from([(u, v) for u, v in nxg.edges if v in cut_in])
-            assert g.d_separated({x}, {y}, zs, cut_in=cut_in) == nx.is_d_separator(mutilated, {x}, {y}, zs)
+            mutilated.remove_edges_from([(u, v) for u, v in nxg.edges if v in cut_in or u in cut_out])
+            assert g.d_separated(xs, ys, zs, cut_in=cut_in, cut_out=cut_out) == nx.is_d_separator(mutilated, xs, ys, zs)
 
 
 def test_textbook_d_separation():

@@ -3,13 +3,13 @@
 Built once from an edge list (``X->V2,V2->Y``), pairs, or a :class:`~causal_datasets.graph.CausalGraph`;
 acyclicity is checked here, once (the standard library's graphlib, which also gives the topological
 order), so d-separation queries never re-check it. d-separation is the
-reachability ("Bayes ball") algorithm on the mutilated graph, memoized per query.
+reachability ("Bayes ball") algorithm on the mutilated graph, on node sets as bit masks, memoized per query.
 """
 
 from __future__ import annotations
 
 import graphlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from causal_datasets.docalc.expr import Expr, variables
@@ -59,6 +59,10 @@ class DoGraph:
         object.__setattr__(self, "_order", tuple(order))
         object.__setattr__(self, "_parents", {n: tuple(sorted(p)) for n, p in parents.items()})
         object.__setattr__(self, "_children", {n: tuple(sorted(c)) for n, c in children.items()})
+        bit = {n: 1 << i for i, n in enumerate(self.nodes)}
+        object.__setattr__(self, "_bit", bit)
+        object.__setattr__(self, "_parent_bits", tuple(_mask(bit, parents[n]) for n in self.nodes))
+        object.__setattr__(self, "_child_bits", tuple(_mask(bit, children[n]) for n in self.nodes))
 
     # -- construction --
     @classmethod
@@ -114,8 +118,9 @@ class DoGraph:
 
     def ancestors(self, nodes: Iterable[str], cut_in: Iterable[str] = ()) -> frozenset[str]:
         """``nodes`` and their ancestors in the graph with edges into ``cut_in`` removed."""
-        cut_in = frozenset(cut_in)
-        return _closure(nodes, lambda n: () if n in cut_in else self._parents[n])
+        cut = self._bits(cut_in)
+        steps = tuple(0 if cut >> i & 1 else m for i, m in enumerate(self._parent_bits))
+        return self._names(_closure(self._bits(nodes), steps))
 
     def ancestral(self, nodes: Iterable[str]) -> DoGraph:
         """The subgraph on ``nodes`` and their ancestors (this graph itself when that is every node),
@@ -137,7 +142,17 @@ class DoGraph:
 
     def descendants(self, nodes: Iterable[str]) -> frozenset[str]:
         """``nodes`` and their descendants."""
-        return _closure(nodes, self._children.__getitem__)
+        return self._names(_closure(self._bits(nodes), self._child_bits))
+
+    # -- node sets as bit masks (bit i: the i-th node) --
+    def _bits(self, names: Iterable[str]) -> int:
+        try:
+            return _mask(self._bit, names)
+        except KeyError as error:
+            raise UnknownVariable(f"{error.args[0]!r} is not a node of the graph; nodes are {list(self.nodes)}") from None
+
+    def _names(self, mask: int) -> frozenset[str]:
+        return frozenset(n for n, b in self._bit.items() if mask & b)
 
     # -- d-separation --
     def d_separated(
@@ -150,57 +165,63 @@ class DoGraph:
     ) -> bool:
         """Is ``xs`` d-separated from ``ys`` given ``zs`` in the graph with edges into ``cut_in``
         and out of ``cut_out`` removed (Pearl's G_{\\bar{cut_in}, \\underline{cut_out}})?"""
-        zs = frozenset(zs)
-        key = (frozenset(xs) - zs, frozenset(ys) - zs, zs, frozenset(cut_in), frozenset(cut_out))
+        given = self._bits(zs)
+        key = ("d-separation", self._bits(xs) & ~given, self._bits(ys) & ~given, given, self._bits(cut_in), self._bits(cut_out))
         cached = self._cache.get(key)
         if cached is None:
-            unknown = sorted(set().union(*key) - set(self.nodes))
-            if unknown:
-                raise UnknownVariable(f"d-separation query names {unknown}, not nodes of the graph")
-            cached = self._cache[key] = self._reachable_separated(*key)
+            cached = self._cache[key] = self._reachable_separated(*key[1:])
         return cached
 
-    def _reachable_separated(self, xs, ys, zs, cut_in, cut_out) -> bool:
+    def _reachable_separated(self, xs: int, ys: int, zs: int, cut_in: int, cut_out: int) -> bool:
+        """The reachability ("Bayes ball") test on bit masks: no active trail from ``xs`` reaches ``ys``."""
         if not xs or not ys:
             return True
         if xs & ys:
             return False
-
-        def parents(n):
-            return () if n in cut_in else tuple(p for p in self._parents[n] if p not in cut_out)
-
-        def children(n):
-            return () if n in cut_out else tuple(c for c in self._children[n] if c not in cut_in)
-
-        opens_collider = _closure(zs, parents)
-        visited: set[tuple[str, bool]] = set()
-        stack = [(x, True) for x in xs]  # (node, arrived going up = from a child)
-        while stack:
-            node, up = stack.pop()
-            if (node, up) in visited:
-                continue
-            visited.add((node, up))
-            if node not in zs and node in ys:
+        parents = tuple(0 if cut_in >> i & 1 else m & ~cut_out for i, m in enumerate(self._parent_bits))
+        children = tuple(0 if cut_out >> i & 1 else m & ~cut_in for i, m in enumerate(self._child_bits))
+        opens_collider = _closure(zs, parents)  # zs and their ancestors
+        seen_up = seen_down = 0  # nodes reached going up (from a child) / going down (from a parent)
+        up, down = xs, 0
+        while up or down:
+            up, down = up & ~seen_up, down & ~seen_down
+            if (up | down) & ys & ~zs:
                 return False
-            if up and node not in zs:
-                stack.extend((p, True) for p in parents(node))
-                stack.extend((c, False) for c in children(node))
-            elif not up:
-                if node not in zs:
-                    stack.extend((c, False) for c in children(node))
-                if node in opens_collider:
-                    stack.extend((p, True) for p in parents(node))
+            seen_up, seen_down = seen_up | up, seen_down | down
+            next_up = next_down = 0
+            for i in _indices(up & ~zs):
+                next_up |= parents[i]
+                next_down |= children[i]
+            for i in _indices(down & ~zs):
+                next_down |= children[i]
+            for i in _indices(down & opens_collider):
+                next_up |= parents[i]
+            up, down = next_up, next_down
         return True
 
 
+def _closure(start: int, steps: tuple[int, ...]) -> int:
+    """Every node reachable from the mask ``start`` (included), where ``steps[i]`` is the mask one step from node i."""
+    seen = frontier = start
+    while frontier:
+        reached = 0
+        for i in _indices(frontier):
+            reached |= steps[i]
+        frontier = reached & ~seen
+        seen |= frontier
+    return seen
 
-def _closure(start: Iterable[str], step) -> frozenset[str]:
-    """Every node reachable from ``start`` (included) by repeatedly applying ``step``."""
-    seen = set(start)
-    stack = list(seen)
-    while stack:
-        for nxt in step(stack.pop()):
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return frozenset(seen)
+
+def _indices(mask: int) -> Iterator[int]:
+    """The bit positions set in ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _mask(bit: Mapping[str, int], names: Iterable[str]) -> int:
+    mask = 0
+    for name in names:
+        mask |= bit[name]
+    return mask
