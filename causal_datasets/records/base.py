@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import functools
 import types
 import typing
 from collections.abc import Iterable, Iterator, Sequence
@@ -74,11 +75,10 @@ class Record(BaseModel):
 
     def to_row(self) -> dict[str, Any]:
         """A plain dict ready for ``Features.encode_example`` (enums as their values)."""
-        return self.model_dump(mode="json") | {
-            name: getattr(self, name)
-            for name, info in type(self).model_fields.items()
-            if _is_date(info.annotation)
-        }
+        row = self.model_dump(mode="json")
+        for name in _date_fields(type(self)):
+            row[name] = getattr(self, name)
+        return row
 
     @classmethod
     def from_row(cls, row: dict[str, Any], features: datasets.Features | None = None) -> Self:
@@ -114,6 +114,12 @@ def records_from_dataset(dataset: datasets.Dataset, model: type[Record]) -> list
         for name, feature in labelled.items():
             row[name] = _decode(row[name], feature)
     return [model.model_validate(row) for row in rows]
+
+
+@functools.cache
+def _date_fields(model: type[Record]) -> tuple[str, ...]:
+    """The fields of ``model`` that hold a ``datetime.date`` (kept as dates by :meth:`Record.to_row`)."""
+    return tuple(name for name, info in model.model_fields.items() if _is_date(info.annotation))
 
 
 def _is_date(annotation: Any) -> bool:
