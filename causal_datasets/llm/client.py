@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-import openai
 
 from causal_datasets.llm.cache import ResponseCache, cache_key
 from causal_datasets.llm.deadline import RequestDeadline, work_time_left
@@ -104,6 +103,7 @@ class LLMClient:
         self.cache = ResponseCache(cache_path) if cache_path is not None else None
         self.usage = UsageTracker(prices)
         self._backoff = Backoff(config.backoff_base, config.backoff_max, config.seed)
+        openai = _openai_sdk()
         self._openai = openai.OpenAI(
             base_url=config.endpoint,
             api_key=config.api_key(),
@@ -186,6 +186,7 @@ class LLMClient:
     def _ask_json(self, method: str, path: str, *, body: Any = None, read: Any, relative: bool = False) -> Any:
         """``read`` of the JSON reply of ``method`` at ``path`` (under the base URL, or the server root); None on any failure."""
         url = path if relative else f"{self.config.endpoint.removesuffix('/v1')}/{path}"
+        openai = _openai_sdk()
         try:
             if method == "GET":
                 reply = self._openai.get(url, cast_to=object)
@@ -287,6 +288,7 @@ class LLMClient:
         """One ``POST /chat/completions`` through the openai SDK; the raw body is parsed here so a
         truncated or malformed reply is a retryable failure, not a crash."""
         sampling = {key: value for key, value in body.items() if key not in ("model", "messages")}
+        openai = _openai_sdk()
         try:
             raw = self._openai.chat.completions.with_raw_response.create(
                 model=body["model"], messages=body["messages"], extra_body=sampling
@@ -341,3 +343,11 @@ def _as_llm_error(error: Exception, context: dict[str, str]) -> LLMError:
     wrapped = LLMError(f"unexpected {type(error).__name__}: {error}", **context)
     wrapped.__cause__ = error
     return wrapped
+
+
+def _openai_sdk():
+    """The ``openai`` module, imported on first use: it takes about half a second, which every
+    command that never talks to a model (``build``, ``info``) would otherwise pay."""
+    import openai
+
+    return openai
