@@ -54,6 +54,8 @@ def value_key(value: Value | Potential | None) -> tuple[int, int | str]:
 
 def sorted_assigns(assigns) -> tuple[Assign, ...]:
     """Assignments sorted by variable name then value; duplicates removed."""
+    if type(assigns) is tuple and len(assigns) < 2:  # the common case, already in order
+        return assigns
     return tuple(sorted(dict.fromkeys(assigns), key=lambda a: (a[0], value_key(a[1]))))
 
 
@@ -73,6 +75,8 @@ class Atom:
 
 
 def sorted_atoms(atoms) -> tuple[Atom, ...]:
+    if type(atoms) is tuple and len(atoms) < 2:  # the common case, already in order
+        return atoms
     return tuple(sorted(dict.fromkeys(atoms), key=Atom.sort_key))
 
 

@@ -79,18 +79,21 @@ def random_start(rng: random.Random, graph: DoGraph) -> Prob:
 
 
 def random_walk(rng: random.Random, start: Expr, graph: DoGraph, steps: int) -> tuple[Expr, Proof] | None:
-    """Apply ``steps`` random valid rewrites (never revisiting an expression): (end, proof), or None if stuck."""
+    """Apply ``steps`` random valid rewrites (never revisiting an expression): (end, proof), or None if stuck.
+
+    Visited expressions are compared as objects, which is comparing their canonical text here (every
+    value is a symbol, never a number), without printing every option."""
     ctx = RuleContext(graph, tuple((n, n) for n in graph.nodes))
-    seen = {start.text}
+    seen = [start]
     current = start
     proof_steps = []
     for _ in range(steps):
-        options = [(new, rw, sub) for new, rw, sub in neighbours(current, ctx) if rw.rule in WALK_RULES and new.text not in seen]
+        options = [(new, rw, sub) for new, rw, sub in neighbours(current, ctx) if rw.rule in WALK_RULES and new not in seen]
         if not options:
             return None
         new, rewrite, sub = options[rng.randrange(len(options))]
         proof_steps.append(ProofStep(rewrite.rule, rewrite.condition, sub.text, rewrite.result.text, new.text))
-        seen.add(new.text)
+        seen.append(new)
         current = new
     return current, Proof(start.text, tuple(proof_steps))
 
