@@ -63,6 +63,17 @@ def test_manifest_records_version_seed_and_hashes(builder, tmp_path):
         verify_folder(folder)
 
 
+def test_a_card_without_front_matter_is_a_folder_error(builder, tmp_path):
+    folder = build_to_folder(builder, tmp_path, BuildContext(seed=7)).folder
+    card = folder / "README.md"
+    card.write_text(card.read_text(encoding="utf-8").split("\n---\n", 1)[1], encoding="utf-8")
+    manifest = read_manifest(folder)
+    manifest["files"]["README.md"] = hashlib.sha256(card.read_bytes()).hexdigest()  # consistent, so only the card is wrong
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(DatasetFolderError, match="no YAML front matter"):
+        verify_folder(folder)
+
+
 def test_card_yaml_is_read_back_by_datasets_and_hub(builder, tmp_path):
     folder = build_to_folder(builder, tmp_path, BuildContext(seed=7)).folder
     card = DatasetCard.load(folder / "README.md")
@@ -164,3 +175,24 @@ def test_a_build_that_fails_midway_leaves_the_previous_build_untouched(builder, 
     assert {p.name: p.read_bytes() for p in (tmp_path / "tiny").rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny", "tiny.md"]  # no staging folder left behind
     verify_folder(tmp_path / "tiny")
+
+
+def test_other_configs_are_read_back_with_the_features_their_card_declares(builder, tmp_path):
+    from dataclasses import replace
+
+    import pyarrow.parquet as pq
+
+    def with_extra(context):
+        outcome = builder.build(context)
+        return type(outcome)({**outcome.records, "extra": outcome.records["default"]}, outcome.notes)
+
+    two_configs = replace(builder, configs={"default": TinyRow, "extra": TinyRow}, build=with_extra)
+    folder = build_to_folder(two_configs, tmp_path, BuildContext(seed=7)).folder
+    assert verify_folder(folder) == {"default": {"train": 8, "test": 4}, "extra": {"train": 8, "test": 4}}
+    extra = folder / "data/extra/test-00000-of-00001.parquet"
+    pq.write_table(pq.read_table(extra).drop_columns(["id"]), extra)
+    manifest = read_manifest(folder)
+    manifest["files"]["data/extra/test-00000-of-00001.parquet"] = hashlib.sha256(extra.read_bytes()).hexdigest()
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(DatasetFolderError, match="other features than its card declares"):
+        verify_folder(folder)

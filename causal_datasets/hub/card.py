@@ -76,7 +76,7 @@ def render_card(
         trim_blocks=True,
     )
     body = environment.from_string(template.text).render(**context)
-    return str(DatasetCard(f"---\n{data.to_yaml()}\n---\n{body}"))
+    return f"---\n{data.to_yaml()}\n---\n{body}"
 
 
 def _check_documented(builder: DatasetBuilder, configs: Sequence[str]) -> None:
