@@ -40,14 +40,17 @@ def tokens(text: str) -> list[str]:
 
 def bleu(prediction: str, reference: str) -> float:
     """Sentence BLEU-4 of ``prediction`` against ``reference`` in [0, 1] (see the module)."""
-    hyp, ref = tokens(prediction), tokens(reference)
+    return _bleu(tokens(prediction), tokens(reference))
+
+
+def _bleu(hyp: list[str], ref: list[str]) -> float:
     if not hyp or not ref:
         return 0.0
     correct, total = [], []
     for n in range(1, MAX_ORDER + 1):
-        hyp_grams = Counter(tuple(hyp[i : i + n]) for i in range(len(hyp) - n + 1))
-        ref_grams = Counter(tuple(ref[i : i + n]) for i in range(len(ref) - n + 1))
-        correct.append(sum(min(count, ref_grams[gram]) for gram, count in hyp_grams.items()))
+        hyp_grams = Counter(zip(*(hyp[i:] for i in range(n))))  # the n-grams
+        ref_grams = Counter(zip(*(ref[i:] for i in range(n))))
+        correct.append(sum((hyp_grams & ref_grams).values()))  # clipped matches
         total.append(max(len(hyp) - n + 1, 0))
     if not any(correct):
         return 0.0
@@ -66,7 +69,11 @@ def bleu(prediction: str, reference: str) -> float:
 
 def token_f1(prediction: str, reference: str) -> float:
     """F1 of the token multisets of the two expressions."""
-    hyp, ref = Counter(tokens(prediction)), Counter(tokens(reference))
+    return _token_f1(tokens(prediction), tokens(reference))
+
+
+def _token_f1(hyp_tokens: list[str], ref_tokens: list[str]) -> float:
+    hyp, ref = Counter(hyp_tokens), Counter(ref_tokens)
     if not hyp or not ref:
         return float(not hyp and not ref)
     common = sum((hyp & ref).values())
@@ -80,8 +87,8 @@ def surface_scores(prediction: str | None, reference: str) -> dict[str, float | 
     """``string_match``, ``bleu`` and ``token_f1`` of one answer (no answer: all zero)."""
     if prediction is None:
         return {"string_match": False, "bleu": 0.0, "token_f1": 0.0}
-    return {"string_match": string_match(prediction, reference), "bleu": bleu(prediction, reference),
-            "token_f1": token_f1(prediction, reference)}
+    hyp, ref = tokens(prediction), tokens(reference)  # once for both scores
+    return {"string_match": string_match(prediction, reference), "bleu": _bleu(hyp, ref), "token_f1": _token_f1(hyp, ref)}
 
 
 def mean(values: Sequence[float]) -> float:

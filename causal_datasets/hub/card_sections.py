@@ -6,6 +6,7 @@ the card template wrote, so these parts of the card cannot disagree with the dat
 
 from __future__ import annotations
 
+import enum
 import inspect
 import re
 import statistics as stats
@@ -99,10 +100,9 @@ def column_statistics(splits: Mapping[str, Sequence[Record]], features: datasets
     """Markdown statistics of the top-level columns: label counts, numeric ranges, list lengths."""
     parts = []
     split_names = list(splits)
-    rows = {split: [r.to_row() for r in records] for split, records in splits.items()}
     for column, feature in features.items():
         if isinstance(feature, datasets.ClassLabel):
-            counts = {s: Counter(row[column] for row in rows[s]) for s in split_names}
+            counts = {s: Counter(_label(getattr(r, column)) for r in splits[s]) for s in split_names}
             table = markdown_table(
                 [column, *split_names], [[label, *(counts[s][label] for s in split_names)] for label in feature.names]
             )
@@ -116,7 +116,7 @@ def column_statistics(splits: Mapping[str, Sequence[Record]], features: datasets
         else:
             continue
         for split in split_names:
-            values = [_measure(row[column], kind) for row in rows[split] if row[column] is not None]
+            values = [_measure(value, kind) for r in splits[split] if (value := getattr(r, column)) is not None]
             if values:
                 numeric_rows.append(
                     [f"{kind}{column}", split, min(values), round(stats.fmean(values), 4), stats.median(values), max(values)]
@@ -124,6 +124,11 @@ def column_statistics(splits: Mapping[str, Sequence[Record]], features: datasets
     if numeric_rows:
         parts.append(markdown_table(["column", "split", "min", "mean", "median", "max"], numeric_rows))
     return "\n\n".join(parts) if parts else "(no label or numeric columns)"
+
+
+def _label(value: Any) -> Any:
+    """A class-label field's value as its label (enums hold it as their value)."""
+    return value.value if isinstance(value, enum.Enum) else value
 
 
 def _measure(value: Any, kind: str) -> float:
