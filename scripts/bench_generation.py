@@ -4,8 +4,8 @@
   workers (``datasets``' ``num_proc``), per core and the speed-up;
 * CausaLab episodes and ShapeWorld advanced tasks per second with 1 and 2 workers;
 * ``causal-datasets build --all`` (no sources) wall time with 1 and 2 workers, checked
-  byte-identical, and, with ``--baseline-tree DIR`` (an unpacked earlier commit, e.g.
-  ``git archive 0a4216f | tar -x -C /tmp/base``, then ``ln -s /tmp/base/X /tmp/base/causal_datasets/X`` for
+  byte-identical, and, with ``--baseline-tree DIR`` (an unpacked earlier commit that has
+  ``--num-proc``, run with 2 workers, e.g. ``git archive 1d5ce8a | tar -x -C /tmp/base``, then ``ln -s /tmp/base/X /tmp/base/causal_datasets/X`` for
   ``builders``, ``cards`` and ``metrics``, so that its own load rather than the installed ones), the same
   command run on that code.
 
@@ -30,6 +30,7 @@ from pathlib import Path
 
 from causal_datasets.causalab.generator import generate_suites
 from causal_datasets.causalab.suites import SUITE_SPECS
+from causal_datasets.cli import tune_garbage_collector
 from causal_datasets.docalc.rows import synthetic_rows
 from causal_datasets.markdown import markdown_table
 from causal_datasets.shapeworld.generate import ADVANCED_SIZES, advanced_tasks
@@ -59,7 +60,9 @@ CASES = {
 
 
 def measure_case(name: str, size: int, workers: int) -> None:
-    """One generation timed in this (fresh) process; prints items, wall, CPU and a digest of the items."""
+    """One generation timed in this (fresh) process, its garbage collector set as the CLI sets it;
+    prints items, wall, CPU and a digest of the items."""
+    tune_garbage_collector()
     items, wall, cpu = timed(lambda: CASES[name](size, workers))
     digest = hashlib.sha256("\n".join(item.model_dump_json() for item in items).encode()).hexdigest()
     print(json.dumps({"items": len(items), "wall": wall, "cpu": cpu, "digest": digest}))
@@ -122,8 +125,8 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         if args.baseline_tree:
-            wall, digest = build_all(Path(scratch) / "before", None, args.baseline_tree)
-            rows.append(["before (baseline tree)", "1", f"{wall:.1f}", digest])
+            wall, digest = build_all(Path(scratch) / "before", 2, args.baseline_tree)
+            rows.append(["before (baseline tree)", "2", f"{wall:.1f}", digest])
         for workers in (1, 2):
             wall, digest = build_all(Path(scratch) / f"w{workers}", workers)
             rows.append(["now", str(workers), f"{wall:.1f}", digest])
