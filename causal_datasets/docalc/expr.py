@@ -71,7 +71,10 @@ class Atom:
         object.__setattr__(self, "cf", sorted_assigns(self.cf))
 
     def sort_key(self) -> tuple:
-        return (self.var, tuple((v, value_key(x)) for v, x in self.cf), value_key(self.value))
+        found = self.__dict__.get("_sort_key")  # memoized like Expr.text: atoms are shared by many terms
+        if found is None:
+            found = self.__dict__["_sort_key"] = (self.var, tuple((v, value_key(x)) for v, x in self.cf), value_key(self.value))
+        return found
 
 
 def sorted_atoms(atoms) -> tuple[Atom, ...]:

@@ -118,9 +118,7 @@ class DoGraph:
 
     def ancestors(self, nodes: Iterable[str], cut_in: Iterable[str] = ()) -> frozenset[str]:
         """``nodes`` and their ancestors in the graph with edges into ``cut_in`` removed."""
-        cut = self._bits(cut_in)
-        steps = tuple(0 if cut >> i & 1 else m for i, m in enumerate(self._parent_bits))
-        return self._names(_closure(self._bits(nodes), steps))
+        return self._names(_closure(self._bits(nodes), self._parent_bits, stop=self._bits(cut_in)))
 
     def ancestral(self, nodes: Iterable[str]) -> DoGraph:
         """The subgraph on ``nodes`` and their ancestors (this graph itself when that is every node),
@@ -178,9 +176,10 @@ class DoGraph:
             return True
         if xs & ys:
             return False
-        parents = tuple(0 if cut_in >> i & 1 else m & ~cut_out for i, m in enumerate(self._parent_bits))
-        children = tuple(0 if cut_out >> i & 1 else m & ~cut_in for i, m in enumerate(self._child_bits))
-        opens_collider = _closure(zs, parents)  # zs and their ancestors
+        # in the mutilated graph node i has no parents if i is in cut_in and no children if it is in
+        # cut_out; no edge starts in cut_out or ends in cut_in
+        parents, children = self._parent_bits, self._child_bits
+        opens_collider = _closure(zs, parents, stop=cut_in, drop=cut_out)  # zs and their ancestors
         seen_up = seen_down = 0  # nodes reached going up (from a child) / going down (from a parent)
         up, down = xs, 0
         while up or down:
@@ -189,25 +188,23 @@ class DoGraph:
                 return False
             seen_up, seen_down = seen_up | up, seen_down | down
             next_up = next_down = 0
-            for i in _indices(up & ~zs):
+            for i in _indices(up & ~zs & ~cut_in | down & opens_collider & ~cut_in):
                 next_up |= parents[i]
+            for i in _indices((up | down) & ~zs & ~cut_out):
                 next_down |= children[i]
-            for i in _indices(down & ~zs):
-                next_down |= children[i]
-            for i in _indices(down & opens_collider):
-                next_up |= parents[i]
-            up, down = next_up, next_down
+            up, down = next_up & ~cut_out, next_down & ~cut_in
         return True
 
 
-def _closure(start: int, steps: tuple[int, ...]) -> int:
-    """Every node reachable from the mask ``start`` (included), where ``steps[i]`` is the mask one step from node i."""
+def _closure(start: int, steps: tuple[int, ...], stop: int = 0, drop: int = 0) -> int:
+    """Every node reachable from the mask ``start`` (included), where ``steps[i]`` is the mask one
+    step from node i, never stepping from a node in ``stop`` nor to a node in ``drop``."""
     seen = frontier = start
     while frontier:
         reached = 0
-        for i in _indices(frontier):
+        for i in _indices(frontier & ~stop):
             reached |= steps[i]
-        frontier = reached & ~seen
+        frontier = reached & ~drop & ~seen
         seen |= frontier
     return seen
 
