@@ -13,10 +13,13 @@ numbers, LaTeX commands and single symbols, after :func:`normalize_string`'s spe
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
 
 _SPACE = re.compile(r"\s+")
 _SAME = str.maketrans({"−": "-", "–": "-", "[": "(", "]": ")", "×": "*", "·": "*", "Σ": "∑"})
@@ -40,55 +43,77 @@ def tokens(text: str) -> list[str]:
 
 def bleu(prediction: str, reference: str) -> float:
     """Sentence BLEU-4 of ``prediction`` against ``reference`` in [0, 1] (see the module)."""
-    return _bleu(tokens(prediction), tokens(reference))
-
-
-def _bleu(hyp: list[str], ref: list[str]) -> float:
-    if not hyp or not ref:
-        return 0.0
-    correct, total = [], []
-    for n in range(1, MAX_ORDER + 1):
-        hyp_grams = Counter(zip(*(hyp[i:] for i in range(n))))  # the n-grams
-        ref_grams = Counter(zip(*(ref[i:] for i in range(n))))
-        correct.append(sum((hyp_grams & ref_grams).values()))  # clipped matches
-        total.append(max(len(hyp) - n + 1, 0))
-    if not any(correct):
-        return 0.0
-    logs, halving = [], 1.0
-    for right, count in zip(correct, total):
-        if count == 0:  # the prediction is shorter than n: this order and the higher ones are left out
-            break
-        if right == 0:
-            halving *= 2
-            logs.append(math.log(1 / (halving * count)))
-        else:
-            logs.append(math.log(right / count))
-    brevity = 1.0 if len(hyp) >= len(ref) else math.exp(1 - len(ref) / len(hyp))
-    return brevity * math.exp(sum(logs) / len(logs))
+    hyp, ref = _profile(prediction), _profile(reference)
+    return _bleu(hyp, ref, _matches(hyp, ref))
 
 
 def token_f1(prediction: str, reference: str) -> float:
     """F1 of the token multisets of the two expressions."""
-    return _token_f1(tokens(prediction), tokens(reference))
-
-
-def _token_f1(hyp_tokens: list[str], ref_tokens: list[str]) -> float:
-    hyp, ref = Counter(hyp_tokens), Counter(ref_tokens)
-    if not hyp or not ref:
-        return float(not hyp and not ref)
-    common = sum((hyp & ref).values())
-    if common == 0:
-        return 0.0
-    precision, recall = common / sum(hyp.values()), common / sum(ref.values())
-    return 2 * precision * recall / (precision + recall)
+    hyp, ref = _profile(prediction), _profile(reference)
+    return _token_f1(hyp, ref, _matches(hyp, ref))
 
 
 def surface_scores(prediction: str | None, reference: str) -> dict[str, float | bool]:
     """``string_match``, ``bleu`` and ``token_f1`` of one answer (no answer: all zero)."""
     if prediction is None:
         return {"string_match": False, "bleu": 0.0, "token_f1": 0.0}
-    hyp, ref = tokens(prediction), tokens(reference)  # once for both scores
-    return {"string_match": string_match(prediction, reference), "bleu": _bleu(hyp, ref), "token_f1": _token_f1(hyp, ref)}
+    hyp, ref = _profile(prediction), _profile(reference)
+    matches = _matches(hyp, ref)
+    return {"string_match": string_match(prediction, reference), "bleu": _bleu(hyp, ref, matches),
+            "token_f1": _token_f1(hyp, ref, matches)}
+
+
+@dataclass(frozen=True)
+class _Profile:
+    """What the scores need of one text: its number of tokens and the counts of its 1- to 4-grams
+    (the 1-grams are its token multiset)."""
+
+    length: int
+    grams: Counter
+
+
+@functools.lru_cache(maxsize=4096)
+def _profile(text: str) -> _Profile:
+    """Cached: a card scores a pair's start expression against both its proved and its mistaken end."""
+    toks = tokens(text)
+    grams = Counter(chain.from_iterable(zip(*(toks[i:] for i in range(n))) for n in range(1, MAX_ORDER + 1)))
+    return _Profile(len(toks), grams)
+
+
+def _matches(hyp: _Profile, ref: _Profile) -> list[int]:
+    """Clipped matches of the prediction's n-grams in the reference, for n = 1 .. MAX_ORDER."""
+    matches = [0] * MAX_ORDER
+    mine, theirs = hyp.grams, ref.grams
+    for gram in mine.keys() & theirs.keys():
+        matches[len(gram) - 1] += min(mine[gram], theirs[gram])
+    return matches
+
+
+def _bleu(hyp: _Profile, ref: _Profile, matches: list[int]) -> float:
+    if not hyp.length or not ref.length or not matches[0]:  # no token in common: no n-gram either
+        return 0.0
+    logs, halving = [], 1.0
+    for n, right in enumerate(matches, start=1):
+        count = hyp.length - n + 1
+        if count <= 0:  # the prediction is shorter than n: this order and the higher ones are left out
+            break
+        if right == 0:
+            halving *= 2
+            logs.append(math.log(1 / (halving * count)))
+        else:
+            logs.append(math.log(right / count))
+    brevity = 1.0 if hyp.length >= ref.length else math.exp(1 - ref.length / hyp.length)
+    return brevity * math.exp(sum(logs) / len(logs))
+
+
+def _token_f1(hyp: _Profile, ref: _Profile, matches: list[int]) -> float:
+    if not hyp.length or not ref.length:
+        return float(not hyp.length and not ref.length)
+    common = matches[0]  # clipped unigram matches: the size of the multisets' intersection
+    if common == 0:
+        return 0.0
+    precision, recall = common / hyp.length, common / ref.length
+    return 2 * precision * recall / (precision + recall)
 
 
 def mean(values: Sequence[float]) -> float:
