@@ -37,18 +37,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: allocations between two young-generation collections (Python's default is 700)
-GC_THRESHOLD = 50_000
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    tune_garbage_collector()
     try:
         return int(args.handler(args) or 0)
     except (CommandError, CausalDatasetsError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+
+
+#: allocations between two young-generation collections (Python's default is 700)
+GC_THRESHOLD = 50_000
 
 
 def tune_garbage_collector() -> None:
@@ -57,11 +56,19 @@ def tune_garbage_collector() -> None:
     Commands build millions of small objects that are never cyclic garbage (expression trees,
     records, rows); at the default threshold the collector runs every 700 of them and rescans the
     ever larger heap: a fifth of generating a synthetic config and three quarters of validating
-    loaded records. The objects alive after start-up (imported modules) are frozen out of its
+    loaded records. The objects alive at this point (imported modules) are frozen out of its
     scans; forked workers inherit both settings."""
     gc.freeze()
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
+def entry_point() -> int:
+    """The ``causal-datasets`` console script (and ``python -m causal_datasets.cli``): the process's
+    garbage collector set for batch work, then :func:`main`. Calling :func:`main` from other code
+    leaves the collector alone."""
+    tune_garbage_collector()
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry_point())

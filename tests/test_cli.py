@@ -96,6 +96,20 @@ def test_console_script_builds_and_describes_the_real_registry(tmp_path):
 
 
 
+def test_the_console_script_sets_the_collector_for_batch_work_and_main_alone_does_not(tmp_path, monkeypatch):
+    import gc
+
+    from causal_datasets import cli
+
+    calls = []
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(gc, "set_threshold", lambda *thresholds: calls.append(thresholds))
+    monkeypatch.setattr(sys, "argv", ["causal-datasets", "info", "tiny", "--hub-dir", str(tmp_path)])
+    assert main(["info", "shapeworld", "--hub-dir", str(tmp_path)]) == 0 and calls == []
+    assert cli.entry_point() == 2  # info of an unknown dataset: the usual exit code
+    assert calls[0] == "freeze" and calls[1][0] == cli.GC_THRESHOLD
+
+
 def test_a_source_that_does_not_exist_is_an_error_not_a_smaller_build(tmp_path, capsys):
     missing = tmp_path / "no-such-release"
     assert main(["build", "causalab", "--source", str(missing), "--hub-dir", str(tmp_path / "hub")]) == 2
