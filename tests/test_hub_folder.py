@@ -63,14 +63,19 @@ def test_manifest_records_version_seed_and_hashes(builder, tmp_path):
         verify_folder(folder)
 
 
-def test_a_card_without_front_matter_is_a_folder_error(builder, tmp_path):
+@pytest.mark.parametrize(
+    ("front_matter", "problem"),
+    [(None, "no YAML front matter"), ("license: [mit", "not YAML"), ("- mit", "not a mapping")],
+)
+def test_a_card_without_readable_front_matter_is_a_folder_error(builder, tmp_path, front_matter, problem):
     folder = build_to_folder(builder, tmp_path, BuildContext(seed=7)).folder
     card = folder / "README.md"
-    card.write_text(card.read_text(encoding="utf-8").split("\n---\n", 1)[1], encoding="utf-8")
+    body = card.read_text(encoding="utf-8").split("\n---\n", 1)[1]
+    card.write_text(body if front_matter is None else f"---\n{front_matter}\n---\n{body}", encoding="utf-8")
     manifest = read_manifest(folder)
     manifest["files"]["README.md"] = hashlib.sha256(card.read_bytes()).hexdigest()  # consistent, so only the card is wrong
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    with pytest.raises(DatasetFolderError, match="no YAML front matter"):
+    with pytest.raises(DatasetFolderError, match=problem):
         verify_folder(folder)
 
 

@@ -223,7 +223,13 @@ def _card_data(path: Path) -> DatasetCardData:
     front = _FRONT_MATTER.match(path.read_text(encoding="utf-8"))
     if front is None:
         raise DatasetFolderError(f"{path} has no YAML front matter")
-    return DatasetCardData(**(yaml.load(front[1], Loader=_YAML_LOADER) or {}))
+    try:
+        data = yaml.load(front[1], Loader=_YAML_LOADER)
+    except yaml.YAMLError as error:
+        raise DatasetFolderError(f"{path}: its front matter is not YAML ({error})") from None
+    if not isinstance(data, dict):
+        raise DatasetFolderError(f"{path}: its front matter is not a mapping of card fields")
+    return DatasetCardData(**data)
 
 
 def _read_rows(paths: list[str], features: datasets.Features) -> int:
