@@ -146,7 +146,7 @@ def test_local_model_gives_the_same_items_as_causal_datasets_eval(name, task, hu
     with those replies (temperature 0, 256 tokens; see tests/support/replay.py): the same requests,
     and identical result lines but the solver's model name, which each tool spells its own way."""
     respond, replies = recording(local_llm.base_url)
-    with StubServer(respond) as proxy:
+    with StubServer(respond, slots=1) as proxy:  # the one slot of the server behind it
         run_eval(task, "--out", str(tmp_path / "run"), "--hub-dir", str(hub), "--limit", "3", "--model", local_llm.model,
                  "--base-url", proxy.base_url, "--max-tokens", "256", "--no-cache")
         ours_sent = proxy.requests

@@ -19,7 +19,7 @@ from causal_datasets.llm import (
     LLMTimeout,
     ModelPrice,
 )
-from causal_datasets.llm.config import redact_url
+from causal_datasets.llm.config import DEFAULT_TIMEOUT, SINGLE_SLOT_TIMEOUT, redact_url
 from causal_datasets.llm.retry import Backoff, parse_retry_after
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body, echo
 
@@ -340,3 +340,36 @@ def test_odd_replies_become_valid_text_and_counts(tmp_path):
         result = client.chat(ask("hi"))
     assert result.text == "bad ? surrogate" and (result.prompt_tokens, result.completion_tokens) == (0, 0)
     result.text.encode("utf-8")  # writable by every writer
+
+
+def test_a_single_slot_server_gets_one_request_at_a_time_and_the_cpu_timeout():
+    """A server reporting one slot (serve-local, llama.cpp with --parallel 1): however many threads ask, one
+    request is open at the server at a time, and without a --timeout the attempt may take 600 s."""
+    with StubServer(echo(delay=0.05), slots=1) as server:
+        with client_for(server, timeout=None) as client:
+            outcomes = client.map([ask(f"question {n}") for n in range(6)], concurrency=4)
+            assert client.server_slots() == 1 and client.timeout() == SINGLE_SLOT_TIMEOUT
+    assert all(not isinstance(o, Exception) for o in outcomes) and server.count == 6
+    assert server.peak_open == 1
+    with StubServer(echo(delay=0.05)) as server:  # a server that says nothing: the usual limit, no gate
+        with client_for(server, timeout=None) as client:
+            client.map([ask(f"question {n}") for n in range(6)], concurrency=4)
+            assert client.server_slots() is None and client.timeout() == DEFAULT_TIMEOUT
+    assert server.peak_open > 1
+
+
+def test_a_timed_out_request_is_sent_again_only_once_the_server_has_finished_it():
+    """The first attempt times out while the one-slot server computes for 1.5 s more; the copy is sent only
+    after that, so the server never has two copies (as llama.cpp finishes a request whose client left)."""
+    replies = scripted(StubReply(text="late", delay=1.5))
+    started: list[float] = []
+
+    def respond(request, index):
+        started.append(time.monotonic())
+        return replies(request, index)
+
+    with StubServer(respond, slots=1) as server:
+        with client_for(server, timeout=0.3, max_retries=2) as client:
+            result = client.chat(ask("slow first"))
+    assert result.text.startswith("echo:") and result.attempts == 2 and server.count == 2
+    assert server.peak_open == 1 and started[1] - started[0] >= 1.5

@@ -17,12 +17,13 @@ from causal_datasets.cli import CommandError
 from causal_datasets.commands._task_options import add_options, options_from_args
 from causal_datasets.commands._types import at_least, positive_seconds
 from causal_datasets.hub.location import DatasetLocation
+from causal_datasets.llm.config import LLMConfig
 from causal_datasets.llm.options import add_model_arguments, spec_from_args
 from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.runners import tasks
 from causal_datasets.runners.engine import run_task
 from causal_datasets.runners.records import RunSummary
-from causal_datasets.runners.task import RunSettings, Task
+from causal_datasets.runners.task import DEFAULT_CONCURRENCY, RunSettings, Task
 
 EXIT_CODES = {"complete": 0, "empty": 0, "failed": 1, "incomplete": 3}
 INTERRUPTED = 130
@@ -45,7 +46,9 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
     parser.add_argument("--limit", type=at_least(1), help="only the first N items")
     parser.add_argument("--resume", action="store_true",
                         help="continue a run in --out: items missing or ended by a model/transport error are run again")
-    parser.add_argument("--concurrency", type=at_least(1), default=4, help="items run at once (default 4)")
+    parser.add_argument("--concurrency", type=at_least(1),
+                        help=f"items run at once (default {DEFAULT_CONCURRENCY}, or the model server's slots when it "
+                             "reports fewer: 1 for serve-local)")
     parser.add_argument("--item-timeout", type=positive_seconds, default=3600.0,
                         help="seconds one item may spend on model calls; later calls fail and the item counts "
                              "as failed (default 3600)")
@@ -71,7 +74,15 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
         fallback = task.role(spec.fallback) if spec.fallback else None
         omitted = f"--{fallback.flag}model serves this role too" if fallback else None
         add_model_arguments(parser, prefix=spec.flag, purpose=spec.help, omitted=omitted)
+        _timeout_from_config(parser, spec.flag)
     add_options(parser, task.options)
+
+
+def _timeout_from_config(parser: argparse.ArgumentParser, prefix: str) -> None:
+    """``--{prefix}timeout`` defaults to LLMConfig's (a longer one for a single-slot server such as serve-local)."""
+    action = next(action for action in parser._actions if action.option_strings == [f"--{prefix}timeout"])
+    action.default = None
+    action.help = LLMConfig.model_fields["timeout"].description
 
 
 def settings_from_args(task: Task, args: argparse.Namespace) -> RunSettings:

@@ -1,4 +1,7 @@
-"""``causal-datasets serve-local``: run the bundled SmolLM2-135M-Instruct on 127.0.0.1 until Ctrl-C."""
+"""``causal-datasets serve-local``: run the bundled SmolLM2-135M-Instruct on 127.0.0.1 until Ctrl-C.
+
+The server answers one request at a time on the CPU, the same request always with the same reply; it
+prints the flags that suit it (``eval`` also finds them by itself, from the server's ``/props``)."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import signal
 import time
 
 from causal_datasets.cli import CommandError
-from causal_datasets.llm.local import LocalServer
+from causal_datasets.llm.local import RECOMMENDED_FLAGS, LocalServer
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,10 +29,11 @@ def run(args: argparse.Namespace) -> int:
     server.start()
     try:  # from the first line on, Ctrl-C stops the server cleanly
         print(f"serving {server.model} at {server.base_url}", flush=True)
-        print(f"use: --model {server.model} --base-url {server.base_url}   (Ctrl-C stops)", flush=True)
+        print(f"use: --model {server.model} --base-url {server.base_url} {RECOMMENDED_FLAGS}", flush=True)
+        print("(one request at a time on the CPU, so eval finds these two settings by itself; Ctrl-C stops)", flush=True)
         while server.running():
             time.sleep(0.5)
-        raise CommandError(f"llama_cpp.server stopped by itself:\n{server.log_tail()}")
+        raise CommandError(f"the local llama.cpp server stopped by itself:\n{server.log_tail()}")
     except KeyboardInterrupt:
         print("stopping", flush=True)
     finally:

@@ -20,6 +20,11 @@ from causal_datasets.errors import LLMConfigError
 
 #: sent as the bearer token to a loopback server when the key variable is unset (llama.cpp, vLLM, Ollama ignore it)
 LOCAL_PLACEHOLDER_KEY = "sk-local-no-key"
+#: seconds per HTTP attempt unless the config or the server says otherwise
+DEFAULT_TIMEOUT = 60.0
+#: seconds per HTTP attempt to a server that reports a single slot: a CPU server such as llama.cpp's or
+#: ``serve-local``, computing one reply at a time; 512 tokens of a 7B model on a laptop CPU take minutes
+SINGLE_SLOT_TIMEOUT = 600.0
 
 Message = dict[str, Any]
 
@@ -48,7 +53,10 @@ class LLMConfig(BaseModel):
         default="max_tokens", description="body field for max_tokens (OpenAI reasoning models want max_completion_tokens)")
     seed: int | None = 0
     extra_body: dict[str, JsonValue] = Field(default_factory=dict)
-    timeout: float = Field(default=60.0, gt=0)
+    timeout: float | None = Field(
+        default=None, gt=0,
+        description=f"seconds per HTTP attempt (default {DEFAULT_TIMEOUT:g}, or {SINGLE_SLOT_TIMEOUT:g} for a server "
+                    "that reports a single slot: serve-local, llama.cpp's server with --parallel 1)")
     max_retries: int = Field(default=4, ge=0)
     backoff_base: float = Field(default=1.0, ge=0, description="first retry waits about this long (s)")
     backoff_max: float = Field(default=60.0, ge=0, description="no computed or Retry-After wait exceeds this (s)")

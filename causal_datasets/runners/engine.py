@@ -32,7 +32,15 @@ from causal_datasets.runners.records import (
     Usage,
 )
 from causal_datasets.runners.results import SUMMARY_FILE, ResultsLog, write_summary
-from causal_datasets.runners.task import Item, Outcome, RunSettings, Task, TaskContext, result_line
+from causal_datasets.runners.task import (
+    DEFAULT_CONCURRENCY,
+    Item,
+    Outcome,
+    RunSettings,
+    Task,
+    TaskContext,
+    result_line,
+)
 
 
 def run_task(task: Task, settings: RunSettings) -> RunSummary:
@@ -53,7 +61,8 @@ def run_task(task: Task, settings: RunSettings) -> RunSummary:
         pending = [item for item in items if log.needs_run(item.id)]
         interrupted = False
         try:
-            log.record_all(pending, lambda item: solve_item(task, item, context), concurrency=settings.concurrency,
+            concurrency = _concurrency(settings, clients) if pending else 1
+            log.record_all(pending, lambda item: solve_item(task, item, context), concurrency=concurrency,
                            desc=f"{task.name} items", progress=settings.progress)
         except KeyboardInterrupt:
             interrupted = True
@@ -114,6 +123,15 @@ def _clients(task: Task, settings: RunSettings, stack: ExitStack) -> dict[Role, 
         if spec.role not in clients and spec.fallback in clients:
             clients[spec.role] = clients[spec.fallback]
     return clients
+
+
+def _concurrency(settings: RunSettings, clients: dict[Role, LLMClient]) -> int:
+    """``settings.concurrency``, else :data:`DEFAULT_CONCURRENCY` items at once but no more than the slots
+    a model server reports (one for serve-local: an item's requests then never queue behind another's)."""
+    if settings.concurrency is not None:
+        return settings.concurrency
+    distinct = {id(client): client for client in clients.values()}.values()
+    return min([DEFAULT_CONCURRENCY, *(slots for client in distinct if (slots := client.server_slots()) is not None)])
 
 
 def solve_item(task: Task, item: Item, context: TaskContext) -> dict[str, Any]:

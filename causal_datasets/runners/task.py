@@ -21,6 +21,10 @@ from causal_datasets.llm.options import ModelSpec
 from causal_datasets.runners.records import ItemResult, Role, Slices
 
 
+#: items a run works on at once unless told otherwise (or limited by the model server's slots)
+DEFAULT_CONCURRENCY = 4
+
+
 class NoOptions(BaseModel):
     """A task without options of its own."""
 
@@ -63,9 +67,10 @@ class Outcome:
 class RunSettings:
     """Everything one run is asked for. ``out``: the run folder (``run_task`` needs one; None where
     another tool keeps the results, e.g. inspect_ai); ``configs`` empty: the task's defaults;
-    ``options``: an instance of the task's options model (None: its defaults); ``item_timeout``:
-    seconds an item may spend on model calls (a call started later fails at once, and the item
-    counts as failed)."""
+    ``options``: an instance of the task's options model (None: its defaults); ``concurrency``:
+    items run at once (None: :data:`DEFAULT_CONCURRENCY`, or fewer when a model server reports fewer
+    slots); ``item_timeout``: seconds an item may spend on model calls (a call started later fails at
+    once, and the item counts as failed)."""
 
     out: Path | None = None
     location: DatasetLocation = field(default_factory=DatasetLocation)
@@ -73,7 +78,7 @@ class RunSettings:
     split: str = "test"
     limit: int | None = None
     resume: bool = False
-    concurrency: int = 4
+    concurrency: int | None = None
     agent: str | None = None
     item_timeout: float | None = 3600.0
     models: Mapping[Role, ModelSpec] = field(default_factory=dict)
