@@ -39,7 +39,8 @@ def test_resume_skips_finished_episodes(dataset_dir, tmp_path):
     assert main([*base, "--limit", "2"]) == 0
     first = {i["id"]: i for i in read_results(out)}
     assert main([*base, "--limit", "2"]) == 2  # results exist and --resume was not given
-    assert main([*base, "--limit", "3", "--resume"]) == 0
+    assert main([*base, "--limit", "3", "--resume"]) == 2  # more items than the run has: that extends it
+    assert main([*base, "--limit", "3", "--extend"]) == 0
     items = read_results(out)
     assert len(items) == 3 and all(items[k] == v for k, v in enumerate(first.values()))
     assert read_summary(out)["items"] == {"selected": 3, "scored": 3, "failed": 0, "missing": 0}

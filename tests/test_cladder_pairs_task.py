@@ -163,9 +163,9 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
         first = run_eval(*common, "--limit", "2", "--max-retries", "0", "--model", "stub", "--base-url", broken.base_url)
     assert first.status == "failed" and first.failures == {"retries_exhausted": 2} and first.metrics.n == 0
     with StubServer(respond) as server:
-        summary = run_eval(*common, "--limit", "5", "--resume", "--model", "stub", "--base-url", server.base_url)
+        summary = run_eval(*common, "--limit", "5", "--extend", "--model", "stub", "--base-url", server.base_url)
         assert server.count == 5  # the two failed items are asked again, then three new ones
-        again = run_eval(*common, "--limit", "5", "--resume", "--model", "stub", "--base-url", server.base_url)
+        again = run_eval(*common, "--resume", "--model", "stub", "--base-url", server.base_url)  # the run's --limit 5
         assert server.count == 5  # nothing left to ask
     items = {i["id"]: i for i in read_results(out)}
     assert len(items) == 5

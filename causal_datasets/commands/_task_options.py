@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import types
 import typing
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
@@ -41,8 +42,10 @@ def add_options(parser: argparse.ArgumentParser, model: type[BaseModel], title: 
                            metavar=None if choices else name.upper(), help=described + default)
 
 
-def options_from_args(model: type[BaseModel], args: argparse.Namespace) -> BaseModel:
-    given = {name: getattr(args, name) for name in model.model_fields if hasattr(args, name)}
+def options_from_args(model: type[BaseModel], args: argparse.Namespace,
+                      earlier: Mapping[str, Any] | None = None) -> BaseModel:
+    """The options the flags give, over ``earlier`` values (a resumed run's) where a flag is not given."""
+    given = {**(earlier or {}), **{name: getattr(args, name) for name in model.model_fields if hasattr(args, name)}}
     try:
         return model.model_validate(given)
     except ValidationError as error:

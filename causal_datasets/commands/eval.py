@@ -22,6 +22,7 @@ from causal_datasets.llm.options import add_model_arguments, spec_from_args
 from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.runners import tasks
 from causal_datasets.runners.engine import run_task
+from causal_datasets.runners.resume import read_run_summary, recorded_selection
 from causal_datasets.runners.records import RunSummary
 from causal_datasets.runners.task import DEFAULT_CONCURRENCY, RunSettings, Task
 
@@ -45,7 +46,12 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
     parser.add_argument("--out", type=Path, required=True, help="run folder for results.jsonl and summary.json")
     parser.add_argument("--limit", type=at_least(1), help="only the first N items")
     parser.add_argument("--resume", action="store_true",
-                        help="continue a run in --out: items missing or ended by a model/transport error are run again")
+                        help="continue the run in --out as it was asked for: its configs, split, limit, agent and "
+                             "options come from its summary.json (others are refused); items missing or ended by a "
+                             "model/transport error are run again")
+    parser.add_argument("--extend", action="store_true",
+                        help="continue the run in --out and add to it the configs or items (a higher --limit) this "
+                             "command line asks for")
     parser.add_argument("--concurrency", type=at_least(1),
                         help=f"items run at once (default {DEFAULT_CONCURRENCY}, or the model server's slots when it "
                              "reports fewer: 1 for serve-local)")
@@ -58,7 +64,7 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
                             help=f"one or more configs of {task.dataset} (default {configs}; choices: {', '.join(task.configs)})")
     else:
         parser.add_argument("--config", choices=task.configs, help=f"config of {task.dataset} (default {configs})")
-    parser.add_argument("--split", default="test", help="split of the config (default test)")
+    parser.add_argument("--split", help="split of the config (default test)")
     dataset = parser.add_argument_group("dataset")
     dataset.add_argument("--hub-dir", type=Path, default=DEFAULT_HUB_DIR,
                          help=f"root of built datasets; {task.dataset} is built there when missing (default hub/)")
@@ -86,26 +92,31 @@ def _timeout_from_config(parser: argparse.ArgumentParser, prefix: str) -> None:
 
 
 def settings_from_args(task: Task, args: argparse.Namespace) -> RunSettings:
-    """The :class:`RunSettings` of a parsed ``eval <task>`` command line."""
+    """The :class:`RunSettings` of a parsed ``eval <task>`` command line; with ``--resume`` or ``--extend``,
+    what it leaves out of the selection comes from the run's own ``summary.json``."""
     if args.revision and not args.dataset:
         raise CommandError("--revision needs --dataset ORG/NAME (a local build has no revisions)")
     source = getattr(args, "source", None)
     if source is not None and not source.exists():
         raise CommandError(f"--source {source} does not exist")
     models = {spec.role: model for spec in task.roles if (model := spec_from_args(args, spec.flag)) is not None}
+    earlier = read_run_summary(args.out) if args.resume or args.extend else None
+    recorded = recorded_selection(earlier) if earlier is not None else None
     config = args.config
+    configs = tuple(config if isinstance(config, list) else [config] if config else [])
     return RunSettings(
         out=args.out,
         location=DatasetLocation(hub_dir=args.hub_dir, repo_id=args.dataset, revision=args.revision, source=source),
-        configs=tuple(config if isinstance(config, list) else [config] if config else []),
-        split=args.split,
-        limit=args.limit,
+        configs=configs or (recorded.configs if recorded else ()),
+        split=args.split or (recorded.split if recorded else "test"),
+        limit=args.limit if args.limit is not None or recorded is None else recorded.limit,
         resume=args.resume,
+        extend=args.extend,
         concurrency=args.concurrency,
-        agent=getattr(args, "agent", None),
+        agent=getattr(args, "agent", None) or (recorded.agent if recorded and not models else None),
         item_timeout=args.item_timeout,
         models=models,
-        options=options_from_args(task.options, args),
+        options=options_from_args(task.options, args, recorded.options if recorded else None),
     )
 
 

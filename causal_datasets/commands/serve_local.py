@@ -30,7 +30,8 @@ def run(args: argparse.Namespace) -> int:
     try:  # from the first line on, Ctrl-C stops the server cleanly
         print(f"serving {server.model} at {server.base_url}", flush=True)
         print(f"use: --model {server.model} --base-url {server.base_url} {RECOMMENDED_FLAGS}", flush=True)
-        print("(one request at a time on the CPU, so eval finds these two settings by itself; Ctrl-C stops)", flush=True)
+        print("(one request at a time on the CPU, so eval finds these two settings by itself; Ctrl-C stops)",
+              flush=True)
         while server.running():
             time.sleep(0.5)
         raise CommandError(f"the local llama.cpp server stopped by itself:\n{server.log_tail()}")

@@ -27,6 +27,9 @@ DEFAULT_TIMEOUT = 60.0
 SINGLE_SLOT_TIMEOUT = 600.0
 
 Message = dict[str, Any]
+#: LLMConfig fields about reaching the server, not about what it answers (a resumed run may change them)
+TRANSPORT_FIELDS = frozenset({"base_url", "api_key_env", "timeout", "max_retries", "backoff_base", "backoff_max",
+                              "concurrency"})
 
 
 def redact_url(url: str) -> str:
@@ -79,6 +82,11 @@ class LLMConfig(BaseModel):
     def endpoint(self) -> str:
         """``base_url`` without credentials (user info, query): what logs, errors, caches and summaries show."""
         return redact_url(self.base_url)
+
+    def reply_settings(self) -> dict[str, Any]:
+        """The fields that decide the model's replies (model, sampling, seed, prefill ...), as JSON: what a
+        resumed run must keep; where the server is and how long or often to try are left out."""
+        return self.model_dump(mode="json", exclude=TRANSPORT_FIELDS)
 
     def is_loopback(self) -> bool:
         host = urlsplit(self.base_url).hostname or ""

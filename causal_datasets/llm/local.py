@@ -124,7 +124,7 @@ class LocalServer:
             self._log = None
 
     def client(self, cache_path: Path | None = None, **config_overrides: Any) -> LLMClient:
-        """A client for this server: temperature 0, 128 tokens, the timeout of a single-slot server, unless overridden."""
+        """A client for this server: temperature 0, 128 tokens, a single-slot server's timeout, unless overridden."""
         settings = {"model": self.model, "base_url": self.base_url, "max_tokens": 128, "max_retries": 2,
                     "backoff_base": 0.2, **config_overrides}
         return LLMClient(LLMConfig(**settings), cache_path=cache_path)
@@ -140,7 +140,8 @@ class LocalServer:
         with httpx2.Client(timeout=2.0, trust_env=False) as http:
             while time.monotonic() < deadline:
                 if self._process.poll() is not None:
-                    raise LocalModelUnavailable(f"the local llama.cpp server exited with code {self._process.returncode}:\n{self.log_tail()}")
+                    raise LocalModelUnavailable(f"the local llama.cpp server exited with code "
+                                                f"{self._process.returncode}:\n{self.log_tail()}")
                 try:
                     if http.get(f"{self.base_url}/models").status_code == 200:
                         return
@@ -149,7 +150,8 @@ class LocalServer:
                 time.sleep(0.2)
         tail = self.log_tail()
         self.stop()
-        raise LocalModelUnavailable(f"the local llama.cpp server is not ready on {self.base_url} after {self.startup_timeout}s:\n{tail}")
+        raise LocalModelUnavailable(
+            f"the local llama.cpp server is not ready on {self.base_url} after {self.startup_timeout}s:\n{tail}")
 
     def log_tail(self, lines: int = 20) -> str:
         if self._log is None:

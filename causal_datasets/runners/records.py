@@ -53,6 +53,16 @@ class DatasetRef(_Strict):
     split: str
 
 
+class RunSelection(_Strict):
+    """What the run was asked for beyond its dataset, configs, split, solver and options: ``--resume``
+    continues exactly this selection, ``--extend`` may raise the limit (and add configs)."""
+
+    limit: int | None = Field(description="--limit: only the first N items (None: every item)")
+    models: dict[Role, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="per role, the model settings that decide its replies (model, sampling, seed ...)")
+
+
 class ItemCounts(_Strict):
     selected: int = Field(description="items the run was asked for (after --limit and filters)")
     scored: int
@@ -228,6 +238,9 @@ class RunSummary(_Strict):
     solver: str = Field(description="who answered: 'model:<name>', 'agent:<name>' or 'published' (judging released outputs)")
     models: dict[Role, str] = Field(description="model name per role used")
     options: dict[str, Any] = Field(description="the task's own options as given")
+    selection: RunSelection | None = Field(
+        default=None,
+        description="the run's limit and model settings (None: an older causal-datasets wrote it, without them)")
     items: ItemCounts
     failures: dict[str, int] = Field(description="failed items by error category")
     invocations: int = Field(description="how many times the run was started (1 + resumes)")

@@ -67,7 +67,9 @@ class Outcome:
 class RunSettings:
     """Everything one run is asked for. ``out``: the run folder (``run_task`` needs one; None where
     another tool keeps the results, e.g. inspect_ai); ``configs`` empty: the task's defaults;
-    ``options``: an instance of the task's options model (None: its defaults); ``concurrency``:
+    ``options``: an instance of the task's options model (None: its defaults); ``resume``: continue the
+    run in ``out`` exactly as it was asked for (:mod:`causal_datasets.runners.resume`); ``extend``: continue
+    it and add the configs or items these settings ask for beyond it; ``concurrency``:
     items run at once (None: :data:`DEFAULT_CONCURRENCY`, or fewer when a model server reports fewer
     slots); ``item_timeout``: seconds an item may spend on model calls (a call started later fails at
     once, and the item counts as failed)."""
@@ -78,6 +80,7 @@ class RunSettings:
     split: str = "test"
     limit: int | None = None
     resume: bool = False
+    extend: bool = False
     concurrency: int | None = None
     agent: str | None = None
     item_timeout: float | None = 3600.0
