@@ -13,6 +13,7 @@ import argparse
 import gc
 import importlib
 import pkgutil
+import re
 import sys
 from collections.abc import Sequence
 
@@ -22,6 +23,17 @@ from causal_datasets.errors import CausalDatasetsError
 
 class CommandError(RuntimeError):
     """A command-line misuse found by a command itself: printed as ``error: <message>``, exit code 2."""
+
+
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+_LITERAL = re.compile(r"``(.+?)``", re.S)
+
+
+def describe(doc: str) -> str:
+    """A command module's docstring as its ``--help`` description: the text after the first paragraph,
+    reST markup made plain (a role's target by its last name, a literal without its backquotes)."""
+    text = doc.split("\n\n", 1)[1]
+    return _LITERAL.sub(r"\1", _ROLE.sub(lambda match: match.group(1).rsplit(".", 1)[-1], text))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,11 +46,31 @@ def build_parser() -> argparse.ArgumentParser:
         if info.name.startswith("_"):  # shared helpers, not subcommands
             continue
         importlib.import_module(f"{commands.__name__}.{info.name}").register(subparsers)
+    _remember_parsers(parser)
     return parser
 
 
+def _remember_parsers(parser: argparse.ArgumentParser) -> None:
+    """Let every (sub)command's parser put itself in the parsed arguments (``usage_parser``): the innermost
+    one that parsed wins, so an option it does not take is refused under its own usage line."""
+    parser.set_defaults(usage_parser=parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _remember_parsers(child)
+
+
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """``parser.parse_args``, but an unrecognized argument is reported by the innermost command's parser
+    (``causal-datasets eval causalab: error: unrecognized arguments: --judge-model``), with its usage."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        getattr(args, "usage_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse(build_parser(), argv)
     try:
         return int(args.handler(args) or 0)
     except (CommandError, CausalDatasetsError) as error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 import time
 
@@ -19,6 +20,7 @@ from causal_datasets.llm import (
     LLMTimeout,
     ModelPrice,
 )
+from causal_datasets.llm import concurrency
 from causal_datasets.llm.config import DEFAULT_TIMEOUT, SINGLE_SLOT_TIMEOUT, redact_url
 from causal_datasets.llm.retry import Backoff, parse_retry_after
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body, echo
@@ -373,3 +375,14 @@ def test_a_timed_out_request_is_sent_again_only_once_the_server_has_finished_it(
             result = client.chat(ask("slow first"))
     assert result.text.startswith("echo:") and result.attempts == 2 and server.count == 2
     assert server.peak_open == 1 and started[1] - started[0] >= 1.5
+
+
+def test_progress_is_a_line_every_interval_when_stderr_is_not_a_terminal(monkeypatch, capsys):
+    monkeypatch.setattr(concurrency, "PROGRESS_INTERVAL", 0.2)
+    results = concurrency.map_concurrent(lambda n: time.sleep(0.15) or n, range(8), concurrency=2, desc="items")
+    assert results == list(range(8))
+    lines = capsys.readouterr().err.splitlines()  # capsys's stderr is no terminal
+    assert 2 <= len(lines) <= 5 and all(re.fullmatch(r"items: \d of 8 done after \d+s(, about \d+s left)?", line)
+                                        for line in lines), lines
+    concurrency.map_concurrent(lambda n: time.sleep(0.15), range(4), concurrency=2, progress=False)
+    assert capsys.readouterr().err == ""  # progress=False: nothing at all

@@ -2,9 +2,12 @@
 
 Each task's options come from its declaration (:class:`causal_datasets.runners.task.Task`): its
 configs, the model roles it uses (a role it does not use is not offered), its agents and its own
-options model. Prints ``summary.json``; the last line on stderr says how the run ended. Exit codes:
-0 every item scored, 1 none scored (e.g. the server was unreachable), 2 bad input, 3 some items
-failed or are missing (``--resume`` runs them again), 130 interrupted (what was done is kept).
+options model. Prints the headline scores (their means over the scored items), the item counts and
+the run folder, whose ``summary.json`` holds every metric and slice (``--json`` prints it instead);
+while items run, a progress bar on a terminal, else a progress line every 30 s. The last line on
+stderr says how the run ended. Exit codes: 0 every item scored, 1 none scored (e.g. the server was
+unreachable), 2 bad input, 3 some items failed or are missing (``--resume`` runs them again), 130
+interrupted (what was done is kept).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from causal_datasets.cli import CommandError
+from causal_datasets.cli import CommandError, describe
 from causal_datasets.commands._task_options import add_options, options_from_args
 from causal_datasets.commands._types import at_least, positive_seconds
 from causal_datasets.hub.location import DatasetLocation
@@ -21,18 +24,23 @@ from causal_datasets.llm.config import LLMConfig
 from causal_datasets.llm.options import add_model_arguments, spec_from_args
 from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.runners import tasks
+from causal_datasets.markdown import markdown_table
 from causal_datasets.runners.engine import run_task
+from causal_datasets.runners.headline import headline_scores
 from causal_datasets.runners.resume import read_run_summary, recorded_selection
 from causal_datasets.runners.records import RunSummary
+from causal_datasets.runners.results import read_results
 from causal_datasets.runners.task import DEFAULT_CONCURRENCY, RunSettings, Task
 
 EXIT_CODES = {"complete": 0, "empty": 0, "failed": 1, "incomplete": 3}
+#: the interval column of the result table (its values are still to come: "–")
+INTERVAL_HEADER, NO_INTERVAL = "95% interval", "–"
 INTERRUPTED = 130
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "eval", help="run a model or a reference agent on a benchmark and score it", description=__doc__.split("\n\n", 1)[1]
+        "eval", help="run a model or a reference agent on a benchmark and score it", description=describe(__doc__)
     )
     task_parsers = parser.add_subparsers(dest="task", required=True, metavar="TASK")
     for task in tasks().values():
@@ -44,6 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
     """Every option of ``causal-datasets eval <task>``, from the task's declaration."""
     parser.add_argument("--out", type=Path, required=True, help="run folder for results.jsonl and summary.json")
+    parser.add_argument("--json", action="store_true",
+                        help="print summary.json instead of the table of headline scores")
     parser.add_argument("--limit", type=at_least(1), help="only the first N items")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out as it was asked for: its configs, split, limit, agent and "
@@ -127,9 +137,22 @@ def _run(task: Task, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"interrupted: what was done is in {settings.out}; continue with --resume", file=sys.stderr)
         return INTERRUPTED
-    print(summary.model_dump_json(indent=2))
+    print(summary.model_dump_json(indent=2) if args.json else result_table(task, summary, settings.out))
     print(status_line(summary), file=sys.stderr)
     return EXIT_CODES[summary.status]
+
+
+def result_table(task: Task, summary: RunSummary, out: Path) -> str:
+    """What a person reads after a run: the headline scores, the item counts and where everything else is."""
+    scores = headline_scores(task, summary, read_results(out))
+    rows = [[s.title, f"{s.mean:.3f}", NO_INTERVAL, s.n] for s in scores]
+    table = markdown_table(["score", "mean", INTERVAL_HEADER, "items"], rows) if rows else "no item scored"
+    counts = summary.items
+    return "\n".join([
+        f"{summary.benchmark} {', '.join(summary.dataset.configs)}, {summary.solver}:", "", table, "",
+        f"items: {counts.selected} selected, {counts.scored} scored, {counts.failed} failed, {counts.missing} not run",
+        f"run folder: {out} (summary.json: every metric and slice; results.jsonl: every item)",
+    ])
 
 
 def status_line(summary: RunSummary) -> str:
