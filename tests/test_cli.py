@@ -1,3 +1,5 @@
+import argparse
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -127,3 +129,26 @@ def test_a_source_folder_without_the_files_the_builder_reads_is_named(tmp_path, 
     assert err.startswith(f"error: source {empty} lacks 3nodes.jsonl, 4nodes.jsonl") and err.count("\n") == 1
     assert main(["build", "cladder_pairs", "--source", str(empty), "--hub-dir", str(tmp_path / "hub")]) == 2
     assert "lacks test-model-meta.json, test-generate-easy.json" in capsys.readouterr().err
+
+
+def test_an_option_a_command_does_not_take_is_refused_under_its_own_usage(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["eval", "causalab", "--agent", "random", "--judge-model", "j", "--out", "unused"])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and err.startswith("usage: causal-datasets eval causalab ")
+    assert err.splitlines()[-1] == "causal-datasets eval causalab: error: unrecognized arguments: --judge-model j"
+
+
+def test_help_texts_have_no_rest_markup():
+    from causal_datasets.cli import build_parser
+
+    def parsers(parser):
+        yield parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for child in action.choices.values():
+                    yield from parsers(child)
+
+    for parser in parsers(build_parser()):
+        text = parser.format_help()
+        assert "``" not in text and not re.search(r":(class|func|mod|data|meth):`", text), parser.prog

@@ -28,7 +28,7 @@ class HeadlineScore:
 
 
 def headline_scores(task: Task, summary: RunSummary, results: Iterable[Mapping[str, Any]]) -> list[HeadlineScore]:
-    """Each of ``task``'s headline scores over the scored ``results`` (lines of ``results.jsonl``), in first-seen order."""
+    """Each of ``task``'s headline scores over the scored ``results`` (``results.jsonl`` lines), first seen first."""
     values: dict[str, list[float]] = {}
     for line in results:
         if line.get("status") == "scored":
