@@ -35,7 +35,7 @@ from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
-from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder
+from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Finding
 from causal_datasets.errors import DatasetFolderError
 from causal_datasets.hub.card import render_card
 from causal_datasets.hub.front_matter import SplitFiles
@@ -49,9 +49,13 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 @dataclass(frozen=True)
 class WrittenDataset:
+    """A build written to ``folder``: its rows per config and split, the builder's notes (configs left out,
+    facts of the source) and its data-quality findings (the manifest and the card list them in full)."""
+
     folder: Path
     row_counts: dict[str, dict[str, int]]
     notes: Sequence[str]
+    findings: Sequence[Finding] = ()
 
 
 def build_to_folder(
@@ -79,7 +83,7 @@ def build_to_folder(
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    return WrittenDataset(target, written, tuple(build_notes(outcome)))
+    return WrittenDataset(target, written, tuple(outcome.notes), tuple(outcome.findings))
 
 
 def _check_replaceable(target: Path, name: str, configs: set[str]) -> None:

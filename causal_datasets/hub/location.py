@@ -24,7 +24,7 @@ from huggingface_hub import snapshot_download
 from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
 
 from causal_datasets.builder import BuildContext
-from causal_datasets.errors import DatasetFolderError, HubDatasetError, UnknownConfig
+from causal_datasets.errors import DatasetFolderError, HubDatasetError, SourceUnavailable, UnknownConfig
 from causal_datasets.hub.folder import build_to_folder, check_files, read_manifest
 from causal_datasets.hub.layout import CARD, MANIFEST
 from causal_datasets.paths import DEFAULT_HUB_DIR
@@ -64,16 +64,17 @@ class DatasetLocation:
         builder = get_builder(name)
         if config not in builder.configs:
             raise UnknownConfig(f"unknown {name} config {config!r}; choose from {', '.join(builder.configs)}")
-        folder = self._hub_snapshot(name, config) if self.repo_id else self._local_folder(name)
+        folder = self._hub_snapshot(name, config) if self.repo_id else self._local_folder(name, config)
         manifest = read_manifest(folder)
         if manifest.get("name") != name:
             error = HubDatasetError if self.repo_id else DatasetFolderError
             raise error(f"{self.describe(name)} holds the dataset {manifest.get('name')!r}, not {name!r}")
         rows = manifest["rows"]
         if config not in rows:
+            how = builder.source_help() if config in builder.configs_from_source() else "rebuild it"
             raise UnknownConfig(
                 f"{self.describe(name)} has no config {config!r} (it has {', '.join(rows)}); "
-                f"rebuild it with `causal-datasets build {name} --source ...`"
+                f"rebuild it with `causal-datasets build {name} --hub-dir {self.hub_dir} --source ...`: {how}"
             )
         if split not in rows[config]:
             raise UnknownConfig(f"{name}/{config} has no split {split!r} (it has {', '.join(rows[config])})")
@@ -84,11 +85,17 @@ class DatasetLocation:
                                        data_files={split: f"data/{config}/{split}-*.parquet"})
         return LoadedConfig(records_from_dataset(loaded, builder.configs[config]), manifest)
 
-    def _local_folder(self, name: str) -> Path:
+    def _local_folder(self, name: str, config: str) -> Path:
+        """The built folder of ``name``, built first when missing; when ``config`` needs released files that
+        were not given, a :class:`SourceUnavailable` before anything is built (a build can take minutes)."""
         folder = Path(self.hub_dir) / name
         if not (folder / MANIFEST).exists():
             builder = get_builder(name)
             source = self.source or builder.default_source()
+            if source is None and config in builder.configs_from_source() and not builder.downloads_source:
+                raise SourceUnavailable(
+                    f"{name} config {config!r} is built from released files, and none were given, so {folder} "
+                    f"was not built: {builder.source_help()}")
             build_to_folder(builder, Path(self.hub_dir), BuildContext(seed=builder.default_seed, source=source))
         return folder
 
