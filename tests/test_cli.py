@@ -80,8 +80,12 @@ def test_info_before_and_after_a_build(tiny_registry, tmp_path, capsys):
 
 
 def test_push_of_an_unbuilt_dataset_is_a_clear_error(tmp_path, capsys):
-    assert main(["push", "tiny", "--repo-id", "org/tiny", "--hub-dir", str(tmp_path)]) == 2
+    assert main(["push", "tiny", "--dataset", "org/tiny", "--hub-dir", str(tmp_path)]) == 2
     assert "not a built dataset folder" in capsys.readouterr().err
+    assert main(["push", "tiny", "--repo-id", "org/tiny", "--hub-dir", str(tmp_path)]) == 2  # the old name of --dataset
+    assert capsys.readouterr().err.startswith("warning: --repo-id is deprecated; use --dataset\nerror: ")
+    assert main(["push", "tiny", "--hub-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == "error: give the Hub dataset to push to: --dataset ORG/NAME\n"
 
 
 def test_console_script_builds_and_describes_the_real_registry(tmp_path):

@@ -14,6 +14,7 @@ back to a cached copy of another one.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,15 +120,22 @@ def load_benchmark(
     config: str,
     *,
     split: str = "test",
-    repo_id: str | None = None,
+    dataset: str | None = None,
     revision: str | None = None,
     hub_dir: Path = DEFAULT_HUB_DIR,
     source: Path | None = None,
+    repo_id: str | None = None,
 ) -> list[Record]:
-    """Typed rows of one config of a benchmark, from a Hub id or from a local build (made on demand).
+    """Typed rows of one config of a benchmark, from a Hub dataset ``dataset`` (``ORG/NAME``, as ``eval
+    --dataset`` names it) or from a local build (made on demand). ``repo_id`` is the deprecated name of ``dataset``.
 
     >>> tasks = load_benchmark("shapeworld", "core")                                   # hub/shapeworld
-    >>> tasks = load_benchmark("shapeworld", "core", repo_id="ORG/shapeworld", revision="v1.0.0")
+    >>> tasks = load_benchmark("shapeworld", "core", dataset="ORG/shapeworld", revision="v1.0.0")
     """
-    location = DatasetLocation(hub_dir=hub_dir, repo_id=repo_id, revision=revision, source=source)
+    if repo_id is not None:
+        warnings.warn("load_benchmark(repo_id=...) is deprecated; use dataset=...", FutureWarning, stacklevel=2)
+        if dataset is not None and dataset != repo_id:
+            raise ValueError(f"dataset={dataset!r} and repo_id={repo_id!r} name two repositories")
+        dataset = repo_id
+    location = DatasetLocation(hub_dir=hub_dir, repo_id=dataset, revision=revision, source=source)
     return location.load(name, config, split).records
