@@ -55,7 +55,7 @@ def test_the_same_request_gets_the_same_reply_after_another_one(local_llm, quest
     """Temperature 0, seed 0, no cache: a request asked again right after itself, having first come after
     another one, gets the same reply. llama-cpp-python reuses the KV cache of the prompt before and evaluates
     only the rest (for a repeated prompt: its last token), which moves the last bits of the logits; the local
-    server evaluates every prompt whole."""
+    server evaluates every prompt in the batches a fresh evaluation makes."""
     with local_llm.client(max_tokens=512) as client:
         for before, question in REPEATED:
             client.chat(build_messages(questions[before]))

@@ -1,7 +1,7 @@
 """Record a real model's replies through one tool and replay them to another, to compare the tools.
 
-The local server gives the same request the same reply (it evaluates every prompt whole, see
-:mod:`causal_datasets.llm.local_server`), but asking it twice costs the model's time twice on a busy
+The local server gives the same request the same reply (it evaluates every prompt in the same
+batches, see :mod:`causal_datasets.llm.local_server`), but asking it twice costs the model's time twice on a busy
 machine, and a tool that sends other sampling settings would get other replies. So two tools are
 compared on the same replies: the first run goes through :func:`recording` (a proxy in front of the
 real server; start it with ``slots=1``), the second through :func:`replaying`, which answers only
