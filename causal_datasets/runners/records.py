@@ -13,8 +13,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-#: the layout of summary.json written by this version (1: the untyped summaries of 0.1)
-SUMMARY_FORMAT = 2
+#: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: without ``selection``,
+#: still read, and resumed as far as it recorded the run)
+SUMMARY_FORMAT = 3
 
 Role = Literal["model", "judge", "corrector"]
 ItemStatus = Literal["scored", "failed"]
@@ -228,7 +229,7 @@ BenchmarkMetrics = Annotated[
 class RunSummary(_Strict):
     """``summary.json``: what was run, on what, by whom, how many items ended how, usage, metrics and slices."""
 
-    format: Literal[2] = SUMMARY_FORMAT
+    format: Literal[2, 3] = SUMMARY_FORMAT
     benchmark: str
     status: RunStatus = Field(description=(
         "complete: every selected item scored; incomplete: some failed or are missing (--resume goes on); "
