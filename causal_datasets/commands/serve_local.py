@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("serve-local", help="serve the bundled SmolLM2-135M-Instruct (llama.cpp) on 127.0.0.1")
     parser.add_argument("--port", type=int, help="port (default: a free one)")
     parser.add_argument("--n-ctx", type=int, default=4096, help="context window in tokens (default 4096)")
-    parser.add_argument("--threads", type=int, default=1, help="CPU threads for generation (default 1)")
+    parser.add_argument("--threads", type=int, default=1, help="CPU threads for the prompt and the reply (default 1)")
     parser.set_defaults(handler=run)
 
 
