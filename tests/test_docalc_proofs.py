@@ -228,6 +228,23 @@ def test_evaluate_module_scores_a_batch_without_dying_on_bad_items():
     assert result["undecided"] == 2 and "position" in result["errors"][2]
 
 
+def test_evaluate_module_scores_under_either_rule():
+    """Equivalence (the default, DoVerifier's rule) credits an equal do() answer and an adjustment for a
+    latent confounder; identification credits only formulas in observed probabilities."""
+    metric = evaluate.load(metric_path("do_calculus_equivalence"))
+    batch = {"predictions": [r"\sum_{Z} P(Y | X, Z) * P(Z)", "P(Y | do(X))", r"\sum_{U} P(U) * P(Y | X, U)", "P(Y | X)"],
+             "references": ["P(Y | do(X))"] * 4, "graphs": [BACKDOOR, BACKDOOR, "U->X,U->Y,X->Y", BACKDOOR],
+             "latents": [None, None, ["U"], None]}
+    equivalence = metric.compute(**batch)
+    identification = metric.compute(**batch, scoring="identification")
+    assert equivalence["verdicts"] == identification["verdicts"] == [True, True, True, False]
+    assert equivalence["identified"] == [True, False, False, False]
+    assert (equivalence["accuracy"], identification["accuracy"]) == (0.75, 0.25)
+    assert equivalence["identification_accuracy"] == 0.25 and identification["equivalence_accuracy"] == 0.75
+    with pytest.raises(ValueError, match="scoring must be one of"):
+        metric.compute(**batch, scoring="strict")
+
+
 def test_numbers_are_compared_exactly_not_within_a_tolerance(capsys):
     assert check_equivalence("0.1 + 0.2", "0.3", "X").method == "arithmetic"
     assert check_equivalence("0.1 + 0.2", "0.3", "X").equivalent is True

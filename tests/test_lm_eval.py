@@ -19,7 +19,7 @@ from causal_datasets.docalc.task import extract_estimand, score_answer
 from causal_datasets.errors import DatasetFolderError, RunConfigurationError
 from causal_datasets.hub.push import push_folder
 from causal_datasets.integrations.lm_eval import tasks_dir
-from causal_datasets.integrations.lm_eval.data import location
+from causal_datasets.integrations.lm_eval.data import load_cladder_estimand, location
 from causal_datasets.llm.stub_server import (
     STUB_MODEL,
     StubReply,
@@ -128,9 +128,13 @@ def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_
         reply = sample["resps"][0][0]
         assert reply == answers[sample["doc"]["messages"][-1]["content"]]
         scores = score_answer(extract_estimand(reply), CladderQuestionRow.model_validate_json(sample["doc"]["question"]))
-        assert sample["accuracy"] == float(scores["equivalent"] is True) == float(runner[sample["doc"]["id"]]["equivalent"] is True)
+        ran = runner[sample["doc"]["id"]]
+        assert sample["accuracy"] == sample["identification_accuracy"] == float(scores["identified"] is True) == float(
+            ran["identified"] is True)  # both default to the identification rule
+        assert sample["equivalence_accuracy"] == float(scores["equivalent"] is True) == float(ran["equivalent"] is True)
         assert sample["string_match"] == float(scores["string_match"]) == float(runner[sample["doc"]["id"]]["string_match"])
     assert {s["accuracy"] for s in samples} == {0.0, 1.0} and {s["string_match"] for s in samples} == {0.0, 1.0}
+    assert sum(s["equivalence_accuracy"] for s in samples) > sum(s["accuracy"] for s in samples)  # the restated quantities
     results = json.loads(next((tmp_path / "lm").glob("*/results_*.json")).read_text())["results"]["causal_cladder_estimand"]
     assert results["accuracy,none"] == sum(s["accuracy"] for s in samples) / LIMIT
 
@@ -174,10 +178,15 @@ def test_a_pushed_dataset_is_read_by_hub_id(hub, local_hub):
     metadata = {"dataset": "org/cladder_pairs", "dataset_revision": f"v{version}"}
     with StubServer(replying(cladder_answers(hub))) as server:
         results, _ = in_process(["causal_cladder_estimand"], server.base_url, metadata, limit=2)
+        equivalence, _ = in_process(["causal_cladder_estimand"], server.base_url, metadata | {"scoring": "equivalence"},
+                                    limit=2)
         sent = [r["messages"] for r in server.requests]
     assert sent and all(row["messages"] in sent for row in prompts(hub, "cladder_pairs", n=2))
-    # item 0 answers the estimand; item 1 restates the asked quantity, which identifies nothing
+    # item 0 answers the estimand; item 1 restates the asked quantity, which identifies nothing but is equal
     assert results["causal_cladder_estimand"]["accuracy,none"] == 0.5
+    assert equivalence["causal_cladder_estimand"]["accuracy,none"] == 1.0
+    with pytest.raises(RunConfigurationError, match="--metadata scoring must be one of equivalence, identification"):
+        load_cladder_estimand(hub_dir=str(hub), scoring="strict")
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """TRL reward functions, called exactly as TRL's GRPOTrainer calls them, on rows of the real built datasets."""
 
+import functools
 import json
 import logging
 
@@ -97,6 +98,24 @@ def test_equivalence_reads_each_graph_column(hub, caplog):
     with caplog.at_level(logging.WARNING, LOGGER):
         assert trl_call(rewards.estimand_equivalence_reward, [iv, iv], [iv["estimand"], adjusted]) == [1.0, 0.0]
     assert "unobserved_variable: 1" in warnings_of(caplog)[0]
+
+
+def test_the_scoring_rule_of_the_estimand_reward(hub, caplog):
+    """Identification by default (the asked quantity copied back earns nothing); DoVerifier's equivalence
+    rule on request, under which a right do() answer or an adjustment for the unobserved V1 earns 1.0."""
+    questions = rows_of(hub, "cladder_pairs", "questions")
+    families = datasets.load_dataset(str(hub / "cladder_pairs"), "questions", split="test").features["graph_id"].names
+    frontdoor = next(r for r in questions if families[r["graph_id"]] == "frontdoor" and r["query_type"] == 3)
+    completions = ["Estimand: E[Y | do(X = 1)] - E[Y | do(X = 0)]",
+                   "Estimand: \\sum_{V1} P(V1) * [P(Y=1|V1,X=1) - P(Y=1|V1,X=0)]",  # V1 is unobserved here
+                   "Estimand: P(Y=1|X=1) - P(Y=1|X=0)"]
+    with caplog.at_level(logging.WARNING, LOGGER):
+        assert trl_call(rewards.estimand_equivalence_reward, [frontdoor] * 3, completions) == [0.0, 0.0, 0.0]
+    assert "not_identified: 1" in warnings_of(caplog)[0] and "unobserved_variable: 1" in warnings_of(caplog)[0]
+    equivalence = functools.partial(rewards.estimand_equivalence_reward, scoring="equivalence")
+    assert trl_call(equivalence, [frontdoor] * 3, completions) == [1.0, 1.0, 0.0]
+    with pytest.raises(ValueError, match="scoring must be one of equivalence, identification"):
+        trl_call(functools.partial(rewards.estimand_equivalence_reward, scoring="strict"), [frontdoor], ["x"])
 
 
 def test_odd_completions_and_columns_get_the_lowest_reward_and_one_warning(hub, caplog):

@@ -149,9 +149,14 @@ def formal_expression(q) -> Expr | None:
     mediator's own value under ``X=k`` (its NDE and NIE numbers follow from that reading only).
     Read literally, the string is a controlled effect."""
     e = try_parse(q.formal_form)
-    if e is None or q.query_type not in NESTED_QUERY_TYPES:
-        return e
-    return _nested_mediators(e)
+    return None if e is None else cladder_reading(e, q.query_type)
+
+
+def cladder_reading(e: Expr, query_type: str) -> Expr:
+    """``e`` read in CLadder's notation for a ``query_type`` question: in the natural-effect questions a
+    mediator's plain subscript value k beside ``X`` stands for its own value under ``X=k`` (see
+    :func:`formal_expression`); other expressions are unchanged."""
+    return _nested_mediators(e) if query_type in NESTED_QUERY_TYPES else e
 
 
 @lru_cache(maxsize=None)

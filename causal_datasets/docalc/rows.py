@@ -18,6 +18,7 @@ from causal_datasets.docalc.cladder import (
 from causal_datasets.docalc.decide import Counterexample
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.scoring_rules import all_observed
 from causal_datasets.docalc.search import Proof, SearchLimits
 from causal_datasets.docalc.synthetic import generate_pairs
 from causal_datasets.docalc.verdict import UnsoundProof, Verdict, check_equivalence, check_proof
@@ -140,13 +141,6 @@ def _pair_row(q: CladderQuestion, verify: _Verifier, kind: str = "formal_vs_esti
 def uses_unobserved(e: Expr, graph: DoGraph) -> bool:
     """Whether ``e`` names a node ``graph`` marks as latent."""
     return bool(variables(e) & graph.latent)
-
-
-def all_observed(graph: DoGraph) -> DoGraph:
-    """The same DAG with no node latent (kept, like the family graphs, so verdicts and models are cached once)."""
-    if graph.latent and "all_observed" not in graph._cache:
-        graph._cache["all_observed"] = DoGraph(graph.nodes, graph.edges, frozenset(), dict(graph.domains))
-    return graph._cache.get("all_observed", graph)
 
 
 def _question_fields(q: CladderQuestion) -> dict:

@@ -6,6 +6,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from causal_datasets.docalc.baselines import mean, surface_scores
+from causal_datasets.docalc.expr import variables
+from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.parser import ExprParseError, parse
+from causal_datasets.docalc.scoring_rules import SCORING_RULES, ScoringRule, all_observed, identification_error, identified
 from causal_datasets.docalc.independence import Independences, IndependenceError
 from causal_datasets.docalc.search import SearchLimits
 from causal_datasets.graph import GraphError
@@ -26,9 +30,16 @@ def score_pairs(
     seed: int = 0,
     prove: bool = False,
     limits: SearchLimits = SearchLimits(),
+    scoring: ScoringRule = "equivalence",
 ) -> dict:
-    """Verdict per pair plus ``accuracy`` (share equivalent), the surface baselines (``string_match``,
-    ``bleu``, ``token_f1``, means and per pair), method and error counts.
+    """Verdict per pair plus ``accuracy`` (the share right under ``scoring``), the surface baselines
+    (``string_match``, ``bleu``, ``token_f1``, means and per pair), method and error counts.
+
+    ``scoring`` (:mod:`.scoring_rules`): ``equivalence`` (the default, DoVerifier's rule) counts a
+    prediction right when it equals the reference in every model of the graph, ``do()`` and
+    counterfactual terms and unobserved variables allowed; ``identification`` also asks for a formula
+    in observed probabilities. Both shares are returned (``equivalence_accuracy``,
+    ``identification_accuracy``), and per pair ``verdicts`` (equivalence) and ``identified``.
 
     Each pair is judged under its DAG (``graphs``) or, where that is None, under its independence
     statements (``independences``: ``"X ⊥ Y | Z; ..."`` or a list of them; ``complete`` says they
@@ -45,20 +56,34 @@ def score_pairs(
             f"lengths differ: {len(predictions)} predictions, {count} references, {len(graphs)} graphs, "
             f"{len(latents)} latents, {len(independences)} independences"
         )
+    if scoring not in SCORING_RULES:
+        raise ValueError(f"scoring must be one of {', '.join(SCORING_RULES)}, got {scoring!r}")
     verdicts: list[Verdict] = []
+    identifications: list[bool | None] = []
     built: dict = {}  # items with the same graph share one DoGraph (its d-separations and random models)
     for prediction, reference, graph, latent, statements in zip(predictions, references, graphs, latents, independences):
+        shape = None
         try:
             names = _latent_list(latent)
             knowledge = _knowledge(graph, statements, names, complete, built)
-            verdicts.append(check_equivalence(prediction, reference, knowledge, names, seed=seed, prove=prove, limits=limits))
+            shape, knowledge, names = _answer_shape(prediction, knowledge, names)
+            verdict = check_equivalence(prediction, reference, knowledge, names, seed=seed, prove=prove, limits=limits)
         except IndependenceError as error:
-            verdicts.append(Verdict(None, "error", error=f"independences: {error}", invalid=True))
+            verdict = Verdict(None, "error", error=f"independences: {error}", invalid=True)
         except Exception as error:  # noqa: BLE001 - one bad item never aborts a batch
-            verdicts.append(Verdict(None, "error", error=f"{type(error).__name__}: {error}"))
+            verdict = Verdict(None, "error", error=f"{type(error).__name__}: {error}")
+        verdicts.append(verdict)
+        identifications.append(identified(verdict.equivalent, shape))
     surface = [surface_scores(p, r) for p, r in zip(predictions, references)]
+    shares = {rule: sum(v is True for v in values) / count if count else 0.0
+              for rule, values in (("equivalence", [v.equivalent for v in verdicts]),
+                                   ("identification", identifications))}
     return {
-        "accuracy": sum(v.equivalent is True for v in verdicts) / count if count else 0.0,
+        "accuracy": shares[scoring],
+        "scoring": scoring,
+        "equivalence_accuracy": shares["equivalence"],
+        "identification_accuracy": shares["identification"],
+        "identified": identifications,
         "string_match": mean([s["string_match"] for s in surface]),
         "bleu": mean([s["bleu"] for s in surface]),
         "token_f1": mean([s["token_f1"] for s in surface]),
@@ -70,6 +95,21 @@ def score_pairs(
         "method_counts": dict(sorted(Counter(v.method for v in verdicts).items())),
         "undecided": sum(v.equivalent is None for v in verdicts),
     }
+
+
+def _answer_shape(prediction, knowledge, names: list[str]):
+    """``(identification error, knowledge, latent names)`` for one pair: why the prediction identifies
+    nothing (None if it does or cannot be read; the verifier reports the latter), and the knowledge to
+    verify it under — a DAG with its unobserved nodes as ordinary ones when the prediction uses them."""
+    try:
+        answer = parse(prediction)
+    except (ExprParseError, RecursionError):
+        return None, knowledge, names
+    unobserved = set(names) | (knowledge.latent if isinstance(knowledge, DoGraph) else set())
+    shape = identification_error(answer, unobserved)
+    if isinstance(knowledge, DoGraph) and variables(answer) & unobserved:
+        return shape, all_observed(as_graph(knowledge, names)), []
+    return shape, knowledge, names
 
 
 def _knowledge(graph, statements, names: list[str], complete: bool, built: dict):

@@ -132,36 +132,56 @@ class CausaLabMetrics(_Strict):
 
 class CladderMetrics(_Strict):
     """DoVerifier's tables: the headline row is Table 1 (verifier, string match, LLM judge, beside the
-    token baselines); ``feedback`` is Table 2 (accuracy before and after verifier feedback)."""
+    token baselines), under both scoring rules; ``feedback`` is Table 2 (accuracy before and after
+    feedback, under the run's rule)."""
 
     benchmark: Literal["cladder_pairs"] = "cladder_pairs"
     n: int = Field(title="questions")
-    accuracy: float = Field(title="equivalence accuracy (DoVerifier)",
-                            description="share of answers the verifier finds equivalent under the question's graph")
+    scoring: Literal["equivalence", "identification"] = Field(
+        default="identification", title="scoring rule",
+        description="the rule of `accuracy`: equivalence (DoVerifier's) or identification (the package's stricter task)")
+    accuracy: float = Field(title="accuracy (the run's scoring rule)",
+                            description="share of answers right under the run's scoring rule")
+    equivalence_accuracy: float | None = Field(
+        default=None, title="equivalent (DoVerifier's rule)",
+        description="share of answers the verifier finds equal to the estimand under the question's graph, "
+        "do() and counterfactual answers included")
+    identification_accuracy: float | None = Field(
+        default=None, title="identified (stricter)",
+        description="share of answers equal to the estimand and written in observed probabilities only")
     string_match: float = Field(title="string match", description="share equal to the reference after normalization")
     judge: float | None = Field(default=None, title="LLM judge",
                                 description="share the judge calls equivalent (None: no judge model)")
     bleu: float | None = Field(default=None, title="BLEU", description="mean sentence BLEU-4 against the reference")
     token_f1: float | None = Field(default=None, title="token F1", description="mean token-multiset F1 against the reference")
-    accuracy_own_graph: float | None = Field(default=None, title="equivalent under the model's graph",
-                                             description="paper prompt: share equivalent under the graph the model wrote")
+    accuracy_own_graph: float | None = Field(default=None, title="right under the model's graph",
+                                             description="paper prompt: share right (the run's rule) under the graph "
+                                             "the model wrote")
     answer_accuracy: float | None = Field(default=None, title="yes/no accuracy",
                                           description="paper prompt: share of final answers equal to CLadder's")
     graph_edge_f1: float | None = Field(default=None, title="graph edge F1",
                                         description="paper prompt: mean edge F1 of the model's graph (unreadable: 0)")
     accuracy_after_feedback: float | None = Field(default=None, title="accuracy after feedback",
-                                                  description="share equivalent after the last feedback round")
+                                                  description="share right (the run's rule) after the last feedback round")
     derivation_valid_share: float | None = Field(default=None, title="valid derivation steps",
                                                  description="mean share of valid steps over answers with a derivation")
     errors: dict[str, int] = Field(title="answers by error category")
+    identification_errors: dict[str, int] = Field(
+        default_factory=dict, title="answers that identify nothing",
+        description="not_identified (a do() or counterfactual term left), unobserved_variable")
     methods: dict[str, int] = Field(title="verdicts by method")
     proof_lengths: dict[str, int] = Field(title="proof lengths")
     judge_agreement: dict[str, float | int | None] | None = Field(
         default=None, title="judge agreement with the verifier",
-        description="over answers both decided: accuracy, precision, recall, F1, Cohen's kappa, counts")
+        description="against the equivalence verdict, over answers both decided: accuracy, precision, recall, F1, "
+        "Cohen's kappa, counts")
     feedback: dict[str, dict[str, float | int | None]] | None = Field(
         default=None, title="accuracy before and after feedback (Table 2), by the first diagnosis",
-        description="per diagnosis of the first round and over all answers: n, accuracy before, after, answers fixed")
+        description="per diagnosis of the first round and over all answers: n, accuracy before, after, answers "
+        "fixed, answers broken (the run's rule)")
+    feedback_stops: dict[str, int] | None = Field(
+        default=None, title="why feedback stopped",
+        description="nothing_to_correct (graph checks), accepted (oracle), rounds_used")
     graph_errors: dict[str, int] | None = Field(default=None, title="model graphs by error category")
     derivation_steps: dict[str, int] | None = Field(default=None, title="derivation steps by status")
 

@@ -45,11 +45,15 @@ Args:
     complete_independences: the statements are every independence of the DAG (default False: some).
     seed: seed of the random models (default 0).
     prove: also search a proof for equivalent pairs (slower; the verdicts are the same).
+    scoring: "equivalence" (default, DoVerifier's rule: equal to the reference in every model of the
+        graph; do(), counterfactual terms and unobserved variables allowed) or "identification" (also
+        a formula in observed probabilities only: no do(), no counterfactual, no unobserved variable).
 Returns:
-    accuracy (share equivalent; undecidable pairs count as wrong), string_match, bleu, token_f1
-    (means; per pair in bleu_scores, token_f1_scores), verdicts (True/False/None per pair), methods
-    ("identical", "proof", "semantic", "independences", "error"), errors (reason per pair or None),
-    method_counts, undecided.
+    accuracy (share right under `scoring`; undecidable pairs count as wrong), scoring,
+    equivalence_accuracy and identification_accuracy (both rules), string_match, bleu, token_f1
+    (means; per pair in bleu_scores, token_f1_scores), verdicts (equivalence: True/False/None per
+    pair), identified (identification: True/False/None per pair), methods ("identical", "proof",
+    "semantic", "independences", "error"), errors (reason per pair or None), method_counts, undecided.
 Example:
     >>> metric = evaluate.load(causal_datasets.paths.metric_path("do_calculus_equivalence"))
     >>> metric.compute(predictions=["P(Y | X)"], references=["P(Y | do(X))"], graphs=["X->Y"])["accuracy"]
@@ -70,8 +74,8 @@ class DoCalculusEquivalence(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, graphs=None, latents=None, independences=None,
-                 complete_independences=False, seed=0, prove=False):
+                 complete_independences=False, seed=0, prove=False, scoring="equivalence"):
         if graphs is None and independences is None:
             raise ValueError("graphs is required: one edge list per pair (or independences per pair)")
         return score_pairs(predictions, references, graphs, latents, independences=independences,
-                           complete=complete_independences, seed=seed, prove=prove)
+                           complete=complete_independences, seed=seed, prove=prove, scoring=scoring)
