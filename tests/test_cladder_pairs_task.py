@@ -201,6 +201,14 @@ def test_a_model_that_answers_with_the_formal_form(dataset_dir, tmp_path, questi
     assert all(i["equivalent_own_graph"] == i["equivalent"] for i in items)  # the model drew the true graph
 
 
+def test_item_scores_of_a_line_from_before_both_rules():
+    """Such a line's `equivalent` was the identification verdict; equivalence was not recorded unless implied."""
+    old = {"equivalent": True, "string_match": False}
+    assert cladder_runner.item_scores(old) == {"accuracy": 1.0, "equivalence_accuracy": 1.0,
+                                               "identification_accuracy": 1.0, "string_match": 0.0}
+    assert cladder_runner.item_scores(old | {"equivalent": False})["equivalence_accuracy"] == 0.0
+
+
 def by_story_id(questions):
     return {q.id: q for q in questions}
 

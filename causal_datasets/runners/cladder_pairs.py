@@ -392,7 +392,10 @@ def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
     """Right under the run's rule (``accuracy``) and under each rule, string match (each 0 or 1), BLEU and
     token F1, and the judge's and the after-feedback verdicts where the run has them: their means are the
     run's rates."""
-    rule = result.get("scoring", "identification")  # runs made before both rules were kept scored identification
+    if "identified" not in result:  # a line from before both rules were kept: its `equivalent` was identification's
+        identified = result["equivalent"]  # (identified implies equivalent; otherwise equivalence was not recorded)
+        result = {**result, "identified": identified, "equivalent": True if identified else None, "scoring": "identification"}
+    rule = result["scoring"]
     scores = {"accuracy": float(_is_credited(result, rule)),
               "equivalence_accuracy": float(result["equivalent"] is True),
               "identification_accuracy": float(result.get("identified") is True),
