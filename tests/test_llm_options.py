@@ -161,3 +161,13 @@ def test_invalid_flag_values_name_the_flag():
     with pytest.raises(LLMConfigError) as caught:
         config_from_args(args, prefix="judge-")
     assert "--judge-temperature" in str(caught.value) and "--judge-base-url" in str(caught.value)
+
+
+def test_the_base_url_default_is_openai_base_url_when_set_as_the_sdk_reads_it(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1/")
+    assert config_from_args(parser().parse_args(["--model", "m"])).base_url == "http://127.0.0.1:8000/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "")
+    assert LLMConfig(model="m").base_url == "https://api.openai.com/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "not a url")
+    with pytest.raises(LLMConfigError, match="--base-url: .*base_url must be an http"):
+        config_from_args(parser().parse_args(["--model", "m"]))
