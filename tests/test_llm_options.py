@@ -57,6 +57,7 @@ def test_price_table_file_feeds_the_usage_cost(tmp_path):
     ('{"m": {"prompt": 1}}', "price of 'm' completion: Field required"),
     ('{"m": {"prompt": 1, "completion": 2, "cache_read": -1}}', "price of 'm' cache_read: Input should be greater"),
     ('{"m": ', "not a readable price table"),
+    ("[" * 20000, "not a readable price table"),
 ])
 def test_bad_price_tables_name_the_flag_file_and_entry(tmp_path, text, problem):
     table = tmp_path / "prices.json"
@@ -132,6 +133,7 @@ def test_a_model_config_file_is_a_roles_whole_setting_and_flags_given_win(tmp_pa
 @pytest.mark.parametrize(("text", "problem"), [
     (None, "cannot be read"),
     ("model: [unclosed", "not valid YAML"),
+    ("extra_body: " + "[" * 20000, "not valid YAML"),
     ("- a list\n", "expected a mapping of LLMConfig fields"),
     ("model: m\nreasoning_efort: high\n", "reasoning_efort: Extra inputs are not permitted"),
     ("model: m\ntemperature: -1\n", "temperature: Input should be greater than or equal to 0"),

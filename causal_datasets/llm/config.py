@@ -186,7 +186,7 @@ def load_price_table(path: Path) -> PriceTable:
     text = Path(path).read_text(encoding="utf-8")
     try:
         raw = json.loads(text) if Path(path).suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as error:
+    except (ValueError, yaml.YAMLError, RecursionError) as error:  # RecursionError: nested too deep to read
         raise ValueError(f"{path}: not a readable price table ({' '.join(str(error).split())[:200]})") from None
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a price table maps model names to {{prompt, completion, cache_read}} prices")

@@ -85,7 +85,7 @@ def read_model_config(path: Path, prefix: str = "") -> dict[str, Any]:
         raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
         raise _config_error(f"{where}: cannot be read ({error.strerror or error})", {}) from None
-    except (yaml.YAMLError, ValueError) as error:
+    except (yaml.YAMLError, ValueError, RecursionError) as error:  # RecursionError: nested too deep to read
         raise _config_error(f"{where}: not valid YAML ({' '.join(str(error).split())[:200]})", {}) from None
     if not isinstance(raw, dict) or not all(isinstance(key, str) for key in raw):
         raise _config_error(f"{where}: expected a mapping of LLMConfig fields (model: ..., base_url: ...), "
