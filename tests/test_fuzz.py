@@ -381,3 +381,70 @@ def test_token_baselines(prediction, reference):
     from causal_datasets.docalc.baselines import bleu, token_f1
 
     assert 0.0 <= bleu(prediction, reference) <= 1.0 + 1e-12 and 0.0 <= token_f1(prediction, reference) <= 1.0
+
+
+# --- reasoning in model replies ----------------------------------------------------------------------
+
+
+def _strip_thinking_before_reasoning_was_kept(text: str) -> str:
+    """``strip_thinking`` as it was before ``split_thinking`` also kept the reasoning: the reference."""
+    lowered, kept, position = text.lower(), [], 0
+    while (start := lowered.find("<think>", position)) != -1:
+        kept.append(text[position:start])
+        end = lowered.find("</think>", start)
+        if end == -1:
+            position = len(text)
+            break
+        position = end + len("</think>")
+    kept.append(text[position:])
+    text = "".join(kept)
+    lowered = text.lower()
+    if "</think>" in lowered:
+        text = text[lowered.rindex("</think>") + len("</think>"):]
+    return text.strip()
+
+
+@FUZZ
+@given(mixed("<think></think>THINK a\n"))
+@example(PATHOLOGICAL[3])
+@example("</think>" * 8000 + "answer")
+@example("a<think>b</think>c</think>d<think>e")
+def test_thinking_is_split_from_the_answer(text):
+    from causal_datasets.llm.thinking import split_thinking
+
+    answer, reasoning = split_thinking(text)
+    if text.isascii():
+        assert answer == _strip_thinking_before_reasoning_was_kept(text)
+    assert "<think>" not in answer.lower() and "</think>" not in answer.lower()
+    assert len(answer) + len(reasoning.replace("\n\n", "")) <= len(text)
+
+
+usage_values = st.one_of(st.none(), st.integers(-5, 10**13), st.floats(allow_nan=True), st.text(max_size=5),
+                         st.booleans(), st.lists(st.integers(), max_size=2))
+reply_bodies = st.fixed_dictionaries({
+    "choices": st.lists(st.fixed_dictionaries({
+        "message": st.fixed_dictionaries({"content": st.one_of(st.none(), st.text(max_size=60)) | usage_values},
+                                         optional={"reasoning_content": usage_values | st.text(max_size=40),
+                                                   "reasoning": usage_values | st.dictionaries(st.text(max_size=3),
+                                                                                               usage_values)}),
+        "finish_reason": st.sampled_from(["stop", "length", None]),
+    }), max_size=2),
+}, optional={"usage": st.one_of(usage_values, st.fixed_dictionaries({}, optional={
+    "prompt_tokens": usage_values, "completion_tokens": usage_values, "prompt_cache_hit_tokens": usage_values,
+    "completion_tokens_details": usage_values | st.dictionaries(st.just("reasoning_tokens"), usage_values),
+    "prompt_tokens_details": usage_values | st.dictionaries(st.just("cached_tokens"), usage_values),
+}))})
+
+
+@FUZZ
+@given(reply_bodies)
+def test_any_reply_body_is_a_chat_result_with_whole_counts_or_a_value_error(body):
+    from causal_datasets.llm.client import parse_completion
+
+    try:
+        result = parse_completion(body)
+    except ValueError:
+        return
+    for count in (result.prompt_tokens, result.completion_tokens, result.reasoning_tokens, result.cache_read_tokens):
+        assert isinstance(count, int) and 0 <= count < 10**12
+    assert result.reasoning is None or (isinstance(result.reasoning, str) and result.reasoning)

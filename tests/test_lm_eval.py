@@ -20,6 +20,8 @@ from causal_datasets.errors import DatasetFolderError, RunConfigurationError
 from causal_datasets.hub.push import push_folder
 from causal_datasets.integrations.lm_eval import tasks_dir
 from causal_datasets.integrations.lm_eval.data import load_cladder_estimand, location
+from causal_datasets.integrations.lm_eval.settings import gen_kwargs
+from causal_datasets.llm.config import LLMConfig
 from causal_datasets.llm.stub_server import (
     STUB_MODEL,
     StubReply,
@@ -250,3 +252,25 @@ def test_parity_with_causal_datasets_eval_on_the_local_model(hub, local_llm, tmp
         assert expression == item["expression"]
         assert (verdict["equivalent"], verdict["error"]) == (item["equivalent"], item["error"])
         assert sample["accuracy"] == float(item["equivalent"] is True)
+
+
+def test_model_settings_pass_as_gen_kwargs_into_the_same_request_body(hub, tmp_path):
+    """``gen_kwargs(LLMConfig)`` makes lm-eval's local-chat-completions send the body ``causal-datasets eval``
+    sends with the same settings (reasoning effort and a server's own switch included), but for ``stop``."""
+    thinking = {"chat_template_kwargs": {"enable_thinking": True}}
+    config = LLMConfig(model=STUB_MODEL, max_tokens=64, temperature=0.3, reasoning_effort="high", extra_body=thinking)
+    with StubServer(replying(cladder_answers(hub))) as server:
+        in_process(["causal_cladder_estimand"], server.base_url, {"hub_dir": str(hub)}, limit=2,
+                   gen_kwargs=gen_kwargs(config))
+        lm_requests = list(server.requests)
+        run_eval("cladder_pairs", "--limit", "2", "--model", STUB_MODEL, "--base-url", server.base_url,
+                 "--hub-dir", str(hub), "--out", str(tmp_path / "cd"), "--no-cache", "--max-tokens", "64",
+                 "--temperature", "0.3", "--reasoning-effort", "high", "--extra-body", json.dumps(thinking))
+        cd_requests = server.requests[len(lm_requests):]
+    by_messages = {json.dumps(r["messages"]): r for r in lm_requests}
+    assert len(cd_requests) == len(by_messages) == 2
+    for request in cd_requests:
+        assert by_messages[json.dumps(request["messages"])] == request | {"stop": []}
+        assert (request["reasoning_effort"], request["chat_template_kwargs"], request["max_tokens"]) == (
+            "high", {"enable_thinking": True}, 64)
+    assert gen_kwargs(LLMConfig(model="m", max_completion_tokens=4096))["max_gen_toks"] == 4096

@@ -7,6 +7,11 @@ parsing and error handling as ``causal-datasets eval``) with inspect's models be
 chat-client interface, and the scorer reports the task's per-item scores (their mean and standard
 error) with the whole ``results.jsonl`` line as the score's metadata.
 
+Generation settings are inspect's own options, named as ``causal-datasets eval``'s
+(:data:`GENERATE_FIELDS`: ``--reasoning-effort``, ``--extra-body``, ``--max-tokens``, ``--seed``,
+``--temperature`` ...); the task's defaults are ``causal-datasets eval``'s. Each reply's reasoning
+and tokens are kept in the item's result line (``calls``), as the engine keeps them.
+
 Models: the eval's model plays the ``model`` role; ``--model-role judge=...`` and
 ``--model-role corrector=...`` fill the others (a role left out behaves as in ``causal-datasets
 eval``: CoBe's judge falls back to the model, ReCAST without a judge gives name-based scores only).
@@ -37,9 +42,11 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
+    ContentReasoning,
     GenerateConfig,
     Model,
     ModelOutput,
+    ModelUsage,
     get_model,
     model_roles,
 )
@@ -51,7 +58,7 @@ from pydantic import ValidationError
 from causal_datasets import __version__
 from causal_datasets.errors import LLMError, RunConfigurationError
 from causal_datasets.hub.location import DatasetLocation
-from causal_datasets.llm.client import ChatResult
+from causal_datasets.llm.chat import ChatResult, reasoning_text
 from causal_datasets.llm.config import LLMConfig, Message
 from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.runners import tasks
@@ -73,10 +80,35 @@ INSPECT_TASKS: dict[str, tuple[str, str]] = {
     "cobe_responses": ("cobe", "responses"),
 }
 
-#: the generation settings ``causal-datasets eval`` sends by default; an eval's own settings win
-DEFAULT_GENERATE_CONFIG = GenerateConfig(
-    temperature=LLMConfig.model_fields["temperature"].default, max_tokens=LLMConfig.model_fields["max_tokens"].default
+#: each ``LLMConfig`` field inspect carries, and the ``GenerateConfig`` field (inspect's option of that name) carrying
+#: it; the rest belong to the inspect model (provider, base URL, key, timeouts, connections) or have no counterpart
+GENERATE_FIELDS = {
+    "temperature": "temperature",
+    "max_tokens": "max_tokens",
+    "max_completion_tokens": "max_tokens",
+    "reasoning_effort": "reasoning_effort",
+    "seed": "seed",
+    "extra_body": "extra_body",
+    "max_retries": "max_retries",
+}
+
+
+def generate_config(settings: dict[str, Any]) -> GenerateConfig:
+    """``LLMConfig`` fields (a chat call's overrides, or defaults) as inspect's ``GenerateConfig``."""
+    unknown = sorted(set(settings) - set(GENERATE_FIELDS))
+    if unknown:
+        raise LLMError(f"inspect has no generation setting for {', '.join(unknown)}")
+    return GenerateConfig(**{GENERATE_FIELDS[name]: value for name, value in settings.items()})
+
+
+#: the sampling ``causal-datasets eval`` sends by default; an eval's own settings win
+DEFAULT_GENERATE_CONFIG = generate_config(
+    {name: LLMConfig.model_fields[name].default for name in ("temperature", "max_tokens", "seed")}
 )
+
+
+#: inspect's stop reasons spelled as an OpenAI-compatible server's finish_reason (the others are spelled alike)
+FINISH_REASONS = {"max_tokens": "length", "model_length": "length"}
 
 
 class SampleFailed(RuntimeError):
@@ -89,7 +121,7 @@ class _ModelName:
 
 
 class InspectChatClient:
-    """An inspect_ai model behind the package's chat-client interface (``config.model`` and ``chat``).
+    """An inspect_ai model as a :class:`~causal_datasets.llm.chat.ChatClient` (``config.model`` and ``chat``).
 
     The task's code runs in a worker thread; each ``chat`` hands its request to inspect's event loop
     (so inspect's retries, connection limits, usage limits and transcript apply) and waits for it.
@@ -109,7 +141,7 @@ class InspectChatClient:
         if self.cancelled:
             raise self._error("the sample was cancelled before this call")
         conversation = [_chat_message(message) for message in messages]
-        generate = partial(self.model.generate, conversation, config=GenerateConfig(**overrides))
+        generate = partial(self.model.generate, conversation, config=generate_config(overrides))
         try:
             output = anyio.from_thread.run(generate)
         except LimitExceededError as error:
@@ -123,17 +155,34 @@ class InspectChatClient:
         usage = output.usage
         return ChatResult(
             text=output.completion,
-            prompt_tokens=usage.input_tokens if usage else 0,
+            prompt_tokens=_prompt_tokens(usage),
             completion_tokens=usage.output_tokens if usage else 0,
             cached=False,
             attempts=1,
             model=output.model or self.config.model,
-            finish_reason=output.stop_reason,
+            finish_reason=FINISH_REASONS.get(output.stop_reason, output.stop_reason),
+            reasoning=reasoning_text(output.completion, *_thoughts(output)),
+            reasoning_tokens=(usage.reasoning_tokens or 0) if usage else 0,
+            cache_read_tokens=(usage.input_tokens_cache_read or 0) if usage else 0,
         )
-
 
     def _error(self, detail: str) -> LLMError:
         return LLMError(detail, model=self.config.model, base_url=self.model.api.base_url or "")
+
+
+def _prompt_tokens(usage: ModelUsage | None) -> int:
+    """All prompt tokens, as an OpenAI-compatible server counts them: inspect leaves cache reads and writes out."""
+    if usage is None:
+        return 0
+    return usage.input_tokens + (usage.input_tokens_cache_read or 0) + (usage.input_tokens_cache_write or 0)
+
+
+def _thoughts(output: ModelOutput) -> list[str]:
+    """The reasoning blocks of the reply (inspect reads a server's reasoning field and ``<think>`` sections into them)."""
+    content = output.message.content if output.choices else ""
+    if isinstance(content, str):
+        return []
+    return [part.reasoning for part in content if isinstance(part, ContentReasoning) and not part.redacted]
 
 
 def _describe(error: BaseException) -> str:

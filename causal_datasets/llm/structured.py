@@ -30,9 +30,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from causal_datasets.llm.client import LLMClient
-from causal_datasets.llm.config import Message
 from causal_datasets.errors import LLMError
+from causal_datasets.llm.chat import ChatClient
+from causal_datasets.llm.config import Message
+from causal_datasets.llm.thinking import strip_thinking
 
 SAFE_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -70,24 +71,6 @@ class StructuredAnswer:
 
 
 # -- extraction ---------------------------------------------------------------------------------
-def strip_thinking(text: str) -> str:
-    """Text without ``<think>…</think>`` sections (an unclosed ``<think>`` hides the rest, a lone ``</think>`` what precedes it)."""
-    lowered, kept, position = text.lower(), [], 0
-    while (start := lowered.find("<think>", position)) != -1:
-        kept.append(text[position:start])
-        end = lowered.find("</think>", start)
-        if end == -1:  # unclosed: it hides the rest
-            position = len(text)
-            break
-        position = end + len("</think>")
-    kept.append(text[position:])
-    text = "".join(kept)
-    lowered = text.lower()
-    if "</think>" in lowered:
-        text = text[lowered.rindex("</think>") + len("</think>"):]
-    return text.strip()
-
-
 def fenced_blocks(text: str) -> list[tuple[str, str]]:
     """``(language, content)`` of every fenced code block; an unclosed last fence runs to the end.
 
@@ -313,14 +296,14 @@ def reask_messages(messages: list[Message], response: str, problem: str, fmt: Fo
 
 
 def ask_structured(
-    client: LLMClient,
+    client: ChatClient,
     messages: list[Message],
     *,
     schema: Schema,
     fmt: Format = "json",
     repair: Literal["format_fix", "reask"] = "format_fix",
     max_attempts: int = 3,
-    repair_client: LLMClient | None = None,
+    repair_client: ChatClient | None = None,
     format_hint: str | None = None,
     **chat_overrides: Any,
 ) -> StructuredAnswer:

@@ -20,6 +20,7 @@ from causal_datasets.recast.dataset import load_samples
 from causal_datasets.recast.deterministic import deterministic_scores, mean_scores
 from causal_datasets.recast.judge.evaluate import aggregate, judge_graph
 from causal_datasets.recast.parsing import AnswerFormatError, read_prediction
+from causal_datasets.llm.chat import ChatClient
 
 Mode = Literal["judge", "deterministic"]
 
@@ -54,8 +55,8 @@ def resolve_references(references: Sequence[Any], location: DatasetLocation | No
     return samples
 
 
-def score_item(prediction: str | CausalGraph, sample: RecastSample, *, judge: Any = None, reversal_cost: float = 1,
-               max_attempts: int = 3) -> dict[str, Any]:
+def score_item(prediction: str | CausalGraph, sample: RecastSample, *, judge: ChatClient | None = None,
+               reversal_cost: float = 1, max_attempts: int = 3) -> dict[str, Any]:
     """Scores of one prediction: ``deterministic`` always, ``judge`` when a judge client is given."""
     error = None
     if isinstance(prediction, CausalGraph):
@@ -79,7 +80,8 @@ def score_item(prediction: str | CausalGraph, sample: RecastSample, *, judge: An
 
 
 def score_predictions(predictions: Sequence[str | CausalGraph], samples: Sequence[RecastSample], *, mode: Mode = "judge",
-                      judge: Any = None, reversal_cost: float = 1, max_attempts: int = 3, concurrency: int = 4) -> dict[str, Any]:
+                      judge: ChatClient | None = None, reversal_cost: float = 1, max_attempts: int = 3,
+                      concurrency: int = 4) -> dict[str, Any]:
     """Per-item scores and their summary (judge means ± SD, name-based means, error counts)."""
     if len(predictions) != len(samples):
         raise ValueError(f"{len(predictions)} predictions but {len(samples)} references")

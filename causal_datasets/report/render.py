@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from causal_datasets.report.examples import examples_section
 from causal_datasets.report.plots import draw
 from causal_datasets.report.runs import Run, load_run
 from causal_datasets.report.tables import (
@@ -49,6 +50,9 @@ def _benchmark_section(view: View, runs: Sequence[Run], out_dir: Path) -> str:
         parts += [f"### By {name.removeprefix('by_').replace('_', ' ')}", "", table or f"No run has values in `{name}`.", ""]
     for run_table in view.tables:
         parts += [f"### {run_table.title}", "", run_table.build(runs) or run_table.no_data, ""]
+    examples = examples_section(runs)
+    if examples:
+        parts += ["### Example replies", "", examples, ""]
     if view.plots:
         parts += ["### Plots", ""]
     for plot in view.plots:

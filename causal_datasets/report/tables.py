@@ -116,10 +116,12 @@ def _is_mapping(annotation: Any) -> bool:
 
 
 def _usage(usage: Usage) -> str:
+    """Tokens sent and received, the reasoning ones among them, and the cost when priced."""
     tokens = usage.prompt_tokens + usage.completion_tokens
     if not tokens:
         return MISSING
-    return f"{tokens}" + (f" (${usage.cost_usd:.4f})" if usage.cost_usd is not None else "")
+    reasoning = f", {usage.reasoning_tokens} reasoning" if usage.reasoning_tokens else ""
+    return f"{tokens}{reasoning}" + (f" (${usage.cost_usd:.4f})" if usage.cost_usd is not None else "")
 
 
 def _cell(value: Any) -> Any:

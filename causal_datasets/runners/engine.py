@@ -11,6 +11,7 @@ happens; Ctrl-C writes the summary of what is done (status ``interrupted``) and 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from contextlib import ExitStack
@@ -22,6 +23,7 @@ from causal_datasets import __version__
 from causal_datasets.errors import LLMError, RunConfigurationError, UnknownConfig
 from causal_datasets.llm.client import LLMClient
 from causal_datasets.llm.deadline import work_deadline
+from causal_datasets.runners.calls import CallLog, recording
 from causal_datasets.runners.records import (
     SUMMARY_FORMAT,
     DatasetRef,
@@ -117,15 +119,18 @@ def _clients(task: Task, settings: RunSettings, stack: ExitStack) -> dict[Role, 
 
 
 def solve_item(task: Task, item: Item, context: TaskContext) -> dict[str, Any]:
-    """The result line of one item within ``--item-timeout``; an exception never escapes (the item is failed)."""
+    """The result line of one item within ``--item-timeout``, with its model calls; an exception never
+    escapes (the item is failed)."""
+    calls = CallLog()
+    item_context = dataclasses.replace(context, clients=recording(context.clients, calls))
     try:
         with work_deadline(context.settings.item_timeout):
-            outcome = task.solve(item, context)
+            outcome = task.solve(item, item_context)
     except LLMError as error:
         outcome = Outcome({}, failure=f"{error.category}: {error}")
     except Exception as error:  # noqa: BLE001 - one bad item must not end the run; recorded and retried by --resume
         outcome = Outcome({}, failure=f"crash: {type(error).__name__}: {error}")
-    return result_line(item, outcome)
+    return result_line(item, outcome, calls.calls())
 
 
 def _summary(

@@ -29,6 +29,23 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ModelCall(_Strict):
+    """One model call an item made, in the order made: who asked, the reply and its reasoning kept apart,
+    and the tokens. (The request itself is not kept: the benchmark's own fields hold its prompts.)"""
+
+    role: Role
+    model: str = Field(description="the model that answered, as the server names it")
+    reply: str | None = Field(default=None, description="the reply's text as sent (None: the call failed)")
+    reasoning: str | None = Field(default=None, description=(
+        "the reply's reasoning: the server's reasoning_content/reasoning field and the <think> sections of the reply"))
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = Field(default=0, description="reasoning tokens included")
+    reasoning_tokens: int = 0
+    cache_read_tokens: int = Field(default=0, description="prompt tokens the server read from its prompt cache")
+    error: str | None = Field(default=None, description="'<category>: <detail>' of a call that failed")
+
+
 class ItemResult(BaseModel):
     """One line of ``results.jsonl``: the shared fields, then the benchmark's own (transcript, scores...).
 
@@ -42,6 +59,9 @@ class ItemResult(BaseModel):
     config: str = Field(description="the dataset config the row comes from")
     status: ItemStatus
     failure: str | None = Field(default=None, description="'<category>: <message>' of the error that ended a failed item")
+    calls: list[ModelCall] = Field(default_factory=list, description=(
+        "every model call of the item, in order (empty for a reference agent, and in runs written before calls "
+        "were kept)"))
 
 
 class DatasetRef(_Strict):
@@ -61,14 +81,22 @@ class ItemCounts(_Strict):
 
 
 class Usage(_Strict):
-    """Calls, tokens and cost of one role (or all roles together), summed over every invocation of the run."""
+    """Calls, tokens and cost of one role (or all roles together), summed over every invocation of the run.
+
+    ``prompt_tokens`` and ``completion_tokens`` are those of calls sent to the server; of them,
+    ``cache_read_tokens`` were read from the provider's prompt cache (billed at the cached-input price)
+    and ``reasoning_tokens`` spent on reasoning. ``cached_*`` count replies served by the local
+    response cache (not sent, not billed)."""
 
     calls: int = 0
     http_requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cached_prompt_tokens: int = 0
-    cached_completion_tokens: int = 0
+    reasoning_tokens: int = Field(default=0, description="of completion_tokens, spent on reasoning")
+    cache_read_tokens: int = Field(default=0, description="of prompt_tokens, read from the provider's prompt cache")
+    cached_prompt_tokens: int = Field(default=0, description="prompt tokens of replies the response cache served")
+    cached_completion_tokens: int = Field(default=0,
+                                          description="completion tokens of replies the response cache served")
     cost_usd: float | None = None
 
     def __add__(self, other: Usage) -> Usage:
@@ -77,8 +105,8 @@ class Usage(_Strict):
         return Usage(**counts, cost_usd=round(sum(costs), 6) if costs else None)
 
 
-USAGE_COUNTS = ("calls", "http_requests", "prompt_tokens", "completion_tokens", "cached_prompt_tokens",
-                "cached_completion_tokens")
+USAGE_COUNTS = ("calls", "http_requests", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cache_read_tokens",
+                "cached_prompt_tokens", "cached_completion_tokens")
 
 
 # --- the benchmarks' own metrics ------------------------------------------------------------------

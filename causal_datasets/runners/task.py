@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from causal_datasets.hub.location import DatasetLocation, LoadedConfig
-from causal_datasets.llm.client import LLMClient
+from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.options import ModelSpec
-from causal_datasets.runners.records import ItemResult, Role, Slices
+from causal_datasets.runners.records import ItemResult, ModelCall, Role, Slices
 
 
 class NoOptions(BaseModel):
@@ -89,7 +89,7 @@ class TaskContext:
     settings: RunSettings
     options: Any
     configs: tuple[str, ...]
-    clients: dict[Role, LLMClient]
+    clients: dict[Role, ChatClient]
     _loaded: dict[str, LoadedConfig] = field(default_factory=dict)
 
     def load(self, config: str) -> LoadedConfig:
@@ -98,7 +98,7 @@ class TaskContext:
             self._loaded[config] = self.settings.location.load(self.task.dataset, config, self.settings.split)
         return self._loaded[config]
 
-    def client(self, role: Role) -> LLMClient | None:
+    def client(self, role: Role) -> ChatClient | None:
         return self.clients.get(role)
 
 
@@ -134,9 +134,10 @@ class Task:
         return next((spec for spec in self.roles if spec.role == name), None)
 
 
-def result_line(item: Item, outcome: Outcome) -> dict[str, Any]:
-    """The ``results.jsonl`` line of a solved item (validated as an :class:`ItemResult`)."""
-    fields = {k: v for k, v in outcome.fields.items() if k not in ("id", "config", "status", "failure")}
+def result_line(item: Item, outcome: Outcome, calls: Sequence[ModelCall] = ()) -> dict[str, Any]:
+    """The ``results.jsonl`` line of a solved item and its model calls (validated as an :class:`ItemResult`)."""
+    fields = {k: v for k, v in outcome.fields.items() if k not in ("id", "config", "status", "failure", "calls")}
     status = "failed" if outcome.failure else "scored"
-    result = ItemResult(id=item.id, config=item.config, status=status, failure=outcome.failure, **fields)
+    result = ItemResult(id=item.id, config=item.config, status=status, failure=outcome.failure, calls=list(calls),
+                        **fields)
     return result.model_dump(mode="json")

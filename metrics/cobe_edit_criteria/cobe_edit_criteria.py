@@ -41,6 +41,8 @@ Args:
     judge_base_url: OpenAI-compatible endpoint (default https://api.openai.com/v1).
     judge_api_key_env: environment variable holding the key (default OPENAI_API_KEY).
     judge_max_tokens, judge_temperature, judge_seed: sampling of the judge (default 16, 0.0, 0).
+    judge_config: further settings of the judge, as `causal-datasets eval --judge-model-config` reads them
+        (e.g. {"reasoning_effort": "high", "max_completion_tokens": 4096}); its keys win over the judge_* arguments.
     max_attempts: asks per criterion until a valid T/F answer (default 3).
     concurrency: responses judged at once (default 4).
     cache_path: optional SQLite response cache of the judge.
@@ -91,6 +93,7 @@ class CobeEditCriteria(evaluate.Metric):
         judge_max_tokens=16,
         judge_temperature=0.0,
         judge_seed=0,
+        judge_config=None,
         max_attempts=DEFAULT_ATTEMPTS,
         concurrency=4,
         cache_path=None,
@@ -99,7 +102,7 @@ class CobeEditCriteria(evaluate.Metric):
     ):
         client = judge_client(
             "cobe_edit_criteria", judge_model, judge_base_url, cache_path=cache_path, api_key_env=judge_api_key_env,
-            max_tokens=judge_max_tokens, temperature=judge_temperature, seed=judge_seed,
+            max_tokens=judge_max_tokens, temperature=judge_temperature, seed=judge_seed, settings=judge_config,
         )
         with client:
             judgements = judge_all(

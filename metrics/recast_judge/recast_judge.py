@@ -44,6 +44,8 @@ Args:
     judge_base_url: OpenAI-compatible endpoint (default https://api.openai.com/v1).
     judge_api_key_env: environment variable holding the key (default OPENAI_API_KEY).
     judge_max_tokens, judge_temperature, judge_seed, judge_timeout: judge sampling (default 8192, 0.0, 0, 600).
+    judge_config: further settings of the judge, as `causal-datasets eval --judge-model-config` reads them
+        (e.g. {"reasoning_effort": "high", "extra_body": {...}}); its keys win over the judge_* arguments.
     max_attempts: judge asks per evaluation until a valid answer (default 3).
     reversal_cost: SHD cost of a reversed edge (default 1; 2 reproduces the paper's SHD convention).
     dataset, revision: the Hub dataset (ORG/NAME) and revision that id references come from.
@@ -83,6 +85,7 @@ class RecastJudge(evaluate.Metric):
         judge_temperature=0.0,
         judge_seed=0,
         judge_timeout=600.0,
+        judge_config=None,
         max_attempts=3,
         reversal_cost=1,
         dataset=None,
@@ -100,6 +103,7 @@ class RecastJudge(evaluate.Metric):
         client = judge_client(
             "recast_judge", judge_model, judge_base_url, cache_path=cache_path, api_key_env=judge_api_key_env,
             max_tokens=judge_max_tokens, temperature=judge_temperature, seed=judge_seed, timeout=judge_timeout,
+            settings=judge_config,
         )
         with client:
             result = score_predictions(

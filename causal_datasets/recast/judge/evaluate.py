@@ -17,6 +17,7 @@ from causal_datasets.records.recast import RecastSample
 from causal_datasets.recast.judge import scoring
 from causal_datasets.recast.judge.answers import EVALUATION_KINDS, answer_schema
 from causal_datasets.recast.judge.prompts import judge_messages
+from causal_datasets.llm.chat import ChatClient
 
 SCORE_NAMES = ("node_precision", "node_recall", "node_f1", "edge_precision", "edge_recall", "edge_f1", "precision", "recall", "f1")
 
@@ -49,7 +50,8 @@ class Judgement:
                 "evaluations": {k: asdict(v) for k, v in self.evaluations.items()}}
 
 
-def judge_graph(client: Any, sample: RecastSample, prediction: CausalGraph, *, max_attempts: int = 3) -> Judgement:
+def judge_graph(client: ChatClient, sample: RecastSample, prediction: CausalGraph, *,
+                max_attempts: int = 3) -> Judgement:
     """The four evaluations of ``prediction`` against ``sample`` by the judge ``client``."""
     truth = sample.graph()
     counts = {
@@ -64,7 +66,8 @@ def judge_graph(client: Any, sample: RecastSample, prediction: CausalGraph, *, m
     return Judgement(sample.id, evaluations, scores_from(evaluations))
 
 
-def _evaluate(client: Any, sample: RecastSample, prediction: CausalGraph, kind: str, count: int, max_attempts: int) -> Evaluation:
+def _evaluate(client: ChatClient, sample: RecastSample, prediction: CausalGraph, kind: str, count: int,
+              max_attempts: int) -> Evaluation:
     evaluation = Evaluation(kind)
     rate_of = scoring.precision if kind.endswith("precision") else scoring.recall
     if count == 0:  # nothing to judge: an empty prediction has precision 0 and recalls nothing
