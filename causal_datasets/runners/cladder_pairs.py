@@ -38,6 +38,7 @@ from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.judge import DEFAULT_ATTEMPTS, ask_judge
 from causal_datasets.docalc.scoring_rules import ScoringRule, credited
 from causal_datasets.errors import RunConfigurationError
+from causal_datasets.llm.chat import ChatClient
 from causal_datasets.records.cladder_pairs import CladderQuestionRow, GraphFamily, QueryType
 from causal_datasets.runners.records import CladderMetrics, Role, Slices
 from causal_datasets.runners.task import Item, Outcome, RoleSpec, RunSettings, Task, TaskContext
@@ -192,7 +193,7 @@ class FeedbackRound:
     reply: Reply
 
 
-def feedback_rounds(model, messages: list[dict[str, str]], first: Reply, rounds: int,
+def feedback_rounds(model: ChatClient, messages: list[dict[str, str]], first: Reply, rounds: int,
                     read: Callable[[str], Reply], check: Callable[[Reply], tuple[list[Finding], str] | None],
                     answer_format: str, *, graph_only: bool) -> tuple[list[FeedbackRound], str]:
     """Up to ``rounds`` rounds of feedback after ``first``: ``check`` gives a reply's findings (None:
@@ -214,8 +215,8 @@ def feedback_rounds(model, messages: list[dict[str, str]], first: Reply, rounds:
     return done, "rounds_used"
 
 
-def _feedback(messages, first: Reply, first_scores: Mapping[str, Any], q: CladderQuestionRow, options: CladderOptions,
-              model) -> dict[str, Any]:
+def _feedback(messages: list[dict[str, str]], first: Reply, first_scores: Mapping[str, Any], q: CladderQuestionRow,
+              options: CladderOptions, model: ChatClient) -> dict[str, Any]:
     """The feedback rounds (generation), then each revised reply scored; Table 2's fields."""
     answer_format = paper_task.ANSWER_FORMAT if options.prompt == "paper" else ESTIMAND_FORMAT
     graph_only = options.feedback == "graph"
