@@ -68,7 +68,8 @@ def test_identify_agrees_with_y0(case):
     if case.name in Y0_WRONG:
         assert estimand.text == Y0_WRONG[case.name]
         assert verdict.equivalent is False and verdict.counterexample is not None
-        assert largest_difference(model, estimand, case.outcomes, case.treatments, case.conditions, []) > 1e-9  # exact sums: float error is ~1e-15
+        # exact sums: float error is about 1e-15
+        assert largest_difference(model, estimand, case.outcomes, case.treatments, case.conditions, []) > 1e-9
     else:
         assert verdict.equivalent is True, (case.name, estimand.text)
 

@@ -21,24 +21,27 @@ from causal_datasets.graph import GraphError
 IDENTIFIED, NOT_IDENTIFIABLE = 0, 1
 
 #: how each check is named in the printed derivation
-CHECKED_BY = {"rule": "the rule checker", "equivalence": "check_equivalence", "undecided": "undecided (model too large)",
-              "unchecked": "not checked (--no-check)"}
+CHECKED_BY = {"rule": "the rule checker", "equivalence": "check_equivalence",
+              "undecided": "undecided (model too large)", "unchecked": "not checked (--no-check)"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "identify",
-        help="the estimand of P(Y | do(X)) or P(Y | do(X), Z) under a graph (exit 0 identified, 1 not identifiable, 2 bad input)",
+        help="the estimand of P(Y | do(X)) or P(Y | do(X), Z) under a graph "
+             "(exit 0 identified, 1 not identifiable, 2 bad input)",
         description=__doc__.split("\n\n", 1)[1],
     )
     parser.add_argument("query", help='e.g. "P(Y | do(X))", "P(Y=1 | do(X=0))" or "P(Y | do(X), Z)"')
     parser.add_argument("--graph", required=True,
-                        help='edges "A->B", "A<-B" or "A<->B" (a latent common cause), comma-separated, e.g. "X->M,M->Y,X<->Y"')
+                        help='edges "A->B", "A<-B" or "A<->B" (a latent common cause), comma-separated, '
+                             'e.g. "X->M,M->Y,X<->Y"')
     parser.add_argument("--latent", action="append", default=[], help="an unobserved node (repeat or comma-separate)")
     parser.add_argument("--proof", action="store_true", help="print the derivation step by step")
     parser.add_argument("--no-check", action="store_true",
                         help="skip the equivalence check of the steps that no single rule gives")
-    parser.add_argument("--seed", type=at_least(0), default=0, help="seed of the models the steps are checked on (default 0)")
+    parser.add_argument("--seed", type=at_least(0), default=0,
+                        help="seed of the models the steps are checked on (default 0)")
     parser.add_argument("--json", action="store_true", help="print the identification as JSON")
     parser.set_defaults(handler=run)
 

@@ -84,7 +84,8 @@ class ADMG:
         i = self.position[node]
         return frozenset(n for n in within if self.position[n] < i)
 
-    def ancestors(self, targets: Iterable[str], within: frozenset[str], cut_in: frozenset[str] = frozenset()) -> frozenset[str]:
+    def ancestors(self, targets: Iterable[str], within: frozenset[str],
+                  cut_in: frozenset[str] = frozenset()) -> frozenset[str]:
         """``targets`` and their ancestors in the subgraph induced by ``within``, with the edges into
         ``cut_in`` removed (G[within] with X barred)."""
         found = set(targets)
@@ -151,8 +152,8 @@ class ADMG:
                     stack.append(sibling)
         if reached != set(nodes):
             raise ValueError(f"{sorted(nodes)} is not one c-component")
-        return CForest(self.sorted(nodes), self.sorted(roots), tuple(sorted(chosen.items(), key=lambda e: self.position[e[0]])),
-                       tuple(tree))
+        directed = tuple(sorted(chosen.items(), key=lambda edge: self.position[edge[0]]))
+        return CForest(self.sorted(nodes), self.sorted(roots), directed, tuple(tree))
 
 
 def _observed_reach(graph: DoGraph, latent: str) -> frozenset[str]:

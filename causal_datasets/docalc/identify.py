@@ -174,9 +174,12 @@ def identify(
     constant values) in ``graph`` (edge text with ``A<->B`` for a latent common cause, pairs, or a
     :class:`DoGraph`; ``latent`` names further unobserved nodes).
 
-    ``check`` confirms every step that is not a rule application with :func:`check_equivalence`
-    (``seed`` seeds its models). Raises :class:`QueryError` for a query it does not take,
-    :class:`~.parser.ExprParseError` and :class:`~causal_datasets.graph.GraphError` for bad input.
+    ``check`` (the default) checks every step of the derivation: one that applies a rule by the rule
+    checker, the others by :func:`check_equivalence` (``seed`` seeds its models); ``check=False`` leaves
+    them ``"unchecked"``, each with the algorithm's own reason as its condition. Raises
+    :class:`QueryError` for a query it does not take, :class:`~.parser.ExprParseError` and
+    :class:`~causal_datasets.graph.GraphError` for bad input, :class:`UnsoundIdentification` if a check
+    refutes a step (a bug).
     """
     g = as_graph(graph, latent)
     valued = _read_query(query, g)
@@ -219,6 +222,8 @@ def _read_query(query: Expr | str, graph: DoGraph) -> Prob:
             raise QueryError(f"{var}={value} is outside the domain of {var} (0..{graph.domain(var) - 1})")
         if isinstance(value, str) and value != var:
             raise QueryError(f"the index {value!r} of {var} names another variable; write {var} or a constant")
+        if not isinstance(value, (int, str)):
+            raise QueryError(f"{var} is set to a counterfactual in {e.text}; identify takes P(Y | do(X), Z)")
     return e
 
 
@@ -274,7 +279,8 @@ class _Distribution:
 
     def component(self, part: frozenset[str], admg: ADMG, line: str, context: frozenset[str]) -> _Distribution:
         """``P(part | do(z, rest))`` for a c-component ``part``: Π_{V_i ∈ part} P(v_i | v_π^(i-1)) (line 7)."""
-        factors = tuple(_Factor(self.conditional(v, admg.before(v, self.variables), admg), v) for v in admg.sorted(part))
+        factors = tuple(_Factor(self.conditional(v, admg.before(v, self.variables), admg), v)
+                        for v in admg.sorted(part))
         target = _term(admg.sorted(part), context | (self.variables - part))
         note = f"{target.text} = {mul(*(f.expr for f in factors)).text} ({line})"
         return _Distribution(part, factors, frozenset(), self.origin + (note,))
@@ -438,14 +444,16 @@ class _Identifier:
                 if self.graph.d_separated({v}, y, x | (z - {v}), cut_in=x, cut_out={v}):
                     new = _term(y, x | {v}, z - {v})
                     self._rewrite(goal, new, "IDC line 1", "rule 2: observation to action",
-                                  f"({', '.join(sorted(y))} ⊥ {v}) given the rest with edges into the actions and out of {v} cut")
+                                  f"({', '.join(sorted(y))} ⊥ {v}) given the rest, with the edges into the actions "
+                                  f"and out of {v} cut")
                     goal, x, z, moved = new, x | {v}, z - {v}, True
                     break
         if not z:
             self.start_id(y, x)
             return
         joint, marginal = _term(y | z, x), _term(z, x)
-        self._rewrite(goal, div(joint, marginal), "IDC line 2", CONDITIONAL, "P(y | do(x), z) = P(y, z | do(x)) / P(z | do(x))")
+        self._rewrite(goal, div(joint, marginal), "IDC line 2", CONDITIONAL,
+                      "P(y | do(x), z) = P(y, z | do(x)) / P(z | do(x))")
         for v in self.admg.sorted(y):
             marginal = self._marginalize(marginal, v, "IDC line 2")
         self.start_id(y | z, x)

@@ -46,7 +46,8 @@ def random_admg(rng: np.random.Generator, size: int, p_directed: float = 0.35, p
     return MixedGraph(nodes, directed, tuple(sorted(pairs[:max_bidirected])))
 
 
-def random_query(rng: np.random.Generator, graph: MixedGraph, conditional: bool) -> tuple[list[str], list[str], list[str]]:
+def random_query(rng: np.random.Generator, graph: MixedGraph,
+                 conditional: bool) -> tuple[list[str], list[str], list[str]]:
     """(outcomes, treatments, conditions): disjoint, one or two outcomes and treatments, at most one condition."""
     order = list(rng.permutation(graph.nodes))
     ys = order[: int(rng.integers(1, 3))]
@@ -187,7 +188,8 @@ class LatentModel:
             self._joints[do] = total.sum(axis=tuple(range(len(self.latents))))
         return self._joints[do]
 
-    def prob(self, event: dict[str, int], given: dict[str, int] | None = None, do: dict[str, int] | None = None) -> float:
+    def prob(self, event: dict[str, int], given: dict[str, int] | None = None,
+             do: dict[str, int] | None = None) -> float:
         joint = self.observed_joint(tuple(sorted((do or {}).items())))
         given = given or {}
         position = {n: i for i, n in enumerate(self.graph.nodes)}
