@@ -37,6 +37,7 @@ for every value of that index, listed in ``arbitrary``.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -364,8 +365,8 @@ def _replace(e: Expr, old: Prob, new: Expr) -> Expr:
     kids = children(e)
     if not kids or old.text not in e.text:  # a subterm's canonical text is part of its parent's
         return e
-    changed = tuple(_replace(k, old, new) for k in kids)
-    return e if all(a is b for a, b in zip(kids, changed)) else rebuild(e, changed)
+    changed = tuple([_replace(k, old, new) for k in kids])
+    return e if all(map(operator.is_, kids, changed)) else rebuild(e, changed)
 
 
 def _occurs(e: Expr, term: Prob) -> bool:
