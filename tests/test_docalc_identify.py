@@ -157,6 +157,7 @@ def test_random_admgs_are_identified_exactly_when_identifiable_and_correctly():
         if not result.identifiable:
             assert assert_c_forest(result.hedge.forest, graph.text) and assert_c_forest(result.hedge.sub_forest, graph.text)
         else:
+            assert parse(result.estimand.text) == result.estimand
             assert check_equivalence(query, result.estimand, graph.text).equivalent is True, (query, graph.text)
             model = LatentModel(graph, np.random.default_rng(number))
             assert largest_difference(model, result.estimand, ys, xs, zs, list(result.arbitrary)) < 1e-9, (
@@ -192,6 +193,13 @@ def test_derivations_are_checked_step_by_step():
     assert identified > 40 and counts["rule"] > counts["equivalence"] > 0, counts
     assert {"ID line 1", "ID line 2", "ID line 3", "ID line 4", "ID line 6", "IDC line 1", "IDC line 2"} <= lines
     assert line7 > 0
+
+
+def test_without_checks_the_steps_say_so():
+    checked, unchecked = identify("P(Y | do(X))", FRONTDOOR), identify("P(Y | do(X))", FRONTDOOR, check=False)
+    assert checked.estimand == unchecked.estimand
+    assert {step.check for step in unchecked.derivation} == {"unchecked"}
+    assert [s.expression for s in checked.derivation] == [s.expression for s in unchecked.derivation]
 
 
 def test_several_conditions_divide_by_the_marginal():

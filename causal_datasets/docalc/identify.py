@@ -6,27 +6,33 @@ Interventional Distributions in Recursive Semi-Markovian Causal Models", AAAI 20
 ``P(Y | do(X), Z)`` — I. Shpitser and J. Pearl, "Identification of Conditional Interventional
 Distributions", UAI 2006. Both are sound and complete: they fail exactly on the queries no formula in
 the observed distribution answers. ID runs on the latent projection of the graph (:mod:`.admg`); a
-failure (ID's line 5) returns the pair of C-forests ``F ⊋ F'`` of the failing call, the hedge.
+failure (ID's line 5) returns the pair of C-forests ``F ⊋ F'`` of the failing call: a hedge for that
+call's query, which is the query itself or the part of it the earlier lines reduced it to (a hedge
+for a part alone does not make a query unidentifiable: I. Shpitser, "When does the ID algorithm
+fail?", arXiv:2307.03750, 2023, corrects the hedge criterion's corollary on this).
 
 The derivation. Every call ``ID(y, x, P, G)`` computes ``P(y | do(x, z))`` of the original model,
 where ``z`` are the treatments earlier calls set aside (line 7) and ``P = P(V | do(z))`` is the call's
 distribution. The derivation is a chain of whole expressions from the query to the estimand; each step
-rewrites one probability term and names the ID/IDC line and the justification:
+rewrites one probability term (every occurrence of it) and names the ID/IDC line and the rule:
 
 * one application of a rule of :mod:`.rules` to that term — do-calculus rule 3 (lines 2 and 3: delete
   or insert an action; line 6: delete a later treatment), rule 2 (line 6 and IDC's line 1: exchange an
   action and an observation), marginalization, the product rule, the definition of conditional
-  probability. Such a step is marked ``check="rule"`` only when the package's rule checker
-  (:mod:`.rules`, the function that produces the rule: ``do_calculus``, ``total_probability``, ...)
-  produces exactly this rewrite of the term with the rule's graph condition holding in the graph (the
-  condition it states is the step's ``condition``);
+  probability;
 * an identity of ID that no single rule of the checker gives: the c-component factorization of line 4,
   and the substitution of a term of ``P(V | do(z))`` by its formula in observed probabilities, built
-  by lines 7 (``P(S' | do(z)) = Π_{V_i ∈ S'} P(v_i | v_π^(i-1))``) and 2 (a marginal); the
-  conditional ``P(y | do(x), z) = P(y, z | do(x)) / P(z | do(x))`` of IDC's line 2 when ``z`` has
-  several variables. These steps are confirmed, with ``check=True``, as equalities by
-  :func:`.verdict.check_equivalence` on random models of the graph (``check="equivalence"``;
-  ``"undecided"`` where the graph is too large for exact models; ``"unchecked"`` with ``check=False``).
+  by lines 7 (``P(S' | do(z)) = Π_{V_i ∈ S'} P(v_i | v_π^(i-1))``) and 2 (a marginal).
+
+With ``check=True`` (the default) every step is checked, and ``check`` says how. ``"rule"``: the
+package's rule checker — the function of :mod:`.rules` that produces the named rule (``do_calculus``,
+``total_probability``, ``product_rule``, ``conditional_definition``) — produces exactly this rewrite of
+the term, its graph condition holding in the graph; the condition it states becomes the step's
+``condition``. Otherwise (the identities, and a rule step the checker does not produce, such as IDC's
+conditional with several conditions) ``"equivalence"``: :func:`.verdict.check_equivalence` finds the
+expressions before and after equal on random models of the graph; ``"undecided"`` where the graph is too
+large for exact models. A refuted step raises :class:`UnsoundIdentification`. With ``check=False``
+every step is ``"unchecked"`` and its condition is the algorithm's own reason.
 
 The derivation works with symbolic values (``P(Y | do(X))``); a query with constants
 (``P(Y=1 | do(X=0))``) gets the symbolic derivation and the estimand with its constants put in, which
