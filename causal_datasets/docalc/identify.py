@@ -64,6 +64,7 @@ from causal_datasets.docalc.expr import (
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rules import (
+    Rewrite,
     RuleContext,
     conditional_definition,
     do_calculus,
@@ -382,7 +383,7 @@ def _occurs(e: Expr, term: Prob) -> bool:
 
 
 @dataclass(frozen=True)
-class _Rewrite:
+class _Record:
     """A step as recorded: the term ``old`` of the previous expression became ``new``, giving ``whole``."""
 
     step: DerivationStep
@@ -399,7 +400,7 @@ class _Identifier:
         self.admg = ADMG.project(graph)
         self.start = start
         self.current: Expr = start
-        self.rewrites: list[_Rewrite] = []
+        self.records: list[_Record] = []
 
     # -- derivation --
     def _rewrite(self, old: Prob, new: Expr, line: str, rule: str, reason: str) -> None:
@@ -407,7 +408,7 @@ class _Identifier:
         whole = _replace(self.current, old, new)
         if whole != self.current:
             step = DerivationStep(line, rule, reason, old.text, new.text, whole.text)
-            self.rewrites.append(_Rewrite(step, old, new, whole))
+            self.records.append(_Record(step, old, new, whole))
             self.current = whole
 
     def _marginalize(self, term: Prob, var: str, line: str) -> Prob:
@@ -417,19 +418,16 @@ class _Identifier:
         return inner
 
     def steps(self) -> tuple[DerivationStep, ...]:
-        return tuple(r.step for r in self.rewrites)
+        return tuple(r.step for r in self.records)
 
     def checked(self, seed: int) -> tuple[DerivationStep, ...]:
         """The steps, each checked: by the rule checker where the step applies one of its rules (its
         function for the rule produces exactly this rewrite of the term; the condition it states replaces
         the step's reason), else by :func:`check_equivalence` on the whole expressions."""
         out, previous = [], self.start
-        for record in self.rewrites:
+        for record in self.records:
             step = record.step
-            source = RULE_SOURCES.get(step.rule)
-            context = RuleContext(self.graph, vocabulary(record.old, record.new)) if source else None
-            found = next((r for r in source(record.old, context) if r.rule == step.rule and r.result == record.new),
-                         None) if source else None
+            found = self._by_the_rule(record)
             if found is not None:
                 step = replace(step, condition=found.condition, check="rule")
             else:
@@ -440,6 +438,15 @@ class _Identifier:
             out.append(step)
             previous = record.whole
         return tuple(out)
+
+    def _by_the_rule(self, record: _Record) -> Rewrite | None:
+        """The rule checker's own rewrite of the step's term into the step's result, if it makes one."""
+        source = RULE_SOURCES.get(record.step.rule)
+        if source is None:
+            return None
+        context = RuleContext(self.graph, vocabulary(record.old, record.new))
+        return next((r for r in source(record.old, context) if r.rule == record.step.rule and r.result == record.new),
+                    None)
 
     # -- IDC --
     def idc(self, y: frozenset[str], x: frozenset[str], z: frozenset[str]) -> None:
