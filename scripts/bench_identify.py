@@ -1,7 +1,8 @@
 """Benchmark: ``identify`` (ID / IDC with its derivation) beside y0's ``identify_outcomes`` on the same queries,
-in one run: y0's example catalogue and random ADMGs of 4-8 nodes (the tests' seeded generator).
+in one run: y0's example catalogue, random ADMGs of 4-8 nodes (the tests' seeded generator) and long
+graphs (a chain of 20, 40, 80 mediators).
 
-    .venv/bin/python scripts/bench_identify.py [--random 200] [--seed 35] [--repeats 3]
+    .venv/bin/python scripts/bench_identify.py [--random 200] [--seed 35] [--repeats 3] [--long 20,40,80]
 
 Needs the ``y0`` extra (``pip install -e '.[y0]'``). Each query is timed best-of-``repeats`` for each
 tool, the tools interleaved query by query so both see the same machine load. ``ours`` builds the
@@ -25,12 +26,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' catal
 
 from causal_datasets.docalc.identify import identify  # noqa: E402
 from causal_datasets.markdown import markdown_table  # noqa: E402
-from tests.support.admgs import query_text, random_admg, random_query  # noqa: E402
+from tests.support.admgs import MixedGraph, query_text, random_admg, random_query  # noqa: E402
 from tests.support.y0_bridge import Case, catalogue, graph_text, to_y0, y0_identify  # noqa: E402
 from timing import best_of  # noqa: E402
 
 
-def workloads(count: int, seed: int) -> dict[str, list[tuple[Case, str]]]:
+def long_graph(size: int) -> MixedGraph:
+    """A chain of ``size`` mediators from X to Y, every seventh also a parent of Y, and a back-door Z:
+    ``P(Y | do(X))`` is identified by ID's line 4 into ``size + 2`` c-components."""
+    chain = [f"V{i}" for i in range(size)]
+    directed = [(a, b) for a, b in zip(chain, chain[1:])] + [("X", chain[0]), (chain[-1], "Y"), ("X", "Y"),
+                                                            ("Z", "X"), ("Z", "Y")]
+    directed += [(v, "Y") for v in chain[::7]]
+    return MixedGraph(tuple(["Z", "X"] + chain + ["Y"]), tuple(directed), ())
+
+
+def workloads(count: int, seed: int, sizes: list[int]) -> dict[str, list[tuple[Case, str]]]:
     """(y0 case, our graph text) per workload."""
     rng = np.random.default_rng(seed)
     generated = []
@@ -39,7 +50,9 @@ def workloads(count: int, seed: int) -> dict[str, list[tuple[Case, str]]]:
         ys, xs, zs = random_query(rng, graph, conditional=rng.random() < 0.3)
         generated.append((Case(f"random {number}", to_y0(graph), tuple(xs), tuple(ys), tuple(zs)), graph.text))
     assert all(case.query == query_text(case.outcomes, case.treatments, case.conditions) for case, _ in generated)
-    return {"y0 catalogue": [(case, graph_text(case.graph)) for case in catalogue()], "random ADMGs": generated}
+    long = [(Case(f"{size} mediators", to_y0(g), ("X",), ("Y",)), g.text) for size in sizes for g in [long_graph(size)]]
+    return {"y0 catalogue": [(case, graph_text(case.graph)) for case in catalogue()], "random ADMGs": generated,
+            "long graphs": long}
 
 
 def main() -> None:
@@ -47,10 +60,11 @@ def main() -> None:
     parser.add_argument("--random", type=int, default=200, help="random ADMG queries (default 200)")
     parser.add_argument("--seed", type=int, default=35)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--long", default="20,40,80", help="sizes of the long graphs (comma-separated)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")  # y0's deprecation warnings
     rows = []
-    for name, cases in workloads(args.random, args.seed).items():
+    for name, cases in workloads(args.random, args.seed, [int(n) for n in args.long.split(",") if n]).items():
         times: dict[str, list[float]] = {"ours": [], "ours+check": [], "y0": []}
         timed: list[Case] = []
         identified = disagreements = failures = 0

@@ -16,6 +16,7 @@ from causal_datasets.docalc.expr import Prob
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.identify import CONDITIONAL, FACTORIZATION, SUBPROBLEM, QueryError, identify, step_counts
 from causal_datasets.docalc.parser import ExprParseError, parse
+from causal_datasets.docalc.rules import DO_CALCULUS_RULES, RuleContext, do_calculus, do_calculus_rule
 from causal_datasets.docalc.verdict import as_graph, check_equivalence, check_proof
 from causal_datasets.graph import GraphError
 from tests.support.admgs import (
@@ -200,6 +201,26 @@ def test_without_checks_the_steps_say_so():
     assert checked.estimand == unchecked.estimand
     assert {step.check for step in unchecked.derivation} == {"unchecked"}
     assert [s.expression for s in checked.derivation] == [s.expression for s in unchecked.derivation]
+
+
+def test_one_rule_application_is_what_the_enumeration_gives():
+    """``do_calculus_rule`` (the derivation's rule check) gives exactly the rewrites ``do_calculus`` yields,
+    rule by rule and variable by variable, on terms of random graphs."""
+    rng = np.random.default_rng(3)
+    seen = 0
+    for _ in range(60):
+        graph = random_admg(rng, int(rng.integers(3, 7)))
+        g = as_graph(graph.text)
+        nodes = list(rng.permutation(graph.nodes))
+        event, do, given = nodes[:1], nodes[1:3], nodes[3:4]
+        term = parse(query_text(event, do, given))
+        context = RuleContext(g, tuple((n, n) for n in graph.nodes))
+        enumerated = {(r.rule, r.result.text, r.condition) for r in do_calculus(term, context)}
+        one_by_one = {(r.rule, r.result.text, r.condition) for rule in DO_CALCULUS_RULES for n in graph.nodes
+                      if (r := do_calculus_rule(term, rule, n, n, context)) is not None}
+        assert enumerated == one_by_one
+        seen += len(enumerated)
+    assert seen > 100
 
 
 def test_several_conditions_divide_by_the_marginal():

@@ -64,10 +64,11 @@ from causal_datasets.docalc.expr import (
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rules import (
+    DO_CALCULUS_RULES,
     Rewrite,
     RuleContext,
     conditional_definition,
-    do_calculus,
+    do_calculus_rule,
     product_rule,
     total_probability,
 )
@@ -80,16 +81,10 @@ Check = Literal["rule", "equivalence", "undecided", "unchecked"]
 FACTORIZATION = "c-component factorization"
 SUBPROBLEM = "formula of the subproblem's distribution"
 CONDITIONAL = "definition of conditional probability"
-#: the rule-checker function that produces each rule the derivation applies to a term
-RULE_SOURCES = {
-    "rule 2: action to observation": do_calculus,
-    "rule 2: observation to action": do_calculus,
-    "rule 3: delete action": do_calculus,
-    "rule 3: insert action": do_calculus,
-    "marginalization": total_probability,
-    "product rule": product_rule,
-    CONDITIONAL: conditional_definition,
-}
+#: the rule checker's function for each probability rule the derivation applies (the do-calculus
+#: rules go through :func:`.rules.do_calculus_rule`)
+PROBABILITY_RULES = {"marginalization": total_probability, "product rule": product_rule,
+                     CONDITIONAL: conditional_definition}
 
 
 class QueryError(ValueError):
@@ -102,20 +97,42 @@ class UnsoundIdentification(AssertionError):
 
 @dataclass(frozen=True)
 class DerivationStep:
-    """One step: ``before`` (a term of the previous expression) became ``after``; ``expression`` is
-    the whole expression after the step."""
+    """One step: the term ``term`` of the previous expression (every occurrence) became ``result`` by
+    ``applications``, the rule applied once or several times in a row (each a term and what it became);
+    ``whole`` is the whole expression after the step. Their texts (``before``, ``after``,
+    ``expression``) are printed when asked: a long derivation of a large graph costs its texts only
+    when it is read."""
 
     line: str  # "ID line 4", "IDC line 1", ...
     rule: str
     condition: str
-    before: str
-    after: str
-    expression: str
+    term: Prob
+    result: Expr
+    whole: Expr
+    applications: tuple[tuple[Prob, Expr], ...]
     check: Check = "unchecked"
 
+    @property
+    def before(self) -> str:
+        return self.term.text
+
+    @property
+    def after(self) -> str:
+        return self.result.text
+
+    @property
+    def expression(self) -> str:
+        return self.whole.text
+
     def describe(self) -> str:
+        times = f" ×{len(self.applications)}" if len(self.applications) > 1 else ""
         condition = f" [{self.condition}]" if self.condition else ""
-        return f"{self.line}, {self.rule}{condition}: {self.before}  =>  {self.after}"
+        return f"{self.line}, {self.rule}{times}{condition}: {self.before}  =>  {self.after}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "rule": self.rule, "applications": len(self.applications),
+                "condition": self.condition, "before": self.before, "after": self.after,
+                "expression": self.expression, "check": self.check}
 
 
 @dataclass(frozen=True)
@@ -165,7 +182,7 @@ class Identification:
             "arbitrary": list(self.arbitrary),
             "values": dict(self.values),
             "symbolic_query": self.symbolic_query,
-            "derivation": [vars(step) for step in self.derivation],
+            "derivation": [step.to_dict() for step in self.derivation],
             "hedge": self.hedge.to_dict() if self.hedge else None,
         }
 
@@ -204,7 +221,7 @@ def identify(
             run.start_id(outcomes, treatments)
     except _Failure as failure:
         return Identification(valued.text, algorithm, None, symbolic.text, hedge=failure.hedge)
-    steps = run.checked(seed) if check else run.steps()
+    steps = run.checked(seed) if check else tuple(run.steps)
     estimand = substitute(run.current, dict(values))
     arbitrary = tuple(sorted(free_indices(run.current) - {var for var, _ in _assignments(symbolic)}))
     return Identification(valued.text, algorithm, estimand, symbolic.text, steps, values=values, arbitrary=arbitrary)
@@ -254,6 +271,18 @@ def _term(event: Iterable[str], do: Iterable[str] = (), given: Iterable[str] = (
 
 def _without_do(p: Prob, var: str) -> Prob:
     return Prob(p.event, tuple(a for a in p.do if a[0] != var), p.given)
+
+
+def _with_do(p: Prob, var: str) -> Prob:
+    return Prob(p.event, p.do + ((var, var),), p.given)
+
+
+def _action_to_observation(p: Prob, var: str) -> Prob:
+    return Prob(p.event, tuple(a for a in p.do if a[0] != var), p.given + (Atom(var, var),))
+
+
+def _observation_to_action(p: Prob, var: str) -> Prob:
+    return Prob(p.event, p.do + ((var, var),), tuple(a for a in p.given if a.var != var))
 
 
 # ---- the distribution of a call -----------------------------------------------------------------
@@ -370,26 +399,27 @@ def _replace(e: Expr, old: Prob, new: Expr) -> Expr:
     if isinstance(e, Prob):
         return new if e == old else e
     kids = children(e)
-    if not kids or old.text not in e.text:  # a subterm's canonical text is part of its parent's
+    if not kids:
         return e
     changed = tuple([_replace(k, old, new) for k in kids])
     return e if all(map(operator.is_, kids, changed)) else rebuild(e, changed)
 
 
+def _rule_application(old: Prob, new: Expr, rule: str, graph: DoGraph) -> Rewrite | None:
+    """The rule checker's rewrite of ``old`` into exactly ``new`` by ``rule``, if it makes that one: the
+    do-calculus rule applied to the variable that changes place, or the probability rule's rewrites."""
+    context = RuleContext(graph, vocabulary(old, new))
+    if rule in DO_CALCULUS_RULES:
+        moved = set(old.do) ^ set(new.do) | {(a.var, a.value) for a in set(old.given) ^ set(new.given)} \
+            if isinstance(new, Prob) else set()
+        candidates = (do_calculus_rule(old, rule, var, value, context) for var, value in moved)
+    else:
+        candidates = PROBABILITY_RULES[rule](old, context)
+    return next((r for r in candidates if r is not None and r.rule == rule and r.result == new), None)
+
+
 def _occurs(e: Expr, term: Prob) -> bool:
-    if isinstance(e, Prob):
-        return e == term
-    return term.text in e.text and any(_occurs(k, term) for k in children(e))
-
-
-@dataclass(frozen=True)
-class _Record:
-    """A step as recorded: the term ``old`` of the previous expression became ``new``, giving ``whole``."""
-
-    step: DerivationStep
-    old: Prob
-    new: Expr
-    whole: Expr
+    return e == term if isinstance(e, Prob) else any(_occurs(k, term) for k in children(e))
 
 
 class _Identifier:
@@ -400,76 +430,97 @@ class _Identifier:
         self.admg = ADMG.project(graph)
         self.start = start
         self.current: Expr = start
-        self.records: list[_Record] = []
+        self.steps: list[DerivationStep] = []
 
     # -- derivation --
-    def _rewrite(self, old: Prob, new: Expr, line: str, rule: str, reason: str) -> None:
-        """Replace the term ``old`` (wherever it occurs) by ``new``, by ``rule`` for ``reason``."""
-        whole = _replace(self.current, old, new)
-        if whole != self.current:
-            step = DerivationStep(line, rule, reason, old.text, new.text, whole.text)
-            self.records.append(_Record(step, old, new, whole))
+    def _rewrite(self, term: Prob, new: Expr, line: str, rule: str, reason: str) -> None:
+        """One step: ``term`` (wherever it occurs) becomes ``new`` by one application of ``rule``."""
+        self._step(term, [(term, new)], line, rule, reason)
+
+    def _step(self, term: Prob, applications: list[tuple[Prob, Expr]], line: str, rule: str, reason: str) -> Expr:
+        """One step: ``term`` (wherever it occurs) rewritten by ``applications`` of ``rule`` in a row, each
+        a term of the previous result and what it becomes; returns the result."""
+        result: Expr = term
+        for old, new in applications:
+            result = _replace(result, old, new)
+        whole = _replace(self.current, term, result)
+        if applications and whole is not self.current:
+            self.steps.append(DerivationStep(line, rule, reason, term, result, whole, tuple(applications)))
             self.current = whole
+        return result
 
-    def _marginalize(self, term: Prob, var: str, line: str) -> Prob:
-        """``term`` → ``Σ_var term-with-var``; returns the new inner term."""
-        inner = Prob(term.event + (Atom(var, var),), term.do, term.given)
-        self._rewrite(term, Sum(var, var, inner), line, "marginalization", f"sum over {var}")
+    def _in_a_row(self, term: Prob, names: Iterable[str], change, line: str, rule: str, reason: str) -> Prob:
+        """One step applying ``rule`` once per name: ``change(term, name)`` gives the next term; returns the last."""
+        start, applications = term, []
+        for name in names:
+            new = change(term, name)
+            applications.append((term, new))
+            term = new
+        self._step(start, applications, line, rule, reason)
+        return term
+
+    def _marginalize(self, term: Prob, names: Iterable[str], line: str) -> Prob:
+        """``term`` → ``Σ_{names} term-with-names`` in one step (one marginalization per name); returns the
+        innermost term."""
+        applications, inner = [], term
+        for var in names:
+            summed = Prob(inner.event + (Atom(var, var),), inner.do, inner.given)
+            applications.append((inner, Sum(var, var, summed)))
+            inner = summed
+        self._step(term, applications, line, "marginalization", f"sum over {', '.join(names)}")
         return inner
-
-    def steps(self) -> tuple[DerivationStep, ...]:
-        return tuple(r.step for r in self.records)
 
     def checked(self, seed: int) -> tuple[DerivationStep, ...]:
         """The steps, each checked: by the rule checker where the step applies one of its rules (its
         function for the rule produces exactly this rewrite of the term; the condition it states replaces
         the step's reason), else by :func:`check_equivalence` on the whole expressions."""
         out, previous = [], self.start
-        for record in self.records:
-            step = record.step
-            found = self._by_the_rule(record)
-            if found is not None:
-                step = replace(step, condition=found.condition, check="rule")
+        for step in self.steps:
+            conditions = self._by_the_rule(step)
+            if conditions is not None:
+                step = replace(step, condition=conditions, check="rule")
             else:
-                verdict = check_equivalence(previous, record.whole, self.graph, seed=seed, prove=False)
+                verdict = check_equivalence(previous, step.whole, self.graph, seed=seed, prove=False)
                 if verdict.equivalent is False:
                     raise UnsoundIdentification(f"{step.describe()} changes the value: {verdict.counterexample}")
                 step = replace(step, check="equivalence" if verdict.equivalent else "undecided")
             out.append(step)
-            previous = record.whole
+            previous = step.whole
         return tuple(out)
 
-    def _by_the_rule(self, record: _Record) -> Rewrite | None:
-        """The rule checker's own rewrite of the step's term into the step's result, if it makes one."""
-        source = RULE_SOURCES.get(record.step.rule)
-        if source is None:
+    def _by_the_rule(self, step: DerivationStep) -> str | None:
+        """The conditions the rule checker states if it makes each of the step's applications, else None."""
+        if step.rule not in DO_CALCULUS_RULES and step.rule not in PROBABILITY_RULES:
             return None
-        context = RuleContext(self.graph, vocabulary(record.old, record.new))
-        return next((r for r in source(record.old, context) if r.rule == record.step.rule and r.result == record.new),
-                    None)
+        conditions = []
+        for old, new in step.applications:
+            found = _rule_application(old, new, step.rule, self.graph)
+            if found is None:
+                return None
+            conditions.append(found.condition)
+        return "; ".join(dict.fromkeys(c for c in conditions if c))
 
     # -- IDC --
     def idc(self, y: frozenset[str], x: frozenset[str], z: frozenset[str]) -> None:
-        goal = _term(y, x, z)
-        moved = True
-        while z and moved:  # line 1: an observation that rule 2 turns into an action
-            moved = False
-            for v in self.admg.sorted(z):
-                if self.graph.d_separated({v}, y, x | (z - {v}), cut_in=x, cut_out={v}):
-                    new = _term(y, x | {v}, z - {v})
-                    self._rewrite(goal, new, "IDC line 1", "rule 2: observation to action",
-                                  f"({', '.join(sorted(y))} ⊥ {v}) given the rest, with the edges into the actions "
-                                  f"and out of {v} cut")
-                    goal, x, z, moved = new, x | {v}, z - {v}, True
-                    break
+        moves: list[str] = []
+        start = _term(y, x, z)
+        while z:  # line 1: an observation that rule 2 turns into an action
+            v = next((v for v in self.admg.sorted(z)
+                      if self.graph.d_separated({v}, y, x | (z - {v}), cut_in=x, cut_out={v})), None)
+            if v is None:
+                break
+            moves.append(v)
+            x, z = x | {v}, z - {v}
+        goal = self._in_a_row(start, moves, _observation_to_action, "IDC line 1", "rule 2: observation to action",
+                              "each is d-separated from the outcome given the rest, with the edges into the actions "
+                              "and out of it cut")
         if not z:
             self.start_id(y, x)
             return
         joint, marginal = _term(y | z, x), _term(z, x)
         self._rewrite(goal, div(joint, marginal), "IDC line 2", CONDITIONAL,
                       "P(y | do(x), z) = P(y, z | do(x)) / P(z | do(x))")
-        for v in self.admg.sorted(y):
-            marginal = self._marginalize(marginal, v, "IDC line 2")
+        self._marginalize(marginal, self.admg.sorted(y), "IDC line 2")
         self.start_id(y | z, x)
 
     # -- ID --
@@ -489,26 +540,19 @@ class _Identifier:
             return
         ancestors = admg.ancestors(y, nodes)
         if ancestors != nodes:  # line 2
-            for v in admg.sorted(x - ancestors):
-                new = _without_do(goal, v)
-                self._rewrite(goal, new, "ID line 2", "rule 3: delete action", f"{v} is not an ancestor of the outcome")
-                goal = new
+            self._in_a_row(goal, admg.sorted(x - ancestors), _without_do, "ID line 2", "rule 3: delete action",
+                           "not ancestors of the outcome")
             self.id(y, x & ancestors, dist.restricted(ancestors, "ID line 2"), ancestors, context)
             return
         unaffected = (nodes - x) - admg.ancestors(y, nodes, cut_in=x)
         if unaffected:  # line 3
-            for v in admg.sorted(unaffected):
-                new = Prob(goal.event, goal.do + ((v, v),), goal.given)
-                self._rewrite(goal, new, "ID line 3", "rule 3: insert action",
-                              f"{v} is not an ancestor of the outcome once the actions are set")
-                goal = new
+            self._in_a_row(goal, admg.sorted(unaffected), _with_do, "ID line 3", "rule 3: insert action",
+                           "not ancestors of the outcome once the actions are set")
             self.id(y, x | unaffected, dist, nodes, context)
             return
         parts = admg.components(nodes - x)
         if len(parts) > 1:  # line 4
-            term = goal
-            for v in admg.sorted(nodes - x - y):
-                term = self._marginalize(term, v, "ID line 4")
+            term = self._marginalize(goal, admg.sorted(nodes - x - y), "ID line 4")
             factors = [_term(admg.sorted(part), (nodes - part) | context) for part in parts]
             names = " | ".join("{" + ", ".join(admg.sorted(p)) + "}" for p in parts)
             self._rewrite(term, mul(*factors), "ID line 4", FACTORIZATION,
@@ -538,30 +582,24 @@ class _Identifier:
         ordered = admg.sorted(part)
         last = max(i for i, v in enumerate(ordered) if v in y)
         kept = ordered[: last + 1]
-        term = goal
-        for v in kept:
-            if v not in y:
-                term = self._marginalize(term, v, "ID line 6")
-        factors = []
+        joint = self._marginalize(goal, [v for v in kept if v not in y], "ID line 6")
+        factors, applications, term = [], [], joint
         while len(term.event) > 1:  # the chain rule, first variable in the order first
             first = next(a for a in term.event if a.var == kept[len(factors)])
             rest = Prob(tuple(a for a in term.event if a != first), term.do, term.given + (first,))
             alone = Prob((first,), term.do, term.given)
-            self._rewrite(term, mul(rest, alone), "ID line 6", "product rule", "chain rule in the topological order")
+            applications.append((term, mul(rest, alone)))
             factors.append(alone)
             term = rest
         factors.append(term)
+        self._step(joint, applications, "ID line 6", "product rule", "chain rule in the topological order")
         for v, factor in zip(kept, factors):
             earlier = admg.before(v, nodes)
-            for t in admg.sorted(x):
-                if t in earlier:
-                    new = Prob(factor.event, tuple(a for a in factor.do if a[0] != t), factor.given + (Atom(t, t),))
-                    self._rewrite(factor, new, "ID line 6", "rule 2: action to observation",
-                                  f"no bidirected edge joins {{{', '.join(ordered)}}} to the treatments")
-                else:
-                    new = _without_do(factor, t)
-                    self._rewrite(factor, new, "ID line 6", "rule 3: delete action", f"{t} comes after {v}")
-                factor = new
+            factor = self._in_a_row(factor, admg.sorted(x & earlier), _action_to_observation, "ID line 6",
+                                    "rule 2: action to observation",
+                                    f"no bidirected edge joins {{{', '.join(ordered)}}} to the treatments")
+            factor = self._in_a_row(factor, admg.sorted(x - earlier), _without_do, "ID line 6", "rule 3: delete action",
+                                    f"treatments after {v}")
             self._substitute(factor, dist.conditional(v, earlier, admg), "ID line 6", dist)
 
     def _substitute(self, term: Prob, formula: Expr, line: str, dist: _Distribution) -> None:
