@@ -16,19 +16,19 @@ where ``z`` are the treatments earlier calls set aside (line 7) and ``P = P(V | 
 distribution. The derivation is a chain of whole expressions from the query to the estimand; each step
 rewrites one probability term (every occurrence of it) and names the ID/IDC line and the rule:
 
-* one application of a rule of :mod:`.rules` to that term — do-calculus rule 3 (lines 2 and 3: delete
-  or insert an action; line 6: delete a later treatment), rule 2 (line 6 and IDC's line 1: exchange an
-  action and an observation), marginalization, the product rule, the definition of conditional
-  probability;
+* a rule of :mod:`.rules` applied to that term once, or several times in a row (``applications``: one
+  per variable, e.g. the actions line 2 deletes) — do-calculus rule 3 (lines 2 and 3: delete or insert
+  actions; line 6: delete later treatments), rule 2 (line 6 and IDC's line 1: exchange actions and
+  observations), marginalization, the product rule, the definition of conditional probability;
 * an identity of ID that no single rule of the checker gives: the c-component factorization of line 4,
   and the substitution of a term of ``P(V | do(z))`` by its formula in observed probabilities, built
   by lines 7 (``P(S' | do(z)) = Π_{V_i ∈ S'} P(v_i | v_π^(i-1))``) and 2 (a marginal).
 
 With ``check=True`` (the default) every step is checked, and ``check`` says how. ``"rule"``: the
-package's rule checker — the function of :mod:`.rules` that produces the named rule (``do_calculus``,
-``total_probability``, ``product_rule``, ``conditional_definition``) — produces exactly this rewrite of
-the term, its graph condition holding in the graph; the condition it states becomes the step's
-``condition``. Otherwise (the identities, and a rule step the checker does not produce, such as IDC's
+package's rule checker makes each application — the function of :mod:`.rules` for the named rule
+(:func:`.rules.do_calculus_rule` for the rule and variable, ``total_probability``, ``product_rule``,
+``conditional_definition``) rewrites the term into exactly the new expression, the rule's graph
+condition holding in the graph; the conditions it states become the step's ``condition``. Otherwise (the identities, and a rule step the checker does not produce, such as IDC's
 conditional with several conditions) ``"equivalence"``: :func:`.verdict.check_equivalence` finds the
 expressions before and after equal on random models of the graph; ``"undecided"`` where the graph is too
 large for exact models. A refuted step raises :class:`UnsoundIdentification`. With ``check=False``
