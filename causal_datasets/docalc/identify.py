@@ -44,7 +44,7 @@ for every value of that index, listed in ``arbitrary``.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -77,9 +77,10 @@ from causal_datasets.docalc.verdict import as_graph, canonical_indices, check_eq
 
 Check = Literal["rule", "equivalence", "undecided", "unchecked"]
 
-#: rule names of the ID identities that no single rule of the checker gives
+#: rule names of the ID identities that no rule of the checker gives
 FACTORIZATION = "c-component factorization"
 SUBPROBLEM = "formula of the subproblem's distribution"
+#: IDC's line 2 (one rule application for one condition)
 CONDITIONAL = "definition of conditional probability"
 #: the rule checker's function for each probability rule the derivation applies (the do-calculus
 #: rules go through :func:`.rules.do_calculus_rule`)
@@ -410,8 +411,9 @@ def _rule_application(old: Prob, new: Expr, rule: str, graph: DoGraph) -> Rewrit
     do-calculus rule applied to the variable that changes place, or the probability rule's rewrites."""
     context = RuleContext(graph, vocabulary(old, new))
     if rule in DO_CALCULUS_RULES:
-        moved = set(old.do) ^ set(new.do) | {(a.var, a.value) for a in set(old.given) ^ set(new.given)} \
-            if isinstance(new, Prob) else set()
+        if not isinstance(new, Prob):
+            return None
+        moved = (set(old.do) ^ set(new.do)) | {(a.var, a.value) for a in set(old.given) ^ set(new.given)}
         candidates = (do_calculus_rule(old, rule, var, value, context) for var, value in moved)
     else:
         candidates = PROBABILITY_RULES[rule](old, context)
@@ -459,7 +461,7 @@ class _Identifier:
         self._step(start, applications, line, rule, reason)
         return term
 
-    def _marginalize(self, term: Prob, names: Iterable[str], line: str) -> Prob:
+    def _marginalize(self, term: Prob, names: Sequence[str], line: str) -> Prob:
         """``term`` → ``Σ_{names} term-with-names`` in one step (one marginalization per name); returns the
         innermost term."""
         applications, inner = [], term
@@ -471,9 +473,9 @@ class _Identifier:
         return inner
 
     def checked(self, seed: int) -> tuple[DerivationStep, ...]:
-        """The steps, each checked: by the rule checker where the step applies one of its rules (its
-        function for the rule produces exactly this rewrite of the term; the condition it states replaces
-        the step's reason), else by :func:`check_equivalence` on the whole expressions."""
+        """The steps, each checked: by the rule checker where it makes each of the step's applications (the
+        conditions it states replace the step's reason), else by :func:`check_equivalence` on the whole
+        expressions before and after."""
         out, previous = [], self.start
         for step in self.steps:
             conditions = self._by_the_rule(step)
