@@ -313,7 +313,7 @@ def test_cli_identified(capsys):
     out = capsys.readouterr().out
     assert out.startswith("P(Y | do(X)) = \\sum_{Z} P(Y | X, Z) * P(Z)")
     assert "ID line 4, c-component factorization" in out
-    assert "(check_equivalence)" in out and "(the rule checker)" in out
+    assert "(checked by check_equivalence)" in out and "(checked by the rule checker)" in out
 
 
 def test_cli_not_identifiable_prints_the_hedge(capsys):

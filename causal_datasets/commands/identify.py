@@ -21,8 +21,8 @@ from causal_datasets.graph import GraphError
 IDENTIFIED, NOT_IDENTIFIABLE = 0, 1
 
 #: how each check is named in the printed derivation
-CHECKED_BY = {"rule": "the rule checker", "equivalence": "check_equivalence",
-              "undecided": "undecided (model too large)", "unchecked": "not checked (--no-check)"}
+CHECKED_BY = {"rule": "checked by the rule checker", "equivalence": "checked by check_equivalence",
+              "undecided": "undecided (too large a model)", "unchecked": "not checked (--no-check)"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -71,9 +71,9 @@ def identification_lines(result: Identification, proof: bool = False) -> list[st
         lines.append(f"(the same for every value of {', '.join(result.arbitrary)})")
     if proof:
         counts = step_counts(result)
-        tally = ", ".join(f"{n} by {CHECKED_BY[check]}" for check, n in sorted(counts.items()))
+        tally = ", ".join(f"{n} {CHECKED_BY[check]}" for check, n in sorted(counts.items()))
         lines.append(f"derivation ({result.algorithm}, Shpitser & Pearl 2006), {len(result.derivation)} step(s)"
-                     + (f", checked: {tally}" if tally else ""))
+                     + (f": {tally}" if tally else ""))
         if result.values:
             lines.append(f"  (derived for {result.symbolic_query}; the estimand puts in "
                          f"{', '.join(f'{v}={x}' for v, x in result.values)})")
