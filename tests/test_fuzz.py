@@ -21,6 +21,7 @@ from causal_datasets.causalab.formula import FormulaError, evaluate_equation
 from causal_datasets.causalab.upstream_run import parse_observations, parse_submissions
 from causal_datasets.cli import main
 from causal_datasets.cobe.judge import parse_tf
+from causal_datasets.docalc.identify import QueryError, identify
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring import score_pairs
 from causal_datasets.docalc.task import extract_estimand
@@ -65,6 +66,20 @@ def test_expression_parser(text):
         parse(text)
     except ExprParseError as error:
         assert len(str(error)) < 400
+
+
+@FUZZ
+@given(mixed(EXPRESSION_CHARS), mixed(GRAPH_CHARS))
+@example("P(Y | do(X))", "X->Y,X<->Y")
+@example("P(Y" + " | do(X)" * 2000 + ")", "X->Y")
+@example("P(Y | do(X))", "->".join(f"V{i}" for i in range(300)) + ",X->Y")
+def test_identify_answers_or_refuses(query, graph):
+    """An identification, or the typed error of the query, the expression or the graph."""
+    try:
+        result = identify(query, graph, check=False)
+    except (QueryError, ExprParseError, GraphError):
+        return
+    assert (result.estimand is None) is (result.hedge is not None)
 
 
 @FUZZ
