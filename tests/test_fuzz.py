@@ -28,7 +28,7 @@ from causal_datasets.docalc.verdict import Verdict, check_equivalence
 from causal_datasets.graph import CausalGraph, GraphError
 from causal_datasets.llm.structured import StructuredError, extract_json_block, extract_yaml_block
 from causal_datasets.recast.parsing import AnswerFormatError, read_prediction
-from causal_datasets.scoring.graph_compare import compare_graph_batch
+from causal_datasets.scoring.graph_compare import compare_graph_batch, compare_graphs
 from causal_datasets.shapeworld.parsing import parse_action, parse_answer, parse_choice
 from causal_datasets.shapeworld.scoring import score_episodes
 
@@ -183,10 +183,25 @@ edge = st.tuples(st.sampled_from("ABCDE"), st.sampled_from("ABCDE"))
 @given(st.lists(st.lists(st.one_of(edge, edge.map(lambda e: f"{e[0]} -> {e[1]}"), st.text(max_size=8)), max_size=6),
                 min_size=1, max_size=4),
        st.sampled_from(["exact", "normalized", "fuzzy"]), st.sampled_from([1, 2]))
-def test_graph_metric_records_unreadable_items(graphs, matching, cost):
-    batch = compare_graph_batch(graphs, list(reversed(graphs)), node_matching=matching, reversal_cost=cost)
-    assert len(batch.items) == len(graphs)
-    assert {e.index for e in batch.errors} == {i for i, item in enumerate(batch.items) if item is None}
+def test_graph_metric_scores_unreadable_predictions_the_worst(graphs, matching, cost):
+    readable = [g for g in graphs if _readable(g)]
+    if not readable:
+        return
+    references = [readable[i % len(readable)] for i in range(len(graphs))]
+    batch = compare_graph_batch(graphs, references, node_matching=matching, reversal_cost=cost)
+    assert len(batch.items) == len(graphs) and batch.macro["count"] == len(graphs)
+    assert {e.index for e in batch.errors} == {i for i, g in enumerate(graphs) if not _readable(g)}
+    for error in batch.errors:
+        worst = batch.items[error.index]
+        assert worst.edge_f1 == 0.0 and worst.shd >= compare_graphs([], references[error.index]).shd
+
+
+def _readable(graph) -> bool:
+    try:
+        compare_graphs(graph, [])
+    except GraphError:
+        return False
+    return True
 
 
 @FUZZ
