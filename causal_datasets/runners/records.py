@@ -175,6 +175,8 @@ class RecastMetrics(_Strict):
     scored_share: float = Field(title="scored share", description="samples with a predicted graph / samples")
     excluded: int = Field(default=0, title="excluded (too long for the context window)",
                           description="samples that do not fit the model's context window: not sent, left out of every score")
+    unparsable: int = Field(default=0, title="unparsable answers (scored the worst)",
+                            description="samples without a readable graph: every score 0, the maximal SHD, kept in every mean")
     corrected: int = Field(title="answers fixed by the corrector")
     judge_errors: int = Field(title="samples with a judge error")
     generation: dict[str, int] = Field(title="generation outcomes")

@@ -60,6 +60,7 @@ from causal_datasets.scoring.node_matching import (
     DEFAULT_FUZZY_THRESHOLD,
     NODE_MATCHING_MODES,
     NodeMatching,
+    id_table,
     preview,
     match_nodes,
 )
@@ -517,6 +518,12 @@ def compare_graph_batch(
         tables = list(node_ids)
         if len(tables) != count:
             raise ValueError(f"{len(tables)} node_ids tables for {count} items")
+    for index, table in enumerate(tables):  # the caller's tables: a bad one is an error, never a worst score
+        try:
+            if table is not None:
+                id_table(table)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"node_ids[{index}]: {error}") from None
     items: list[GraphComparison] = []
     errors: list[ItemError] = []
     for index, (prediction, reference, table) in enumerate(zip(predictions, references, tables)):
