@@ -99,6 +99,7 @@ class ShapeWorldMetrics(_Strict):
     accuracy_se: float | None = Field(default=None, title="accuracy SE over setups",
                                       description="standard error of the per-setup accuracies (Fig. 2 error bars)")
     setups: int = Field(default=0, title="initial setups")
+    unparsable: int = Field(default=0, title="unparsable (no yes/no answer: wrong)")
     errors: dict[str, int] = Field(title="errors by mode")
     failure_patterns: dict[str, int] = Field(title="failure patterns")
     failure_pattern_shares: dict[str, float | None] | None = Field(default=None, title="failure patterns (share of wrong answers)")
