@@ -7,9 +7,11 @@ from collections.abc import Sequence
 
 from causal_datasets.docalc.baselines import mean, surface_scores
 from causal_datasets.docalc.independence import Independences, IndependenceError
+from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.search import SearchLimits
 from causal_datasets.graph import GraphError
 from causal_datasets.docalc.verdict import Verdict, as_graph, check_equivalence
+from causal_datasets.scoring.inputs import batch_size
 
 #: one pair's knowledge of the causal structure: a DAG (edge-list text or pairs) or independence statements
 Knowledge = str | Sequence
@@ -34,17 +36,18 @@ def score_pairs(
     statements (``independences``: ``"X ⊥ Y | Z; ..."`` or a list of them; ``complete`` says they
     are every independence of the DAG). A pair that cannot be decided (parse error, unknown
     variable, statements that do not decide it, ...) counts as not equivalent in ``accuracy`` and
-    is listed in ``errors``; it never stops the batch.
+    is listed in ``errors``; it never stops the batch. A prediction that is not text or that the
+    parser refuses is counted in ``unparsable`` as well. An empty batch, columns of different
+    lengths and a reference that is not text are a ``ValueError`` / ``TypeError`` naming them.
     """
-    count = len(references)
+    count = batch_size(predictions, references, graphs=graphs, latents=latents, independences=independences)
+    bad = next((i for i, reference in enumerate(references) if not isinstance(reference, str)), None)
+    if bad is not None:
+        raise TypeError(f"references[{bad}] must be an expression (a string), not {type(references[bad]).__name__}")
+    predictions = [p if isinstance(p, str) else "" for p in predictions]  # no text: unparsable, scored wrong
     graphs = list(graphs) if graphs is not None else [None] * count
     latents = list(latents) if latents is not None else [None] * count
     independences = list(independences) if independences is not None else [None] * count
-    if not (len(predictions) == len(graphs) == len(latents) == len(independences) == count):
-        raise ValueError(
-            f"lengths differ: {len(predictions)} predictions, {count} references, {len(graphs)} graphs, "
-            f"{len(latents)} latents, {len(independences)} independences"
-        )
     verdicts: list[Verdict] = []
     built: dict = {}  # items with the same graph share one DoGraph (its d-separations and random models)
     for prediction, reference, graph, latent, statements in zip(predictions, references, graphs, latents, independences):
@@ -58,7 +61,7 @@ def score_pairs(
             verdicts.append(Verdict(None, "error", error=f"{type(error).__name__}: {error}"))
     surface = [surface_scores(p, r) for p, r in zip(predictions, references)]
     return {
-        "accuracy": sum(v.equivalent is True for v in verdicts) / count if count else 0.0,
+        "accuracy": sum(v.equivalent is True for v in verdicts) / count,
         "string_match": mean([s["string_match"] for s in surface]),
         "bleu": mean([s["bleu"] for s in surface]),
         "token_f1": mean([s["token_f1"] for s in surface]),
@@ -69,7 +72,16 @@ def score_pairs(
         "token_f1_scores": [s["token_f1"] for s in surface],
         "method_counts": dict(sorted(Counter(v.method for v in verdicts).items())),
         "undecided": sum(v.equivalent is None for v in verdicts),
+        "unparsable": sum(not _parses(p) for p in predictions),
     }
+
+
+def _parses(text: str) -> bool:
+    try:
+        parse(text)
+    except ExprParseError:
+        return False
+    return True
 
 
 def _knowledge(graph, statements, names: list[str], complete: bool, built: dict):
