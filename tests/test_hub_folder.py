@@ -11,6 +11,7 @@ from huggingface_hub import DatasetCard
 from causal_datasets.builder import BuildContext
 from causal_datasets.errors import DatasetFolderError
 from causal_datasets.hub.folder import build_to_folder, load_records, read_manifest, verify_folder
+from tests.support.processes import ended_process_id
 from tests.support.tiny_dataset import TinyRow, generate, tiny_builder
 
 
@@ -197,16 +198,13 @@ def test_a_rebuild_never_deletes_a_file_it_did_not_write(builder, tmp_path):
 
 
 def test_a_build_removes_the_staging_folders_a_killed_build_left(builder, tmp_path):
-    """A killed build leaves ``.tiny.building-PID-*`` (and, between its two renames, ``.tiny.old-PID-*``);
+    """A killed build leaves ``.tiny.building.PID-*`` (and, between its two renames, ``.tiny.old.PID-*``);
     the next build removes those whose process is gone, never a running build's or another dataset's."""
     import os
-    import subprocess
-    import sys
 
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    dead = int(gone.stdout)  # the id of a process that has ended
-    stale = [tmp_path / f".tiny.building-{dead}-x1", tmp_path / f".tiny.old-{dead}-x2", tmp_path / ".tiny.building-legacy"]
-    live = [tmp_path / f".tiny.building-{os.getpid()}-x3", tmp_path / f".other.building-{dead}-x4"]
+    dead = ended_process_id()
+    stale = [tmp_path / f".tiny.building.{dead}-x1", tmp_path / f".tiny.old.{dead}-x2", tmp_path / ".tiny.building-legacy"]
+    live = [tmp_path / f".tiny.building.{os.getpid()}-x3", tmp_path / f".other.building.{dead}-x4"]
     for folder in stale + live:
         (folder / "data").mkdir(parents=True)
         (folder / "data" / "part.parquet").write_bytes(b"half")

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -37,6 +36,7 @@ from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
+from causal_datasets import staging
 from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder
 from causal_datasets.errors import DatasetFolderError, SourceFormatError
 from causal_datasets.hub.card import render_card
@@ -77,8 +77,8 @@ def build_to_folder(
     if not replace:
         _check_configs(target, set(outcome.records))
     target.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale(target.parent, builder.name, STAGING)
-    folder = Path(tempfile.mkdtemp(prefix=f".{builder.name}.{STAGING}-{os.getpid()}-", dir=target.parent))
+    staging.remove_stale(target.parent, f"{builder.name}.{STAGING}")  # what a killed build left
+    folder = Path(tempfile.mkdtemp(prefix=staging.prefix(f"{builder.name}.{STAGING}"), dir=target.parent))
     folder.chmod(0o755)  # mkdtemp's 0700 would make the published folder private
     try:
         written = _write(builder, outcome, context, folder, rows_per_file)
@@ -129,46 +129,23 @@ def _check_rows(name: str, outcome: BuildOutcome, context: BuildContext) -> None
                 raise SourceFormatError(f"{source}: {name} config {config!r} split {split!r} would have no rows")
 
 
-#: the hidden folders beside a build: ``.NAME.building-PID-*`` while one is written, ``.NAME.old-PID-*``
-#: while the old build is replaced
+#: the hidden folders beside a build: ``.NAME.building.PID-*`` while one is written, ``.NAME.old.PID-*``
+#: while the old build is replaced (:mod:`causal_datasets.staging`)
 STAGING, OLD = "building", "old"
 
 
-def remove_stale(parent: Path, name: str, kind: str) -> list[Path]:
-    """Delete the ``.NAME.<kind>-PID-*`` folders under ``parent`` whose build process is gone (killed);
-    a folder of a running build is left alone. Returns those deleted."""
-    removed = []
-    for folder in sorted(parent.glob(f".{name}.{kind}-*")):
-        pid = folder.name.removeprefix(f".{name}.{kind}-").split("-", 1)[0]
-        if folder.is_dir() and not (pid.isdigit() and process_alive(int(pid))):
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
-    return removed
-
-
-def process_alive(pid: int) -> bool:
-    """Whether a process with this id runs (on this machine)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # it runs, under another user
-        return True
-    return True
-
-
-def _move_into_place(staging: Path, target: Path) -> None:
-    """Replace ``target`` by the complete ``staging`` folder: two renames, the old build deleted last
+def _move_into_place(complete: Path, target: Path) -> None:
+    """Replace ``target`` by the ``complete`` staging folder: two renames, the old build deleted last
     (with any old build a killed run left between its renames)."""
     if target.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.{OLD}-{os.getpid()}-", dir=target.parent))
+        old = Path(tempfile.mkdtemp(prefix=staging.prefix(f"{target.name}.{OLD}"), dir=target.parent))
         old.rmdir()
         target.rename(old)
-        staging.rename(target)
+        complete.rename(target)
         shutil.rmtree(old)
     else:
-        staging.rename(target)
-    remove_stale(target.parent, target.name, OLD)
+        complete.rename(target)
+    staging.remove_stale(target.parent, f"{target.name}.{OLD}")
 
 
 def _write(
