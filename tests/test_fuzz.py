@@ -38,6 +38,9 @@ FUZZ = settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCh
 PATHOLOGICAL = [
     "(" * 3000, "[" * 30000 + "]" * 30000, "{" * 10000, "<think>" * 8000, "```" * 30000, "- " * 30000 + "x",
     "9" * 5000, "Estimand: a" + " " * 20000 + "b", "\ud800", "\x00", "", "P(Y)" + "/P(Y)" * 3000,
+    # runs of whitespace or delimiters that once took quadratic time (75 s for 20,000 spaces)
+    "P(Y)" + " " * 20000, "a" + " " * 20000 + "b", "a" + " " * 20000 + "-> b", "Estimand: x" + "`" * 20000 + "y",
+    '{"relationships": [' + ", ".join(['{"source": "a", "sink": "b"}'] * 3000) + "]}",
 ]
 
 
@@ -251,6 +254,17 @@ def test_the_known_pathological_inputs_on_every_parser(text):
             pass
     parse_step(text), parse_action(text), extract_estimand(text), parse_tf(text)
     assert isinstance(check_equivalence(text, "P(Y)", "Y", prove=False), Verdict)
+
+
+@pytest.mark.parametrize("run", [" " * 20000, "\t \n" * 5000, "\u00a0" * 20000])
+def test_a_run_of_whitespace_changes_no_parse(run):
+    """Whitespace between tokens, around edge marks or after a value is ignored however long it is."""
+    expression = "P(Y | do(X)) + P(Y)"
+    spaced = expression.replace(" ", run[:15000])  # the whole text stays within the parser's 100,000 characters
+    assert parse(spaced + run) == parse(expression)
+    assert CausalGraph.parse(f"A{run}->{run}B, C <-{run}D".replace("\n", " ")) == CausalGraph.parse("A -> B, C <- D")
+    assert read_prediction(f"A{run.replace(chr(10), ' ')}->  B\nC -> D{run}").edges == (("A", "B"), ("C", "D"))
+    assert extract_estimand(f"Estimand: `P(Y)`{run.replace(chr(10), ' ')}.") == "P(Y)"
 
 
 # --- ReCAST and CoBe analyses (readers of server replies and judge answers, agreement statistics) -------
