@@ -3,8 +3,8 @@
 Each parser gets inputs built to hurt it — long runs of whitespace (inside a line, between
 tokens, before a token), runs of brackets or delimiters, and long valid inputs — at each size,
 best of ``--repeats`` runs. A linear parser takes about 10× longer for 10× the text; a quadratic
-one 100×. A case whose time passes ``--budget`` seconds at one size is not run at the larger ones
-(shown as ``>budget``). Parsers with a length bound (the expression parser: 100,000 characters,
+one 100×. A size that would take more than ``--budget`` seconds even if the case grew linearly from
+the last size measured is not run, nor any larger one (shown as ``>budget``). Parsers with a length bound (the expression parser: 100,000 characters,
 structured replies: 1,000,000) refuse longer text at once; those rows show the time of refusing.
 
 ``--baseline DIR`` runs the same cases on another checkout of the package (e.g. an export of the
@@ -84,8 +84,8 @@ def measure(sizes: list[int], repeats: int, budget: float) -> list[dict]:
     rows = []
     for parser, label, function, make in cases():
         times: list[float | None] = []
-        for size in sizes:
-            if times and (times[-1] is None or times[-1] > budget):
+        for position, size in enumerate(sizes):
+            if times and (times[-1] is None or times[-1] * size / sizes[position - 1] > budget):
                 times.append(None)
                 continue
             text = make(size)
