@@ -89,7 +89,7 @@ def measure(sizes: list[int], repeats: int, budget: float) -> list[dict]:
                 times.append(None)
                 continue
             text = make(size)
-            seconds, _ = best_of(lambda: _quietly(function, text), repeats)
+            seconds, _ = best_of(lambda function=function, text=text: _quietly(function, text), repeats)
             times.append(seconds)
         rows.append({"parser": parser, "input": label, "seconds": times})
     return rows
