@@ -5,10 +5,11 @@ in the paper), the generation prompt (``name_assisted``: with the ground-truth n
 parsing with the formatting-correction fallback (by the ``corrector`` model, or the model itself),
 name-based scores (exact and normalized) and, with a ``judge`` model, the paper's LLM judge. A
 sample whose generation or judge calls the server could not answer is a failed item (run again by
-``--resume``); an unusable answer is a scored item with its error category.
+``--resume``); an unusable answer is a scored item with its error category, and one without a
+readable graph (``format_error``) scores the worst (:mod:`causal_datasets.recast.metric`).
 
-The summary holds the paper's analyses (:mod:`causal_datasets.recast.analysis`) of the samples with
-a predicted graph: by degree of confounding (lenient and strict, balanced bins), domain, number of
+The summary holds the paper's analyses (:mod:`causal_datasets.recast.analysis`) of the scored
+samples (every sample but the excluded ones): by degree of confounding (lenient and strict, balanced bins), domain, number of
 domains, knowledge cutoff (with the Mann–Whitney U test), size quartiles (Table 4) and R² of
 confounding on log size.
 """
@@ -41,7 +42,7 @@ class RecastOptions(BaseModel):
     name_assisted: bool = Field(default=False, description="give the model the ground-truth node names with ids (the paper's ablation)")
     ids: list[int] | None = Field(default=None, description="only these sample ids")
     max_attempts: int = Field(default=3, ge=1, description="calls per formatting correction and per judge evaluation")
-    reversal_cost: float = Field(default=1, ge=0, description="SHD cost of a reversed edge (2 = the paper's convention)")
+    reversal_cost: float = Field(default=1, ge=1, le=2, description="SHD cost of a reversed edge, 1 or 2 (2 = the paper's convention)")
     context_check: bool = Field(default=True, description="exclude samples that do not fit the model's context window before calling it")
     confounding_bins: int = Field(default=4, ge=1, description="bins of the lenient degree of confounding, each with about as many samples")
     strict_confounding_bins: int = Field(default=5, ge=1, description="bins of the strict degree of confounding")
@@ -67,9 +68,10 @@ def solve(item: Item, context: TaskContext) -> Outcome:
               "generation": generation.to_dict(), "error": generation.error, "judged": judge is not None}
     if generation.error == "llm_error":
         return Outcome(fields, f"llm_error: {generation.error_detail}")
-    if generation.error in ("format_error", "context_exceeded"):
-        return Outcome(fields)  # nothing was predicted: scored as unusable, or excluded
-    scores = score_item(generation.graph(), sample, judge=judge, reversal_cost=options.reversal_cost,
+    if generation.error == "context_exceeded":
+        return Outcome(fields)  # not sent: excluded from every score
+    graph = None if generation.error == "format_error" else generation.graph()  # None: scored the worst
+    scores = score_item(graph, sample, judge=judge, reversal_cost=options.reversal_cost,
                         max_attempts=options.max_attempts)
     fields |= {"deterministic": scores["deterministic"], "judge": scores.get("judge"),
                "error": generation.error or scores["error"]}
@@ -79,12 +81,13 @@ def solve(item: Item, context: TaskContext) -> Outcome:
 
 
 def summarize(results: list[dict[str, Any]], context: TaskContext) -> tuple[RecastMetrics, Slices]:
-    """Generation outcome counts, name-based means ± SD and judge means ± SD over the samples with a
-    predicted graph, and the paper's analyses of them.
+    """Generation outcome counts, name-based means ± SD and judge means ± SD over the scored samples,
+    and the paper's analyses of them.
 
-    A sample without a prediction (``format_error``) is left out of the means and counted under
-    ``generation``; ``scored_share`` says how many were scored. A sample that does not fit the
-    context window is counted under ``generation`` and in ``excluded``.
+    A sample without a readable graph (``format_error``) scores the worst and stays in every mean;
+    it is counted under ``generation`` and in ``unparsable``, and ``scored_share`` says how many
+    samples had a graph. A sample that does not fit the context window is counted under
+    ``generation`` and in ``excluded``, and left out of every score.
     """
     options: RecastOptions = context.options
     dataset = sorted(context.load("default").records, key=lambda s: s.id)
@@ -95,8 +98,9 @@ def summarize(results: list[dict[str, Any]], context: TaskContext) -> tuple[Reca
     judged = [r["judge"]["scores"] for r in scored if r.get("judge")]
     metrics = RecastMetrics(
         samples=len(results),
-        scored_share=len(scored) / len(results) if results else 0.0,
+        scored_share=(len(scored) - outcomes.get("format_error", 0)) / len(results) if results else 0.0,
         excluded=outcomes.get("context_exceeded", 0),
+        unparsable=outcomes.get("format_error", 0),
         generation={key: outcomes.get(key, 0) for key in ("ok", *GENERATION_ERRORS)},
         corrected=sum(r["generation"]["corrected"] for r in results),
         deterministic=mean_scores([r["deterministic"] for r in scored]),
@@ -126,11 +130,11 @@ def sample_scores(result: Mapping[str, Any]) -> dict[str, float | None]:
 def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
     """Whether a graph was predicted, its normalized-name edge F1 and, when judged, the judge's F1.
 
-    A sample without a usable prediction scores 0 on both F1s here (``summarize`` leaves it out of
-    its means and reports ``scored_share`` instead); an unscored judge F1 counts 0.
+    A sample without a usable prediction scores 0 on both F1s (the worst, as in ``summarize``); an
+    unscored judge F1 counts 0.
     """
     scored = "deterministic" in result
-    scores = {"usable": float(scored),
+    scores = {"usable": float(scored and result["generation"]["error"] != "format_error"),
               "edge_f1_normalized": float(result["deterministic"]["normalized"]["edge_f1"]) if scored else 0.0}
     if result["judged"]:
         scores["judge_f1"] = float((result.get("judge") or {}).get("scores", {}).get("f1") or 0.0)

@@ -127,6 +127,7 @@ class ShapeWorldMetrics(_Strict):
     accuracy_se: float | None = Field(default=None, title="accuracy SE over setups",
                                       description="standard error of the per-setup accuracies (Fig. 2 error bars)")
     setups: int = Field(default=0, title="initial setups")
+    unparsable: int = Field(default=0, title="unparsable (no yes/no answer: wrong)")
     errors: dict[str, int] = Field(title="errors by mode")
     failure_patterns: dict[str, int] = Field(title="failure patterns")
     failure_pattern_shares: dict[str, float | None] | None = Field(default=None, title="failure patterns (share of wrong answers)")
@@ -223,6 +224,8 @@ class RecastMetrics(_Strict):
     scored_share: float = Field(title="scored share", description="samples with a predicted graph / samples")
     excluded: int = Field(default=0, title="excluded (too long for the context window)",
                           description="samples that do not fit the model's context window: not sent, left out of every score")
+    unparsable: int = Field(default=0, title="unparsable answers (scored the worst)",
+                            description="samples without a readable graph: every score 0, the maximal SHD, kept in every mean")
     corrected: int = Field(title="answers fixed by the corrector")
     judge_errors: int = Field(title="samples with a judge error")
     generation: dict[str, int] = Field(title="generation outcomes")
