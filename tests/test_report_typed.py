@@ -16,6 +16,7 @@ from causal_datasets.report.runs import load_run
 from causal_datasets.report.tables import flatten
 from causal_datasets.report.views import VIEWS, SlicePlot
 from causal_datasets.runners.records import (
+    SUMMARY_FORMAT,
     CausaLabMetrics,
     CladderMetrics,
     CoBeMetrics,
@@ -424,8 +425,8 @@ def test_old_layout_names_the_version_that_wrote_it(tmp_path, capsys):
 
 def test_newer_format_and_invalid_summaries_are_clear_errors(built, tmp_path):
     data = json.loads(_shapeworld("agent:oracle").model_dump_json())
-    (tmp_path / "summary.json").write_text(json.dumps(dict(data, format=3)))
-    with pytest.raises(RunFolderError, match="summary format 3, written by a newer causal-datasets"):
+    (tmp_path / "summary.json").write_text(json.dumps(dict(data, format=SUMMARY_FORMAT + 1)))
+    with pytest.raises(RunFolderError, match=f"summary format {SUMMARY_FORMAT + 1}, written by a newer causal-datasets"):
         load_run(tmp_path)
     del data["metrics"]["accuracy"]
     (tmp_path / "summary.json").write_text(json.dumps(data))

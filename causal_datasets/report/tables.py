@@ -15,6 +15,7 @@ from typing import Any, Union, get_args, get_origin
 
 from causal_datasets.markdown import markdown_table
 from causal_datasets.report.runs import Run
+from causal_datasets.runners.estimates import flatten
 from causal_datasets.runners.records import Usage
 
 MISSING = "–"
@@ -87,17 +88,6 @@ def breakdown_table(key_header: str, per_run: Sequence[tuple[Run, Mapping[str, A
     keys = ordered(k for _, mapping in flat for k in mapping)
     rows = [[key, *(_cell(mapping.get(key)) for _, mapping in flat)] for key in keys]
     return markdown_table([key_header, *(run.label for run, _ in flat)], rows)
-
-
-def flatten(entry: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """``{"a": {"b": 1}, "c": 2}`` → ``{"a.b": 1, "c": 2}``."""
-    flat: dict[str, Any] = {}
-    for key, value in entry.items():
-        if isinstance(value, Mapping):
-            flat.update(flatten(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
 
 
 def ordered(keys: Iterable[str]) -> list[str]:

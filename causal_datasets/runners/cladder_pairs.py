@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from causal_datasets.agreement import agreement
+from causal_datasets.agreement import agreement, agreement_estimators
 from causal_datasets.docalc import paper_task, task
 from causal_datasets.docalc.cladder import formal_expression
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST, same_expression, score_derivation
@@ -29,8 +29,9 @@ from causal_datasets.docalc.judge import DEFAULT_ATTEMPTS, ask_judge
 from causal_datasets.errors import RunConfigurationError
 from causal_datasets.records.cladder_pairs import CladderQuestionRow, GraphFamily, QueryType
 from causal_datasets.runners.records import CladderMetrics, Role, Slices
-from causal_datasets.runners.task import Item, Outcome, RoleSpec, RunSettings, Task, TaskContext
+from causal_datasets.runners.task import Estimates, Item, Outcome, RoleSpec, RunSettings, Task, TaskContext
 from causal_datasets.scoring.graph_compare import compare_graphs
+from causal_datasets.uncertainty import Mean
 
 SLICES = (("by_rung", "rung"), ("by_query_type", "query_type"), ("by_graph_family", "graph_id"))
 ESTIMAND_FORMAT = "End your reply with one line `Estimand: <expression>` and nothing after it."
@@ -265,6 +266,26 @@ def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
     return scores
 
 
+def _verdict(value: bool | None) -> str:
+    return "unknown" if value is None else ("correct" if value else "wrong")
+
+
+#: questions about one CLadder causal model (a story with its probabilities) share it; the headline numbers
+#: beyond item_scores: the paper prompt's own-graph and yes/no columns, derivations, the judge's agreement
+ESTIMATES = Estimates(
+    unit="CLadder story and causal model",
+    cluster=lambda item: item.row.causal_model,
+    groups=lambda item, context: {name: str(getattr(item.row, field)) for name, field in SLICES},
+    estimators=(
+        Mean("accuracy_own_graph", lambda r: float(r["equivalent_own_graph"] is True) if "equivalent_own_graph" in r else None),
+        Mean("answer_accuracy", lambda r: float(r["answer_correct"] is True) if "answer_correct" in r else None),
+        Mean("graph_edge_f1", lambda r: r.get("graph_edge_f1")),
+        Mean("derivation_valid_share", lambda r: r.get("derivation_valid_share")),
+        *agreement_estimators("judge_agreement", lambda r: (_verdict(r.get("judge")), _verdict(r["equivalent"]))),
+    ),
+)
+
+
 TASK = Task(
     name="cladder_pairs",
     help="CLadder estimand task (DoVerifier): the model identifies the estimand of a CLadder question; scored by the "
@@ -285,4 +306,5 @@ TASK = Task(
     options=CladderOptions,
     from_files=True,
     check=check,
+    estimates=ESTIMATES,
 )

@@ -22,6 +22,7 @@ from causal_datasets import __version__
 from causal_datasets.errors import LLMError, RunConfigurationError, UnknownConfig
 from causal_datasets.llm.client import LLMClient
 from causal_datasets.llm.deadline import work_deadline
+from causal_datasets.runners.estimates import item_units, summary_intervals
 from causal_datasets.runners.records import (
     SUMMARY_FORMAT,
     DatasetRef,
@@ -125,7 +126,7 @@ def solve_item(task: Task, item: Item, context: TaskContext) -> dict[str, Any]:
         outcome = Outcome({}, failure=f"{error.category}: {error}")
     except Exception as error:  # noqa: BLE001 - one bad item must not end the run; recorded and retried by --resume
         outcome = Outcome({}, failure=f"crash: {type(error).__name__}: {error}")
-    return result_line(item, outcome)
+    return result_line(item, outcome, item_units(task, item, context))
 
 
 def _summary(
@@ -136,6 +137,8 @@ def _summary(
     failed = [r for r in results if r["status"] == "failed"]
     counts = ItemCounts(selected=len(items), scored=len(scored), failed=len(failed), missing=len(items) - len(results))
     metrics, slices = task.summarize(scored, context)
+    by_id = {item.id: item for item in items}
+    intervals = summary_intervals(task, metrics, slices, scored, [item_units(task, by_id[r["id"]], context) for r in scored])
     manifest = context.load(context.configs[0]).manifest
     usage, usage_total = _usage(context.clients, earlier)
     return RunSummary(
@@ -158,6 +161,7 @@ def _summary(
         usage_total=usage_total,
         metrics=metrics,
         slices=slices,
+        intervals=intervals,
     )
 
 
