@@ -216,6 +216,7 @@ ESTIMATES = Estimates(
         Mean("published_accuracy", lambda r: float(r["published_verdict"] == "correct") if "published_verdict" in r else None),
         *agreement_estimators("agreement", lambda r: (r["verdict"], r.get("published_verdict"))),
     ),
+    crossed={"model_accuracy": ("by_model", "accuracy")},
 )
 
 

@@ -9,7 +9,8 @@ result line is written, so the line carries them and later readers (``compare``,
 numbers it can estimate are the means of ``item_scores`` (one per key) and the task's own estimators
 (which replace a mean of the same name); each gets an interval where the summary holds it as a number:
 in ``metrics`` by name or dotted path (``failure_rate.E1``), and in every slice entry, over the items the
-groups put there. A number the summary does not hold is not estimated.
+groups put there (a crossed mapping in an entry, e.g. CoBe's ``model_accuracy``, over the entry's items in
+each entry of the other slice). A number the summary does not hold is not estimated.
 """
 
 from __future__ import annotations
@@ -84,10 +85,26 @@ def summary_intervals(
         estimated = {e.name: interval(e, values[e.name][rows], codes[rows], unit) for e in found if _is_number(flat.get(e.name))}
         return {name: value for name, value in estimated.items() if value is not None}
 
+    crossed = task.estimates.crossed if task.estimates is not None else {}
+    by_estimator = {estimator.name: estimator for estimator in found}
+
+    def crossed_intervals(entry: Mapping[str, Any], rows: list[int]) -> dict[str, Interval]:
+        """``field.key`` of each crossed field in the entry: its number over the entry's items in ``slice[key]``."""
+        out: dict[str, Interval] = {}
+        for field, (other, number) in crossed.items():
+            inner = members(units, other)
+            for key in entry.get(field) or {}:
+                both = np.array(sorted(set(rows) & set(inner.get(key, ()))), dtype=np.intp)
+                if number in by_estimator and len(both):
+                    result = interval(by_estimator[number], values[number][both], codes[both], unit)
+                    if result is not None:
+                        out[f"{field}.{key}"] = result
+        return out
+
     by_slice: dict[str, dict[str, dict[str, Interval]]] = {}
     for name, entries in slices.items():
         positions = members(units, name)
-        table = {key: intervals(entry, np.array(positions[key], dtype=np.intp))
+        table = {key: intervals(entry, np.array(positions[key], dtype=np.intp)) | crossed_intervals(entry, positions[key])
                  for key, entry in entries.items() if isinstance(entry, Mapping) and positions.get(key)}
         if any(table.values()):
             by_slice[name] = {key: found_here for key, found_here in table.items() if found_here}

@@ -110,13 +110,16 @@ class Estimates:
     ``unit``: what the items of one cluster share ("scenario"); ``cluster``: an item's unit (None: every
     item its own); ``groups``: the slice entries an item belongs to, ``{slice: key or keys}`` (none, one, or
     several, as ReCAST's domains); ``estimators``: the summary's numbers that are not plain means of
-    ``item_scores`` (ratios, F1, κ, means over a subset), each replacing the mean of the same name.
+    ``item_scores`` (ratios, F1, κ, means over a subset), each replacing the mean of the same name;
+    ``crossed``: mappings inside slice entries that break an entry down by another slice, ``{field: (slice,
+    number)}`` (CoBe's ``model_accuracy``: the accuracy of each model's items within the entry).
     """
 
     unit: str
     cluster: Callable[[Item], str] | None = None
     groups: Callable[[Item, TaskContext], Mapping[str, str | Sequence[str] | None]] | None = None
     estimators: tuple[Estimator, ...] = ()
+    crossed: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
