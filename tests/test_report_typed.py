@@ -328,7 +328,7 @@ def test_every_declared_plot_is_a_real_png_linked_from_the_report(built):
         "recast-edge-f1-normalized-names-by-degree-of-confounding-lenient-fig-2.png",
         "recast-judge-f1-by-degree-of-confounding-lenient-fig-2.png",
         "shapeworld-accuracy-by-number-of-variables.png",
-        "shapeworld-accuracy-by-structure-se-over-setups-fig-2.png",
+        "shapeworld-accuracy-by-structure-95-interval-over-setups-fig-2.png",
     ]
     for name in images:
         assert f"]({name})" in report

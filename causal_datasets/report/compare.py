@@ -102,7 +102,7 @@ def compare_runs(folder_a: Path, folder_b: Path, metric: str | None = None) -> C
                             compared)
     return Comparison(run_a, run_b, unit_name(task), len(set(codes.tolist())), len(paired),
                       sorted(set(scored_a) - set(scored_b)), sorted(set(scored_b) - set(scored_a)),
-                      any("cluster" in line for line in results_a), rows)
+                      any(line.get("cluster") is not None for line in results_a), rows)
 
 
 def _slice_rows(name: str, entries_a: Mapping[str, Any], entries_b: Mapping[str, Any],

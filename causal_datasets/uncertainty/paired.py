@@ -3,7 +3,7 @@
 * **0/1 scores** (accuracy): the difference of the two means with a t interval on the cluster-robust SE of
   the per-item differences; the p-value of McNemar's test (mid-p, exact binomial over the discordant items)
   when every item is its own cluster, else of a paired permutation test that swaps the two runs' sums
-  within whole clusters (scipy's ``permutation_test``; exact up to 13 clusters, 9,999 seeded swaps beyond).
+  within whole clusters (scipy's ``permutation_test``: all 2^G swaps up to 16 clusters, 9,999 seeded ones beyond).
 * **Anything else** (a mean of F1 scores, a ratio, κ): a paired cluster bootstrap — the same clusters
   resampled for both runs — of the difference of the statistic; the percentile interval, and as p-value
   twice the smaller share of resampled differences on either side of 0.
@@ -30,6 +30,8 @@ from causal_datasets.uncertainty.intervals import (
 )
 
 PERMUTATIONS = 9999
+#: up to this many clusters the permutation test enumerates every swap (2^16 = 65,536)
+EXACT_CLUSTERS = 16
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,8 @@ def cluster_permutation_p(sums_a: np.ndarray, sums_b: np.ndarray, *, seed: int =
     if np.all(sums_a == sums_b):
         return 1.0
     result = stats.permutation_test((sums_a, sums_b), lambda x, y, axis=-1: np.sum(x - y, axis=axis),
-                                    permutation_type="samples", vectorized=True, n_resamples=PERMUTATIONS,
+                                    permutation_type="samples", vectorized=True,
+                                    n_resamples=2 ** len(sums_a) if len(sums_a) <= EXACT_CLUSTERS else PERMUTATIONS,
                                     alternative="two-sided", rng=np.random.default_rng(seed))
     return float(result.pvalue)
 
