@@ -16,8 +16,10 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from checkout import SHARED_DATA_DIR
 from inspect_ai.scorer import SampleScore, Score
 from inspect_ai.scorer._metrics.std import bootstrap_stderr
+from timing import best_of
 
 from causal_datasets.builder import BuildContext
 from causal_datasets.hub.folder import build_to_folder
@@ -30,8 +32,6 @@ from causal_datasets.runners.estimates import item_units, summary_intervals
 from causal_datasets.runners.results import read_results
 from causal_datasets.runners.task import RunSettings, TaskContext
 from causal_datasets.uncertainty import bootstrap_interval
-from checkout import SHARED_DATA_DIR
-from timing import best_of
 
 COBE_SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 RESAMPLES = 1000
@@ -40,7 +40,8 @@ RESAMPLES = 1000
 def bench_summary(root: Path) -> list[list[object]]:
     build_to_folder(get_builder("cobe"), root, BuildContext(seed=0, source=COBE_SOURCE))
     task = tasks()["cobe"]
-    settings = RunSettings(out=root / "run", location=DatasetLocation(hub_dir=root), configs=("responses",), progress=False)
+    settings = RunSettings(out=root / "run", location=DatasetLocation(hub_dir=root), configs=("responses",),
+                           progress=False)
     run_task(task, settings)
     options, configs = check_settings(task, settings, frozenset())
     context = TaskContext(task, settings, options, configs, clients={})
@@ -49,7 +50,8 @@ def bench_summary(root: Path) -> list[list[object]]:
     before, (metrics, slices) = best_of(lambda: task.summarize(results, context), 3)
     units = [item_units(task, items[r["id"]], context) for r in results]
     added, intervals = best_of(lambda: summary_intervals(task, metrics, slices, results, units), 3)
-    count = len(intervals.metrics) + sum(len(numbers) for entries in intervals.slices.values() for numbers in entries.values())
+    count = len(intervals.metrics) + sum(len(numbers) for entries in intervals.slices.values()
+                                         for numbers in entries.values())
     return [["CoBe responses: summarize (before)", len(results), "–", round(before, 3), "1.00×"],
             [f"CoBe responses: + summary_intervals ({count} intervals)", len(results), intervals.clusters,
              round(added, 3), f"{(before + added) / before:.2f}×"]]
@@ -65,7 +67,8 @@ def bench_bootstrap() -> list[list[object]]:
     ours, interval = best_of(lambda: bootstrap_interval(
         components, ("numerator", "denominator"), lambda t: t["numerator"] / t["denominator"], np.arange(len(values)),
         "item", resamples=RESAMPLES), 5)
-    return [[f"inspect_ai bootstrap_stderr, {RESAMPLES} resamples", len(values), f"SE {peer_se:.5f}", round(peer_seconds, 3), "1.00×"],
+    return [[f"inspect_ai bootstrap_stderr, {RESAMPLES} resamples", len(values), f"SE {peer_se:.5f}",
+             round(peer_seconds, 3), "1.00×"],
             [f"bootstrap_interval (vectorised), {RESAMPLES} resamples", len(values), f"SE {interval.se:.5f}",
              round(ours, 3), f"{peer_seconds / ours:.1f}× faster"]]
 

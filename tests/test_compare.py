@@ -49,17 +49,19 @@ def test_the_oracle_beats_the_random_agent_on_84_paired_items(runs):
     assert comparison.unit == "initial setup" and comparison.units_recorded
     random_accuracy = sum(r["correct"] for r in read_results(folders[0])) / 84
     assert accuracy.a == 1.0 and accuracy.b == pytest.approx(random_accuracy)
-    assert accuracy.difference == pytest.approx(1 - random_accuracy) and 0 < accuracy.ci_low < accuracy.difference < accuracy.ci_high
+    assert accuracy.difference == pytest.approx(1 - random_accuracy)
+    assert 0 < accuracy.ci_low < accuracy.difference < accuracy.ci_high
     assert accuracy.p_value < 0.001 and accuracy.method.startswith("paired cluster permutation test")
-    assert {row.metric for row in comparison.rows if row.slice is None} == {"accuracy", "accuracy_true", "accuracy_false",
-                                                                            "mean_steps"}
+    headline = {row.metric for row in comparison.rows if row.slice is None}
+    assert headline == {"accuracy", "accuracy_true", "accuracy_false", "mean_steps"}
     assert _headline(comparison, "mean_steps").method.startswith("paired cluster bootstrap")
 
 
 def test_two_random_agents_with_different_seeds_rarely_differ(runs):
     """Seeded runs, so the count is fixed: at most 3 of 20 pairs (15%) reach p < 0.05 on accuracy."""
     _, folders = runs
-    p_values = [_headline(compare_runs(folders[2 * k], folders[2 * k + 1], "accuracy")).p_value for k in range(SEED_PAIRS)]
+    p_values = [_headline(compare_runs(folders[2 * k], folders[2 * k + 1], "accuracy")).p_value
+                for k in range(SEED_PAIRS)]
     assert sum(p < 0.05 for p in p_values) <= 3, sorted(p_values)
     assert max(p_values) > 0.5  # not all pushed towards significance
 
@@ -90,7 +92,8 @@ def test_the_command_prints_the_table_or_json_rows_and_lists_unpaired_items(runs
     assert {"metric", "difference", "ci_low", "ci_high", "p_value", "n_paired"} <= set(rows[0])
     assert rows[0]["metric"] == "accuracy" and rows[0]["slice"] is None and rows[0]["n_paired"] == 60
     assert {row["metric"] for row in rows} == {"accuracy"}
-    unpaired = {r["id"] for r in read_results(folders["oracle"])} - {r["id"] for r in read_results(folders["random-60"])}
+    ids = {name: {r["id"] for r in read_results(folders[name])} for name in ("oracle", "random-60")}
+    unpaired = ids["oracle"] - ids["random-60"]
     assert "scored in A only (24, not compared)" in captured.err and all(item in captured.err for item in unpaired)
 
 
@@ -111,7 +114,7 @@ def test_runs_without_recorded_units_are_compared_item_by_item(runs, tmp_path):
 
 @pytest.mark.parametrize("case", ["other benchmark", "no paired items", "no summary", "unknown metric"])
 def test_bad_input_is_one_line_and_exit_2(runs, case, capsys, tmp_path):
-    root, folders = runs
+    _, folders = runs
     argv = {
         "other benchmark": [str(folders["oracle"]), str(_cobe_like(tmp_path, folders["oracle"]))],
         "no paired items": [str(folders["oracle"]), str(folders["advanced"])],

@@ -85,6 +85,7 @@ def test_every_mean_and_analysis_group_has_an_interval_clustered_by_paper(run):
     scores = ("judge_f1", "edge_f1_normalized")
     assert_intervals(summary, "paper", ["scored_share", *deterministic, *judge], dict.fromkeys(
         ("by_confounding", "by_confounding_strict", "by_domain", "by_num_domains", "by_knowledge_cutoff"), scores))
-    assert summary.intervals.metrics["deterministic.normalized.edge_f1"].method.startswith("bootstrap")  # papers: one sample each
+    # a paper is one sample each: the bootstrap runs over items
+    assert summary.intervals.metrics["deterministic.normalized.edge_f1"].method.startswith("bootstrap")
     assert all(line["cluster"].startswith("https://") for line in results)
     assert "[" in (out / "report.md").read_text().split("### Name-based scores", 1)[-1].split("###", 1)[0]

@@ -89,7 +89,8 @@ def test_report_tables_equal_the_summaries_and_plots_exist(runs, tmp_path, capsy
         "causalab-edge-f1-along-each-episode-app-fig-8.png", "causalab-edge-f1-at-each-step-mean-per-run.png",
         "causalab-final-hypothesis-fits-own-data-by-success.png", "causalab-scaling-all-edge-f1-app-figs-13-14.png",
         "causalab-scaling-task-accuracy-app-figs-13-14.png", "causalab-task-accuracy-by-number-of-nodes.png",
-        "shapeworld-accuracy-by-number-of-variables.png", "shapeworld-accuracy-by-structure-95-interval-over-setups-fig-2.png",
+        "shapeworld-accuracy-by-number-of-variables.png",
+        "shapeworld-accuracy-by-structure-95-interval-over-setups-fig-2.png",
         "shapeworld-all-moving-accuracy-by-variables-fig-3.png", "shapeworld-failure-patterns-share-of-wrong-table-2.png",
     ]
     for name in images:

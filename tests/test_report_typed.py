@@ -426,7 +426,8 @@ def test_old_layout_names_the_version_that_wrote_it(tmp_path, capsys):
 def test_newer_format_and_invalid_summaries_are_clear_errors(built, tmp_path):
     data = json.loads(_shapeworld("agent:oracle").model_dump_json())
     (tmp_path / "summary.json").write_text(json.dumps(dict(data, format=SUMMARY_FORMAT + 1)))
-    with pytest.raises(RunFolderError, match=f"summary format {SUMMARY_FORMAT + 1}, written by a newer causal-datasets"):
+    newer = f"summary format {SUMMARY_FORMAT + 1}, written by a newer causal-datasets"
+    with pytest.raises(RunFolderError, match=newer):
         load_run(tmp_path)
     del data["metrics"]["accuracy"]
     (tmp_path / "summary.json").write_text(json.dumps(data))

@@ -84,12 +84,14 @@ def compare_runs(folder_a: Path, folder_b: Path, metric: str | None = None) -> C
     values_a = {e.name: item_values(e, results_a) for e in found}
     values_b = {e.name: item_values(e, results_b) for e in found}
 
-    def compared(numbers_a: Mapping[str, Any], numbers_b: Mapping[str, Any], rows: np.ndarray | slice) -> list[tuple[str, Difference]]:
+    def compared(numbers_a: Mapping[str, Any], numbers_b: Mapping[str, Any],
+                 rows: np.ndarray | slice) -> list[tuple[str, Difference]]:
         flat_a, flat_b = flatten(numbers_a), flatten(numbers_b)
         out = []
         for estimator in found:
             if _is_number(flat_a.get(estimator.name)) and _is_number(flat_b.get(estimator.name)):
-                result = difference(estimator, values_a[estimator.name][rows], values_b[estimator.name][rows], codes[rows])
+                name = estimator.name
+                result = difference(estimator, values_a[name][rows], values_b[name][rows], codes[rows])
                 if result is not None:
                     out.append((estimator.name, result))
         return out
@@ -169,6 +171,6 @@ def describe(comparison: Comparison) -> list[str]:
     unit = comparison.unit if comparison.units_recorded else "item (the results record no clusters)"
     return [
         f"{comparison.run_a.benchmark}: A = {comparison.run_a.label}, B = {comparison.run_b.label}",
-        f"paired items: {comparison.paired} in {comparison.clusters} clusters ({unit}); "
-        f"scored in A only: {len(comparison.only_in_a)}, in B only: {len(comparison.only_in_b)}",
+        (f"paired items: {comparison.paired} in {comparison.clusters} clusters ({unit}); "
+         f"scored in A only: {len(comparison.only_in_a)}, in B only: {len(comparison.only_in_b)}"),
     ]

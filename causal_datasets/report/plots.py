@@ -24,7 +24,6 @@ from matplotlib.ticker import MaxNLocator
 
 from causal_datasets.report.runs import Run
 from causal_datasets.report.tables import ordered
-from causal_datasets.uncertainty import Interval
 from causal_datasets.report.views import (
     MappingBars,
     NestedBars,
@@ -37,6 +36,7 @@ from causal_datasets.report.views import (
     RunScatter,
     SlicePlot,
 )
+from causal_datasets.uncertainty import Interval
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 LINE_STYLES = ("-", "--", "-.", ":")
@@ -354,7 +354,8 @@ def _error_bars(axes: Axes, points: Sequence[tuple[Number, Number, Interval | No
     shown = [(position, value, i) for position, value, i in points if i is not None and i.ci_low is not None]
     if not shown:
         return
-    spans = [[max(value - i.ci_low, 0.0) for _, value, i in shown], [max(i.ci_high - value, 0.0) for _, value, i in shown]]
+    spans = [[max(value - i.ci_low, 0.0) for _, value, i in shown],
+             [max(i.ci_high - value, 0.0) for _, value, i in shown]]
     positions, values = [p for p, _, _ in shown], [v for _, v, _ in shown]
     style = {"fmt": "none", "ecolor": color, "capsize": 1.5 if thin else 4, "elinewidth": 0.7 if thin else 1.2}
     if horizontal:

@@ -25,7 +25,8 @@ INTERVALS_NOTE = (
     "The smallest detectable difference is the difference to another run of the same size that a two-sided test "
     "at α 0.05 finds with 80% power. `causal-datasets compare RUN_A RUN_B` tests two runs on the same items."
 )
-NO_INTERVALS = "No run has intervals (summaries written before format 3: `causal-datasets eval ... --resume` rewrites one)."
+NO_INTERVALS = ("No run has intervals (summaries written before format 3: `causal-datasets eval ... --resume` "
+                "rewrites one).")
 
 
 def write_report(run_dirs: Sequence[Path], out_dir: Path) -> Path:

@@ -74,10 +74,13 @@ def _headline(run: Run) -> Mapping[str, Interval]:
 
 
 def _mapping_intervals(run: Run, name: str) -> Intervals:
-    """The intervals of a mapping field's numbers, by (key, column): ``name.key`` or ``name.key.column`` in the summary."""
+    """A mapping field's intervals by (key, column): ``name.key`` or ``name.key.column`` in the summary."""
     found, table = _headline(run), {}
     for key, entry in (getattr(run.summary.metrics, name) or {}).items():
-        paths = {column: f"{name}.{key}.{column}" for column in flatten(entry)} if isinstance(entry, Mapping) else {None: f"{name}.{key}"}
+        if isinstance(entry, Mapping):
+            paths = {column: f"{name}.{key}.{column}" for column in flatten(entry)}
+        else:
+            paths = {None: f"{name}.{key}"}
         table |= {(key, column): found[path] for column, path in paths.items() if path in found}
     return table
 
@@ -106,8 +109,8 @@ def slice_names(runs: Sequence[Run]) -> list[str]:
 
 def slice_table(runs: Sequence[Run], name: str) -> str | None:
     """The breakdown of one slice; the key column is the field sliced by (``by_suite`` → ``suite``)."""
-    return breakdown_table(name.removeprefix("by_"), [(run, run.summary.slices.get(name) or {}, _slice_intervals(run, name))
-                                                      for run in runs])
+    per_run = [(run, run.summary.slices.get(name) or {}, _slice_intervals(run, name)) for run in runs]
+    return breakdown_table(name.removeprefix("by_"), per_run)
 
 
 def breakdown_table(key_header: str, per_run: Sequence[tuple[Run, Mapping[str, Any], Intervals]]) -> str | None:
@@ -130,7 +133,8 @@ def breakdown_table(key_header: str, per_run: Sequence[tuple[Run, Mapping[str, A
         return markdown_table([key_header, "run", *columns], rows)
     flat = [(run, flatten(mapping), intervals) for run, mapping, intervals in per_run]
     keys = ordered(k for _, mapping, _ in flat for k in mapping)
-    rows = [[key, *(_cell(mapping.get(key), intervals.get((key, None))) for _, mapping, intervals in flat)] for key in keys]
+    rows = [[key, *(_cell(mapping.get(key), intervals.get((key, None))) for _, mapping, intervals in flat)]
+            for key in keys]
     return markdown_table([key_header, *(run.label for run, _, _ in flat)], rows)
 
 

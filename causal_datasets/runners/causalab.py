@@ -52,8 +52,8 @@ from causal_datasets.causalab.upstream_run import (
 from causal_datasets.errors import RunConfigurationError
 from causal_datasets.records.causalab import CausaLabEpisode
 from causal_datasets.registry import get_builder
-from causal_datasets.runners.estimates import item_units, summary_intervals
 from causal_datasets.runners.engine import run_task
+from causal_datasets.runners.estimates import item_units, summary_intervals
 from causal_datasets.runners.records import (
     CausaLabMetrics,
     DatasetRef,
@@ -63,7 +63,6 @@ from causal_datasets.runners.records import (
     Usage,
 )
 from causal_datasets.runners.results import ResultsLog, write_summary
-from causal_datasets.uncertainty import Mean, ratio
 from causal_datasets.runners.task import (
     Estimates,
     Item,
@@ -74,6 +73,7 @@ from causal_datasets.runners.task import (
     TaskContext,
     result_line,
 )
+from causal_datasets.uncertainty import Mean, Statistic, ratio
 
 AGENTS = ("experimenter", "random")
 #: bounds of the regime options (a run of 1000 records or interventions per episode is a typo)
@@ -232,12 +232,15 @@ def _consistent(result: Mapping[str, Any]) -> float:
     return float(result["consistency"]["consistent"])
 
 
-def _by_success(name: str, value: Callable[[Mapping[str, Any]], float | None]) -> tuple:
-    """``name.solved`` and ``name.failed``: the mean of ``value`` over the solved and the failed episodes."""
-    def within(solved: bool) -> Callable[[Mapping[str, Any]], float]:
+def _by_success(name: str, value: Callable[[Mapping[str, Any]], float | None]) -> tuple[Statistic, ...]:
+    """``name.solved`` and ``name.failed``: the mean of ``value`` over the solved and the failed episodes with one."""
+    def counted(solved: bool) -> Callable[[Mapping[str, Any]], float]:
         return lambda r: float(bool(r["success"]) == solved and value(r) is not None)
 
-    return tuple(ratio(f"{name}.{key}", lambda r, w=within(solved): w(r) * (value(r) or 0.0), within(solved))
+    def summed(solved: bool) -> Callable[[Mapping[str, Any]], float]:
+        return lambda r: counted(solved)(r) * (value(r) or 0.0)
+
+    return tuple(ratio(f"{name}.{key}", summed(solved), counted(solved))
                  for key, solved in (("solved", True), ("failed", False)))
 
 
@@ -310,7 +313,7 @@ def score_upstream_runs(paths: Sequence[Path], out: Path) -> RunSummary:
         fields = episode_item(episode, run.result(episode), "published")
         item = Item(item_id, f"upstream_{run.suite}", episode)
         units.append(item_units(TASK, item, None))
-        log.append(result_line(item, Outcome(fields), units[-1]))
+        log.append(result_line(item, Outcome(fields), units=units[-1]))
     log.compact()
     results = list(log.items.values())
     metrics, slices = summarize(results)

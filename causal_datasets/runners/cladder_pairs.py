@@ -266,6 +266,11 @@ def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
     return scores
 
 
+def _present(result: Mapping[str, Any], field: str) -> float | None:
+    """1 where ``field`` is True, 0 where it is anything else, None where the result has no such field."""
+    return float(result[field] is True) if field in result else None
+
+
 def _verdict(value: bool | None) -> str:
     return "unknown" if value is None else ("correct" if value else "wrong")
 
@@ -277,8 +282,8 @@ ESTIMATES = Estimates(
     cluster=lambda item: item.row.causal_model,
     groups=lambda item, context: {name: str(getattr(item.row, field)) for name, field in SLICES},
     estimators=(
-        Mean("accuracy_own_graph", lambda r: float(r["equivalent_own_graph"] is True) if "equivalent_own_graph" in r else None),
-        Mean("answer_accuracy", lambda r: float(r["answer_correct"] is True) if "answer_correct" in r else None),
+        Mean("accuracy_own_graph", lambda r: _present(r, "equivalent_own_graph")),
+        Mean("answer_accuracy", lambda r: _present(r, "answer_correct")),
         Mean("graph_edge_f1", lambda r: r.get("graph_edge_f1")),
         Mean("derivation_valid_share", lambda r: r.get("derivation_valid_share")),
         *agreement_estimators("judge_agreement", lambda r: (_verdict(r.get("judge")), _verdict(r["equivalent"]))),

@@ -27,7 +27,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, get_args
 
 import numpy as np
-
 from pydantic import BaseModel, Field
 
 from causal_datasets.cobe.failure_modes import FAILURE_MODES, FailureCase, classify_failure
@@ -213,7 +212,8 @@ ESTIMATES = Estimates(
                     lambda totals, spread=spread: spread(_phrasing_accuracies(totals), axis=-1))
           for name, spread in (("accuracy_phrasing_mean", np.nanmean), ("accuracy_phrasing_sd", np.nanstd))),
         *(ratio(f"failure_rate.{code}", _criterion(code, False), _criterion(code, None)) for code in CRITERION_CODES),
-        Mean("published_accuracy", lambda r: float(r["published_verdict"] == "correct") if "published_verdict" in r else None),
+        Mean("published_accuracy",
+             lambda r: float(r["published_verdict"] == "correct") if "published_verdict" in r else None),
         *agreement_estimators("agreement", lambda r: (r["verdict"], r.get("published_verdict"))),
     ),
     crossed={"model_accuracy": ("by_model", "accuracy")},

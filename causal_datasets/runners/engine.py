@@ -126,7 +126,7 @@ def solve_item(task: Task, item: Item, context: TaskContext) -> dict[str, Any]:
         outcome = Outcome({}, failure=f"{error.category}: {error}")
     except Exception as error:  # noqa: BLE001 - one bad item must not end the run; recorded and retried by --resume
         outcome = Outcome({}, failure=f"crash: {type(error).__name__}: {error}")
-    return result_line(item, outcome, item_units(task, item, context))
+    return result_line(item, outcome, units=item_units(task, item, context))
 
 
 def _summary(
@@ -138,7 +138,8 @@ def _summary(
     counts = ItemCounts(selected=len(items), scored=len(scored), failed=len(failed), missing=len(items) - len(results))
     metrics, slices = task.summarize(scored, context)
     by_id = {item.id: item for item in items}
-    intervals = summary_intervals(task, metrics, slices, scored, [item_units(task, by_id[r["id"]], context) for r in scored])
+    units = [item_units(task, by_id[r["id"]], context) for r in scored]
+    intervals = summary_intervals(task, metrics, slices, scored, units)
     manifest = context.load(context.configs[0]).manifest
     usage, usage_total = _usage(context.clients, earlier)
     return RunSummary(

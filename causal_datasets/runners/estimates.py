@@ -57,7 +57,8 @@ def estimators(task: Task, results: Sequence[Mapping[str, Any]]) -> list[Estimat
     return [*means, *declared]
 
 
-def _item_score(scores: Callable[[Mapping[str, Any]], dict[str, float]], key: str, result: Mapping[str, Any]) -> float | None:
+def _item_score(scores: Callable[[Mapping[str, Any]], dict[str, float]], key: str,
+                result: Mapping[str, Any]) -> float | None:
     return scores(result).get(key)
 
 
@@ -82,7 +83,8 @@ def summary_intervals(
 
     def intervals(numbers: Mapping[str, Any], rows: np.ndarray | slice) -> dict[str, Interval]:
         flat = flatten(numbers)
-        estimated = {e.name: interval(e, values[e.name][rows], codes[rows], unit) for e in found if _is_number(flat.get(e.name))}
+        estimated = {e.name: interval(e, values[e.name][rows], codes[rows], unit)
+                     for e in found if _is_number(flat.get(e.name))}
         return {name: value for name, value in estimated.items() if value is not None}
 
     crossed = task.estimates.crossed if task.estimates is not None else {}
@@ -104,12 +106,12 @@ def summary_intervals(
     by_slice: dict[str, dict[str, dict[str, Interval]]] = {}
     for name, entries in slices.items():
         positions = members(units, name)
-        table = {key: intervals(entry, np.array(positions[key], dtype=np.intp)) | crossed_intervals(entry, positions[key])
-                 for key, entry in entries.items() if isinstance(entry, Mapping) and positions.get(key)}
+        table = {key: intervals(entry, np.array(rows, dtype=np.intp)) | crossed_intervals(entry, rows)
+                 for key, entry in entries.items() if isinstance(entry, Mapping) and (rows := positions.get(key))}
         if any(table.values()):
             by_slice[name] = {key: found_here for key, found_here in table.items() if found_here}
-    return RunIntervals(unit=unit, clusters=len(set(codes.tolist())), metrics=intervals(metrics.model_dump(), slice(None)),
-                        slices=by_slice)
+    return RunIntervals(unit=unit, clusters=len(set(codes.tolist())),
+                        metrics=intervals(metrics.model_dump(), slice(None)), slices=by_slice)
 
 
 def flatten(entry: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

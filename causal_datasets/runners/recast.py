@@ -167,7 +167,11 @@ def _deterministic(matching: str, name: str) -> Callable[[Mapping[str, Any]], fl
 
 
 def _judged(name: str) -> Callable[[Mapping[str, Any]], float | None]:
-    return lambda result: ((result.get("judge") or {}).get("scores") or {}).get(name) if "deterministic" in result else None
+    def value(result: Mapping[str, Any]) -> float | None:
+        scores = (result.get("judge") or {}).get("scores") or {}
+        return scores.get(name) if "deterministic" in result else None
+
+    return value
 
 
 #: a paper is one sample in the release; the means over the samples with a prediction (or a judge score) are

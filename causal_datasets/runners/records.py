@@ -44,7 +44,7 @@ class ItemResult(BaseModel):
     config: str = Field(description="the dataset config the row comes from")
     status: ItemStatus
     failure: str | None = Field(default=None, description="'<category>: <message>' of the error that ended a failed item")
-    cluster: str | None = Field(default=None, description="the unit the item shares with others (its intervals' cluster)")
+    cluster: str | None = Field(default=None, description="the unit the item shares with others (its cluster)")
     groups: dict[str, list[str]] | None = Field(default=None, description="the slice entries the item belongs to")
 
 
@@ -230,7 +230,7 @@ class RunIntervals(_Strict):
     seed: int = SEED
     unit: str = Field(description="what the items of one cluster share ('item': nothing)")
     clusters: int = Field(description="distinct units among the scored items")
-    metrics: dict[str, Interval] = Field(description="per number of `metrics`; a number inside a mapping by its dotted path")
+    metrics: dict[str, Interval] = Field(description="per number of `metrics` (inside a mapping: its dotted path)")
     slices: dict[str, dict[str, dict[str, Interval]]] = Field(
         default_factory=dict, description="per slice, entry and number (dotted paths inside an entry), as `slices`")
 

@@ -157,7 +157,7 @@ class Task:
         return next((spec for spec in self.roles if spec.role == name), None)
 
 
-def result_line(item: Item, outcome: Outcome, units: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def result_line(item: Item, outcome: Outcome, *, units: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The ``results.jsonl`` line of a solved item (validated as an :class:`ItemResult`); ``units``: its
     ``cluster`` and slice ``groups`` (:func:`causal_datasets.runners.estimates.item_units`)."""
     shared = ("id", "config", "status", "failure", "cluster", "groups")

@@ -79,7 +79,8 @@ def interval(estimator: Estimator, values: np.ndarray, codes: np.ndarray, unit: 
     return bootstrap_interval(values, estimator.components, estimator.function, codes, unit)
 
 
-def difference(estimator: Estimator, values_a: np.ndarray, values_b: np.ndarray, codes: np.ndarray) -> Difference | None:
+def difference(estimator: Estimator, values_a: np.ndarray, values_b: np.ndarray,
+               codes: np.ndarray) -> Difference | None:
     """Run A minus run B on the same items (row i of both is item i); None when either run lacks the number."""
     if isinstance(estimator, Mean):
         both = ~np.isnan(values_a) & ~np.isnan(values_b)

@@ -149,7 +149,7 @@ def bootstrap_distribution(
     scipy's vectorised bootstrap, seeded."""
     from scipy import stats
 
-    with warnings.catch_warnings():  # scipy warns when undefined resamples make its own interval NaN; ours leaves them out
+    with warnings.catch_warnings():  # scipy warns when undefined resamples make its interval NaN; ours drops them
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
         result = stats.bootstrap(tuple(samples), statistic, paired=True, vectorized=True, n_resamples=resamples,
                                  method="percentile", rng=np.random.default_rng(seed), batch=_batch(len(samples[0])))
@@ -196,6 +196,7 @@ def bootstrap_interval(
                  else (None, None))
     kind = "cluster bootstrap" if clustered else "bootstrap"
     dropped = resamples - len(replicates)
-    method = f"{kind} percentile interval, {resamples} resamples" + (f" ({dropped} undefined, left out)" if dropped else "")
+    method = f"{kind} percentile interval, {resamples} resamples"
+    method += f" ({dropped} undefined, left out)" if dropped else ""
     return Interval(**common, se=se, ci_low=None if low is None else float(low),
                     ci_high=None if high is None else float(high), mdd=minimum_detectable_difference(se), method=method)

@@ -63,7 +63,8 @@ def paired_binary(a: np.ndarray, b: np.ndarray, codes: np.ndarray, *, seed: int 
     critical = float(stats.t.ppf((1 + CONFIDENCE) / 2, count - 1))
     low, high = max(mean - critical * se, -1.0), min(mean + critical * se, 1.0)  # a difference of shares is in [−1, 1]
     if count == len(a):
-        p_value, method = mcnemar_mid_p(int(np.sum((a == 1) & (b == 0))), int(np.sum((a == 0) & (b == 1)))), "McNemar mid-p"
+        only_a, only_b = int(np.sum((a == 1) & (b == 0))), int(np.sum((a == 0) & (b == 1)))
+        p_value, method = mcnemar_mid_p(only_a, only_b), "McNemar mid-p"
     else:
         p_value = cluster_permutation_p(cluster_sums(a, codes, count), cluster_sums(b, codes, count), seed=seed)
         method = "paired cluster permutation test"
