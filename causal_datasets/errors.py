@@ -99,6 +99,10 @@ class RunFolderError(CausalDatasetsError, ValueError):
     """A folder given to the report is not a finished run (the message says what is missing)."""
 
 
+class ComparisonError(CausalDatasetsError, ValueError):
+    """Two runs cannot be compared: different benchmarks, no item scored in both, an unknown number."""
+
+
 # --- the LLM client ---------------------------------------------------------------------------------
 
 

@@ -18,21 +18,22 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from causal_datasets.errors import LLM_CATEGORIES
 from causal_datasets.recast import analysis
-from causal_datasets.recast.deterministic import mean_scores
+from causal_datasets.recast.deterministic import FIELDS, MATCHINGS, mean_scores
 from causal_datasets.recast.generation import GENERATION_ERRORS, generate
-from causal_datasets.recast.judge.evaluate import aggregate
+from causal_datasets.recast.judge.evaluate import SCORE_NAMES, aggregate
 from causal_datasets.recast.metric import score_item
 from causal_datasets.recast.prompts import build_messages
 from causal_datasets.records.recast import DOMAINS, RecastSample
 from causal_datasets.runners.records import RecastMetrics, Slices
-from causal_datasets.runners.task import Item, Outcome, RoleSpec, Task, TaskContext
+from causal_datasets.runners.task import Estimates, Item, Outcome, RoleSpec, Task, TaskContext
+from causal_datasets.uncertainty import Mean, ratio
 
 #: sample attributes kept in each result (the report's scatter plots read them)
 SAMPLE_FIELDS = ("text_length", "num_nodes", "num_edges", "confounding_lenient", "confounding_strict")
@@ -141,6 +142,59 @@ def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
     return scores
 
 
+def groups(item: Item, context: TaskContext) -> dict[str, str | list[str] | None]:
+    """The analyses' groups of a sample (bins and quartile thresholds from the whole dataset, as ``summarize``);
+    Table 4's quartile differences have no groups of their own."""
+    sample: RecastSample = item.row
+    options: RecastOptions = context.options
+    dataset = context.load("default").records
+    found: dict[str, str | list[str] | None] = {
+        "by_domain": analysis.other_domains(sample), "by_num_domains": analysis.domain_count_group(sample),
+        "by_knowledge_cutoff": analysis.cutoff_group(sample, options.knowledge_cutoff)}
+    for name, attribute, count in (("by_confounding", "confounding_lenient", options.confounding_bins),
+                                   ("by_confounding_strict", "confounding_strict", options.strict_confounding_bins)):
+        value, bins = getattr(sample, attribute), analysis.confounding_bins(dataset, attribute, count)
+        found[name] = analysis.bin_of(value, bins).label if value is not None and bins else None
+    return found
+
+
+def _over_scored(value: Callable[[Mapping[str, Any]], float | None]) -> tuple[Callable, Callable]:
+    """Numerator and denominator of the mean of ``value`` over the samples that have one."""
+    def present(result: Mapping[str, Any]) -> float:
+        return float(value(result) is not None)
+
+    return (lambda result: value(result) if present(result) else 0.0), present
+
+
+def _deterministic(matching: str, name: str) -> Callable[[Mapping[str, Any]], float | None]:
+    return lambda result: result["deterministic"][matching][name] if "deterministic" in result else None
+
+
+def _judged(name: str) -> Callable[[Mapping[str, Any]], float | None]:
+    def value(result: Mapping[str, Any]) -> float | None:
+        scores = (result.get("judge") or {}).get("scores") or {}
+        return scores.get(name) if "deterministic" in result else None
+
+    return value
+
+
+#: a paper is one sample in the release; the means over the samples with a prediction (or a judge score) are
+#: ratios: which samples have one depends on the model's answers
+ESTIMATES = Estimates(
+    unit="paper",
+    cluster=lambda item: item.row.url,
+    groups=groups,
+    estimators=(
+        Mean("scored_share", lambda result: float("deterministic" in result)),
+        *(ratio(f"deterministic.{matching}.{name}", *_over_scored(_deterministic(matching, name)))
+          for matching in MATCHINGS for name in FIELDS),
+        *(ratio(f"judge.{name}", *_over_scored(_judged(name))) for name in SCORE_NAMES),
+        ratio("edge_f1_normalized", *_over_scored(_deterministic("normalized", "edge_f1"))),
+        ratio("judge_f1", *_over_scored(_judged("f1"))),
+    ),
+)
+
+
 TASK = Task(
     name="recast",
     help="ReCAST: build causal graphs of economics papers with a model; judge and name-based scores",
@@ -158,4 +212,5 @@ TASK = Task(
     ),
     options=RecastOptions,
     from_files=True,
+    estimates=ESTIMATES,
 )
