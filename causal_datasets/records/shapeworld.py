@@ -51,6 +51,15 @@ class ShapeWorldTask(Record):
     step_limit: int = Field(description="Action cap 2n; an episode still interacting after it fails with too many attempts.")
     seed: int = Field(description="Generation seed; with `graph_id` it regenerates the graph and the shape names.")
 
+    @property
+    def setup(self) -> str:
+        """The initial setup, ``<graph_id>:<moving node ids>``: what the paper's error bars vary over."""
+        return f"{self.graph_id}:{','.join(map(str, self.initially_moving))}"
+
+    @property
+    def all_moving(self) -> bool:
+        return len(self.initially_moving) == self.num_variables
+
 
 class ShapeWorldPromptRow(PromptRow):
     """An episode's request for the answer, after the ``strategy`` agent's experiment; ``reference`` is

@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from causal_datasets.agreement import agreement
+from causal_datasets.agreement import agreement, agreement_estimators
 from causal_datasets.docalc import paper_task, task
 from causal_datasets.docalc.cladder import formal_expression
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST, same_expression, score_derivation
@@ -41,8 +41,9 @@ from causal_datasets.errors import RunConfigurationError
 from causal_datasets.llm.chat import ChatClient
 from causal_datasets.records.cladder_pairs import CladderQuestionRow, GraphFamily, QueryType
 from causal_datasets.runners.records import CladderMetrics, Role, Slices
-from causal_datasets.runners.task import Item, Outcome, RoleSpec, RunSettings, Task, TaskContext
+from causal_datasets.runners.task import Estimates, Item, Outcome, RoleSpec, RunSettings, Task, TaskContext
 from causal_datasets.scoring.graph_compare import compare_graphs
+from causal_datasets.uncertainty import Mean
 
 SLICES = (("by_rung", "rung"), ("by_query_type", "query_type"), ("by_graph_family", "graph_id"))
 ESTIMAND_FORMAT = "End your reply with one line `Estimand: <expression>` and nothing after it."
@@ -341,10 +342,7 @@ def _slice_rates(results: list[dict[str, Any]], judged: bool, options: CladderOp
 def _judge_agreement(results: list[dict[str, Any]]) -> dict[str, float | int | None]:
     """The judge against the verifier's equivalence verdict (the question both answer), over answers
     both decided (Cohen's κ included)."""
-    def label(value: bool | None) -> str:
-        return "unknown" if value is None else ("correct" if value else "wrong")
-
-    return agreement([label(r.get("judge")) for r in results], [label(r["equivalent"]) for r in results])
+    return agreement([_verdict(r.get("judge")) for r in results], [_verdict(r["equivalent"]) for r in results])
 
 
 def _feedback_table(results: list[dict[str, Any]], rule: str) -> dict[str, dict[str, float | int | None]]:
@@ -411,6 +409,32 @@ def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
     return scores
 
 
+def _present(result: Mapping[str, Any], field: str) -> float | None:
+    """1 where ``field`` is True, 0 where it is anything else, None where the result has no such field."""
+    return float(result[field] is True) if field in result else None
+
+
+def _verdict(value: bool | None) -> str:
+    return "unknown" if value is None else ("correct" if value else "wrong")
+
+
+#: questions about one CLadder causal model (a story with its probabilities) share it; the headline numbers
+#: beyond item_scores: the paper prompt's own-graph and yes/no columns, derivations, the judge's agreement
+ESTIMATES = Estimates(
+    unit="CLadder story and causal model",
+    cluster=lambda item: item.row.causal_model,
+    groups=lambda item, context: {name: str(getattr(item.row, field)) for name, field in SLICES},
+    estimators=(
+        Mean("accuracy_own_graph", lambda r: float(_is_credited(r, r["scoring"], suffix="_own_graph"))
+             if "equivalent_own_graph" in r else None),
+        Mean("answer_accuracy", lambda r: _present(r, "answer_correct")),
+        Mean("graph_edge_f1", lambda r: r.get("graph_edge_f1")),
+        Mean("derivation_valid_share", lambda r: r.get("derivation_valid_share")),
+        *agreement_estimators("judge_agreement", lambda r: (_verdict(r.get("judge")), _verdict(r["equivalent"]))),
+    ),
+)
+
+
 TASK = Task(
     name="cladder_pairs",
     help="CLadder estimand task (DoVerifier). Each answer is scored against CLadder's estimand under both rules: "
@@ -434,4 +458,5 @@ TASK = Task(
     options=CladderOptions,
     from_files=True,
     check=check,
+    estimates=ESTIMATES,
 )

@@ -24,6 +24,7 @@ from causal_datasets.errors import LLMError, RunConfigurationError, UnknownConfi
 from causal_datasets.llm.client import LLMClient
 from causal_datasets.llm.deadline import work_deadline
 from causal_datasets.runners.calls import CallLog, recording
+from causal_datasets.runners.estimates import item_units, summary_intervals
 from causal_datasets.runners.records import (
     SUMMARY_FORMAT,
     DatasetRef,
@@ -130,7 +131,7 @@ def solve_item(task: Task, item: Item, context: TaskContext) -> dict[str, Any]:
         outcome = Outcome({}, failure=f"{error.category}: {error}")
     except Exception as error:  # noqa: BLE001 - one bad item must not end the run; recorded and retried by --resume
         outcome = Outcome({}, failure=f"crash: {type(error).__name__}: {error}")
-    return result_line(item, outcome, calls.calls())
+    return result_line(item, outcome, calls.calls(), units=item_units(task, item, context))
 
 
 def _summary(
@@ -141,6 +142,9 @@ def _summary(
     failed = [r for r in results if r["status"] == "failed"]
     counts = ItemCounts(selected=len(items), scored=len(scored), failed=len(failed), missing=len(items) - len(results))
     metrics, slices = task.summarize(scored, context)
+    by_id = {item.id: item for item in items}
+    units = [item_units(task, by_id[r["id"]], context) for r in scored]
+    intervals = summary_intervals(task, metrics, slices, scored, units)
     manifest = context.load(context.configs[0]).manifest
     usage, usage_total = _usage(context.clients, earlier)
     return RunSummary(
@@ -163,6 +167,7 @@ def _summary(
         usage_total=usage_total,
         metrics=metrics,
         slices=slices,
+        intervals=intervals,
     )
 
 

@@ -13,8 +13,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-#: the layout of summary.json written by this version (1: the untyped summaries of 0.1)
-SUMMARY_FORMAT = 2
+from causal_datasets.uncertainty.intervals import ALPHA, CONFIDENCE, POWER, RESAMPLES, SEED, Interval
+
+#: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: no intervals)
+SUMMARY_FORMAT = 3
 
 Role = Literal["model", "judge", "corrector"]
 ItemStatus = Literal["scored", "failed"]
@@ -62,6 +64,8 @@ class ItemResult(BaseModel):
     calls: list[ModelCall] = Field(default_factory=list, description=(
         "every model call of the item, in order (empty for a reference agent, and in runs written before calls "
         "were kept)"))
+    cluster: str | None = Field(default=None, description="the unit the item shares with others (its cluster)")
+    groups: dict[str, list[str]] | None = Field(default=None, description="the slice entries the item belongs to")
 
 
 class DatasetRef(_Strict):
@@ -127,6 +131,7 @@ class ShapeWorldMetrics(_Strict):
     accuracy_se: float | None = Field(default=None, title="accuracy SE over setups",
                                       description="standard error of the per-setup accuracies (Fig. 2 error bars)")
     setups: int = Field(default=0, title="initial setups")
+    unparsable: int = Field(default=0, title="unparsable (no yes/no answer: wrong)")
     errors: dict[str, int] = Field(title="errors by mode")
     failure_patterns: dict[str, int] = Field(title="failure patterns")
     failure_pattern_shares: dict[str, float | None] | None = Field(default=None, title="failure patterns (share of wrong answers)")
@@ -223,6 +228,8 @@ class RecastMetrics(_Strict):
     scored_share: float = Field(title="scored share", description="samples with a predicted graph / samples")
     excluded: int = Field(default=0, title="excluded (too long for the context window)",
                           description="samples that do not fit the model's context window: not sent, left out of every score")
+    unparsable: int = Field(default=0, title="unparsable answers (scored the worst)",
+                            description="samples without a readable graph: every score 0, the maximal SHD, kept in every mean")
     corrected: int = Field(title="answers fixed by the corrector")
     judge_errors: int = Field(title="samples with a judge error")
     generation: dict[str, int] = Field(title="generation outcomes")
@@ -263,10 +270,26 @@ BenchmarkMetrics = Annotated[
 ]
 
 
+class RunIntervals(_Strict):
+    """Standard errors and 95% intervals of the summary's numbers (:mod:`causal_datasets.uncertainty`),
+    with each interval's method, its unit and the smallest difference the run can detect."""
+
+    confidence: float = CONFIDENCE
+    alpha: float = ALPHA
+    power: float = POWER
+    bootstrap_resamples: int = RESAMPLES
+    seed: int = SEED
+    unit: str = Field(description="what the items of one cluster share ('item': nothing)")
+    clusters: int = Field(description="distinct units among the scored items")
+    metrics: dict[str, Interval] = Field(description="per number of `metrics` (inside a mapping: its dotted path)")
+    slices: dict[str, dict[str, dict[str, Interval]]] = Field(
+        default_factory=dict, description="per slice, entry and number (dotted paths inside an entry), as `slices`")
+
+
 class RunSummary(_Strict):
     """``summary.json``: what was run, on what, by whom, how many items ended how, usage, metrics and slices."""
 
-    format: Literal[2] = SUMMARY_FORMAT
+    format: Literal[2, 3] = SUMMARY_FORMAT
     benchmark: str
     status: RunStatus = Field(description=(
         "complete: every selected item scored; incomplete: some failed or are missing (--resume goes on); "
@@ -283,6 +306,7 @@ class RunSummary(_Strict):
     usage_total: Usage = Field(description="all roles (a client serving two roles counted once)")
     metrics: BenchmarkMetrics
     slices: Slices = Field(default_factory=dict)
+    intervals: RunIntervals | None = Field(default=None, description="None in format 2 summaries (no intervals yet)")
 
     @model_validator(mode="after")
     def _benchmark_matches_metrics(self) -> RunSummary:
