@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from causal_datasets.docalc.baselines import mean, surface_scores
+from causal_datasets.docalc.domains import DomainError, parse_values
 from causal_datasets.docalc.independence import Independences, IndependenceError
 from causal_datasets.docalc.search import SearchLimits
 from causal_datasets.graph import GraphError
@@ -26,34 +27,43 @@ def score_pairs(
     seed: int = 0,
     prove: bool = False,
     limits: SearchLimits = SearchLimits(),
+    values: Mapping[str, int] | Sequence[Mapping[str, int] | str | None] | None = None,
 ) -> dict:
     """Verdict per pair plus ``accuracy`` (share equivalent), the surface baselines (``string_match``,
     ``bleu``, ``token_f1``, means and per pair), method and error counts.
 
     Each pair is judged under its DAG (``graphs``) or, where that is None, under its independence
     statements (``independences``: ``"X ⊥ Y | Z; ..."`` or a list of them; ``complete`` says they
-    are every independence of the DAG). A pair that cannot be decided (parse error, unknown
-    variable, statements that do not decide it, ...) counts as not equivalent in ``accuracy`` and
-    is listed in ``errors``; it never stops the batch.
+    are every independence of the DAG). ``values`` gives the number of values of observed
+    variables (2 by default): one mapping for every pair, or one per pair (a mapping, ``"Z=3,W=4"``
+    or None). A pair that cannot be decided (parse error, unknown variable, statements that do not
+    decide it, ...) counts as not equivalent in ``accuracy`` and is listed in ``errors``; it never
+    stops the batch.
     """
     count = len(references)
     graphs = list(graphs) if graphs is not None else [None] * count
     latents = list(latents) if latents is not None else [None] * count
     independences = list(independences) if independences is not None else [None] * count
-    if not (len(predictions) == len(graphs) == len(latents) == len(independences) == count):
+    values = [values] * count if values is None or isinstance(values, Mapping) else list(values)
+    if not (len(predictions) == len(graphs) == len(latents) == len(independences) == len(values) == count):
         raise ValueError(
             f"lengths differ: {len(predictions)} predictions, {count} references, {len(graphs)} graphs, "
-            f"{len(latents)} latents, {len(independences)} independences"
+            f"{len(latents)} latents, {len(independences)} independences, {len(values)} values"
         )
     verdicts: list[Verdict] = []
     built: dict = {}  # items with the same graph share one DoGraph (its d-separations and random models)
-    for prediction, reference, graph, latent, statements in zip(predictions, references, graphs, latents, independences):
+    for prediction, reference, graph, latent, statements, counts in zip(predictions, references, graphs, latents,
+                                                                        independences, values):
         try:
             names = _latent_list(latent)
             knowledge = _knowledge(graph, statements, names, complete, built)
-            verdicts.append(check_equivalence(prediction, reference, knowledge, names, seed=seed, prove=prove, limits=limits))
+            counts = parse_values(counts) if isinstance(counts, str) else counts
+            verdicts.append(check_equivalence(prediction, reference, knowledge, names, seed=seed, prove=prove, limits=limits,
+                                              values=counts))
         except IndependenceError as error:
             verdicts.append(Verdict(None, "error", error=f"independences: {error}", invalid=True))
+        except DomainError as error:
+            verdicts.append(Verdict(None, "error", error=f"values: {error}", invalid=True))
         except Exception as error:  # noqa: BLE001 - one bad item never aborts a batch
             verdicts.append(Verdict(None, "error", error=f"{type(error).__name__}: {error}"))
     surface = [surface_scores(p, r) for p, r in zip(predictions, references)]

@@ -182,13 +182,20 @@ def _graph(graph_id: str, latent: tuple[str, ...]) -> DoGraph:
 def _verdict(expression: str, estimand: str, graph_id: str, latent: tuple[str, ...], seed: int) -> Verdict:
     """check_equivalence memoized: answers repeat across CLadder's questions (few distinct estimands
     per family), and a proof search can take a second."""
-    return check_equivalence(expression, estimand, _graph(graph_id, latent), seed=seed, limits=PROOF_LIMITS)
+    graph = _graph(graph_id, latent)
+    return check_equivalence(expression, estimand, graph, seed=seed, limits=PROOF_LIMITS, values=_binary(graph))
 
 
 @lru_cache(maxsize=4_096)
 def _verdict_under(expression: str, estimand: str, edges: str, latent: tuple[str, ...], seed: int) -> Verdict:
     """check_equivalence under another graph (a model's own), memoized the same way."""
-    return check_equivalence(expression, estimand, DoGraph.parse(edges, latent=latent), seed=seed, limits=PROOF_LIMITS)
+    graph = DoGraph.parse(edges, latent=latent)
+    return check_equivalence(expression, estimand, graph, seed=seed, limits=PROOF_LIMITS, values=_binary(graph))
+
+
+def _binary(graph: DoGraph) -> dict[str, int]:
+    """CLadder's variables are binary: a value above 1 in an answer is bad input, not a larger domain."""
+    return {n: 2 for n in graph.nodes if n not in graph.latent}
 
 
 def _still_causal(expression: str) -> bool:
