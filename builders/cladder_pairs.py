@@ -115,6 +115,15 @@ BUILDER = DatasetBuilder(
             "by any number of workers with the same rows and ids, and at any size (`--rows`). Same size and method "
             "as before (20,000 generated; 318 repeats removed with seed 0, leaving 9,829 proved pairs and 9,853 refuted mistakes), but different draws.",
         ),
+        Release(
+            "1.6.0",
+            "The verifier no longer restricts latent causes to two values (a latent source gets as many as a pair "
+            "needs) and computes terms by variable elimination: counterexample models of the families with latent "
+            "nodes have sources with their own values, and counterexample values and estimand values differ in the "
+            "last digits. The 81 hard negatives that paired the ATE with the IV ratio under the fork are dropped: "
+            "the ratio divides by exactly 0 there (X does not depend on V2), so it is undefined, not refuted (its "
+            "'counterexample' was rounding noise). Every other label, proof and row is unchanged.",
+        ),
     ),
     pretty_name="CLadder-pairs: causal expression equivalence under a DAG",
     configs={"synthetic": SyntheticPair, "cladder": CladderPair, "questions": CladderQuestionRow, "prompts": CladderPromptRow},

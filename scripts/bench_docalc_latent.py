@@ -74,7 +74,8 @@ def startup(source: Path | None) -> float:
     environment = {**os.environ, **({"PYTHONPATH": str(source)} if source else {})}
     command = [sys.executable, "-m", "causal_datasets.cli", "equiv", "P(Y | do(X))", "P(Y | X)", "--graph", "X->Y"]
     walls = []
-    with tempfile.TemporaryDirectory() as elsewhere:  # not this checkout: ``-m`` imports from the working directory first
+    # run elsewhere than this checkout: ``-m`` imports from the working directory first
+    with tempfile.TemporaryDirectory() as elsewhere:
         for _ in range(5):
             start = time.perf_counter()
             subprocess.run(command, env=environment, capture_output=True, check=False, cwd=elsewhere)
@@ -84,8 +85,10 @@ def startup(source: Path | None) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=2000, help="labelled pairs on graphs of 4-8 nodes, 0-17 latent edges")
-    parser.add_argument("--large", type=int, default=200, help="pairs on graphs of 9-12 nodes, 12-20 latent edges (0: skip)")
+    parser.add_argument("--pairs", type=int, default=2000,
+                        help="labelled pairs on graphs of 4-8 nodes, 0-17 latent edges")
+    parser.add_argument("--large", type=int, default=200,
+                        help="pairs on graphs of 9-12 nodes, 12-20 latent edges (0: skip)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--latent-values", default="2,3,4", help="values of the evaluator's latent variables")
     parser.add_argument("--old", type=Path, help="a source tree of the old code (its causal_datasets package)")
@@ -98,7 +101,8 @@ def main() -> None:
 
     latent_values = tuple(int(v) for v in args.latent_values.split(","))
     start = time.perf_counter()
-    pairs = corpus(args.seed, args.pairs, nodes=(4, 8), latent_edges=(0, 17), label_models=3, latent_values=latent_values)
+    pairs = corpus(args.seed, args.pairs, nodes=(4, 8), latent_edges=(0, 17), label_models=3,
+                   latent_values=latent_values)
     large = corpus(args.seed + 1, args.large, nodes=(9, 12), latent_edges=(12, 20), label_models=2,
                    latent_values=(2, 3)) if args.large else []
     equal = sum(p.equivalent for p in pairs)

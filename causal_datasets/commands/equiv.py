@@ -1,4 +1,4 @@
-"""``causal-datasets equiv A B --graph EDGES [--latent U] [--values Z=3]``: are two causal expressions equal under a DAG?
+"""``causal-datasets equiv A B --graph EDGES [--latent U] [--values Z=3]``: are two causal expressions equal?
 
 Every observed variable has two values (0, 1) unless ``--values`` says otherwise or an expression
 mentions a larger value; latent causes (``A<->B``, ``--latent``) are unrestricted. The verdict
@@ -79,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
             knowledge = as_graph(knowledge, latent)
         except GraphError:
             pass  # check_equivalence reports it as bad input
-    options = {"seed": args.seed, "models": args.models, "values": values, "limits": SearchLimits(time_limit=args.time_limit)}
+    options = {"seed": args.seed, "models": args.models, "values": values,
+               "limits": SearchLimits(time_limit=args.time_limit)}
     verdict = check_equivalence(args.a, args.b, knowledge, latent, prove=False, **options)
     if not args.json:
         print("\n".join(verdict_lines(verdict)), flush=True)  # the verdict before any proof search

@@ -26,7 +26,15 @@ import numpy as np
 from causal_datasets.docalc.expr import Add, Expr, constant_value, contains_counterfactual, free_indices, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.latent import MIN_LATENT_VALUES, latent_values, model_graph, projection
-from causal_datasets.docalc.semantics import Bounded, IndexDomains, Model, ModelTooLarge, TableModel, evaluate, random_models
+from causal_datasets.docalc.semantics import (
+    Bounded,
+    IndexDomains,
+    Model,
+    ModelTooLarge,
+    TableModel,
+    evaluate,
+    random_models,
+)
 from causal_datasets.docalc.vectorized import NotVectorizable, vector_evaluate
 
 #: two values are equal when they differ by at most this multiple of the sum of their rounding-error bounds
@@ -85,26 +93,30 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
     needed = latent_values(relevant, a, b, counterfactual)
     if needed == fewer:
         return first
-    model = model_graph(relevant, needed)
-    size = models * sum(math.prod(model.domain(n) for n in (v, *model.parents(v))) for v in model.nodes)
-    if size > MAX_MODEL_ENTRIES:
+    try:
+        return _compare(a, b, graph, relevant, needed, seed, models, counterfactual)
+    except ModelTooLarge as error:
         shown = ", ".join(f"{s}={k}" for s, k in needed.items())
-        raise ModelTooLarge(f"the latent values this pair needs to show any difference ({shown}) make random models of "
-                            f"{size:,} table entries (limit {MAX_MODEL_ENTRIES:,}); with two values per latent the two "
-                            "are equal, which does not decide them")
-    return _compare(a, b, graph, relevant, needed, seed, models, counterfactual)
+        raise ModelTooLarge(f"with the latent values this pair needs to show any difference ({shown}), {error}; with "
+                            "two values per latent the two are equal, which does not decide them") from None
 
 
 def _compare(a: Expr, b: Expr, whole: DoGraph, graph: DoGraph, sizes: dict[str, int], seed: int, models: int,
              counterfactual: bool) -> SemanticResult:
-    """The comparison on the models of ``graph`` (the relevant part of ``whole``) whose sources have ``sizes`` values."""
-    family = random_models(model_graph(graph, sizes), seed, models, counterfactual)
+    """The comparison on the models of ``graph`` (the relevant part of ``whole``) whose sources have
+    ``sizes`` values."""
+    model = model_graph(graph, sizes)
+    entries = models * sum(math.prod(model.domain(n) for n in (v, *model.parents(v))) for v in model.nodes)
+    if entries > MAX_MODEL_ENTRIES:
+        raise ModelTooLarge(f"random models would have {entries:,} table entries (limit {MAX_MODEL_ENTRIES:,})")
+    family = random_models(model, seed, models, counterfactual)
     domains = IndexDomains.of(graph, a, b)
     names = sorted(free_indices(a) | free_indices(b))
     exact = constant_difference(a, b)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # undefined values are NaN, counted below
         left, right = _values(a, b, family, graph, domains, names)
-        values_a, values_b = left.value, right.value
+        # a value whose divisor cannot be told from zero within its rounding error is undefined there
+        values_a, values_b = (np.where(np.isfinite(x.error), x.value, np.nan) for x in (left, right))
         allowed = SAFETY * (left.error + right.error)
         if exact is None:
             close = np.abs(values_a - values_b) <= allowed
@@ -162,7 +174,8 @@ def _additive_parts(e: Expr) -> tuple[Fraction, tuple[Expr, ...]] | None:
     return sum(numbers, Fraction(0)), tuple(t for t in terms if variables(t))
 
 
-def _values(a: Expr, b: Expr, family: Model, graph: DoGraph, domains: IndexDomains, names: list[str]) -> tuple[Bounded, Bounded]:
+def _values(a: Expr, b: Expr, family: Model, graph: DoGraph, domains: IndexDomains,
+            names: list[str]) -> tuple[Bounded, Bounded]:
     """Both expressions, values and rounding-error bounds, broadcastable over (member, every
     assignment of ``names``)."""
     if isinstance(family, TableModel):

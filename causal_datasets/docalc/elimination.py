@@ -2,8 +2,9 @@
 
 Every table has the member models on axis 0 and one named axis per variable. :func:`contract`
 sums the product of the tables over every variable it is not asked to keep, one variable at a
-time (the one whose elimination touches the fewest entries first, ties broken by name, so the
-order and the floating-point result are deterministic), each step a single ``numpy.einsum``.
+time (the one whose elimination leaves the smallest table, then touches the fewest entries, ties
+broken by name, so the order and the floating-point result are deterministic), each step a
+single ``numpy.einsum``.
 It also bounds the relative rounding error of what it returns: every table entry is exact (the
 model is the floats it holds), a product of k nonnegative numbers adds at most k-1 roundings and a
 sum of m nonnegative numbers at most m-1, each of relative size ``EPSILON``.
@@ -33,7 +34,8 @@ class Table:
     array: np.ndarray
 
 
-def contract(tables: Sequence[Table], keep: Sequence[str], sizes: Mapping[str, int], limit: int) -> tuple[np.ndarray, float]:
+def contract(tables: Sequence[Table], keep: Sequence[str], sizes: Mapping[str, int],
+             limit: int) -> tuple[np.ndarray, float]:
     """``sum over the other variables of the product of tables`` as an array over (member, *keep),
     every kept axis at its full size from ``sizes``, and a bound on the relative rounding error of
     each entry. Raises :class:`TooLarge` if a step would touch more than ``limit`` entries (members
@@ -43,8 +45,7 @@ def contract(tables: Sequence[Table], keep: Sequence[str], sizes: Mapping[str, i
     kept = set(keep)
     pending = sorted({n for t in tables for n in t.names} - kept)
     while pending:
-        variable = min(pending, key=lambda v: (_touched(work, v, sizes), v))
-        touched = _touched(work, variable, sizes)
+        _, touched, variable = min(_cost(work, v, sizes) for v in pending)
         if members * touched > limit:
             raise TooLarge(f"eliminating {variable} touches {members * touched:,} entries (limit {limit:,})")
         group = [(t, e) for t, e in work if variable in t.names]
@@ -68,10 +69,12 @@ def contract(tables: Sequence[Table], keep: Sequence[str], sizes: Mapping[str, i
     return np.broadcast_to(aligned, (product.shape[0], *(sizes[n] for n in keep))), error * EPSILON
 
 
-def _touched(work: list[tuple[Table, float]], variable: str, sizes: Mapping[str, int]) -> int:
-    """Entries of the product of the tables that mention ``variable`` (before summing it out)."""
+def _cost(work: list[tuple[Table, float]], variable: str, sizes: Mapping[str, int]) -> tuple[int, int, str]:
+    """Eliminating ``variable``: the entries of the table it leaves, of the product it sums (the
+    tables that mention it), and its name."""
     names = {n for t, _ in work if variable in t.names for n in t.names}
-    return math.prod(sizes[n] for n in names)
+    touched = math.prod(sizes[n] for n in names)
+    return touched // sizes[variable], touched, variable
 
 
 def _einsum(tables: list[Table], out: tuple[str, ...]) -> np.ndarray:

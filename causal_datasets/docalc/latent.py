@@ -89,7 +89,8 @@ def projection(graph: DoGraph) -> Projection:
     found = graph._cache.get("latent projection")
     if found is None:
         parents = {v: tuple(sorted(_reach(graph, v, graph.parents))) for v in graph.nodes if v not in graph.latent}
-        reached = sorted(((frozenset(_reach(graph, u, graph.children)), u) for u in graph.latent), key=lambda r: (-len(r[0]), r[1]))
+        reached = sorted(((frozenset(_reach(graph, u, graph.children)), u) for u in graph.latent),
+                         key=lambda r: (-len(r[0]), r[1]))
         sources: dict[str, tuple[str, ...]] = {}
         for children, name in reached:
             if len(children) > 1 and not any(children <= set(kept) for kept in sources.values()):
@@ -127,7 +128,8 @@ def model_graph(graph: DoGraph, values: Mapping[str, int]) -> DoGraph:
         edges = [(p, v) for v in observed for p in shape.parents[v]]
         edges += [(s, c) for s, children in shape.sources.items() for c in children]
         domains = {n: graph.domain(n) for n in observed} | {s: values[s] for s in shape.sources}
-        found = graph._cache[key] = DoGraph(observed + tuple(shape.sources), tuple(edges), frozenset(shape.sources), domains)
+        found = graph._cache[key] = DoGraph(observed + tuple(shape.sources), tuple(edges), frozenset(shape.sources),
+                                            domains)
     return found
 
 

@@ -58,8 +58,8 @@ def score_pairs(
             names = _latent_list(latent)
             knowledge = _knowledge(graph, statements, names, complete, built)
             counts = parse_values(counts) if isinstance(counts, str) else counts
-            verdicts.append(check_equivalence(prediction, reference, knowledge, names, seed=seed, prove=prove, limits=limits,
-                                              values=counts))
+            verdicts.append(check_equivalence(prediction, reference, knowledge, names, seed=seed, prove=prove,
+                                              limits=limits, values=counts))
         except IndependenceError as error:
             verdicts.append(Verdict(None, "error", error=f"independences: {error}", invalid=True))
         except DomainError as error:

@@ -53,7 +53,7 @@ from causal_datasets.docalc.graph import DoGraph
 #: largest number of exogenous states a response model may enumerate
 MAX_RESPONSE_STATES = 1 << 18
 #: most entries (members included) one step of a term's variable elimination may touch
-MAX_TERM_ENTRIES = 1 << 22
+MAX_TERM_ENTRIES = 1 << 23
 #: smallest probability of any table entry / response type (keeps every model strictly positive)
 POSITIVITY_FLOOR = 0.02
 
@@ -235,7 +235,8 @@ class ResponseModel:
             types = np.arange(n_types)[:, None]
             # function table: type t maps parent configuration c to digit c of t in base d
             self.functions[node] = (types // d ** np.arange(configs)[None, :]) % d
-            self.type_probs[node] = _positive_simplex(rng, n_types, members * latent_configs).reshape(members, latent_configs, n_types)
+            probs = _positive_simplex(rng, n_types, members * latent_configs)
+            self.type_probs[node] = probs.reshape(members, latent_configs, n_types)
         states = math.prod(counts)
         if states > MAX_RESPONSE_STATES or members * states > MAX_TERM_ENTRIES:
             raise ModelTooLarge(
@@ -245,7 +246,8 @@ class ResponseModel:
         grids = np.indices(counts).reshape(len(counts), -1)
         self.types = {node: grids[i] for i, node in enumerate(graph.order)}
         # weights[m, s]: probability of exogenous state s in member m
-        self.weights = np.prod([self.type_probs[n][:, self._latent_config(n), self.types[n]] for n in graph.order], axis=0)
+        self.weights = np.prod([self.type_probs[n][:, self._latent_config(n), self.types[n]] for n in graph.order],
+                               axis=0)
         self._worlds: dict[tuple, dict[str, np.ndarray]] = {}
         self._memo: dict[tuple, tuple[np.ndarray, float]] = {}
 
@@ -307,7 +309,8 @@ class ResponseModel:
         return {
             "kind": self.kind,
             "response_type_probabilities": [
-                {"node": n, "parents": list(self.graph.parents(n)), "p": np.round(self._type_probs(n, member), 6).tolist()}
+                {"node": n, "parents": list(self.graph.parents(n)),
+                 "p": np.round(self._type_probs(n, member), 6).tolist()}
                 for n in self.graph.order
             ],
         }
@@ -380,7 +383,8 @@ def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int], bounded
         value = np.full(model.members, float(e.value))
         return Bounded(value, np.full(model.members, rounding(e.value))) if bounded else value
     if isinstance(e, Prob):
-        return _term(model, _bind_atoms(e.event, graph, env), _bind_do(e.do, graph, env), _bind_atoms(e.given, graph, env), bounded)
+        event, given = _bind_atoms(e.event, graph, env), _bind_atoms(e.given, graph, env)
+        return _term(model, event, _bind_do(e.do, graph, env), given, bounded)
     if isinstance(e, Expect):
         do = _bind_do(e.do, graph, env)
         given = _bind_atoms(e.given, graph, env)

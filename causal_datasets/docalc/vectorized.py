@@ -4,9 +4,11 @@ An expression becomes a :class:`Factor` — an array with the member models on a
 per free index — computed with numpy slices and sums instead of one Python call per index value
 and model. A term ``P(E | do(D), G)`` is one variable elimination over the tables but D's
 (:meth:`~.semantics.TableModel.contract`) that keeps the axes of E, of the indexed conditions and of
-the indexed actions — an action's axis holds its values —, so a symbolic action costs no loop. Shapes this path does not cover (a variable twice in one term, an index shared
-within one term, counterfactual atoms) raise :class:`NotVectorizable`; the caller then uses the
-plain interpreter :func:`~.semantics.evaluate`, which is the reference implementation.
+the indexed actions — an action's axis holds its values —, so a symbolic action costs no loop.
+Every value carries a bound on its rounding error (see :class:`~.semantics.Bounded`). Shapes this
+path does not cover (a variable twice in one term, an index shared within one term,
+counterfactual atoms) raise :class:`NotVectorizable`; the caller then uses the plain interpreter
+:func:`~.semantics.evaluate`, which is the reference implementation.
 """
 
 from __future__ import annotations
@@ -67,7 +69,8 @@ def vector_evaluate(e: Expr, model: TableModel, sizes: dict[str, int]) -> Factor
     if isinstance(e, Mul):
         return _combine([vector_evaluate(f, model, sizes) for f in e.factors], operator.mul)
     if isinstance(e, Div):
-        return _combine([vector_evaluate(e.num, model, sizes), vector_evaluate(e.den, model, sizes)], Bounded.divided_by)
+        parts = [vector_evaluate(e.num, model, sizes), vector_evaluate(e.den, model, sizes)]
+        return _combine(parts, Bounded.divided_by)
     if isinstance(e, Sum):
         m = model.graph.domain(e.var)
         body = vector_evaluate(e.body, model, {**sizes, e.index: m})
@@ -129,7 +132,8 @@ def _prob_factor(p: Prob, model: TableModel) -> Factor:
     kept = tuple(var for var in values if var not in fixed)  # the event's variables, indexed conditions and actions
     for var in kept:
         if isinstance(values[var], int) and not 0 <= values[var] < model.graph.domain(var):
-            raise EvaluationError(f"value {values[var]} is outside the domain of {var} (0..{model.graph.domain(var) - 1})")
+            top = model.graph.domain(var) - 1
+            raise EvaluationError(f"value {values[var]} is outside the domain of {var} (0..{top})")
     reduced, relative = model.contract(kept, frozenset(v for v, _ in p.do), fixed)
     fixed_event = [values[var] if isinstance(values[var], int) else slice(None) for var in kept]
     result = reduced[(slice(None), *fixed_event)]

@@ -5,9 +5,9 @@ of values of every observed variable (:mod:`.domains`, stated in the verdict) �
 canonical forms, or numbers only (exact arithmetic) → semantic decision on random models (decides
 the verdict; a difference comes with a counterexample; numeric constants are compared exactly
 where the rest of the two expressions is the same, and the float tolerance is stated in the
-verdict) → for equal pairs, a bounded proof search, after the
-verdict is known, so a returned proof's conclusion has passed the semantic check (except where
-the exact evaluation is too large: then only a proof can decide, and only for equality). :func:`check_proof` re-checks every single step
+verdict) → for equal pairs, a bounded proof search after the verdict is known, so a returned
+proof's conclusion has passed the semantic check (except where the exact evaluation is too large:
+then only a proof can decide, and only for equality). :func:`check_proof` re-checks every single step
 and raises :class:`UnsoundProof` if one changes the value (used by the tests and the dataset
 builder: an unsound rule is surfaced, never hidden).
 """
@@ -126,7 +126,8 @@ def check_equivalence(
         raise ValueError(f"models must be between 1 and {MAX_MODELS}, got {models}: "
                          "equality on no model proves nothing, and more cost memory without deciding more")
     if isinstance(graph, Independences):
-        return _under_independences(a, b, graph, latent, seed=seed, models=models, limits=limits, prove=prove, values=values)
+        return _under_independences(a, b, graph, latent, seed=seed, models=models, limits=limits, prove=prove,
+                                    values=values)
     try:
         g = as_graph(graph, latent)
         left = canonical_indices(parse(a) if isinstance(a, str) else a)

@@ -79,7 +79,8 @@ def random_admg(rng: random.Random, n: int, edge_probability: float, latent_edge
     and ``latent_edges`` distinct bidirected pairs (fewer if the graph has fewer pairs)."""
     names = [f"V{i}" for i in range(1, n + 1)]
     rng.shuffle(names)
-    directed = frozenset((names[i], names[j]) for i, j in itertools.combinations(range(n), 2) if rng.random() < edge_probability)
+    directed = frozenset((names[i], names[j]) for i, j in itertools.combinations(range(n), 2)
+                         if rng.random() < edge_probability)
     pairs = [frozenset(p) for p in itertools.combinations(names, 2)]
     bidirected = frozenset(rng.sample(pairs, min(latent_edges, len(pairs))))
     return ADMG(tuple(names), directed, bidirected)
@@ -233,7 +234,8 @@ def _id(g: ADMG, y, x, p, v, names, fresh) -> Formula:
     order = g.order(v)
     if s in whole:  # line 6
         return summed(g.order(s - y), names, fresh,
-                      lambda inner: product([p.conditional(n, order[: order.index(n)], inner, fresh) for n in g.order(s)]))
+                      lambda inner: product([p.conditional(n, order[: order.index(n)], inner, fresh)
+                                             for n in g.order(s)]))
     (bigger,) = [d for d in whole if s < d]  # line 7
     factors = [(n, tuple(order[: order.index(n)])) for n in g.order(bigger)]
     outer = {n: names[n] for n in v - bigger}
@@ -297,7 +299,8 @@ def mutations(rng: random.Random, f: Formula, g: ADMG, count: int) -> list[tuple
         elif kind == "change value":
             (var, value), *rest = term.event
             if isinstance(value, int):
-                found.append((kind, replace_term(f, term, Term(((var, 1 - min(value, 1)), *rest), term.given, term.actions))))
+                changed = Term(((var, 1 - min(value, 1)), *rest), term.given, term.actions)
+                found.append((kind, replace_term(f, term, changed)))
     return found
 
 
@@ -325,7 +328,8 @@ def plausible_answers(g: ADMG, y: frozenset[str], x: frozenset[str]) -> list[tup
 class ExplicitModel:
     """A random discrete model with one explicit latent variable per bidirected edge."""
 
-    def __init__(self, g: ADMG, domains: dict[str, int], rng: np.random.Generator, latent_values=(2, 3, 4, 5, 6)) -> None:
+    def __init__(self, g: ADMG, domains: dict[str, int], rng: np.random.Generator,
+                 latent_values=(2, 3, 4, 5, 6)) -> None:
         self.g, self.domains = g, domains
         self.latents = {pair: int(rng.choice(latent_values)) for pair in g.bidirected}
         self.prior = {pair: rng.dirichlet(np.ones(k)) for pair, k in self.latents.items()}
@@ -498,6 +502,7 @@ def corpus(seed: int, count: int, nodes=(4, 6), latent_edges=(0, 5), edge_probab
             pass
         answers += plausible_answers(g, y, x)
         for kind, answer in answers:
-            label = not differ(query, answer, g, domains, rng.randrange(1 << 30), label_models, latent_values=latent_values)
+            seed = rng.randrange(1 << 30)
+            label = not differ(query, answer, g, domains, seed, label_models, latent_values=latent_values)
             pairs.append(Pair(g, domains, text(query), text(answer), kind, label))
     return pairs[:count]
