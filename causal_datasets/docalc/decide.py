@@ -42,7 +42,7 @@ SAFETY = 2.0
 #: most random models one comparison may use
 MAX_MODELS = 1000
 #: most conditional-table entries (all members) a family of random models may have
-MAX_MODEL_ENTRIES = 1 << 20
+MAX_MODEL_ENTRIES = 1 << 22
 
 
 @dataclass(frozen=True)

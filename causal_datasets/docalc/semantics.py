@@ -53,7 +53,7 @@ from causal_datasets.docalc.graph import DoGraph
 #: largest number of exogenous states a response model may enumerate
 MAX_RESPONSE_STATES = 1 << 18
 #: most entries (members included) one step of a term's variable elimination may touch
-MAX_TERM_ENTRIES = 1 << 23
+MAX_TERM_ENTRIES = 1 << 24
 #: smallest probability of any table entry / response type (keeps every model strictly positive)
 POSITIVITY_FLOOR = 0.02
 
