@@ -20,6 +20,8 @@ import numpy as np
 
 #: unit roundoff of float64
 EPSILON = float(np.finfo(float).eps) / 2
+#: at most this many entries (members included) over all variables: one einsum sums everything at once
+SMALL = 1 << 12
 
 
 class TooLarge(ValueError):
@@ -44,6 +46,12 @@ def contract(tables: Sequence[Table], keep: Sequence[str], sizes: Mapping[str, i
     work: list[tuple[Table, float]] = [(t, 0.0) for t in tables]  # (table, its relative error in roundings)
     kept = set(keep)
     pending = sorted({n for t in tables for n in t.names} - kept)
+    space = math.prod(sizes[n] for n in {n for t in tables for n in t.names})
+    if pending and members * space <= SMALL:  # one einsum over every table: no order to choose
+        names = tuple(n for n in dict.fromkeys(n for t in tables for n in t.names) if n in kept)
+        summed = math.prod(sizes[n] for n in pending)
+        work = [(Table(names, _einsum(list(tables), names)), len(tables) - 1 + summed - 1)]
+        pending = []
     while pending:
         _, touched, variable = min(_cost(work, v, sizes) for v in pending)
         if members * touched > limit:
