@@ -16,27 +16,31 @@ and a source of a single observed node is private noise, which its table already
 **Values per source** (:func:`latent_values`). Fix everything of a model but the distribution
 ``p`` of one source s (its children's tables, one row per value of s, stay). Every probability
 an expression mentions — observational, interventional or counterfactual, joint or the two parts
-of a conditional — is then linear in ``p``. Clearing denominators, ``a != b`` reads ``F != 0`` for
-``F = N_a * D_b - N_b * D_a``, a polynomial in those probabilities whose degree in the ones that
-depend on s is at most ``degree`` (counted on the expressions' structure: :func:`_degree`). Then
-s needs no more values than the smallest of:
+of a conditional — is then linear in ``p``. Written over a common denominator (:class:`_Count`:
+the least common multiple of the denominators, probabilities common to numerator and denominator
+cancelled), ``a - b = K * R / D`` with ``K`` and ``D`` products of probabilities — positive on
+every model — and of divisors kept whole, and ``R`` a polynomial in the probabilities that depend
+on s of degree at most ``degree`` (the larger of R's and the kept divisors'). ``a != b`` reads
+``R != 0``. Then s needs no more values than the smallest of:
 
-* ``degree``: homogenized with ``sum(p) = 1``, ``F`` is a form of that degree in ``p``, and each of
-  its monomials involves at most ``degree`` values of s; if ``F`` vanishes whenever s has that many
+* ``degree``: homogenized with ``sum(p) = 1``, ``R`` is a form of that degree in ``p``, and each of
+  its monomials involves at most ``degree`` values of s; if ``R`` vanishes whenever s has that many
   values (on every face of the simplex with ``degree`` vertices), every coefficient vanishes, so it
   vanishes for any number of values.
 * ``forms + 1``, ``forms`` being the number of distinct probabilities depending on s that the
-  expressions mention at one assignment of their indices: they are a point of the convex hull of
-  their values given each value of s, in ``forms`` dimensions, which ``forms + 1`` values reach
-  (Carathéodory).
-* for a source that is the only latent parent of each of its children: ``prod(n_c)`` over its
-  children c, where ``n_c - 1`` is the dimension of c's table rows — ``(d_c - 1) * configs_c`` for
-  interventional expressions, ``d_c ** configs_c - 1`` response types for counterfactual ones
-  (``configs_c``: the configurations of c's observed parents): every probability given s's value
-  lies in the span of products of its children's table entries (Carathéodory again).
+  expressions mention (every summation index at every value): they are a point of the convex hull
+  of their values given each value of s, in ``forms`` dimensions, which ``forms + 1`` values reach
+  (Carathéodory), and keeping them keeps both values.
+* ``prod(n_v)`` over the district of s (the observed nodes joined to its children through
+  sources), where ``n_v - 1`` is the dimension of v's table rows — ``(d_v - 1) * configs_v`` for
+  interventional expressions, ``d_v ** configs_v - 1`` response types for counterfactual ones
+  (``configs_v``: the configurations of v's observed parents): every probability, given s's value
+  and everything else fixed, is linear in the expectation of the products of the district's rows
+  (each row or a constant 1 for an intervened or summed node), a space of that dimension
+  (Carathéodory again).
 
-Neither bound depends on how many values the other sources have, so they apply to one source
-after another: if ``a`` and ``b`` differ on some model, ``F`` is not the zero polynomial on the
+No bound depends on how many values the other sources have, so they apply to one source after
+another: if ``a`` and ``b`` differ on some model, ``R`` is not the zero polynomial on the
 models where each source has these many values, hence differs from zero on almost every random one
 of them (with at least 2 values each: cheap, and never fewer than the bound). The Carathéodory
 step is the classical argument for bounding latent cardinalities (Evans 2018, "Margins of discrete
