@@ -2,18 +2,27 @@
 
 The pages run in the order of the site's navigation (``docs/index.md``'s tables of contents), one
 after the other in one fresh folder, with their generated parts expanded exactly as the site shows
-them (the dataset cards' examples included). The convention is the README's
-(``tests/support/doc_blocks.py``).
+them (the dataset cards' examples included), then the ``>>>`` examples of the docstrings the API
+reference shows. The convention is the README's (``tests/support/doc_blocks.py``).
 """
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 
 from tests.support.doc_blocks import EXEMPT, NOT_CODE, RUN_KINDS, blocks, check_exempt_block, offline_environment, \
     run_block, work_folder
 from tests.support.hub_server import LocalHub
-from tests.support.site import DOCS, navigation, page_text
+from tests.support.site import DOCS, api_modules, navigation, page_text
+
+RUN_DOCTESTS = """
+import doctest, importlib, sys
+failed = sum(doctest.testmod(importlib.import_module(name), verbose=False).failed for name in sys.argv[1:])
+sys.exit(1 if failed else 0)
+"""
 
 
 def site_blocks():
@@ -41,6 +50,9 @@ def test_every_offline_block_of_the_site_runs_in_order(tmp_path):
             if block.runs:
                 ran[block.document] = ran.get(block.document, 0) + run_block(block, work, env)
         assert "v1.0.0" in hub.tags("ORG/shapeworld")  # the push line reached the local Hub
+        done = subprocess.run([sys.executable, "-c", RUN_DOCTESTS, *api_modules()], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=900, check=False)
+        assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-3000:]
     assert set(ran) >= {f"docs/{page}.md" for page in ("getting-started", "running-models", "metrics", "training")}
     assert sum(ran.values()) >= 40
     assert (work / "report" / "report.md").is_file() and (work / "run-summary.schema.json").stat().st_size > 1000

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import pkgutil
+import re
 import subprocess
 import sys
 from functools import cache
@@ -11,6 +14,7 @@ from pathlib import Path
 from tests.support.doc_blocks import FENCE
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+AUTOMODULE = re.compile(r"^\.\. automodule:: (?P<name>\S+)\n(?P<imported>   :imported-members:\n)?", re.MULTILINE)
 
 
 @cache
@@ -38,6 +42,19 @@ def navigation(page: str = "index") -> list[str]:
 def page_text(page: str) -> str:
     """The Markdown of ``page`` with its generated parts (CLI reference, card prose) expanded."""
     return _generated_pages().expand((DOCS / f"{page}.md").read_text(encoding="utf-8"))
+
+
+def api_modules() -> list[str]:
+    """The modules whose docstrings the API reference shows (``automodule`` in ``docs/api/*.md``; a package
+    documented with its imported members: every module under it)."""
+    modules = set()
+    for page in (DOCS / "api").glob("*.md"):
+        for match in AUTOMODULE.finditer(page.read_text(encoding="utf-8")):
+            modules.add(match["name"])
+            if match["imported"]:
+                package = importlib.import_module(match["name"])
+                modules.update(info.name for info in pkgutil.walk_packages(package.__path__, f"{match['name']}."))
+    return sorted(modules)
 
 
 def build(out: Path) -> subprocess.CompletedProcess:
