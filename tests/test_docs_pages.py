@@ -13,8 +13,16 @@ import sys
 
 import pytest
 
-from tests.support.doc_blocks import EXEMPT, NOT_CODE, RUN_KINDS, blocks, check_exempt_block, offline_environment, \
-    run_block, work_folder
+from tests.support.doc_blocks import (
+    EXEMPT,
+    NOT_CODE,
+    RUN_KINDS,
+    blocks,
+    check_exempt_block,
+    offline_environment,
+    run_block,
+    work_folder,
+)
 from tests.support.hub_server import LocalHub
 from tests.support.site import DOCS, api_modules, navigation, page_text
 
@@ -31,7 +39,8 @@ def site_blocks():
 
 def test_the_navigation_reaches_every_page_once():
     pages = navigation()
-    on_disk = sorted(p.relative_to(DOCS).with_suffix("").as_posix() for p in DOCS.rglob("*.md") if "_ext" not in p.parts)
+    on_disk = sorted(p.relative_to(DOCS).with_suffix("").as_posix() for p in DOCS.rglob("*.md")
+                     if "_ext" not in p.parts)
     assert sorted(pages) == on_disk
     assert len(set(pages)) == len(pages)
 
@@ -58,6 +67,7 @@ def test_every_offline_block_of_the_site_runs_in_order(tmp_path):
     assert (work / "report" / "report.md").is_file() and (work / "run-summary.schema.json").stat().st_size > 1000
 
 
-@pytest.mark.parametrize("block", [b for b in site_blocks() if b.info in EXEMPT], ids=lambda b: f"{b.document}:{b.section}")
+@pytest.mark.parametrize("block", [b for b in site_blocks() if b.info in EXEMPT],
+                         ids=lambda b: f"{b.document}:{b.section}")
 def test_exempt_blocks_of_the_site_name_real_commands(block):
     check_exempt_block(block)

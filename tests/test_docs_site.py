@@ -91,17 +91,19 @@ def test_every_navigation_page_is_built(site):
 
 
 def test_every_page_renders_and_its_internal_links_resolve(site, served, browser):
-    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html") if not p.relative_to(site).parts[0].startswith("_"))
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                   if not p.relative_to(site).parts[0].startswith("_"))
     assert len(pages) >= len(navigation())
     ids, links = {}, {}
     for page in pages:
         browser.get(served + page)
         facts = browser.execute_script(PAGE_FACTS)
-        errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]
+        errors = [e["message"] for e in browser.get_log("browser")
+                  if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]  # the site has no icon
         assert not errors, (page, errors)
         assert facts["title"] and "404" not in facts["title"], page
         assert facts["article"] > 100 or page == "search.html", f"{page}: the article is empty"  # search: see below
-        assert facts["styles"] and all(n > 0 for n in facts["styles"]), f"{page}: a stylesheet did not load: {facts['styles']}"
+        assert facts["styles"] and all(n > 0 for n in facts["styles"]), f"{page}: a stylesheet is missing"
         ids[page] = set(facts["ids"])
         links[page] = [link for link in facts["links"] if link.startswith(served)]
     broken = []

@@ -10,8 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.doc_blocks import EXEMPT, RUN_KINDS, SETUP_SECTION, blocks, check_exempt_block, offline_environment, \
-    run_block, work_folder
+from tests.support.doc_blocks import (
+    EXEMPT,
+    RUN_KINDS,
+    SETUP_SECTION,
+    blocks,
+    check_exempt_block,
+    offline_environment,
+    run_block,
+    work_folder,
+)
 from tests.support.hub_server import LocalHub
 
 README = Path(__file__).resolve().parents[1] / "README.md"

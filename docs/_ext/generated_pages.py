@@ -45,7 +45,10 @@ def _part(match: re.Match) -> str:
 def cli_reference() -> str:
     """One section per command, subcommands under their command, as Markdown."""
     parser = build_parser()
-    return "\n".join([_section(parser, 2), *(s for command in _subcommands(parser) for s in _command_sections(command, 2))])
+    sections = [_section(parser, 2)]
+    for command in _subcommands(parser):
+        sections += _command_sections(command, 2)
+    return "\n".join(sections)
 
 
 def _command_sections(parser: argparse.ArgumentParser, level: int) -> Iterator[str]:
@@ -88,14 +91,16 @@ def card_block(name: str, block: str, paragraphs: int | None = None) -> str:
     """Block ``block`` of the card template of dataset ``name``, rendered, or its first ``paragraphs``.
 
     Raises ValueError when the text kept holds a figure that only a build computes."""
-    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(cards_dir()), undefined=_BuildFigure, trim_blocks=True)
+    loader = jinja2.FileSystemLoader(cards_dir())
+    environment = jinja2.Environment(loader=loader, undefined=_BuildFigure, trim_blocks=True)
     template = environment.from_string(DatasetCard(card_template(name).read_text(encoding="utf-8")).text)
     if block not in template.blocks:
         raise KeyError(f"cards/{name}.md has no block {block!r} (it has {', '.join(template.blocks)})")
     text = "".join(template.blocks[block](template.new_context())).strip()
     text = "\n\n".join(text.split("\n\n")[:paragraphs])
     if BUILD_FIGURE in text:
-        raise ValueError(f"block {block!r} of cards/{name}.md uses a figure only a build computes; keep fewer paragraphs")
+        raise ValueError(f"block {block!r} of cards/{name}.md uses a figure only a build computes: keep fewer "
+                         "paragraphs")
     return text + "\n"
 
 
