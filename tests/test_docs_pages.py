@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from causal_datasets.registry import get_builder
 from tests.support.doc_blocks import (
     EXEMPT,
     NOT_CODE,
@@ -58,7 +59,8 @@ def test_every_offline_block_of_the_site_runs_in_order(tmp_path):
         for block in site_blocks():
             if block.runs:
                 ran[block.document] = ran.get(block.document, 0) + run_block(block, work, env)
-        assert "v1.0.0" in hub.tags("ORG/shapeworld")  # the push line reached the local Hub
+        assert f"v{get_builder('shapeworld').version}" in hub.tags("ORG/shapeworld")  # the push reached the local Hub
+        assert "v1.0.0" in hub.tags("ORG/causal-results")
         done = subprocess.run([sys.executable, "-c", RUN_DOCTESTS, *api_modules()], cwd=work, env=env,
                               capture_output=True, text=True, timeout=900, check=False)
         assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-3000:]
