@@ -1,9 +1,10 @@
 """CLadder-pairs: causal expression pairs labeled by the do-calculus equivalence verifier.
 
 Config ``synthetic`` is generated from the seed (no source); configs ``cladder`` (expression
-pairs), ``questions`` (the estimand task: one CLadder question per row) and ``prompts`` (that
-task's chat requests, exactly as ``causal-datasets eval cladder_pairs`` sends them) need the
-CLadder files (``--source DIR``, or ``build --all --sources DIR`` with them in ``DIR/cladder``).
+pairs), ``questions`` (the estimand task: one CLadder question per row), ``prompts`` (that
+task's chat requests, exactly as ``causal-datasets eval cladder_pairs`` sends them) and
+``yes_no_prompts`` (CLadder's own yes/no questions as chat requests) need the CLadder files
+(``--source DIR``, or ``build --all --sources DIR`` with them in ``DIR/cladder``).
 """
 
 from __future__ import annotations
@@ -18,8 +19,15 @@ from causal_datasets.docalc.quality import distinct_synthetic, spelling_findings
 from causal_datasets.docalc.rows import cladder_rows, question_rows, synthetic_rows
 from causal_datasets.docalc.statistics import baseline_table, cladder_tables, synthetic_tables
 from causal_datasets.docalc.task import prompt_rows
+from causal_datasets.docalc.yes_no import yes_no_prompt_rows
 from causal_datasets.markdown import markdown_table
-from causal_datasets.records.cladder_pairs import CladderPair, CladderPromptRow, CladderQuestionRow, SyntheticPair
+from causal_datasets.records.cladder_pairs import (
+    CladderPair,
+    CladderPromptRow,
+    CladderQuestionRow,
+    CladderYesNoPromptRow,
+    SyntheticPair,
+)
 
 #: positive pairs generated for the synthetic config (the paper's 10,000); each gets one verified
 #: negative; repeated pairs are removed afterwards
@@ -49,13 +57,14 @@ def build(context: BuildContext) -> BuildOutcome:
     records = {"synthetic": {"test": synthetic}}
     notes, findings = [], [repeats]
     if cladder is None:
-        notes.append(f"configs cladder, questions and prompts skipped (they need the CLadder files): "
+        notes.append(f"configs cladder, questions, prompts and yes_no_prompts skipped (they need the CLadder files): "
                      f"{BUILDER.source_help()}")
     else:
         pairs = cladder_rows(cladder, context.seed)
         questions = question_rows(cladder)
         prompts = prompt_rows(questions)
-        records.update({"cladder": {"test": pairs}, "questions": {"test": questions}, "prompts": {"test": prompts}})
+        records.update({"cladder": {"test": pairs}, "questions": {"test": questions}, "prompts": {"test": prompts},
+                        "yes_no_prompts": {"test": yes_no_prompt_rows(questions)}})
         findings += spelling_findings("cladder", {r.id: (r.expr_a, r.expr_b) for r in pairs}, "`expr_a` / `expr_b`")
         findings += spelling_findings("questions", {q.id: (q.formal_form, q.estimand) for q in questions}, "`formal_form` / `estimand`")
         findings += spelling_findings("prompts", {r.id: (r.reference,) for r in prompts}, "`reference`")
@@ -115,14 +124,40 @@ BUILDER = DatasetBuilder(
             "by any number of workers with the same rows and ids, and at any size (`--rows`). Same size and method "
             "as before (20,000 generated; 318 repeats removed with seed 0, leaving 9,829 proved pairs and 9,853 refuted mistakes), but different draws.",
         ),
+        Release(
+            "1.6.0",
+            "Synthetic pairs that state the same identity as an earlier pair are removed too: the two sides swapped "
+            "(18 with seed 0) or the same pair on a graph with one more isolated node that no expression names (1), "
+            "leaving 9,810 proved pairs and 9,853 refuted mistakes. The card sets the synthetic statistics beside "
+            "DoVerifier §4.1's and says which options reproduce which of the paper's tables.",
+        ),
+        Release(
+            "1.7.0",
+            "Training-ready prompts in TRL's format: the `prompts` rows carry their request as TRL's conversational "
+            "`prompt` column (was `messages`, which GRPOTrainer does not read) and leave out the 217 arrowhead "
+            "natural-effect questions whose CLadder estimand uses the unobserved V2, which `eval` does not ask and on "
+            "which no identified estimand earns a reward (3,410 rows). New config `yes_no_prompts`: CLadder's own "
+            "question with a request for a final yes/no line, for `cladder_answer_reward` (3,627 rows).",
+        ),
+        Release(
+            "1.8.0",
+            "The verifier no longer restricts latent causes to two values (a latent source gets as many as a pair "
+            "needs) and computes terms by variable elimination: counterexample models of the families with latent "
+            "nodes have sources with their own values, and counterexample values and estimand values differ in the "
+            "last digits. The 81 hard negatives that paired the ATE with the IV ratio under the fork are dropped: "
+            "the ratio divides by exactly 0 there (X does not depend on V2), so it is undefined, not refuted (its "
+            "'counterexample' was rounding noise). Every other label, proof and row is unchanged.",
+        ),
     ),
     pretty_name="CLadder-pairs: causal expression equivalence under a DAG",
-    configs={"synthetic": SyntheticPair, "cladder": CladderPair, "questions": CladderQuestionRow, "prompts": CladderPromptRow},
+    configs={"synthetic": SyntheticPair, "cladder": CladderPair, "questions": CladderQuestionRow,
+             "prompts": CladderPromptRow, "yes_no_prompts": CladderYesNoPromptRow},
     build=build,
-    source_description="synthetic: generated by causal_datasets.docalc.synthetic (seeded); cladder, questions, prompts: CLadder files (causalNLP/cladder, MIT)",
+    source_description="synthetic: generated by causal_datasets.docalc.synthetic (seeded); cladder, questions, "
+    "prompts, yes_no_prompts: CLadder files (causalNLP/cladder, MIT)",
     default_seed=0,
     source_name="cladder",
-    source_configs=("cladder", "questions", "prompts"),
+    source_configs=("cladder", "questions", "prompts", "yes_no_prompts"),
     source_hint=("DIR, the folder of CLadder's test-generate-*.json and test-model-meta.json "
                  "(data/ of causalNLP/cladder)"),
     card_context=card_context,

@@ -15,12 +15,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
+if TYPE_CHECKING:  # imported where used: commands that never build a networkx graph start faster
+    import networkx as nx
 
-#: an edge mark between two node names (the group is the mark itself)
-ARROW = re.compile(r"\s*(<->|↔|->|→|=>|<-|←)\s*")
+#: an edge mark between two node names (the group is the mark itself; the names around it are
+#: stripped after splitting: whitespace in the pattern would make a split quadratic in a run of spaces)
+ARROW = re.compile(r"(<->|↔|->|→|=>|<-|←)")
 FORWARD, BACKWARD, BIDIRECTED = frozenset({"->", "→", "=>"}), frozenset({"<-", "←"}), frozenset({"<->", "↔"})
 #: what a node name in graph text may not contain: the pieces of edge marks (a dash only at its ends)
 STRAY_MARK = re.compile(r"[<>←→↔=]|--|^-|-$")
@@ -126,6 +128,8 @@ class CausalGraph:
 
     def to_networkx(self) -> nx.DiGraph:
         """A networkx DiGraph with the same nodes (in order) and edges."""
+        import networkx as nx
+
         graph = nx.DiGraph()
         graph.add_nodes_from(self.nodes)
         graph.add_edges_from(self.edges)
@@ -143,10 +147,14 @@ class CausalGraph:
         return "\n".join(lines)
 
     def is_acyclic(self) -> bool:
+        import networkx as nx
+
         return nx.is_directed_acyclic_graph(self.to_networkx())
 
     def num_cycles(self, limit: int | None = None) -> int:
         """Number of simple directed cycles (self-loops included), counted up to ``limit``."""
+        import networkx as nx
+
         count = 0
         for _ in nx.simple_cycles(self.to_networkx()):
             count += 1
@@ -192,12 +200,12 @@ def _read_part(part: str, where: str, *, strict: bool) -> tuple[str, tuple[str, 
 
     ``strict``: a node name may not hold a piece of an edge mark (``<``, ``>``, ``=``, ``--``).
     """
-    pieces = ARROW.split(part.strip())
+    pieces = [piece.strip() for piece in ARROW.split(part.strip())]
     if len(pieces) > 3:
         raise GraphError(f"{where} ({part.strip()!r}) has more than one edge mark; write one edge per part")
     if strict:
         for piece in pieces[::2]:
-            if stray := STRAY_MARK.search(piece.strip()):
+            if stray := STRAY_MARK.search(piece):
                 raise GraphError(
                     f"{where} ({part.strip()!r}): {stray.group()!r} is not an edge mark; "
                     f"write A -> B, A <- B or A <-> B"
@@ -205,7 +213,7 @@ def _read_part(part: str, where: str, *, strict: bool) -> tuple[str, tuple[str, 
     if len(pieces) == 1:
         return "node", (pieces[0],)
     first, mark, second = pieces
-    if not first.strip() or not second.strip():
+    if not first or not second:
         raise GraphError(f"{where} ({part.strip()!r}) has an empty end")
     if mark in BIDIRECTED:
         return "bidirected", (first, second)

@@ -9,7 +9,9 @@ their integer index, as ``datasets`` stores them); anything else TRL adds (``tra
 
 No function raises on a completion or a column value: an unusable one gets the lowest reward,
 0.0, and each call logs at most one warning (logger ``causal_datasets.rewards``) counting the
-reasons. Each function documents the columns it reads.
+reasons. Each function documents the columns it reads; :data:`PROMPTS_CONFIGS` names the
+training-ready config of prompts each one scores (rows in TRL's conversational ``prompt`` format,
+with those columns).
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from functools import lru_cache
 from numbers import Integral
 from typing import Any
 
-from causal_datasets.docalc.cladder import family_graph
-from causal_datasets.docalc.expr import Expr, is_observational
+from causal_datasets.docalc.cladder import cladder_reading, family_graph
+from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import ExprParseError, parse
+from causal_datasets.docalc.scoring_rules import SCORING_RULES, ScoringRule, all_observed, identification_error
 from causal_datasets.docalc.task import ERROR_PREFIXES, extract_estimand
 from causal_datasets.docalc.verdict import Verdict, check_equivalence
 from causal_datasets.graph import CausalGraph, GraphError
@@ -45,6 +48,7 @@ logger = logging.getLogger(__name__)
 LOWEST = 0.0
 #: class-label vocabularies, in the order ``datasets`` indexes them
 GRAPH_FAMILIES: tuple[str, ...] = tuple(CladderPromptRow.features()["graph_id"].names)
+QUERY_TYPES: tuple[str, ...] = tuple(CladderPromptRow.features()["query_type"].names)
 CLADDER_ANSWERS: tuple[str, ...] = tuple(CladderQuestionRow.features()["answer"].names)
 SHAPEWORLD_ANSWERS: tuple[str, ...] = tuple(ShapeWorldTask.features()["answer"].names)
 
@@ -132,27 +136,37 @@ def _completion_text(completion: Any) -> str:
 GraphKey = tuple[Any, ...]
 
 
-def estimand_equivalence_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
-    """1.0 when the completion identifies the row's estimand, else 0.0.
+def estimand_equivalence_reward(prompts: Sequence[Any], completions: Sequence[Any], *,
+                                scoring: ScoringRule = "identification", **kwargs: Any) -> list[float]:
+    """1.0 when the completion's expression is right for the row's reference under ``scoring``, else 0.0.
 
     The expression is the last ``Estimand: ...`` line (:func:`~causal_datasets.docalc.task.extract_estimand`),
-    or the whole completion (outside ``<think>``) when it parses as one expression. It must be an
-    estimand, as the prompt asks: no ``do()``, no counterfactual subscript (reason ``not_identified``,
-    as the benchmark's ``score_answer``: a policy would learn to copy the asked quantity from the
-    prompt), no unobserved variable; and equal to the reference under
-    the row's graph by :func:`~causal_datasets.docalc.verdict.check_equivalence` on random models of
-    the graph (the proof search, which only explains a verdict, is skipped; a graph too large for
-    exact models gets no verdict: 0.0, reason ``undecided``). Verdicts are memoized.
+    or the whole completion (outside ``<think>``) when it parses as one expression; in a CLadder
+    natural-effect row (``query_type`` ``nde``/``nie``) it is read in CLadder's notation, as the
+    benchmark reads answers. It is compared with the reference under the row's graph by
+    :func:`~causal_datasets.docalc.verdict.check_equivalence` on random models of the graph (the proof
+    search, which only explains a verdict, is skipped; a graph too large for exact models gets no
+    verdict: 0.0, reason ``undecided``). Verdicts are memoized.
+
+    ``scoring`` (:mod:`~causal_datasets.docalc.scoring_rules`): ``identification``, the default,
+    also asks for an estimand, as the prompts do — no ``do()``, no counterfactual subscript (reason
+    ``not_identified``), no unobserved variable (``unobserved_variable``). It is the default because a
+    policy rewarded under ``equivalence`` earns full reward by copying the asked quantity from the
+    prompt. ``equivalence`` is DoVerifier's rule (any expression equal to the reference); pass it with
+    ``functools.partial(estimand_equivalence_reward, scoring="equivalence")``.
 
     Columns: ``reference`` (``prompts`` config) or ``estimand`` (``questions`` config); the graph
     from ``nodes``/``edges``/``latent`` (``questions``), else ``graph`` (edge-list text such as
     ``X->Y, Z->X``, ``A<->B`` for a latent common cause; with ``latent`` if any), else ``graph_id``
     (a CLadder graph family, by name or class-label index: the ``prompts`` config).
     """
-    return _rewards("estimand_equivalence_reward", completions, kwargs, _equivalence)
+    if scoring not in SCORING_RULES:
+        raise ValueError(f"scoring must be one of {', '.join(SCORING_RULES)}, got {scoring!r}")
+    return _rewards("estimand_equivalence_reward", completions, kwargs,
+                    lambda text, row: _estimand_score(text, row, scoring))
 
 
-def _equivalence(text: str, row: _Row) -> float:
+def _estimand_score(text: str, row: _Row, scoring: str) -> float:
     reference = row.text("reference", "estimand")
     key = _graph_key(row)
     problem = _reference_problem(reference, key)
@@ -163,13 +177,25 @@ def _equivalence(text: str, row: _Row) -> float:
         expression = parse(extracted if extracted is not None else strip_thinking(text).strip())
     except ExprParseError:
         raise _Lowest("unparsable" if extracted is not None else "no_expression") from None
-    if not is_observational(expression):
-        raise _Lowest("not_identified")
-    verdict = _verdict(expression, reference, key)
+    query_type = row.get("query_type")
+    if query_type is not None:
+        expression = cladder_reading(expression, _query_type(query_type))
+    graph = _graph(key)
+    shape = identification_error(expression, graph.latent)
+    if scoring == "identification" and shape is not None:
+        raise _Lowest(shape)
+    verdict = _verdict(expression, reference, key, latent_as_observed=bool(variables(expression) & graph.latent))
     if verdict.equivalent is None:
         raise _Lowest(next((category for prefix, category in ERROR_PREFIXES if (verdict.error or "").startswith(prefix)),
                            "undecided"))
     return float(verdict.equivalent)
+
+
+def _query_type(value: Any) -> str:
+    """A ``query_type`` column value as its name (``datasets`` may give the class-label index)."""
+    if isinstance(value, Integral) and not isinstance(value, bool) and 0 <= value < len(QUERY_TYPES):
+        return QUERY_TYPES[int(value)]
+    return value if isinstance(value, str) else ""
 
 
 def _graph_key(row: _Row) -> GraphKey:
@@ -238,8 +264,11 @@ def _reference_problem(reference: str, key: GraphKey) -> str | None:
 
 
 @lru_cache(maxsize=65_536)
-def _verdict(expression: Expr, reference: str, key: GraphKey) -> Verdict:
-    return check_equivalence(expression, reference, _graph(key), prove=False)
+def _verdict(expression: Expr, reference: str, key: GraphKey, *, latent_as_observed: bool) -> Verdict:
+    """The verdict under the row's graph; ``latent_as_observed``: with its unobserved nodes as ordinary
+    ones (an answer that uses them is verified as a quantity of the model, under ``equivalence``)."""
+    graph = _graph(key)
+    return check_equivalence(expression, reference, all_observed(graph) if latent_as_observed else graph, prove=False)
 
 
 # ---- ReCAST graph ------------------------------------------------------------------------------------
@@ -297,7 +326,8 @@ def shapeworld_answer_reward(prompts: Sequence[Any], completions: Sequence[Any],
     The answer is read as the ShapeWorld protocol reads it
     (:func:`~causal_datasets.shapeworld.parsing.parse_answer`: the last JSON object with an
     ``answer`` key outside ``<think>``; reasons ``invalid_format`` / ``invalid_answer``).
-    Column: ``answer`` (``yes``/``no`` or its class-label index).
+    Column: ``answer`` (``yes``/``no`` or its class-label index) of the ``shapeworld`` ``prompts``
+    config (or ``core``/``advanced``, which hold no prompts).
     """
     def score(text: str, row: _Row) -> float:
         expected = row.label("answer", SHAPEWORLD_ANSWERS)
@@ -327,8 +357,8 @@ def cladder_answer(text: str) -> str | None:
 def cladder_answer_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
     """1.0 when the completion's final yes/no (:func:`cladder_answer`) equals the question's answer, else 0.0.
 
-    Column: ``answer`` of the ``cladder_pairs`` ``questions`` config (``yes``/``no`` or its
-    class-label index; a question without one gets 0.0, reason ``no answer column``).
+    Column: ``answer`` of the ``cladder_pairs`` ``yes_no_prompts`` config (or ``questions``;
+    ``yes``/``no`` or its class-label index; a row without one gets 0.0, reason ``no answer column``).
     """
     def score(text: str, row: _Row) -> float:
         expected = row.label("answer", CLADDER_ANSWERS)
@@ -338,3 +368,13 @@ def cladder_answer_reward(prompts: Sequence[Any], completions: Sequence[Any], **
         return float(answer == expected)
 
     return _rewards("cladder_answer_reward", completions, kwargs, score)
+
+
+#: the training-ready config of prompts each reward function scores, as (dataset, config)
+PROMPTS_CONFIGS: dict[Callable[..., list[float]], tuple[str, str]] = {
+    estimand_equivalence_reward: ("cladder_pairs", "prompts"),
+    cladder_answer_reward: ("cladder_pairs", "yes_no_prompts"),
+    recast_edge_f1_reward: ("recast", "prompts"),
+    recast_shd_reward: ("recast", "prompts"),
+    shapeworld_answer_reward: ("shapeworld", "prompts"),
+}

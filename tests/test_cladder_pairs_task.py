@@ -1,11 +1,12 @@
 """The CLadder estimand task: prompt, answer extraction, scoring, and ``causal-datasets eval cladder_pairs``."""
 
+import re
 from types import SimpleNamespace
 
 import pytest
 
 from causal_datasets.docalc.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
-from causal_datasets.docalc.rows import question_rows
+from causal_datasets.docalc.rows import cladder_rows, question_rows
 from causal_datasets.docalc.task import (
     SYSTEM_PROMPT,
     build_messages,
@@ -14,7 +15,11 @@ from causal_datasets.docalc.task import (
     reference_unobserved,
     score_answer,
 )
+from causal_datasets.docalc.expr import is_observational
+from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import check_equivalence
+from causal_datasets.runners import cladder_pairs as cladder_runner
+from causal_datasets.runners.task import Item
 from causal_datasets.cli import main
 from causal_datasets.docalc.baselines import normalize_string
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST
@@ -33,6 +38,13 @@ BACKDOOR = "\\sum_{V1=v} P(V1=v)*[P(Y=1|V1=v,X=1) - P(Y=1|V1=v, X=0)]"  # CLadde
 @pytest.fixture(scope="module")
 def questions():
     return question_rows(read_questions(CLADDER))
+
+
+@pytest.fixture(scope="module")
+def labels():
+    """The ``cladder`` config's verdict on each question's (formal form, estimand) pair."""
+    return {row.id: row.equivalent for row in cladder_rows(read_questions(CLADDER), seed=0)
+            if row.pair_kind == "formal_vs_estimand"}
 
 
 @pytest.fixture(scope="module")
@@ -123,8 +135,10 @@ def test_scoring_hand_written_answers(questions):
     assert rewritten["equivalent"] is True and rewritten["string_match"] is False and rewritten["error"] is None
     confounded = score_answer("P(Y=1|X=1) - P(Y=1|X=0)", q)
     assert confounded["equivalent"] is False and confounded["method"] == "semantic" and confounded["proof_length"] is None
-    interventional = score_answer("P(Y=1|do(X=1)) - P(Y=1|do(X=0))", q)  # equal, but the query itself: not identified
-    assert interventional["equivalent"] is False and interventional["error"] == "not_identified"
+    interventional = score_answer("P(Y=1|do(X=1)) - P(Y=1|do(X=0))", q)  # the query itself: equal, identifies nothing
+    assert (interventional["equivalent"], interventional["identified"]) == (True, False)
+    assert interventional["identification_error"] == "not_identified" and interventional["error"] is None
+    assert (rewritten["identified"], confounded["identified"]) == (True, False)
     assert score_answer(BACKDOOR.replace(" ", ""), q)["string_match"] is True
     assert score_answer("P(Z=1|X=1)", q)["error"] == "unknown_variable"
     assert score_answer("P(Y=1|X=1", q)["error"] == "unparsable"
@@ -132,23 +146,71 @@ def test_scoring_hand_written_answers(questions):
     assert score_answer("P(Y=2|X=1)", q)["error"] == "undecided"  # outside the binary domain
     nested = score_answer("(" * 3000 + "P(Y=1)" + ")" * 3000, q)  # refused before any recursion
     assert nested["error"] == "unparsable" and "nested deeper than 100" in nested["detail"]
-    iv = question(questions, "IV", "ate")
-    adjusted = score_answer("\\sum_{V1} P(V1) * [P(Y=1|V1,X=1) - P(Y=1|V1,X=0)]", iv)  # V1 is unobserved
-    assert adjusted["equivalent"] is None and adjusted["error"] == "unobserved_variable"
+    frontdoor = question(questions, "frontdoor", "ate")  # V1, the confounder, is unobserved
+    adjusted = score_answer("\\sum_{V1} P(V1) * [P(Y=1|V1,X=1) - P(Y=1|V1,X=0)]", frontdoor)
+    assert (adjusted["equivalent"], adjusted["identified"], adjusted["identification_error"]) == (
+        True, False, "unobserved_variable")  # the ATE indeed (the front-door estimand's value), but not from observed data
+    wrong = score_answer("\\sum_{V1} P(V1) * P(Y=1|V1,X=1)", frontdoor)
+    assert (wrong["equivalent"], wrong["identified"], wrong["identification_error"]) == (False, False, "unobserved_variable")
+    iv = question(questions, "IV", "ate")  # CLadder's IV estimand is the Wald ratio: not the ATE without linearity
+    assert score_answer("\\sum_{V1} P(V1) * [P(Y=1|V1,X=1) - P(Y=1|V1,X=0)]", iv)["equivalent"] is False
 
 
-def test_the_queried_quantity_copied_back_is_never_a_right_answer(questions):
-    """The prompt shows the quantity to identify; on rungs 2 and 3 it has do() or counterfactual terms
-    and every CLadder estimand is observational, so copying that line back must score wrong."""
-    by_type = {}
-    for q in questions:
-        if q.rung > 1 and not reference_unobserved(q):
-            by_type.setdefault((q.graph_id, q.query_type), q)
-    assert len(by_type) > 20
-    for q in by_type.values():
-        copied = score_answer(formal_expression(q).text, q)
-        assert copied["equivalent"] is False and copied["error"] == "not_identified", (q.id, formal_expression(q).text)
-        assert score_answer(q.estimand, q)["equivalent"] is True, q.id
+def test_formal_forms_are_credited_exactly_where_the_cladder_config_says_they_equal_the_estimand(questions, labels):
+    """Every question answered with its own formal form, verbatim (natural effects read in CLadder's
+    notation, as its formal forms are): the equivalence rule credits exactly the questions whose
+    ``cladder`` pair (formal form, estimand) is labelled equivalent; the identification rule credits
+    only the do-free ones (the marginal questions, whose formal form is ``P(Y)``)."""
+    asked = [q for q in questions if not reference_unobserved(q)]
+    scores = {q.id: score_answer(q.formal_form, q) for q in asked}
+    assert {i for i, s in scores.items() if s["equivalent"] is True} == {q.id for q in asked if labels[q.id]}
+    identified = {q.id for q in asked if scores[q.id]["identified"] is True}
+    assert identified == {q.id for q in asked if labels[q.id] and q.query_type == "marginal"}
+    assert (len(asked), sum(labels[q.id] for q in asked), len(identified)) == (3410, 2357, 809)
+    copied = {q.id: score_answer(formal_expression(q).text, q) for q in asked if q.rung > 1}  # the prompt's quantity
+    assert all(s["identified"] is False and s["identification_error"] == "not_identified" for s in copied.values())
+    assert {i for i, s in copied.items() if s["equivalent"] is True} == {i for i in copied if labels[i]}
+
+
+@pytest.mark.parametrize("scoring", ["equivalence", "identification"])
+def test_a_model_that_answers_with_the_formal_form(dataset_dir, tmp_path, questions, labels, scoring):
+    """App. G's examples put the formal form on the Expression line: a model that does so for each of the
+    first 150 questions is credited, under ``--scoring equivalence``, exactly where the ``cladder`` config
+    labels the formal form equal to the estimand, and under ``identification`` only for do-free answers;
+    every result line holds both verdicts."""
+    by_story = {paper_task.question_story(q): q for q in questions}
+
+    def respond(request, index):
+        q = by_story[request["messages"][-1]["content"].rsplit("Prompt: ", 1)[1]]
+        return StubReply(body=completion_body(f"Solution:\nExpression: {q.formal_form}\nGraphical Representation: "
+                                              f"{', '.join(f'{e.source}->{e.target}' for e in q.edges)}\nFinal Answer: Yes"))
+
+    summary, requests = stub_run(tmp_path / "run", dataset_dir, respond, "--prompt", "paper", "--scoring", scoring,
+                                 "--limit", "150")
+    items = read_results(tmp_path / "run")
+    assert len(items) == len(requests) == 150 and all(i["expression"] == by_story_id(questions)[i["id"]].formal_form
+                                                       for i in items)
+    equivalent = {i["id"] for i in items if i["equivalent"] is True}
+    assert equivalent == {i["id"] for i in items if labels[i["id"]]} and len(equivalent) == 102
+    do_free = {i["id"] for i in items if is_observational(parse(i["expression"]))}
+    assert {i["id"] for i in items if i["identified"] is True} == equivalent & do_free
+    credited = equivalent if scoring == "equivalence" else equivalent & do_free
+    assert summary.metrics.accuracy == len(credited) / 150 and summary.metrics.scoring == scoring
+    assert (summary.metrics.equivalence_accuracy, summary.metrics.identification_accuracy) == (
+        102 / 150, len(equivalent & do_free) / 150)
+    assert all(i["equivalent_own_graph"] == i["equivalent"] for i in items)  # the model drew the true graph
+
+
+def test_item_scores_of_a_line_from_before_both_rules():
+    """Such a line's `equivalent` was the identification verdict; equivalence was not recorded unless implied."""
+    old = {"equivalent": True, "string_match": False}
+    assert cladder_runner.item_scores(old) == {"accuracy": 1.0, "equivalence_accuracy": 1.0,
+                                               "identification_accuracy": 1.0, "string_match": 0.0}
+    assert cladder_runner.item_scores(old | {"equivalent": False})["equivalence_accuracy"] == 0.0
+
+
+def by_story_id(questions):
+    return {q.id: q for q in questions}
 
 
 def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
@@ -174,7 +236,9 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
     metrics = summary.metrics
     assert metrics.n == 5 and sum(metrics.errors.values()) == sum(i["error"] is not None for i in items.values())
     assert {"no_expression", "unparsable", "unknown_variable"} <= set(metrics.errors)
-    assert metrics.accuracy == sum(i["equivalent"] is True for i in items.values()) / 5
+    assert metrics.scoring == "identification" and all(i["scoring"] == "identification" for i in items.values())
+    assert metrics.accuracy == metrics.identification_accuracy == sum(i["identified"] is True for i in items.values()) / 5
+    assert metrics.equivalence_accuracy == sum(i["equivalent"] is True for i in items.values()) / 5
     assert sum(s["n"] for s in summary.slices["by_graph_family"].values()) == 5
     assert set(summary.slices["by_rung"]) <= {"1", "2", "3"} and summary.slices["by_query_type"]
     assert again.metrics == metrics and read_summary(out)["metrics"] == metrics.model_dump()
@@ -185,15 +249,46 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
     assert again.invocations == 3 and again.usage == summary.usage
 
 
-@pytest.mark.parametrize("number", [0, 1])
-def test_the_paper_prompts_worked_examples_are_right(number):
-    """Each two-shot example's expression is the quantity it asks about under the graph it draws."""
-    story, legend, answer = paper_task._EXAMPLES[number]
-    read = paper_task.read_answer(answer)
-    graph, error, _ = paper_task.model_graph(read.graph, SimpleNamespace(latent=[]))  # only its latent list is read
-    quantity = "P(Y=1|X=1) - P(Y=1|X=0)" if number == 0 else "E[Y | do(X = 1)] - E[Y | do(X = 0)]"
-    assert error is None and check_equivalence(read.expression, quantity, graph).equivalent is True
-    assert read.final_answer == ("yes" if number == 0 else "no") and legend.startswith("Let ")
+def test_the_paper_prompt_is_app_g_verbatim():
+    """App. G as the seed paper prints it: its listing's wrapped lines joined, compared with every
+    whitespace removed. The extraction of the PDF damaged two places, each repaired here explicitly."""
+    seed = (SHARED_DATA_DIR.parent / "seeds" / "004_483d16a96a84e334.txt").read_text()
+    block = seed[seed.index("## Instructions:"):seed.index("Prompt: {description}") + len("Prompt: {description}")]
+    block = re.sub(r"^\s*\d+(\s+\d+)*\s*$", "", block, flags=re.MULTILINE)  # page numbers at a page break
+    for mark in ("```", "$\\hookrightarrow$", "\\hookrightarrow~", "\\hookrightarrow", "→", "⇔"):  # wrap marks
+        block = block.replace(mark, "")
+    block = " ".join(block.replace("\\mid", "|").split())  # | set in math mode
+    repairs = {"do(X = 1)] - E[Y | do(X = 1)] 0)]": "do(X = 1)] - E[Y | do(X = 0)]",  # the wrapped `0)]` of Example 2
+               'with Solution:" and': 'with "Solution:" and'}  # the opening quote
+    for broken, repaired in repairs.items():
+        assert broken in block
+        block = block.replace(broken, repaired)
+    assert re.sub(r"\s", "", paper_task.PAPER_PROMPT) == re.sub(r"\s", "", block)
+
+
+def test_the_paper_prompt_is_one_user_message_with_the_question(questions):
+    q = question(questions, "confounding", "ate")
+    (message,) = paper_task.build_messages(q)
+    assert message["role"] == "user" and message["content"].startswith("## Instructions:\n1. For each problem")
+    assert message["content"].endswith(f"Prompt: {q.background} {q.given_info} {q.question}")
+    assert "Expression: E[Y | do(X = 1)] - E[Y | do(X = 0)]" in message["content"]
+    assert q.estimand not in message["content"]
+
+
+@pytest.mark.parametrize("number", [1, 2])
+def test_the_paper_prompts_worked_examples_are_cladders_formal_forms(number):
+    """Each worked example writes CLadder's formal form on its Expression line (correlation: P(Y | X);
+    ATE: the do-difference) and, under the graph it draws, its Reasoning starts from the estimand of that
+    quantity in CLadder's IV family: the do-difference is not that Wald ratio in general."""
+    example = paper_task.PAPER_PROMPT.split(f"Example {number}:\n")[1].split("\nExample ")[0].split("\n## ")[0]
+    read = paper_task.read_answer(example)
+    graph, error, _ = paper_task.model_graph(read.graph, SimpleNamespace(latent=["V1"]))
+    assert error is None and set(graph.edges) == set(family_graph("IV").edges) and graph.latent == {"V1"}
+    assert read.expression == ("P(Y | X)" if number == 1 else "E[Y | do(X = 1)] - E[Y | do(X = 0)]")
+    assert read.final_answer == ("no" if number == 1 else "yes")
+    if number == 2:
+        wald = "[P(Y=1|V2=1)-P(Y=1|V2=0)]/[P(X=1|V2=1)-P(X=1|V2=0)]"
+        assert wald in example and check_equivalence(read.expression, wald, graph).equivalent is False
 
 
 @pytest.mark.parametrize(("text", "expression", "graph", "final"), [
@@ -236,20 +331,28 @@ def is_judge(request):
     return request["messages"][0]["content"] == JUDGE_SYSTEM
 
 
-def test_feedback_fixed_and_not_fixed(dataset_dir, tmp_path):
+def is_feedback(message: dict) -> bool:
+    return message["role"] == "user" and message["content"].startswith(
+        ("The verifier checked your expression", "The verifier did not accept"))
+
+
+@pytest.mark.parametrize("mode", ["graph", "oracle"])
+def test_feedback_fixed_and_not_fixed(dataset_dir, tmp_path, mode):
     """Two confounding ATE questions answered with the confounded difference: the first is fixed
-    after one round of feedback, the second never is (two rounds); Table 2 counts both."""
+    after one round of feedback, the second never is (two rounds); Table 2 counts both. The graph
+    checks flag the confounded difference and find nothing in the adjustment formula, so the graph-only
+    loop (App. H) and the reference-guided one ask the same here; only their opening sentence differs."""
     first_question = []
 
     def respond(request, index):
         messages = request["messages"]
         question = messages[3]["content"]
         first_question[:1] = first_question or [question]
-        fixed = messages[-1]["content"].startswith("The verifier did not accept") and question == first_question[0]
+        fixed = is_feedback(messages[-1]) and question == first_question[0]
         return StubReply(body=completion_body(RIGHT if fixed else CONFOUNDED))
 
     summary, requests = stub_run(tmp_path / "run", dataset_dir, respond, *CONFOUNDING_ATE, "--limit", "2",
-                                 "--feedback-rounds", "2")
+                                 "--feedback-rounds", "2", "--feedback", mode)
     assert len(requests) == 2 + 1 + 2  # two questions, one round for the first, two for the second
     first, second = read_results(tmp_path / "run")
     assert [r["equivalent"] for r in (first, second)] == [False, False]
@@ -258,17 +361,70 @@ def test_feedback_fixed_and_not_fixed(dataset_dir, tmp_path):
     assert first["feedback_kind"] == second["feedback_kind"] == "missing_confounder"
     note = first["feedback"][0]["feedback"]
     assert "X <- V1 -> Y" in note and "Estimand: <expression>" in note
+    opening = "The verifier checked your expression" if mode == "graph" else "The verifier did not accept"
+    assert note.startswith(opening) and first["feedback"][0]["graph"] == "true"
+    assert (first["feedback_stop"], second["feedback_stop"]) == (
+        ("nothing_to_correct" if mode == "graph" else "accepted"), "rounds_used")
     sent = requests[1]["messages"]
     assert sent[-1]["content"] == note and sent[-2] == {"role": "assistant", "content": CONFOUNDED}
     notes = [m["content"] for r in requests for m in r["messages"][5:] if m["role"] == "user"]  # after the first answer
     assert len(notes) == 1 + 2 + 1 and all(normalize_string(first["reference"]) not in normalize_string(n) for n in notes)
     metrics = summary.metrics
     assert (metrics.accuracy, metrics.accuracy_after_feedback) == (0.0, 0.5)
-    assert metrics.feedback == {"all": {"n": 2, "before": 0.0, "after": 0.5, "fixed": 1},
-                                "missing_confounder": {"n": 2, "before": 0.0, "after": 0.5, "fixed": 1}}
+    assert metrics.feedback == {"all": {"n": 2, "before": 0.0, "after": 0.5, "fixed": 1, "broken": 0},
+                                "missing_confounder": {"n": 2, "before": 0.0, "after": 0.5, "fixed": 1, "broken": 0}}
     assert summary.slices["by_feedback_round"] == {"0": {"n": 2, "accuracy": 0.0}, "1": {"n": 2, "accuracy": 0.5},
                                                    "2": {"n": 2, "accuracy": 0.5}}
     assert summary.slices["by_rung"]["2"]["accuracy_after_feedback"] == 0.5
+
+
+class RecordingModel:
+    """A chat client that answers from a list and records every conversation it is sent."""
+
+    def __init__(self, replies):
+        self.replies, self.sent = iter(replies), []
+
+    def chat(self, messages):
+        self.sent.append([dict(m) for m in messages])
+        return SimpleNamespace(text=next(self.replies))
+
+
+PAPER_ATE = ("Solution:\nExpression: E[Y | do(X = 1)] - E[Y | do(X = 0)]\nGraphical Representation: V1->X, V1->Y, X->Y\n"
+             "Reasoning: ...\nFinal Answer: Yes")
+PAPER_ADJUSTED = ("Expression: \\sum_{V1} P(V1) * [P(Y=1 | X=1, V1) - P(Y=1 | X=0, V1)]\n"
+                  "Graphical Representation: V1->X, V1->Y, X->Y\nFinal Answer: Yes")
+
+
+def solve_with(q, replies, **options):
+    model = RecordingModel(replies)
+    context = SimpleNamespace(options=cladder_runner.CladderOptions(**options), clients={"model": model},
+                              client=lambda role: None)
+    return cladder_runner.solve(Item(q.id, "questions", q), context).fields, model.sent
+
+
+def test_graph_feedback_is_the_same_with_any_reference_and_reaches_right_answers(questions):
+    """App. H: the feedback loop decides from the answer and the (model's) graph alone. The same replies
+    to the same question with another reference get the same feedback; the do-difference, right under
+    the equivalence rule, is still flagged (its back-door path through V1) and revised; the reference
+    only scores. The oracle loop, by contrast, stops at once for a right answer and goes on for a wrong one."""
+    q = question(questions, "confounding", "ate")
+    other = q.model_copy(update={"estimand": "P(Y=1)"})
+    options = {"prompt": "paper", "feedback_rounds": 3}
+    fields, sent = solve_with(q, [PAPER_ATE, PAPER_ADJUSTED], **options)
+    other_fields, other_sent = solve_with(other, [PAPER_ATE, PAPER_ADJUSTED], **options)
+    assert sent == other_sent and len(sent) == 2  # one round, then the graph checks find nothing to correct
+    assert fields["feedback"][0]["feedback"] == other_fields["feedback"][0]["feedback"]
+    assert [f["kind"] for f in fields["feedback"][0]["findings"]] == ["missing_confounder"]
+    assert (fields["feedback_stop"], fields["feedback"][0]["graph"]) == ("nothing_to_correct", "generated")
+    assert (fields["equivalent"], fields["equivalent_after_feedback"]) == (True, True)
+    assert (other_fields["equivalent"], other_fields["equivalent_after_feedback"]) == (False, False)
+    assert "did not accept" not in sent[1][-1]["content"] and q.estimand not in sent[1][-1]["content"]
+    right, right_sent = solve_with(q, [PAPER_ATE, PAPER_ADJUSTED], feedback="oracle", **options)
+    wrong, wrong_sent = solve_with(other, [PAPER_ATE, PAPER_ADJUSTED, PAPER_ATE, PAPER_ADJUSTED], feedback="oracle",
+                                   **options)
+    assert (len(right_sent), right["feedback"], right["feedback_stop"]) == (1, [], "accepted")
+    assert len(wrong_sent) == 4 and wrong["feedback_stop"] == "rounds_used"
+    assert wrong_sent[1][-1]["content"].startswith("The verifier did not accept")
 
 
 def test_judge_agrees_and_disagrees_with_the_verifier(dataset_dir, tmp_path):
@@ -297,6 +453,29 @@ def test_judge_agrees_and_disagrees_with_the_verifier(dataset_dir, tmp_path):
     assert agreement["accuracy"] == pytest.approx(1 / 3)
     assert summary.usage["judge"].calls == 4 and summary.models["judge"] == "judge"
     assert summary.slices["by_graph_family"]["confounding"]["judge"] == 0.5
+
+
+@pytest.mark.parametrize("judge_graph", [None, "true"])
+def test_the_judge_sees_the_generated_graph_under_the_paper_prompt(dataset_dir, tmp_path, judge_graph):
+    """As the paper's GPT-4o judge: the expression, the model's generated graph and the ground truth; the
+    question's graph where the model drew none (recorded per item), or always with ``--judge-graph true``."""
+    replies = iter(["Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: X->Y\nFinal Answer: Yes",
+                    "Expression: P(Y=1|X=1)-P(Y=1|X=0)\nFinal Answer: Yes"])
+
+    def respond(request, index):
+        return StubReply(body=completion_body("Verdict: equivalent" if is_judge(request) else next(replies)))
+
+    flags = ("--judge-graph", judge_graph) if judge_graph else ()
+    _, requests = stub_run(tmp_path / "run", dataset_dir, respond, *CONFOUNDING_ATE, "--limit", "2", "--prompt", "paper",
+                           *flags, judge=True)
+    seen = [r["messages"][1]["content"].splitlines()[0] for r in requests if is_judge(r)]
+    true_graph = "Causal graph: V1 -> X, V1 -> Y, X -> Y"
+    expected = [true_graph, true_graph] if judge_graph == "true" else ["Causal graph: X -> Y", true_graph]
+    assert seen == expected
+    assert [i["judge_graph"] for i in read_results(tmp_path / "run")] == (
+        ["true", "true"] if judge_graph == "true" else ["generated", "true"])
+    assert main(["eval", "cladder_pairs", "--out", str(tmp_path / "bad"), "--hub-dir", str(dataset_dir), "--model", "m",
+                 "--base-url", "http://127.0.0.1:9/v1", "--judge-graph", "generated"]) == 2
 
 
 def test_questions_with_an_unobserved_reference_are_left_out(dataset_dir, tmp_path):
@@ -333,11 +512,13 @@ def test_paper_prompt_own_graph_unreadable_graph_and_final_answer(dataset_dir, t
     ])
     summary, requests = stub_run(tmp_path / "run", dataset_dir, lambda request, index: StubReply(
         body=completion_body(next(replies))), *CONFOUNDING_ATE, "--limit", "3", "--prompt", "paper")
-    messages = requests[0]["messages"]
-    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user", "assistant", "user"]
-    assert messages[-1]["content"].startswith("Prompt: ") and "Causal graph" not in messages[-1]["content"]
+    (message,) = requests[0]["messages"]
+    assert message["role"] == "user" and message["content"].startswith("## Instructions:")
+    assert "\nPrompt: Imagine a self-contained" in message["content"] and "Causal graph" not in message["content"]
     own, unreadable, cyclic = items = read_results(tmp_path / "run")
+    assert summary.metrics.scoring == "equivalence" and own["scoring"] == "equivalence"
     assert (own["equivalent"], own["equivalent_own_graph"], own["graph_error"]) == (False, True, None)
+    assert own["graph_text"] == "V1->Y, X->Y" and own["expression"] == "P(Y=1|X=1) - P(Y=1|X=0)"
     assert own["graph_edge_f1"] == pytest.approx(0.8) and own["graph_shd"] == 1
     assert (unreadable["graph_error"], unreadable["equivalent_own_graph"]) == ("unreadable_graph", None)
     assert "'--' is not an edge mark" in unreadable["graph_detail"]
@@ -368,12 +549,13 @@ def test_derivation_with_an_invalid_step(dataset_dir, tmp_path):
 
 
 def test_report_shows_table_1_and_table_2(dataset_dir, tmp_path):
-    """One run with a judge and feedback: the report's headline row holds the verifier, string
-    match and judge columns (Table 1) and a section holds accuracy before and after feedback (Table 2)."""
+    """One run with a judge and feedback: the report's headline row holds the verifier under both
+    rules, string match and judge columns (Table 1) and a section holds accuracy before and after
+    feedback (Table 2)."""
     def respond(request, index):
         if is_judge(request):
             return StubReply(body=completion_body("Verdict: not equivalent"))
-        feedback = request["messages"][-1]["content"].startswith("The verifier did not accept")
+        feedback = is_feedback(request["messages"][-1])
         return StubReply(body=completion_body(RIGHT if feedback else CONFOUNDED))
 
     summary, _ = stub_run(tmp_path / "run", dataset_dir, respond, *CONFOUNDING_ATE, "--limit", "2",
@@ -382,15 +564,17 @@ def test_report_shows_table_1_and_table_2(dataset_dir, tmp_path):
     report = (tmp_path / "report" / "report.md").read_text()
     header = next(line for line in report.splitlines() if line.startswith("| run | questions |"))
     columns = [c.strip() for c in header.strip("|").split("|")]
-    assert columns[:6] == ["run", "questions", "equivalence accuracy (DoVerifier)", "string match", "LLM judge", "BLEU"]
+    assert columns[:9] == ["run", "questions", "scoring rule", "accuracy (the run's scoring rule)",
+                           "equivalent (DoVerifier's rule)", "identified (stricter)", "string match", "LLM judge", "BLEU"]
     row = next(line for line in report.splitlines() if line.startswith("| model:stub (run) | 2 |"))
     cells = dict(zip(columns, (c.strip() for c in row.strip("|").split("|"))))
-    assert (cells["equivalence accuracy (DoVerifier)"], cells["string match"], cells["LLM judge"]) == ("0", "0", "0")
+    assert cells["scoring rule"] == "identification"
+    assert (cells["equivalent (DoVerifier's rule)"], cells["string match"], cells["LLM judge"]) == ("0", "0", "0")
     assert cells["accuracy after feedback"] == "1"
     table_2 = report.split("### Accuracy before and after feedback (Table 2), by the first diagnosis")[1]
-    assert "| feedback | run | n | before | after | fixed |" in table_2
-    assert "| all | model:stub (run) | 2 | 0 | 1 | 2 |" in table_2
-    assert "| missing_confounder | model:stub (run) | 2 | 0 | 1 | 2 |" in table_2
+    assert "| feedback | run | n | before | after | fixed | broken |" in table_2
+    assert "| all | model:stub (run) | 2 | 0 | 1 | 2 | 0 |" in table_2
+    assert "| missing_confounder | model:stub (run) | 2 | 0 | 1 | 2 | 0 |" in table_2
     assert "### By feedback round" in report and summary.metrics.judge_agreement["tn"] == 2
 
 
@@ -408,7 +592,7 @@ def test_local_model_with_judge_feedback_derivation_and_the_paper_prompt(dataset
         assert item["raw"] is not None and (item["equivalent"] is not None) != (item["error"] is not None)
         assert item["judge"] in (True, False) or item["judge_error"] in ("invalid_judge_answer", "no_expression")
         assert "derivation" in item and "valid_steps" in item["derivation"]
-        assert (item["equivalent"] is True) == (item["feedback"] == [])
+        assert (item["feedback"] == []) == (item["feedback_stop"] == "nothing_to_correct")  # graph-only feedback
         assert item["equivalent_after_feedback"] in (True, False, None)
     assert summary.metrics.judge is not None and summary.metrics.feedback["all"]["n"] == 1
     assert summary.usage["model"].calls == len(items) + sum(len(i["feedback"]) for i in items)

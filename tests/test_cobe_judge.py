@@ -200,11 +200,15 @@ def test_evaluate_module_judges_through_an_openai_compatible_endpoint():
             judge_model="stub-judge",
             judge_base_url=server.base_url,
             concurrency=2,
+            judge_config={"reasoning_effort": "low", "extra_body": {"chat_template_kwargs": {"enable_thinking": False}},
+                          "max_tokens": 32},  # further settings, winning over judge_max_tokens
             reference_verdicts=["correct", "correct", "wrong", "wrong"],
             rater_verdicts=[["correct", "wrong", "wrong", "wrong"], ["correct", "correct", "wrong", "wrong"],
                             ["wrong", "wrong", "wrong", "correct"]],
         )
         assert server.count == 17
+        assert {(r["reasoning_effort"], r["max_tokens"], r["chat_template_kwargs"]["enable_thinking"])
+                for r in server.requests} == {("low", 32, False)}
     assert result["accuracy"] == 0.25 and result["failure_rate"]["E2"] == pytest.approx(1 / 3)
     assert [item["verdict"] for item in result["items"]] == ["correct", "wrong", "wrong", "unknown"]
     assert result["items"][3]["criteria"][1]["answers"] == ["maybe", "yes", "no"]

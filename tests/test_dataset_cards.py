@@ -23,6 +23,8 @@ from huggingface_hub import DatasetCard
 
 from causal_datasets.builder import BuildContext, Release
 from causal_datasets.cli import build_parser
+from causal_datasets.docalc.expr import variables
+from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.quality import distinct_synthetic, mismatched_brackets
 from causal_datasets.docalc.rows import synthetic_rows
 from causal_datasets.errors import BuilderRegistrationError
@@ -177,8 +179,13 @@ def test_recast_findings_are_the_releases_quirks(built):
 def test_cladder_card_counts_the_removed_repeats(built):
     _, outcome, folder = built["cladder_pairs"]
     generated = synthetic_rows(0, SYNTHETIC_POSITIVES)
-    keys = [json.dumps([sorted([e.source, e.target] for e in r.edges), r.nodes, r.expr_a, r.expr_b]) for r in generated]
-    repeats = sum(count - 1 for count in Counter(keys).values())
+
+    def identity(r):  # edges, nodes that are linked or named, the two sides in either order
+        named = variables(parse(r.expr_a)) | variables(parse(r.expr_b))
+        edges = sorted([e.source, e.target] for e in r.edges)
+        return json.dumps([edges, sorted({n for e in edges for n in e} | named), sorted([r.expr_a, r.expr_b])])
+
+    repeats = sum(count - 1 for count in Counter(map(identity, generated)).values())
     (finding,) = [f for f in outcome.findings if f.config == "synthetic"]
     assert repeats == len(finding.ids) > 0
     kept = outcome.records["synthetic"]["test"]
@@ -207,12 +214,13 @@ def test_version_history_lists_every_release_newest_first(built, name):
 def test_cladder_pairs_version_with_the_repeats_removed():
     history = get_builder("cladder_pairs").history
     assert "repeat an earlier pair" in next(r.changes for r in history if r.version == "1.3.0")
+    assert "two sides swapped" in next(r.changes for r in history if r.version == "1.6.0")
 
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_evaluation_commands_of_the_card_are_real_commands(built, name):
     text = card(built[name][2])
-    commands = [line for block in re.findall(r"^```bash\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
+    commands = [line for block in re.findall(r'^```bash(?: title="[^"]*")?\n(.*?)^```$', text, re.MULTILINE | re.DOTALL)
                 for line in block.splitlines() if line.startswith("causal-datasets ")]
     assert any(f"causal-datasets eval {name}" in c for c in commands)
     for command in commands:
@@ -282,7 +290,7 @@ def test_a_card_template_that_breaks_the_rules_fails_the_build(tmp_path, line, r
 
 def test_history_must_grow_and_its_last_entry_is_the_version():
     builder = get_builder("shapeworld")
-    assert dataclasses.replace(builder, history=(*builder.history, Release("1.1.0", "more"))).version == "1.1.0"
+    assert dataclasses.replace(builder, history=(*builder.history, Release("99.0.0", "more"))).version == "99.0.0"
     for history in ((), (Release("1.0.0", "a"), Release("1.0.0", "b")), (Release("1.0", "short"),)):
         with pytest.raises(BuilderRegistrationError):
             dataclasses.replace(builder, history=history)
@@ -295,7 +303,8 @@ def test_an_unknown_citation_key_is_named():
         bibtex(["nobody2099"])
 
 
-def test_repeated_synthetic_pairs_match_on_graph_and_expressions_whatever_the_edge_order():
+def test_repeated_synthetic_pairs_state_the_same_identity():
+    """Same edges in any order, the two sides in either order, isolated nodes no expression names ignored."""
     def pair(number: int, edges: list[tuple[str, str]], b: str) -> SyntheticPair:
         return SyntheticPair(
             id=f"synthetic-{number:05d}", num_nodes=3, nodes=["V1", "V2", "V3"],
@@ -305,9 +314,12 @@ def test_repeated_synthetic_pairs_match_on_graph_and_expressions_whatever_the_ed
 
     rows = [pair(0, [("V2", "V1"), ("V3", "V1")], "P(V1 | V2)"), pair(1, [("V3", "V1"), ("V2", "V1")], "P(V1 | V2)"),
             pair(2, [("V2", "V1")], "P(V1 | V2)"), pair(3, [("V2", "V1"), ("V3", "V1")], "P(V1)")]
-    kept, finding = distinct_synthetic(rows)
-    assert [r.id for r in kept] == ["synthetic-00000", "synthetic-00002", "synthetic-00003"]
-    assert finding.ids == ("synthetic-00001",) and finding.config == "synthetic"
+    swapped = pair(4, [("V2", "V1"), ("V3", "V1")], "P(V1 | do(V2))").model_copy(update={"expr_a": "P(V1 | V2)"})
+    isolated = pair(5, [("V2", "V1")], "P(V1 | V2)").model_copy(update={"num_nodes": 4, "nodes": ["V1", "V2", "V3", "V4"]})
+    named = pair(6, [("V2", "V1")], "P(V1 | V2, V3)")  # V3 isolated but named: another identity
+    kept, finding = distinct_synthetic([*rows, swapped, isolated, named])
+    assert [r.id for r in kept] == ["synthetic-00000", "synthetic-00002", "synthetic-00003", "synthetic-00006"]
+    assert finding.ids == ("synthetic-00001", "synthetic-00004", "synthetic-00005") and finding.config == "synthetic"
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,6 @@ from causal_datasets.docalc.cladder import family_graph, formal_expression, read
 from causal_datasets.docalc.feedback import diagnose, feedback_message
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rows import question_rows
-from causal_datasets.docalc.task import score_answer
 from causal_datasets.docalc.verdict import check_equivalence
 from tests.support.data import SHARED_DATA_DIR
 
@@ -39,6 +38,9 @@ def kinds(expression, family, query_type="ate"):
     ("chain", "ate", None, ["no_expression"]),
     ("chain", "ate", "P(Y=1|X=", ["unparsable"]),
     ("chain", "ate", "P(Q=1) - P(W)", ["unknown_variable"]),
+    # App. H's checks of the conditioning set of a do-term: a mediator, a confounder of the treatment
+    ("chain", "ate", "P(Y=1|do(X=1), V2=1)", ["mediator_conditioned", "do_should_be_conditioning"]),
+    ("confounding", "ate", "P(Y=1|do(X=1), V1=1)", ["confounder_conditioned", "do_should_be_conditioning"]),
 ])
 def test_what_the_diagnosis_finds(family, query_type, answer, expected):
     assert kinds(answer, family, query_type) == expected
@@ -46,7 +48,7 @@ def test_what_the_diagnosis_finds(family, query_type, answer, expected):
 
 def test_right_formulas_draw_no_structural_finding():
     """The front-door and mediation formulas condition on mediators and sum over the treatment on
-    purpose: nothing in them is flagged (feedback only follows a wrong answer anyway)."""
+    purpose: nothing in them is flagged, so the graph-only loop stops at them."""
     frontdoor = "\\sum_{V3=v} [P(V3=v|X=1) - P(V3=v|X=0)] * [\\sum_{X=h} P(Y=1|X=h,V3=v)*P(X=h)]"
     assert kinds(frontdoor, "frontdoor") == []
     nde = "\\sum_{V2=v} P(V2=v|X=0)*[P(Y=1|X=1,V2=v) - P(Y=1|X=0,V2=v)]"
@@ -84,9 +86,9 @@ def test_a_suggested_exchange_is_an_equality(questions):
 
 
 def test_feedback_never_contains_the_reference(questions):
-    """For every question and the usual wrong answers (the correlation, the queried quantity copied,
-    the estimand of another family, nonsense, nothing), the feedback text holds neither the reference
-    as written nor its canonical form."""
+    """For every question and the usual answers (the correlation, the queried quantity copied, the
+    estimand of another family, nonsense, nothing), right or wrong, the feedback text of either loop
+    holds neither the reference as written nor its canonical form."""
     others, distinct = {}, {}
     for q in questions:
         others.setdefault(q.graph_id, q.estimand)
@@ -98,9 +100,9 @@ def test_feedback_never_contains_the_reference(questions):
         wrong = ["P(Y=1|X=1) - P(Y=1|X=0)", formal_expression(q).text, "P(Y=1|X=", None,
                  *(estimand for family, estimand in others.items() if family != q.graph_id)]
         for answer in wrong:
-            if score_answer(answer, q)["equivalent"] is True:
-                continue  # a right answer gets no feedback
-            text = normalize_string(feedback_message(diagnose(answer, graph, query_type=q.query_type), FORMAT))
-            assert reference not in text and canonical not in text, (q.id, answer)
+            findings = diagnose(answer, graph, query_type=q.query_type)
+            for graph_only in (True, False):
+                text = normalize_string(feedback_message(findings, FORMAT, graph_only=graph_only))
+                assert reference not in text and canonical not in text, (q.id, answer)
             sent += 1
     assert len(distinct) >= 40 and sent > 10 * len(distinct)

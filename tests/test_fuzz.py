@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import string
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -21,6 +22,8 @@ from causal_datasets.causalab.formula import FormulaError, evaluate_equation
 from causal_datasets.causalab.upstream_run import parse_observations, parse_submissions
 from causal_datasets.cli import main
 from causal_datasets.cobe.judge import parse_tf
+from causal_datasets.docalc.domains import DomainError, parse_values
+from causal_datasets.docalc.identify import QueryError, identify
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring import score_pairs
 from causal_datasets.docalc.task import extract_estimand
@@ -28,7 +31,8 @@ from causal_datasets.docalc.verdict import Verdict, check_equivalence
 from causal_datasets.graph import CausalGraph, GraphError
 from causal_datasets.llm.structured import StructuredError, extract_json_block, extract_yaml_block
 from causal_datasets.recast.parsing import AnswerFormatError, read_prediction
-from causal_datasets.scoring.graph_compare import compare_graph_batch
+from causal_datasets.redaction import Redactor
+from causal_datasets.scoring.graph_compare import compare_graph_batch, compare_graphs
 from causal_datasets.shapeworld.parsing import parse_action, parse_answer, parse_choice
 from causal_datasets.shapeworld.scoring import score_episodes
 
@@ -38,6 +42,9 @@ FUZZ = settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCh
 PATHOLOGICAL = [
     "(" * 3000, "[" * 30000 + "]" * 30000, "{" * 10000, "<think>" * 8000, "```" * 30000, "- " * 30000 + "x",
     "9" * 5000, "Estimand: a" + " " * 20000 + "b", "\ud800", "\x00", "", "P(Y)" + "/P(Y)" * 3000,
+    # runs of whitespace or delimiters that once took quadratic time (75 s for 20,000 spaces)
+    "P(Y)" + " " * 20000, "a" + " " * 20000 + "b", "a" + " " * 20000 + "-> b", "Estimand: x" + "`" * 20000 + "y",
+    '{"relationships": [' + ", ".join(['{"source": "a", "sink": "b"}'] * 3000) + "]}",
 ]
 
 
@@ -58,6 +65,7 @@ JSON_CHARS = '{}[]":,0123456789 \n`truefalsenull<think></think>abc-'
 @example(PATHOLOGICAL[0])
 @example(PATHOLOGICAL[6])
 @example("P(Y|do(X=0),do(X=1))")
+@example("P(Y_{X=1, X=0}=1)")
 @example(" + ".join(["P(Y)"] * 3000))
 @example("P(Y)" + "/P(Y)" * 3000)
 def test_expression_parser(text):
@@ -65,6 +73,20 @@ def test_expression_parser(text):
         parse(text)
     except ExprParseError as error:
         assert len(str(error)) < 400
+
+
+@FUZZ
+@given(mixed(EXPRESSION_CHARS), mixed(GRAPH_CHARS))
+@example("P(Y | do(X))", "X->Y,X<->Y")
+@example("P(Y" + " | do(X)" * 2000 + ")", "X->Y")
+@example("P(Y | do(X))", "->".join(f"V{i}" for i in range(300)) + ",X->Y")
+def test_identify_answers_or_refuses(query, graph):
+    """An identification, or the typed error of the query, the expression or the graph."""
+    try:
+        result = identify(query, graph, check=False)
+    except (QueryError, ExprParseError, GraphError):
+        return
+    assert (result.estimand is None) is (result.hedge is not None)
 
 
 @FUZZ
@@ -77,6 +99,20 @@ def test_verifier_always_gives_a_verdict(a, b, graph):
     assert isinstance(verdict, Verdict)
     assert verdict.equivalent is not False or verdict.counterexample is not None  # never "no" without a model
     assert verdict.equivalent is not None or verdict.error
+
+
+@FUZZ
+@given(mixed("XYZ'=,0123456789 -"))
+@example("Z=3, W=4")
+@example("Z=3,Z=4")
+@example("Z=" + "9" * 5000)
+def test_values_option_reader(text):
+    try:
+        values = parse_values(text)
+    except DomainError as error:
+        assert len(str(error)) < 400
+    else:
+        assert all(type(count) is int for count in values.values())
 
 
 @FUZZ
@@ -183,10 +219,25 @@ edge = st.tuples(st.sampled_from("ABCDE"), st.sampled_from("ABCDE"))
 @given(st.lists(st.lists(st.one_of(edge, edge.map(lambda e: f"{e[0]} -> {e[1]}"), st.text(max_size=8)), max_size=6),
                 min_size=1, max_size=4),
        st.sampled_from(["exact", "normalized", "fuzzy"]), st.sampled_from([1, 2]))
-def test_graph_metric_records_unreadable_items(graphs, matching, cost):
-    batch = compare_graph_batch(graphs, list(reversed(graphs)), node_matching=matching, reversal_cost=cost)
-    assert len(batch.items) == len(graphs)
-    assert {e.index for e in batch.errors} == {i for i, item in enumerate(batch.items) if item is None}
+def test_graph_metric_scores_unreadable_predictions_the_worst(graphs, matching, cost):
+    readable = [g for g in graphs if _readable(g)]
+    if not readable:
+        return
+    references = [readable[i % len(readable)] for i in range(len(graphs))]
+    batch = compare_graph_batch(graphs, references, node_matching=matching, reversal_cost=cost)
+    assert len(batch.items) == len(graphs) and batch.macro["count"] == len(graphs)
+    assert {e.index for e in batch.errors} == {i for i, g in enumerate(graphs) if not _readable(g)}
+    for error in batch.errors:
+        worst = batch.items[error.index]
+        assert worst.edge_f1 == 0.0 and worst.shd >= compare_graphs([], references[error.index]).shd
+
+
+def _readable(graph) -> bool:
+    try:
+        compare_graphs(graph, [])
+    except GraphError:
+        return False
+    return True
 
 
 @FUZZ
@@ -236,6 +287,18 @@ def test_the_known_pathological_inputs_on_every_parser(text):
             pass
     parse_step(text), parse_action(text), extract_estimand(text), parse_tf(text)
     assert isinstance(check_equivalence(text, "P(Y)", "Y", prove=False), Verdict)
+    assert isinstance(Redactor([Path("/tmp/run")], {"API_KEY": "a-secret-value"}).text(text), str)
+
+
+@pytest.mark.parametrize("run", [" " * 20000, "\t \n" * 5000, "\u00a0" * 20000])
+def test_a_run_of_whitespace_changes_no_parse(run):
+    """Whitespace between tokens, around edge marks or after a value is ignored however long it is."""
+    expression = "P(Y | do(X)) + P(Y)"
+    spaced = expression.replace(" ", run[:15000])  # the whole text stays within the parser's 100,000 characters
+    assert parse(spaced + run) == parse(expression)
+    assert CausalGraph.parse(f"A{run}->{run}B, C <-{run}D".replace("\n", " ")) == CausalGraph.parse("A -> B, C <- D")
+    assert read_prediction(f"A{run.replace(chr(10), ' ')}->  B\nC -> D{run}").edges == (("A", "B"), ("C", "D"))
+    assert extract_estimand(f"Estimand: `P(Y)`{run.replace(chr(10), ' ')}.") == "P(Y)"
 
 
 # --- ReCAST and CoBe analyses (readers of server replies and judge answers, agreement statistics) -------
@@ -381,3 +444,90 @@ def test_token_baselines(prediction, reference):
     from causal_datasets.docalc.baselines import bleu, token_f1
 
     assert 0.0 <= bleu(prediction, reference) <= 1.0 + 1e-12 and 0.0 <= token_f1(prediction, reference) <= 1.0
+
+
+# --- reasoning in model replies ----------------------------------------------------------------------
+
+
+def _strip_thinking_before_reasoning_was_kept(text: str) -> str:
+    """``strip_thinking`` as it was before ``split_thinking`` also kept the reasoning: the reference."""
+    lowered, kept, position = text.lower(), [], 0
+    while (start := lowered.find("<think>", position)) != -1:
+        kept.append(text[position:start])
+        end = lowered.find("</think>", start)
+        if end == -1:
+            position = len(text)
+            break
+        position = end + len("</think>")
+    kept.append(text[position:])
+    text = "".join(kept)
+    lowered = text.lower()
+    if "</think>" in lowered:
+        text = text[lowered.rindex("</think>") + len("</think>"):]
+    return text.strip()
+
+
+@FUZZ
+@given(mixed("<think></think>THINK a\n"))
+@example(PATHOLOGICAL[3])
+@example("</think>" * 8000 + "answer")
+@example("a<think>b</think>c</think>d<think>e")
+def test_thinking_is_split_from_the_answer(text):
+    from causal_datasets.llm.thinking import split_thinking
+
+    answer, reasoning = split_thinking(text)
+    if text.isascii():
+        assert answer == _strip_thinking_before_reasoning_was_kept(text)
+    assert "<think>" not in answer.lower() and "</think>" not in answer.lower()
+    assert len(answer) + len(reasoning.replace("\n\n", "")) <= len(text)
+
+
+usage_values = st.one_of(st.none(), st.integers(-5, 10**13), st.floats(allow_nan=True), st.text(max_size=5),
+                         st.booleans(), st.lists(st.integers(), max_size=2))
+reply_bodies = st.fixed_dictionaries({
+    "choices": st.lists(st.fixed_dictionaries({
+        "message": st.fixed_dictionaries({"content": st.one_of(st.none(), st.text(max_size=60)) | usage_values},
+                                         optional={"reasoning_content": usage_values | st.text(max_size=40),
+                                                   "reasoning": usage_values | st.dictionaries(st.text(max_size=3),
+                                                                                               usage_values)}),
+        "finish_reason": st.sampled_from(["stop", "length", None]),
+    }), max_size=2),
+}, optional={"usage": st.one_of(usage_values, st.fixed_dictionaries({}, optional={
+    "prompt_tokens": usage_values, "completion_tokens": usage_values, "prompt_cache_hit_tokens": usage_values,
+    "completion_tokens_details": usage_values | st.dictionaries(st.just("reasoning_tokens"), usage_values),
+    "prompt_tokens_details": usage_values | st.dictionaries(st.just("cached_tokens"), usage_values),
+}))})
+
+
+@FUZZ
+@given(reply_bodies)
+def test_any_reply_body_is_a_chat_result_with_whole_counts_or_a_value_error(body):
+    from causal_datasets.llm.client import parse_completion
+
+    try:
+        result = parse_completion(body)
+    except ValueError:
+        return
+    for count in (result.prompt_tokens, result.completion_tokens, result.reasoning_tokens, result.cache_read_tokens):
+        assert isinstance(count, int) and 0 <= count < 10**12
+    assert result.reasoning is None or (isinstance(result.reasoning, str) and result.reasoning)
+
+
+URL_AND_PATH_CHARS = "/:@?#.~-_ab1 \n'\"=[]"
+
+
+@FUZZ
+@given(mixed(URL_AND_PATH_CHARS), mixed(URL_AND_PATH_CHARS))
+@example("http:/", "")
+@example("file:/", "x")
+@example("Token ", "@h")
+@example("a", "b/c")
+@example("1", "")
+@example("1file:/", "")
+def test_redaction_removes_a_planted_secret_whatever_surrounds_it(prefix, suffix):
+    secret, folder = "env-secret-value-9", "/tmp/run-folder/x1"
+    redactor = Redactor([Path(folder)], {"OPENAI_API_KEY": secret})
+    assert secret not in redactor.text(prefix + secret + suffix)
+    assert folder not in redactor.text(prefix + folder + suffix)
+    assert "pa55word" not in redactor.text(prefix + "https://user:pa55word@host/v1?key=k3y" + suffix)
+    assert "k3y" not in redactor.text(prefix + "https://host/v1?key=k3y" + suffix)

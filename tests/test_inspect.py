@@ -16,14 +16,15 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
-from inspect_ai.model import get_model
+from inspect_ai.model import GenerateConfig, get_model
 
 from causal_datasets.builder import BuildContext
 from causal_datasets.errors import RunConfigurationError
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.integrations import inspect_tasks
 from causal_datasets.integrations.inspect_tasks import INSPECT_TASKS, RESULT_KEY
-from causal_datasets.llm.stub_server import StubReply, StubServer
+from causal_datasets.llm.config import LLMConfig
+from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.registry import get_builder
 from causal_datasets.runners import tasks
 from causal_datasets.runners.records import ItemResult
@@ -234,3 +235,43 @@ def test_score_means_are_the_engine_summary_metrics(tmp_path):
                           "coefficient_f1", "root_f1", "formula_hit"}
     for name, value in means.items():
         assert value == pytest.approx(getattr(summary.metrics, name), abs=1e-12), name
+
+
+def test_reasoning_settings_are_inspects_options_and_each_items_reasoning_is_kept(tmp_path):
+    """inspect's own ``reasoning_effort`` and ``extra_body`` reach every request (with ``causal-datasets eval``'s
+    sampling defaults), and each item's result line keeps its calls' reasoning and token details."""
+
+    def thinking(request, index):
+        body = completion_body("I cannot tell.", prompt_tokens=10, completion_tokens=5, reasoning=f"R{index}",
+                               reasoning_tokens=7, cached_tokens=4)
+        return StubReply(body=body)
+
+    with StubServer(thinking) as server:
+        [log] = inspect_eval(
+            inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")),
+            model=get_model("openai-api/stub/stub", base_url=server.base_url), reasoning_effort="high",
+            extra_body={"chat_template_kwargs": {"enable_thinking": True}}, log_dir=str(tmp_path / "logs"),
+            display="none", limit=2,
+        )
+        requests = list(server.requests)
+    assert log.status == "success" and len(requests) >= 2
+    for request in requests:
+        assert (request["reasoning_effort"], request["chat_template_kwargs"]) == ("high", {"enable_thinking": True})
+        assert (request["temperature"], request["max_tokens"], request["seed"]) == (0.0, 512, 0)
+    reasoning = set()
+    for score in scores(log).values():
+        result = ItemResult.model_validate(score.metadata)
+        assert result.calls and all(c.reply == "I cannot tell." for c in result.calls)
+        assert {(c.prompt_tokens, c.reasoning_tokens, c.cache_read_tokens) for c in result.calls} == {(10, 7, 4)}
+        reasoning |= {c.reasoning for c in result.calls}
+    assert reasoning == {f"R{index}" for index in range(len(requests))}
+
+
+def test_every_llm_setting_is_an_inspect_option_or_inspects_own():
+    """The settings inspect carries map to GenerateConfig fields; the others are the inspect model's business."""
+    endpoint = {"model", "base_url", "api_key_env", "timeout", "backoff_base", "backoff_max", "concurrency"}
+    no_counterpart = {"token_limit_param", "prefill", "context_window"}  # inspect's provider chooses the field
+    assert set(inspect_tasks.GENERATE_FIELDS) | endpoint | no_counterpart == set(LLMConfig.model_fields)
+    assert set(inspect_tasks.GENERATE_FIELDS.values()) <= set(GenerateConfig.model_fields)
+    config = inspect_tasks.generate_config({"max_completion_tokens": 64, "reasoning_effort": "low", "extra_body": {"a": 1}})
+    assert (config.max_tokens, config.reasoning_effort, config.extra_body) == (64, "low", {"a": 1})

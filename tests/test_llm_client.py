@@ -21,10 +21,11 @@ from causal_datasets.llm import (
     ModelPrice,
 )
 from causal_datasets.llm import concurrency
-from causal_datasets.llm.config import DEFAULT_TIMEOUT, SINGLE_SLOT_TIMEOUT, redact_url
+from causal_datasets.llm.config import DEFAULT_TIMEOUT, SINGLE_SLOT_TIMEOUT
 from causal_datasets.llm.local_server import reusable_prefix
 from causal_datasets.llm.retry import Backoff, parse_retry_after
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body, echo
+from causal_datasets.redaction import redact_url
 
 FAST = {"backoff_base": 0.01, "backoff_max": 0.5, "timeout": 5.0}
 
@@ -396,3 +397,84 @@ def test_the_local_server_reuses_only_whole_batches_of_the_prompt_before():
     assert reusable_prefix([1, 2, 3, 4], [1, 2, 3, 4], batch=2) == 2  # the same prompt again
     assert reusable_prefix([1, 2, 3, 4, 5], [1, 2, 3, 4], batch=4) == 0
     assert reusable_prefix([], [1, 2, 3], batch=1) == 0 and reusable_prefix([7], [1, 2], batch=1) == 0
+
+
+def test_reasoning_is_kept_apart_from_the_text_from_every_field_servers_use():
+    from causal_datasets.llm.client import parse_completion
+
+    deepseek = parse_completion(completion_body("Answer: yes", reasoning="First, X causes Y."))
+    vllm = parse_completion(completion_body("Answer: yes", reasoning="First, X causes Y.", reasoning_field="reasoning"))
+    inline = parse_completion(completion_body("<think>First, X causes Y.</think>\nAnswer: yes"))
+    prefilled = parse_completion(completion_body("First, X causes Y.\n</think>\nAnswer: yes"))  # the reply to '<think>'
+    for result in (deepseek, vllm, inline, prefilled):
+        assert result.reasoning == "First, X causes Y."
+    assert deepseek.text == vllm.text == "Answer: yes"  # the text is the content as sent
+    assert inline.text == "<think>First, X causes Y.</think>\nAnswer: yes"
+    both = parse_completion(completion_body("<think>inline</think> ok", reasoning="separate"))
+    assert both.reasoning == "separate\n\ninline"
+    plain = parse_completion(completion_body("no thinking here", reasoning=""))
+    assert plain.reasoning is None
+    odd = completion_body("ok")
+    odd["choices"][0]["message"] |= {"reasoning_content": {"not": "text"}, "reasoning": ["a", "list"]}
+    assert parse_completion(odd).reasoning is None  # a field that is not text is not reasoning
+
+
+def test_reasoning_and_prompt_cache_counts_from_the_usage_details_odd_ones_count_zero():
+    from causal_datasets.llm.client import parse_completion
+
+    body = completion_body("x", prompt_tokens=100, completion_tokens=40, reasoning_tokens=30, cached_tokens=64)
+    result = parse_completion(body)
+    assert (result.reasoning_tokens, result.cache_read_tokens) == (30, 64)
+    deepseek = completion_body("x", prompt_tokens=100)
+    deepseek["usage"]["prompt_cache_hit_tokens"] = 80
+    assert parse_completion(deepseek).cache_read_tokens == 80
+    for details in (None, "lots", [], {"reasoning_tokens": "many", "cached_tokens": -1}, {"reasoning_tokens": 1e30}):
+        odd = completion_body("x", prompt_tokens=5)
+        odd["usage"] |= {"completion_tokens_details": details, "prompt_tokens_details": details}
+        parsed = parse_completion(odd)
+        assert (parsed.reasoning_tokens, parsed.cache_read_tokens, parsed.prompt_tokens) == (0, 0, 5)
+
+
+def test_usage_and_cost_count_reasoning_and_price_cached_input_and_the_cache_keeps_reasoning(tmp_path):
+    reply = StubReply(body=completion_body("yes", reasoning="because", prompt_tokens=1000, completion_tokens=300,
+                                           reasoning_tokens=250, cached_tokens=800))
+    prices = {"test-model": ModelPrice(prompt=2.0, completion=10.0, cache_read=0.5)}
+    with StubServer(lambda request, index: reply) as server:
+        config = LLMConfig(model="test-model", base_url=server.base_url, **FAST)
+        with LLMClient(config, cache_path=tmp_path / "llm.sqlite", prices=prices) as client:
+            fresh = client.chat(ask("why?"))
+            cached = client.chat(ask("why?"))
+            usage = client.usage_summary()
+        assert server.count == 1
+    assert fresh.reasoning == cached.reasoning == "because" and cached.cached
+    assert (cached.reasoning_tokens, cached.cache_read_tokens) == (250, 800)
+    assert (usage["reasoning_tokens"], usage["cache_read_tokens"]) == (250, 800)  # the cache hit is not counted again
+    assert (usage["cached_prompt_tokens"], usage["cached_completion_tokens"]) == (1000, 300)
+    assert usage["cost_usd"] == pytest.approx((200 * 2.0 + 800 * 0.5 + 300 * 10.0) / 1e6)
+    assert ModelPrice(prompt=2.0, completion=10.0).cost(1000, 300, 800) == pytest.approx((1000 * 2.0 + 300 * 10.0) / 1e6)
+    assert ModelPrice(prompt=1.0, completion=1.0, cache_read=0.0).cost(10, 0, 99) == 0.0  # at most every prompt token
+
+
+def test_reasoning_settings_reach_the_request_and_the_cache_key(tmp_path):
+    with StubServer() as server:
+        thinking = {"chat_template_kwargs": {"enable_thinking": True}}
+        with client_for(server, tmp_path, reasoning_effort="high", extra_body=thinking,
+                        max_completion_tokens=4096) as client:
+            client.chat(ask("hi"))
+        with client_for(server, tmp_path) as plain:
+            assert not plain.chat(ask("hi")).cached  # other settings, another cache entry
+    first, second = server.requests
+    assert first["reasoning_effort"] == "high" and first["chat_template_kwargs"] == {"enable_thinking": True}
+    assert first["max_completion_tokens"] == 4096 and "max_tokens" not in first
+    assert "reasoning_effort" not in second and second["max_tokens"] == 512
+
+
+def test_a_response_body_over_the_size_limit_is_not_read(monkeypatch):
+    """However long a model reasons, no more than the limit is read: the body is unusable and retried."""
+    monkeypatch.setattr("causal_datasets.llm.client.MAX_RESPONSE_BYTES", 2_000)
+    long_reply = StubReply(body=completion_body("ok", reasoning="hmm " * 2_000))
+    with StubServer(lambda request, index: long_reply) as server, client_for(server, max_retries=1) as client:
+        with pytest.raises(LLMRetriesExhausted) as caught:
+            client.chat(ask("think hard"))
+    assert caught.value.kind == "invalid_body" and "larger than 2000 bytes" in str(caught.value)
+    assert server.count == 2

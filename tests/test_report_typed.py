@@ -147,7 +147,9 @@ CLADDER_RESULTS = [
 
 
 def _cladder():
-    metrics = CladderMetrics(n=5, accuracy=0.8, string_match=0.2, errors={"unparsable": 1},
+    metrics = CladderMetrics(n=5, scoring="equivalence", accuracy=0.8, equivalence_accuracy=0.8,
+                             identification_accuracy=0.4, string_match=0.2, errors={"unparsable": 1},
+                             identification_errors={"not_identified": 2},
                              methods={"proof": 4, "numeric": 1}, proof_lengths={"0": 1, "1": 1, "3": 2})
     rates = {"n": 5, "accuracy": 0.8, "string_match": 0.2}
     slices = {"by_rung": {"2": rates, "10": {**rates, "n": 1}}, "by_query_type": {"ate": rates},
@@ -328,7 +330,7 @@ def test_every_declared_plot_is_a_real_png_linked_from_the_report(built):
         "recast-edge-f1-normalized-names-by-degree-of-confounding-lenient-fig-2.png",
         "recast-judge-f1-by-degree-of-confounding-lenient-fig-2.png",
         "shapeworld-accuracy-by-number-of-variables.png",
-        "shapeworld-accuracy-by-structure-se-over-setups-fig-2.png",
+        "shapeworld-accuracy-by-structure-95-interval-over-setups-fig-2.png",
     ]
     for name in images:
         assert f"]({name})" in report

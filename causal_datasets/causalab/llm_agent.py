@@ -14,7 +14,8 @@ from causal_datasets.causalab.prompts import (
     feedback_message,
     reask_message,
 )
-from causal_datasets.llm import LLMClient, LLMError
+from causal_datasets.llm import LLMError
+from causal_datasets.llm.chat import ChatClient
 from causal_datasets.records.causalab import CausaLabEpisode
 
 
@@ -23,7 +24,7 @@ class ChatAgent:
     """Sends the conversation (opening messages + the last ``history`` exchanges) to the model; each
     step's ``info`` keeps the prompt it answered (the opening messages on the first step)."""
 
-    client: LLMClient
+    client: ChatClient
     episode: CausaLabEpisode
     verify: bool = False
     history: int | None = None

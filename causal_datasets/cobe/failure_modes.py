@@ -18,8 +18,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from causal_datasets.agreement import cohen_kappa
-from causal_datasets.cobe.judge import DEFAULT_ATTEMPTS, ChatClient, ask_until_valid
+from causal_datasets.cobe.judge import DEFAULT_ATTEMPTS, ask_until_valid
 from causal_datasets.cobe.prompts import CriteriaSet, Messages
+from causal_datasets.llm.chat import ChatClient
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from causal_datasets.cobe.prompts import REASK, CriteriaSet, Messages, applicable_criteria, judge_messages
 from causal_datasets.cobe.scoring import ScoredRow
 from causal_datasets.llm import LLMError
 from causal_datasets.llm.concurrency import map_concurrent
+from causal_datasets.llm.chat import ChatClient
 
 DEFAULT_ATTEMPTS = 3
 T = TypeVar("T")
@@ -28,10 +29,6 @@ _TRAILING_DECORATION = "\"'`*_.!"
 INVALID_ANSWER = "invalid_judge_answer"
 EMPTY_RESPONSE = "empty_response"
 JUDGE_EXCEPTION = "judge_exception"
-
-
-class ChatClient(Protocol):
-    def chat(self, messages: Messages) -> Any: ...
 
 
 @dataclass

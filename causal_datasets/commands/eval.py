@@ -20,7 +20,6 @@ from causal_datasets.cli import CommandError, describe
 from causal_datasets.commands._task_options import add_options, options_from_args
 from causal_datasets.commands._types import at_least, positive_seconds
 from causal_datasets.hub.location import DatasetLocation
-from causal_datasets.llm.config import LLMConfig
 from causal_datasets.llm.options import add_model_arguments, spec_from_args
 from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.runners import tasks
@@ -31,9 +30,10 @@ from causal_datasets.runners.resume import read_run_summary, recorded_selection
 from causal_datasets.runners.records import RunSummary
 from causal_datasets.runners.results import read_results
 from causal_datasets.runners.task import DEFAULT_CONCURRENCY, RunSettings, Task
+from causal_datasets.uncertainty.intervals import Interval
 
 EXIT_CODES = {"complete": 0, "empty": 0, "failed": 1, "incomplete": 3}
-#: the interval column of the result table (its values are still to come: "–")
+#: the interval column of the result table, and its cell for a score without one (fewer than two clusters)
 INTERVAL_HEADER, NO_INTERVAL = "95% interval", "–"
 INTERRUPTED = 130
 
@@ -90,15 +90,7 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
         fallback = task.role(spec.fallback) if spec.fallback else None
         omitted = f"--{fallback.flag}model serves this role too" if fallback else None
         add_model_arguments(parser, prefix=spec.flag, purpose=spec.help, omitted=omitted)
-        _timeout_from_config(parser, spec.flag)
     add_options(parser, task.options)
-
-
-def _timeout_from_config(parser: argparse.ArgumentParser, prefix: str) -> None:
-    """``--{prefix}timeout`` defaults to LLMConfig's (a longer one for a single-slot server such as serve-local)."""
-    action = next(action for action in parser._actions if action.option_strings == [f"--{prefix}timeout"])
-    action.default = None
-    action.help = LLMConfig.model_fields["timeout"].description
 
 
 def settings_from_args(task: Task, args: argparse.Namespace) -> RunSettings:
@@ -145,7 +137,7 @@ def _run(task: Task, args: argparse.Namespace) -> int:
 def result_table(task: Task, summary: RunSummary, out: Path) -> str:
     """What a person reads after a run: the headline scores, the item counts and where everything else is."""
     scores = headline_scores(task, summary, read_results(out))
-    rows = [[s.title, f"{s.mean:.3f}", NO_INTERVAL, s.n] for s in scores]
+    rows = [[s.title, f"{s.mean:.3f}", _bounds(s.interval), s.n] for s in scores]
     table = markdown_table(["score", "mean", INTERVAL_HEADER, "items"], rows) if rows else "no item scored"
     counts = summary.items
     return "\n".join([
@@ -153,6 +145,12 @@ def result_table(task: Task, summary: RunSummary, out: Path) -> str:
         f"items: {counts.selected} selected, {counts.scored} scored, {counts.failed} failed, {counts.missing} not run",
         f"run folder: {out} (summary.json: every metric and slice; results.jsonl: every item)",
     ])
+
+
+def _bounds(interval: Interval | None) -> str:
+    if interval is None or interval.ci_low is None or interval.ci_high is None:
+        return NO_INTERVAL
+    return f"[{interval.ci_low:.3f}, {interval.ci_high:.3f}]"
 
 
 def status_line(summary: RunSummary) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -97,10 +98,22 @@ def read_questions(folder: Path) -> list[CladderQuestion]:
                 model_id = record["meta"].get("model_id")
                 story = _story(record, metas.get(model_id))
                 questions.append(_question(f"test-generate-{name}.json", record, models.get(model_id), story))
+            _check_ids(questions, f"test-generate-{name}.json")
     with reading_source(folder / DERIVED_FILE):
         for line in (folder / DERIVED_FILE).read_text().splitlines():
             questions.append(_question("cladder-v1-q-balanced_rand-top1000", json.loads(line), None))
+        _check_ids(questions, "cladder-v1-q-balanced_rand-top1000")
     return questions
+
+
+def _check_ids(questions: list[CladderQuestion], source: str) -> None:
+    """The questions of one file: at least one, each question id once (``ValueError`` otherwise)."""
+    ids = Counter(q.question_id for q in questions if q.source_file == source)
+    if not ids:
+        raise ValueError("no questions: the file holds no rows")
+    repeated = sorted(key for key, count in ids.items() if count > 1)
+    if repeated:
+        raise ValueError(f"{len(repeated)} question id(s) on more than one row: {', '.join(map(str, repeated[:10]))}")
 
 
 def _story(record: dict, meta: dict | None) -> str | None:
@@ -149,9 +162,14 @@ def formal_expression(q) -> Expr | None:
     mediator's own value under ``X=k`` (its NDE and NIE numbers follow from that reading only).
     Read literally, the string is a controlled effect."""
     e = try_parse(q.formal_form)
-    if e is None or q.query_type not in NESTED_QUERY_TYPES:
-        return e
-    return _nested_mediators(e)
+    return None if e is None else cladder_reading(e, q.query_type)
+
+
+def cladder_reading(e: Expr, query_type: str) -> Expr:
+    """``e`` read in CLadder's notation for a ``query_type`` question: in the natural-effect questions a
+    mediator's plain subscript value k beside ``X`` stands for its own value under ``X=k`` (see
+    :func:`formal_expression`); other expressions are unchanged."""
+    return _nested_mediators(e) if query_type in NESTED_QUERY_TYPES else e
 
 
 @lru_cache(maxsize=None)

@@ -1,15 +1,21 @@
-"""The verifier's diagnosis of a wrong estimand, as feedback a model can act on (DoVerifier §4.3, App. H).
+"""The verifier's diagnosis of an answer expression, as feedback a model can act on (DoVerifier §4.3, App. H).
 
 :func:`diagnose` looks at the answer and the causal graph only — never at the reference estimand
-— and names what is wrong in graph terms: a ``do()`` that could be a conditioning (rule 2) or
-dropped (rule 3), a back-door path the answer leaves open (through an observed common cause it
-does not adjust for, or through an unobserved one no adjustment can block), a mediator or an
-effect of the treatment it conditions on, an unobserved variable it uses, or why the answer could
-not be read. Each :class:`Finding` states facts about the graph (a path, a d-separation), so the
-feedback cannot give the answer away; :func:`feedback_message` turns the findings into the next
-user turn. The checks follow App. H: they look at each probability term whose event holds the
-outcome, with the treatment set to a value (a treatment that is summed over, as in the front-door
-formula, is not a treatment setting).
+(App. H: "no access to the ground truth") — and names what the graph says about it: a ``do()`` that
+could be a conditioning (rule 2) or dropped (rule 3), a back-door path the answer leaves open
+(through an observed common cause it does not adjust for, or through an unobserved one no
+adjustment can block), an unobserved variable it uses, or why the answer could not be read; and
+App. H's checks of a term's conditioning set, split into intervened and observed variables: a
+mediator (on a directed path from another conditioned or intervened variable to the outcome), a
+common cause of an intervened treatment and the outcome, an effect of the treatment that is not a
+cause of the outcome. App. H's third check ("d-separation violation") is stated as ``X ⊥̸ Y | W``
+with ``X`` a member of ``W``, which tests nothing as printed; it is not implemented. Each
+:class:`Finding` states facts about the graph (a path, a d-separation), so the feedback cannot give
+the answer away, and a right answer may receive some too (App. H also turns right interventional
+answers towards observational ones); :func:`feedback_message` turns the findings into the next
+user turn. The checks look at each probability term whose event holds the outcome, with the
+treatment set to a value (a treatment that is summed over, as in the front-door formula, is not a
+treatment setting).
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ from causal_datasets.graph import GraphError
 Kind = Literal[
     "no_expression", "unparsable", "unknown_variable", "unobserved_variable", "do_should_be_conditioning",
     "do_without_effect", "unblocked_backdoor", "missing_confounder", "latent_confounding", "counterfactual_left",
-    "mediator_conditioned", "collider_conditioned", "intervention_in_association", "not_accepted",
+    "mediator_conditioned", "confounder_conditioned", "collider_conditioned", "intervention_in_association",
+    "not_accepted",
 ]
 #: query types whose quantity is an association (rung 1): no do() or counterfactual belongs in it
 ASSOCIATION = frozenset({"correlation", "marginal", "exp_away"})
@@ -93,8 +100,18 @@ def diagnose(
     return list(dict.fromkeys(findings))
 
 
-def feedback_message(findings: list[Finding], answer_format: str) -> str:
-    """The user turn that sends the diagnosis back: the findings, then how to answer again."""
+def feedback_message(findings: list[Finding], answer_format: str, *, graph_only: bool = False) -> str:
+    """The user turn that sends the diagnosis back: the findings, then how to answer again.
+
+    ``graph_only`` (App. H): the findings come from the graph and the expression alone, and the message
+    says nothing else — in particular nothing about whether the answer is right, which only a reference
+    could tell. Otherwise (the oracle loop, which runs only after the reference rejected the answer) it
+    opens by saying the verifier did not accept the expression."""
+    if graph_only:
+        lines = ["The verifier checked your expression against the causal graph and found:"]
+        lines += [f"{number}. {finding.message}" for number, finding in enumerate(findings, 1)]
+        lines.append(f"Revise your answer if these findings apply. {answer_format}")
+        return "\n".join(lines)
     lines = ["The verifier did not accept your expression."]
     if findings:
         lines.append("What it found, from the causal graph and your expression:")
@@ -140,6 +157,7 @@ def _do_findings(term: Prob | Expect, graph: DoGraph, outcome: str) -> list[Find
         return findings
     actions = {var for var, _ in term.do}
     given = {atom.var for atom in term.given}
+    findings += _conditioned_in_do_term(actions, given, graph, outcome)
     for var in sorted(actions):
         others = actions - {var}
         if graph.d_separated({var}, ys, others | given, cut_in=others, cut_out={var}):
@@ -151,6 +169,28 @@ def _do_findings(term: Prob | Expect, graph: DoGraph, outcome: str) -> list[Find
                                     f"{_set(others | given)} in this graph: it can be dropped (rule 3).", (var,)))
         else:
             findings += _backdoor_findings(var, outcome, given, graph, f"do({var}) cannot become conditioning on {var}")
+    return findings
+
+
+def _conditioned_in_do_term(actions: set[str], given: set[str], graph: DoGraph, outcome: str) -> list[Finding]:
+    """App. H's checks of the conditioning set of ``P(outcome | do(actions), given)``: a conditioned
+    variable on a directed path from another one (or from an action) to the outcome is a mediator; one
+    that causes an action and the outcome directly is a confounder of that action."""
+    findings = []
+    edges = set(graph.edges)
+    ancestors_of_outcome = graph.ancestors({outcome})
+    for var in sorted(given - actions):
+        starts = sorted(a for a in (given | actions) - {var} if var in graph.descendants({a}))
+        if var in ancestors_of_outcome and starts and var != outcome:
+            findings.append(Finding("mediator_conditioned", f"{var} lies on a directed path from {starts[0]} to "
+                                    f"{outcome} ({_directed_path(graph, starts[0], var, outcome)}): conditioning on it "
+                                    f"removes the part of the effect that goes through it.", (var,)))
+        for action in sorted(actions):
+            if (var, action) in edges and (var, outcome) in edges:
+                findings.append(Finding("confounder_conditioned", f"{var} is a common cause of {action} and {outcome} "
+                                        f"({var} -> {action}, {var} -> {outcome}): conditioning on it gives the effect "
+                                        f"within each value of {var}, not over everyone; average over {var} or "
+                                        f"intervene on it (do({var})).", (var,)))
     return findings
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.structured import strip_thinking
 
 Messages = list[dict[str, str]]
@@ -33,10 +34,6 @@ Verdict: not equivalent"""
 REASK = "Your reply did not end with a verdict line. Answer with one line: `Verdict: equivalent` or `Verdict: not equivalent`."
 
 _VERDICT = re.compile(r"verdict[*_`\s]*[:=]\s*[*_`\"']*\s*(?P<value>not\s+equivalent|equivalent|yes|no)\b", re.IGNORECASE)
-
-
-class ChatClient(Protocol):
-    def chat(self, messages: Messages) -> Any: ...
 
 
 @dataclass

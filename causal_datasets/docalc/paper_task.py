@@ -1,13 +1,16 @@
-"""DoVerifier's own CLadder task (App. G): a two-shot prompt asking for the expression, the graph and a yes/no answer.
+"""DoVerifier's own CLadder task (App. G): one prompt asking for the expression, the graph, the reasoning and a yes/no answer.
 
-Unlike :mod:`.task` the graph is not given: the model reads the story (its causal relations, the
-stated probabilities, the question, the variable names) and answers in four labelled parts —
-``Expression:`` (the quantity asked for, over observed variables), ``Graphical Representation:``
-(its causal graph as edges), ``Reasoning:`` and ``Final Answer: Yes/No``. :func:`read_answer`
-reads them; :func:`model_graph` turns the model's edges into a :class:`DoGraph` or a typed reason
-it cannot (``no_graph``, ``unreadable_graph``, ``cyclic_graph``), so the expression can be verified
-under the true graph and under the model's own, and the final answer scored against CLadder's.
-The two worked examples are ours (other stories than CLadder's), one "Yes" and one "No".
+The prompt is App. G of the DoVerifier paper as printed (:data:`PAPER_PROMPT`; a prompt is benchmark
+data, so it is quoted verbatim): five numbered instructions, two worked examples on CLadder's
+"liking spicy food" story whose ``Expression:`` line holds CLadder's formal form (``P(Y | X)``,
+``E[Y | do(X = 1)] - E[Y | do(X = 0)]``) and whose ``Reasoning:`` starts from the estimand, and the
+request to solve the question's description (CLadder's own prompt text: the story, the stated
+probabilities, the question) in the same format, all in one user message. The graph is not given: the
+model writes it (``Graphical Representation:``). :func:`read_answer` reads the ``Expression:``,
+``Graphical Representation:`` and ``Final Answer:`` lines; :func:`model_graph` turns the model's edges
+into a :class:`DoGraph` or a typed reason it cannot (``no_graph``, ``unreadable_graph``,
+``cyclic_graph``), so the expression can be verified under the true graph and under the model's own,
+and the final answer scored against CLadder's.
 """
 
 from __future__ import annotations
@@ -20,45 +23,62 @@ from causal_datasets.docalc.task import Messages, extract_labelled, labelled_lin
 from causal_datasets.graph import GraphError
 from causal_datasets.records.cladder_pairs import CladderQuestionRow
 
-INSTRUCTIONS = """You solve causal reasoning problems about small, self-contained worlds. For each problem:
-1. Write the expression for the quantity the question asks about, using probabilities of observed
-   variables only (identify it from the causal graph; binary variables, 1 = true, 0 = false).
-2. Write the causal graph as a list of edges such as V1->X, X->Y.
-3. Reason step by step with the numbers given.
-4. Give a final yes/no answer.
-Answer in the format of the examples, with the lines Expression:, Graphical Representation:,
-Reasoning: and Final Answer:, and nothing else."""
+#: App. G of "Uncovering Hidden Correctness in LLM Causal Reasoning via Symbolic Verification"
+#: (DoVerifier), verbatim as printed, its wrapped listing lines joined; ``{description}`` is the
+#: question. (The examples' first sentence reads as printed; CLadder's stories say "... causal
+#: relationships: Poverty has a direct effect on liking spicy food and cholera.")
+PAPER_PROMPT = """## Instructions:
+1. For each problem, identify the correct expression that represents the query
+2. Draw the graphical representation as a text description of edges
+3. Show your mathematical reasoning step by step
+4. Provide a final yes/no answer
+5. Keep your response concise and focused on the solution
+## Examples:
+Example 1:
+Prompt: Imagine a self-contained, hypothetical world with only the following conditions, and without any \
+unmentioned factors or causal effect on liking spicy food and cholera. Water company has a direct effect on \
+liking spicy food. Liking spicy food has a direct effect on cholera. Poverty is unobserved. The overall \
+probability of liking spicy food is 81%. The probability of not liking spicy food and cholera contraction is \
+13%. The probability of liking spicy food and cholera contraction is 17%. Is the chance of cholera contraction \
+larger when observing liking spicy food?
+Let V2 = water company; V1 = poverty; X = liking spicy food; Y = cholera
+Expression: P(Y | X)
+Graphical Representation: V1->X, V2->X, V1->Y, X->Y
+Reasoning: P(X = 1, Y = 1)/P(X = 1) - P(X = 0, Y = 1)/P(X = 0)
+P(X=1) = 0.81
+P(Y=1, X=0) = 0.13
+P(Y=1, X=1) = 0.17
+0.17/0.81 - 0.13/0.19 = -0.44
+-0.44 < 0
+Final Answer: No
+Example 2:
+Prompt: Imagine a self-contained, hypothetical world with only the following conditions, and without any \
+unmentioned factors or causal effect on liking spicy food and cholera. Water company has a direct effect on \
+liking spicy food. Liking spicy food has a direct effect on cholera. Poverty is unobserved. For people served \
+by a local water company, the probability of cholera contraction is 64%. For people served by a global water \
+company, the probability of cholera contraction is 66%. For people served by a local water company, the \
+probability of liking spicy food is 50%. For people served by a global water company, the probability of \
+liking spicy food is 45%. Will liking spicy food decrease the chance of cholera contraction?
+Let V2 = water company; V1 = poverty; X = liking spicy food; Y = cholera.
+Expression: E[Y | do(X = 1)] - E[Y | do(X = 0)]
+Graphical Representation: V1->X,V2->X,V1->Y, X->Y
+Reasoning: E[Y | do(X = 1)] - E[Y | do(X = 0)]
+[P(Y=1|V2=1)-P(Y=1|V2=0)]/[P(X=1|V2=1)-P(X=1|V2=0)]
+P(Y=1 | V2=0) = 0.64
+P(Y=1 | V2=1) = 0.66
+P(X=1 | V2=0) = 0.50
+P(X=1 | V2=1) = 0.45
+(0.66 - 0.64) / (0.45 - 0.50) = -0.39
+-0.39 < 0
+Final Answer: Yes
+## Your Task:
+Solve the following problem using the format above. Begin your response with "Solution:" and provide only \
+the expression, graphical representation, reasoning, and final answer.
+Prompt: {description}"""
 
+#: how a revised answer is asked for (verifier feedback under this prompt)
 ANSWER_FORMAT = ("Answer in the same format: the lines Expression:, Graphical Representation:, Reasoning: and "
                  "Final Answer: Yes or No.")
-
-_EXAMPLES = (
-    (
-        "Rainfall has a direct effect on soil moisture. Soil moisture has a direct effect on crop yield. "
-        "The overall probability of high soil moisture is 60%. The probability of low soil moisture and a good "
-        "yield is 12%. The probability of high soil moisture and a good yield is 42%. "
-        "Is a good yield more likely when soil moisture is high?",
-        "Let V1 = rainfall; X = soil moisture; Y = crop yield.",
-        "Expression: P(Y=1|X=1) - P(Y=1|X=0)\n"
-        "Graphical Representation: V1->X, X->Y\n"
-        "Reasoning: P(Y=1|X=1) - P(Y=1|X=0) = P(X=1, Y=1)/P(X=1) - P(X=0, Y=1)/P(X=0)\n"
-        "0.42/0.60 - 0.12/0.40 = 0.70 - 0.30 = 0.40\n0.40 > 0\n"
-        "Final Answer: Yes",
-    ),
-    (
-        "Family income has a direct effect on private tutoring and on passing the exam. Private tutoring has a "
-        "direct effect on passing the exam. For low-income students without tutoring, the probability of passing "
-        "is 40%. For low-income students with tutoring, it is 55%. For high-income students without tutoring, it "
-        "is 60%. For high-income students with tutoring, it is 80%. The share of high-income students is 30%. "
-        "Will private tutoring decrease the chance of passing the exam?",
-        "Let V1 = family income; X = private tutoring; Y = passing the exam.",
-        "Expression: \\sum_{V1=v} P(V1=v)*[P(Y=1|V1=v,X=1) - P(Y=1|V1=v,X=0)]\n"
-        "Graphical Representation: V1->X, V1->Y, X->Y\n"
-        "Reasoning: E[Y | do(X = 1)] - E[Y | do(X = 0)] adjusted for the common cause V1:\n"
-        "0.70 * (0.55 - 0.40) + 0.30 * (0.80 - 0.60) = 0.105 + 0.060 = 0.165\n0.165 > 0, so tutoring increases it\n"
-        "Final Answer: No",
-    ),
-)
 
 _EXPRESSION = labelled_line("expression")
 _GRAPH = labelled_line(r"(?:graphical\s+representation|causal\s+graph|graph)")
@@ -66,22 +86,15 @@ _FINAL = labelled_line(r"final\s+answer")
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
 
 
-def render_problem(story: str, legend: str | None) -> str:
-    return f"Prompt: {story}" + (f"\n{legend}" if legend else "")
-
-
-def question_story(q: CladderQuestionRow) -> str:
-    """The question as CLadder tells it: the story's causal relations, the probabilities, the question."""
-    return " ".join(part.strip() for part in (q.background or "", q.given_info, q.question) if part and part.strip())
+def question_story(q: CladderQuestionRow, separator: str = " ") -> str:
+    """The question's description as CLadder tells it: the story's causal relations, the probabilities, the question."""
+    parts = (q.background or "", q.given_info, q.question)
+    return separator.join(part.strip() for part in parts if part and part.strip())
 
 
 def build_messages(q: CladderQuestionRow) -> Messages:
-    """Instructions, the two worked examples as user/assistant turns, then the question."""
-    messages = [{"role": "system", "content": INSTRUCTIONS}]
-    for story, legend, answer in _EXAMPLES:
-        messages += [{"role": "user", "content": render_problem(story, legend)}, {"role": "assistant", "content": answer}]
-    messages.append({"role": "user", "content": render_problem(question_story(q), q.legend)})
-    return messages
+    """App. G with the question's description filled in, as one user message."""
+    return [{"role": "user", "content": PAPER_PROMPT.replace("{description}", question_story(q))}]
 
 
 @dataclass(frozen=True)

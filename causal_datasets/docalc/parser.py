@@ -58,9 +58,9 @@ def _tokenize(text: str) -> list[_Token]:
     cleaned = text.translate(_TRANSLATE)  # one character for one, so positions are unchanged
     tokens: list[_Token] = []
     position = 0
-    for match in _TOKEN.finditer(cleaned):
-        if match.start() != position:  # finditer skipped a character no token starts with
-            break
+    # one anchored match per token: a search (finditer) would retry a failing whitespace run from
+    # each of its characters, quadratic in the run's length
+    while (match := _TOKEN.match(cleaned, position)) is not None:
         kind = match.lastgroup
         if kind == "num" and len(match.group(kind)) > MAX_NUMBER_DIGITS:
             raise ExprParseError(f"a number of more than {MAX_NUMBER_DIGITS} digits", text, match.start(kind))
@@ -320,11 +320,15 @@ class _Parser:
         return tuple(assigns)
 
     def assigns(self, nested: bool = False) -> list[tuple[str, int | str | Potential]]:
-        """``X=1, Z`` in ``do(...)``; in a subscript (``nested``) also ``M_{X=0}`` and ``M=M_{X=0}``."""
-        result = []
+        """``X=1, Z`` in ``do(...)``; in a subscript (``nested``) also ``M_{X=0}`` and ``M=M_{X=0}``.
+        A variable set twice is an error naming it."""
+        result, seen = [], set()
         while True:
             start = self.tok
             var = self.name("a variable name")
+            if var in seen:
+                self.fail(f"{var} is set twice in one {'subscript' if nested else 'do()'}", start)
+            seen.add(var)
             if self.at("_"):
                 if not nested:
                     self.fail("a nested counterfactual can only be a counterfactual subscript's value", start)

@@ -2,8 +2,9 @@
 
 * The random walks of the synthetic config sometimes produce a pair already produced (small graphs
   leave few distinct start terms): :func:`distinct_synthetic` keeps the first of each and reports
-  the ids of the repeats. Two rows repeat each other when graph (edges in any order) and both
-  expressions are the same; the label then is the same too.
+  the ids of the repeats. Two rows repeat each other when they state the same identity: the same
+  edges (in any order), the same nodes apart from isolated ones no expression mentions (they change
+  nothing), and the same two expressions in either order; the label then is the same too.
 * CLadder writes some minus signs as U+2212 and closes some ``P(`` with ``]``. The rows keep
   CLadder's strings verbatim; :func:`spelling_findings` lists the rows that carry them.
 * The arrowhead stories say V2 is unobserved, yet CLadder's natural-effect estimands for them
@@ -12,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from causal_datasets.builder import Finding
@@ -28,16 +30,29 @@ def distinct_synthetic(rows: Sequence[SyntheticPair]) -> tuple[list[SyntheticPai
     seen: set[tuple] = set()
     kept, repeats = [], []
     for row in rows:
-        key = (tuple(row.nodes), tuple(sorted((e.source, e.target) for e in row.edges)), row.expr_a, row.expr_b)
+        key = identity_key(row)
         (repeats if key in seen else kept).append(row)
         seen.add(key)
     finding = Finding(
         "synthetic",
-        "repeats an earlier pair: same graph (edges in any order), same two expressions",
+        "repeats an earlier pair: the same identity (same edges in any order, same nodes but for isolated ones no "
+        "expression mentions, same two expressions in either order)",
         "removed; the first occurrence is kept under its own id",
         ids=tuple(row.id for row in repeats),
     )
     return kept, finding
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def identity_key(row: SyntheticPair) -> tuple:
+    """What a pair states: its edges, the nodes that matter (linked by an edge or named in an expression),
+    and its two expressions as a set."""
+    edges = tuple(sorted((e.source, e.target) for e in row.edges))
+    named = set(_NAME.findall(row.expr_a)) | set(_NAME.findall(row.expr_b))  # canonical texts: names are whole words
+    nodes = tuple(sorted({n for edge in edges for n in edge} | (named & set(row.nodes))))
+    return edges, nodes, tuple(sorted((row.expr_a, row.expr_b)))
 
 
 def spelling_findings(config: str, texts: Mapping[str, Sequence[str]], columns: str) -> list[Finding]:

@@ -14,9 +14,10 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from causal_datasets.docalc.cladder import family_graph, formal_expression, try_parse
-from causal_datasets.docalc.expr import is_observational, variables
-from causal_datasets.docalc.parser import parse
+from causal_datasets.docalc.cladder import cladder_reading, family_graph, formal_expression, try_parse
+from causal_datasets.docalc.expr import Expr, variables
+from causal_datasets.docalc.parser import ExprParseError, parse
+from causal_datasets.docalc.scoring_rules import all_observed, identification_error, identified
 from causal_datasets.docalc.rows import PROOF_LIMITS
 from causal_datasets.docalc.baselines import surface_scores
 from causal_datasets.docalc.graph import DoGraph
@@ -126,17 +127,23 @@ def build_messages(q: CladderQuestionRow) -> Messages:
 
 
 def prompt_rows(questions: list[CladderQuestionRow]) -> list[CladderPromptRow]:
-    """The ``prompts`` config: each question's messages, its estimand as the reference, its slices."""
+    """The ``prompts`` config: each question's messages, its estimand as the reference, its slices; the
+    questions ``eval`` leaves out (:func:`reference_unobserved`) are left out here too, since no answer
+    the prompt asks for can earn a reward on them."""
     return [
-        CladderPromptRow(id=q.id, messages=chat_messages(build_messages(q)), reference=q.estimand,
+        CladderPromptRow(id=q.id, prompt=chat_messages(build_messages(q)), reference=q.estimand,
                          rung=q.rung, query_type=q.query_type, graph_id=q.graph_id)
-        for q in questions
+        for q in questions if not reference_unobserved(q)
     ]
 
 
 # ---- answers -------------------------------------------------------------------------------------
 
-_WRAPPERS = re.compile(r"""^(?:[`$*"']|\\\(|\\\[)+|(?:[`$*"'}]|\\\)|\\\]|\.(?=\s*$))+$""")
+#: what opens and closes a value: markdown, LaTeX and quote delimiters (and a full stop at the end)
+#: amid whitespace; the closing run is matched at the start of the reversed value (a pattern anchored
+#: at the end would be tried from every character: quadratic in a run of backticks)
+_OPENING = re.compile(r"""(?:[\s`$*"']|\\\(|\\\[)*""")
+_CLOSING_REVERSED = re.compile(r"""(?:[\s`$*"'}.]|\)\\|\]\\)*""")
 
 
 def labelled_line(label: str) -> re.Pattern:
@@ -153,10 +160,9 @@ def extract_labelled(text: str, line: re.Pattern) -> str | None:
     matches = list(line.finditer(strip_thinking(text or "")))
     if not matches:
         return None
-    value = matches[-1].group("value").strip()  # greedy to the line's end, then trimmed: linear time
-    previous = None
-    while previous != value:
-        previous, value = value, _WRAPPERS.sub("", value).strip()
+    value = matches[-1].group("value")  # greedy to the line's end: linear time
+    value = value[_OPENING.match(value).end():]
+    value = value[: len(value) - _CLOSING_REVERSED.match(value[::-1]).end()]
     return value.replace("\\\\", "\\") or None
 
 
@@ -179,24 +185,29 @@ def _graph(graph_id: str, latent: tuple[str, ...]) -> DoGraph:
 
 
 @lru_cache(maxsize=65_536)
-def _verdict(expression: str, estimand: str, graph_id: str, latent: tuple[str, ...], seed: int) -> Verdict:
-    """check_equivalence memoized: answers repeat across CLadder's questions (few distinct estimands
-    per family), and a proof search can take a second."""
-    return check_equivalence(expression, estimand, _graph(graph_id, latent), seed=seed, limits=PROOF_LIMITS)
+def _verdict(expression: str, estimand: str, graph_id: str, latent: tuple[str, ...], seed: int, observed: bool) -> Verdict:
+    """check_equivalence memoized (answers repeat across CLadder's questions: few distinct estimands per
+    family, and a proof search can take a second); ``observed``: with every node observed (:func:`all_observed`)."""
+    return _checked(expression, estimand, _graph(graph_id, latent), seed, observed)
 
 
 @lru_cache(maxsize=4_096)
-def _verdict_under(expression: str, estimand: str, edges: str, latent: tuple[str, ...], seed: int) -> Verdict:
+def _verdict_under(expression: str, estimand: str, edges: str, latent: tuple[str, ...], seed: int,
+                   observed: bool) -> Verdict:
     """check_equivalence under another graph (a model's own), memoized the same way."""
-    return check_equivalence(expression, estimand, DoGraph.parse(edges, latent=latent), seed=seed, limits=PROOF_LIMITS)
+    return _checked(expression, estimand, DoGraph.parse(edges, latent=latent), seed, observed)
 
 
-def _still_causal(expression: str) -> bool:
-    """Whether ``expression`` has a ``do()`` or a counterfactual term (an unparsable one is the verifier's to report)."""
-    try:
-        return not is_observational(parse(expression))
-    except (ValueError, RecursionError):  # ExprParseError is a ValueError
-        return False
+def _checked(expression: str, estimand: str, graph: DoGraph, seed: int, observed: bool) -> Verdict:
+    """The verdict under ``graph`` (every node observed if ``observed``), CLadder's variables binary."""
+    if observed:
+        graph = all_observed(graph)
+    return check_equivalence(expression, estimand, graph, seed=seed, limits=PROOF_LIMITS, values=_binary(graph))
+
+
+def _binary(graph: DoGraph) -> dict[str, int]:
+    """CLadder's variables are binary: a value above 1 in an answer is bad input, not a larger domain."""
+    return {n: 2 for n in graph.nodes if n not in graph.latent}
 
 
 def reference_unobserved(q: CladderQuestionRow) -> bool:
@@ -206,47 +217,64 @@ def reference_unobserved(q: CladderQuestionRow) -> bool:
     return reference is not None and bool(variables(reference) & set(q.latent))
 
 
+def read_answer_expression(expression: str, q: CladderQuestionRow) -> Expr:
+    """An answer's expression as the verifier reads it for ``q``: parsed, and in a natural-effect
+    question read in CLadder's notation as CLadder's own formal forms are (:func:`.cladder.cladder_reading`).
+    Raises :class:`~causal_datasets.docalc.parser.ExprParseError`."""
+    return cladder_reading(parse(expression), q.query_type)
+
+
 ERROR_PREFIXES = (("parse error", "unparsable"), ("graph error", "unknown_variable"),
                   ("uses the unobserved", "unobserved_variable"))
 
 
 def score_answer(expression: str | None, q: CladderQuestionRow, *, seed: int = 0, graph: DoGraph | None = None) -> dict[str, Any]:
-    """Verifier verdict (``equivalent`` True/False/None, ``method``, ``proof_length``) under the question's
-    graph (or ``graph``, e.g. the one a model wrote) and the surface baselines (``string_match``, ``bleu``,
-    ``token_f1``) of an extracted expression against the question's estimand; ``error`` names why it was not decided
-    (``no_expression``, ``reference_unobserved`` — see :func:`reference_unobserved` —, ``unparsable``,
-    ``unknown_variable``, ``unobserved_variable`` — an answer that
-    adjusts for a latent variable is no estimand —, ``undecided``, ``scoring_error``).
+    """An extracted answer expression against the question's estimand, under both scoring rules
+    (:mod:`.scoring_rules`), beside the surface baselines (``string_match``, ``bleu``, ``token_f1``).
 
-    Every CLadder estimand is a formula in observed probabilities, so an answer that still holds a
-    ``do()`` or a counterfactual term (e.g. the queried quantity copied back) identifies nothing: it
-    is wrong (``equivalent`` False, error ``not_identified``), however equal it is to the estimand."""
+    ``equivalent``: the verifier's verdict (True/False/None) under the question's graph (or ``graph``,
+    e.g. the one a model wrote) — DoVerifier's rule: ``do()``, counterfactual terms and unobserved
+    variables may appear (an unobserved node is then one more binary variable of the graph, as in
+    CLadder's own models). ``identified``: the package's stricter rule — additionally a formula in
+    observed probabilities (False with ``identification_error`` ``not_identified`` or
+    ``unobserved_variable`` otherwise). ``method`` and ``proof_length`` explain the verdict; ``error``
+    names why it was not decided (``no_expression``, ``reference_unobserved`` — see
+    :func:`reference_unobserved` —, ``unparsable``, ``unknown_variable``, ``undecided``, ``scoring_error``)."""
     surface = surface_scores(expression, q.estimand)
+    unscored = {"equivalent": None, "identified": None, "identification_error": None, "method": None,
+                "proof_length": None, **surface}
     if expression is None:
-        return {"equivalent": None, "method": None, "proof_length": None, **surface,
-                "error": "no_expression", "detail": None}
+        return unscored | {"error": "no_expression", "detail": None}
     if reference_unobserved(q):
-        return {"equivalent": None, "method": None, "proof_length": None, **surface, "error": "reference_unobserved",
-                "detail": f"CLadder's estimand uses {sorted(q.latent)}, which the story says is unobserved"}
-    if _still_causal(expression):
-        return {"equivalent": False, "method": "not_identified", "proof_length": None, **surface,
-                "error": "not_identified", "detail": "the answer still has a do() or counterfactual term"}
+        return unscored | {"error": "reference_unobserved",
+                           "detail": f"CLadder's estimand uses {sorted(q.latent)}, which the story says is unobserved"}
+    latent = tuple(sorted(q.latent if graph is None else graph.latent))
+    try:
+        answer = read_answer_expression(expression, q)
+    except ExprParseError as error:
+        return unscored | {"error": "unparsable", "detail": f"parse error: {error}"}
+    except RecursionError as error:  # the parser bounds nesting; this is the last line of defence
+        return unscored | {"error": "unparsable", "detail": f"RecursionError: {error}"}
+    shape = identification_error(answer, latent)
+    observed = bool(variables(answer) & set(latent))  # equivalence allows unobserved variables, as ordinary nodes
     try:
         if graph is None:
-            verdict = _verdict(expression, q.estimand, q.graph_id, tuple(sorted(q.latent)), seed)
+            verdict = _verdict(answer.text, q.estimand, q.graph_id, latent, seed, observed)
         else:
             linked = {n for edge in graph.edges for n in edge}
             text = ",".join([f"{s}->{t}" for s, t in graph.edges] + [n for n in graph.nodes if n not in linked])
-            verdict = _verdict_under(expression, q.estimand, text, tuple(sorted(graph.latent)), seed)
+            verdict = _verdict_under(answer.text, q.estimand, text, latent, seed, observed)
     except Exception as crash:  # noqa: BLE001 - e.g. RecursionError on absurdly nested answers: one item, not the run
-        return {"equivalent": None, "method": "error", "proof_length": None, **surface,
-                "error": "scoring_error", "detail": f"{type(crash).__name__}: {crash}"}
+        return unscored | {"identification_error": shape, "method": "error", "error": "scoring_error",
+                           "detail": f"{type(crash).__name__}: {crash}"}
     error = None
     if verdict.equivalent is None:
         error = next((category for prefix, category in ERROR_PREFIXES if (verdict.error or "").startswith(prefix)),
                      "undecided")
     return {
         "equivalent": verdict.equivalent,
+        "identified": identified(verdict.equivalent, shape),
+        "identification_error": shape,
         "method": verdict.method,
         "proof_length": len(verdict.proof.steps) if verdict.proof is not None else None,
         **surface,

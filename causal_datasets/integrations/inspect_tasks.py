@@ -5,7 +5,13 @@ One ``@task`` per benchmark and config (:data:`INSPECT_TASKS`), registered throu
 task's items, the solver runs the task's ``solve`` (the same prompts, environments, step limits,
 parsing and error handling as ``causal-datasets eval``) with inspect's models behind the package's
 chat-client interface, and the scorer reports the task's per-item scores (their mean and standard
-error) with the whole ``results.jsonl`` line as the score's metadata.
+error, clustered by the task's unit as in ``summary.json``) with the whole ``results.jsonl`` line as the
+score's metadata.
+
+Generation settings are inspect's own options, named as ``causal-datasets eval``'s
+(:data:`GENERATE_FIELDS`: ``--reasoning-effort``, ``--extra-body``, ``--max-tokens``, ``--seed``,
+``--temperature`` ...); the task's defaults are ``causal-datasets eval``'s. Each reply's reasoning
+and tokens are kept in the item's result line (``calls``), as the engine keeps them.
 
 Models: the eval's model plays the ``model`` role; ``--model-role judge=...`` and
 ``--model-role corrector=...`` fill the others (a role left out behaves as in ``causal-datasets
@@ -16,7 +22,6 @@ An item the model server could not finish raises, so inspect records a sample er
 ``--retry-on-error`` or ``inspect eval-retry``); an exceeded inspect limit ends the sample as
 inspect ends any other, and any other failure inside a model call (e.g. a tokenizer file inspect
 cannot download offline) fails the sample with its own exception, not as the model's error.
-Requests carry the sampling settings and seed ``causal-datasets eval`` sends by default.
 """
 
 from __future__ import annotations
@@ -39,9 +44,11 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
+    ContentReasoning,
     GenerateConfig,
     Model,
     ModelOutput,
+    ModelUsage,
     get_model,
     model_roles,
 )
@@ -53,11 +60,12 @@ from pydantic import ValidationError
 from causal_datasets import __version__
 from causal_datasets.errors import LLMError, RunConfigurationError
 from causal_datasets.hub.location import DatasetLocation
-from causal_datasets.llm.client import ChatResult
+from causal_datasets.llm.chat import ChatResult, reasoning_text
 from causal_datasets.llm.config import LLMConfig, Message
 from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.runners import tasks
 from causal_datasets.runners.engine import check_settings, solve_item
+from causal_datasets.runners.estimates import item_units
 from causal_datasets.runners.records import Role
 from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext
 
@@ -65,6 +73,8 @@ from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext
 NAMESPACE = "causal_datasets"
 #: the key of a sample's store that holds its ``results.jsonl`` line between solver and scorer
 RESULT_KEY = "causal_datasets:result"
+#: the key of a sample's metadata that holds its cluster (its task's unit; its own id when items share none)
+CLUSTER_KEY = "cluster"
 
 #: inspect task name -> (engine task, config)
 INSPECT_TASKS: dict[str, tuple[str, str]] = {
@@ -77,13 +87,37 @@ INSPECT_TASKS: dict[str, tuple[str, str]] = {
     "cobe_responses": ("cobe", "responses"),
 }
 
-#: the generation settings ``causal-datasets eval`` sends by default (seed included); an eval's own settings win
-DEFAULT_GENERATE_CONFIG = GenerateConfig(
-    temperature=LLMConfig.model_fields["temperature"].default, max_tokens=LLMConfig.model_fields["max_tokens"].default,
-    seed=LLMConfig.model_fields["seed"].default,
+#: each ``LLMConfig`` field inspect carries, and the ``GenerateConfig`` field (inspect's option of that name) carrying
+#: it; the rest belong to the inspect model (provider, base URL, key, timeouts, connections) or have no counterpart
+GENERATE_FIELDS = {
+    "temperature": "temperature",
+    "max_tokens": "max_tokens",
+    "max_completion_tokens": "max_tokens",
+    "reasoning_effort": "reasoning_effort",
+    "seed": "seed",
+    "extra_body": "extra_body",
+    "max_retries": "max_retries",
+}
+
+
+def generate_config(settings: dict[str, Any]) -> GenerateConfig:
+    """``LLMConfig`` fields (a chat call's overrides, or defaults) as inspect's ``GenerateConfig``."""
+    unknown = sorted(set(settings) - set(GENERATE_FIELDS))
+    if unknown:
+        raise LLMError(f"inspect has no generation setting for {', '.join(unknown)}")
+    return GenerateConfig(**{GENERATE_FIELDS[name]: value for name, value in settings.items()})
+
+
+#: the sampling ``causal-datasets eval`` sends by default; an eval's own settings win
+DEFAULT_GENERATE_CONFIG = generate_config(
+    {name: LLMConfig.model_fields[name].default for name in ("temperature", "max_tokens", "seed")}
 )
 #: inspect's own timeouts of a model call (not exported by inspect_ai.model)
 MODEL_TIMEOUTS = ("AttemptTimeoutError", "StreamIdleTimeoutError")
+
+
+#: inspect's stop reasons spelled as an OpenAI-compatible server's finish_reason (the others are spelled alike)
+FINISH_REASONS = {"max_tokens": "length", "model_length": "length"}
 
 
 class SampleFailed(RuntimeError):
@@ -96,7 +130,7 @@ class _ModelName:
 
 
 class InspectChatClient:
-    """An inspect_ai model behind the package's chat-client interface (``config.model`` and ``chat``).
+    """An inspect_ai model as a :class:`~causal_datasets.llm.chat.ChatClient` (``config.model`` and ``chat``).
 
     The task's code runs in a worker thread; each ``chat`` hands its request to inspect's event loop
     (so inspect's retries, connection limits, usage limits and transcript apply) and waits for it.
@@ -118,7 +152,7 @@ class InspectChatClient:
         if self.cancelled:
             raise self._error("the sample was cancelled before this call")
         conversation = [_chat_message(message) for message in messages]
-        generate = partial(self.model.generate, conversation, config=GenerateConfig(**overrides))
+        generate = partial(self.model.generate, conversation, config=generate_config(overrides))
         try:
             output = anyio.from_thread.run(generate)
         except LimitExceededError as error:
@@ -135,14 +169,16 @@ class InspectChatClient:
         usage = output.usage
         return ChatResult(
             text=output.completion,
-            prompt_tokens=usage.input_tokens if usage else 0,
+            prompt_tokens=_prompt_tokens(usage),
             completion_tokens=usage.output_tokens if usage else 0,
             cached=False,
             attempts=1,
             model=output.model or self.config.model,
-            finish_reason=output.stop_reason,
+            finish_reason=FINISH_REASONS.get(output.stop_reason, output.stop_reason),
+            reasoning=reasoning_text(output.completion, *_thoughts(output)),
+            reasoning_tokens=(usage.reasoning_tokens or 0) if usage else 0,
+            cache_read_tokens=(usage.input_tokens_cache_read or 0) if usage else 0,
         )
-
 
     def _error(self, detail: str) -> LLMError:
         return LLMError(detail, model=self.config.model, base_url=self.model.api.base_url or "")
@@ -161,6 +197,21 @@ def model_failure(model: Model, error: BaseException) -> bool:
         return bool(model.api.should_retry(error))  # type: ignore[arg-type]
     except Exception:  # noqa: BLE001 - a provider that cannot classify the error does not claim it
         return False
+
+
+def _prompt_tokens(usage: ModelUsage | None) -> int:
+    """All prompt tokens, as an OpenAI-compatible server counts them: inspect leaves cache reads and writes out."""
+    if usage is None:
+        return 0
+    return usage.input_tokens + (usage.input_tokens_cache_read or 0) + (usage.input_tokens_cache_write or 0)
+
+
+def _thoughts(output: ModelOutput) -> list[str]:
+    """The reasoning blocks of the reply (inspect reads a server's reasoning field and ``<think>`` sections into them)."""
+    content = output.message.content if output.choices else ""
+    if isinstance(content, str):
+        return []
+    return [part.reasoning for part in content if isinstance(part, ContentReasoning) and not part.redacted]
 
 
 def _describe(error: BaseException) -> str:
@@ -211,7 +262,7 @@ def build_task(
     context = TaskContext(task, settings, options_model, configs, clients={})
     items = {item.id: item for item in task.items(context)}
     return InspectTask(
-        dataset=[_sample(task, item) for item in items.values()],
+        dataset=[_sample(task, item, context) for item in items.values()],
         solver=engine_solver(task, context, items),
         scorer=engine_scorer(task),
         config=DEFAULT_GENERATE_CONFIG,
@@ -248,9 +299,10 @@ def _roles(task: Task, agent: str | None) -> frozenset[Role]:
     return frozenset({"model"} if agent is None else set()) | {spec.role for spec in task.roles if spec.role in given}
 
 
-def _sample(task: Task, item: Item) -> Sample:
+def _sample(task: Task, item: Item, context: TaskContext) -> Sample:
+    """The item as a sample; its metadata names its config and its cluster (what the clustered stderr reads)."""
     return Sample(id=item.id, input=f"{task.name} item {item.id} (config {item.config})",
-                  metadata={"config": item.config})
+                  metadata={"config": item.config, CLUSTER_KEY: item_units(task, item, context)["cluster"]})
 
 
 @solver
@@ -297,9 +349,11 @@ def _clients(task: Task, agent: str | None) -> dict[Role, InspectChatClient]:
     return clients
 
 
-@scorer(metrics={"*": [mean(), stderr()]})
+@scorer(metrics={"*": [mean(), stderr(cluster=CLUSTER_KEY)]})
 def engine_scorer(task: Task) -> Callable:
-    """The task's per-item scores; the metadata is the item's whole ``results.jsonl`` line."""
+    """The task's per-item scores; the metadata is the item's whole ``results.jsonl`` line. Each mean's standard
+    error is clustered by the sample's ``cluster`` (the task's unit, e.g. a CoBe scenario): the same SE as the
+    mean's in ``summary.json``."""
 
     async def score(state: TaskState, target: Target) -> Score:
         line = state.store.get(RESULT_KEY)

@@ -4,13 +4,15 @@
 >>> client = LLMClient(LLMConfig(model="m", base_url="http://127.0.0.1:8080/v1"), cache_path=Path(".cache/llm.sqlite"))
 >>> client.chat([{"role": "user", "content": "hi"}]).text
 
-Modules: ``config`` (LLMConfig, prices), ``client`` (LLMClient, ChatResult), ``errors``, ``retry``
-(policy), ``cache`` (SQLite), ``usage``, ``concurrency`` (map_concurrent), ``structured`` (JSON/YAML
+Modules: ``chat`` (the ChatClient protocol every model satisfies, ChatResult), ``config`` (LLMConfig,
+prices), ``client`` (LLMClient), ``errors``, ``retry`` (policy), ``cache`` (SQLite), ``usage``,
+``concurrency`` (map_concurrent), ``thinking`` (``<think>`` sections), ``structured`` (JSON/YAML
 answers with repair), ``options`` (CLI flags), ``local`` (the bundled SmolLM2 llama.cpp server),
 ``stub_server`` (a scriptable local endpoint for tests and benchmarks).
 """
 
-from causal_datasets.llm.client import ChatResult, LLMClient
+from causal_datasets.llm.chat import ChatClient, ChatResult
+from causal_datasets.llm.client import LLMClient
 from causal_datasets.llm.config import LLMConfig, ModelPrice, PriceTable, load_price_table
 from causal_datasets.errors import (
     LLMConfigError,
@@ -21,6 +23,7 @@ from causal_datasets.errors import (
 )
 
 __all__ = [
+    "ChatClient",
     "ChatResult",
     "LLMClient",
     "LLMConfig",

@@ -23,14 +23,14 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx2
 
 from causal_datasets.llm.cache import ResponseCache, cache_key
-from causal_datasets.llm.deadline import RequestDeadline, work_time_left
+from causal_datasets.llm.chat import ChatResult, reasoning_text
+from causal_datasets.llm.deadline import MAX_RESPONSE_BYTES, RequestDeadline, ResponseTooLarge, work_time_left
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.llm.config import DEFAULT_TIMEOUT, SINGLE_SLOT_TIMEOUT, LLMConfig, Message, PriceTable
 from causal_datasets.llm.context import (
@@ -49,25 +49,18 @@ from causal_datasets.llm.usage import UsageTracker
 
 log = logging.getLogger(__name__)
 
+#: the message fields servers put a reply's reasoning in (DeepSeek, llama.cpp and older vLLM; vLLM, Ollama, OpenRouter)
+REASONING_FIELDS = ("reasoning_content", "reasoning")
 #: seconds between two looks at a busy server's slots
 SLOT_POLL_INTERVAL = 0.5
 
 
-@dataclass(frozen=True)
-class ChatResult:
-    """One assistant reply. ``attempts`` is 0 for a cache hit, else the HTTP attempts it took."""
-
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
-    cached: bool
-    attempts: int
-    model: str
-    finish_reason: str | None = None
-
-
 def parse_completion(body: Any, *, cached: bool = False, attempts: int = 0, fallback_model: str = "") -> ChatResult:
-    """A ``chat.completion`` body as a ``ChatResult``; ``ValueError`` says what is missing."""
+    """A ``chat.completion`` body as a ``ChatResult``; ``ValueError`` says what is missing.
+
+    The reasoning is read from the message's ``reasoning_content`` or ``reasoning`` field (servers
+    differ) and its text's ``<think>`` sections; token details from ``usage.completion_tokens_details``
+    and ``usage.prompt_tokens_details`` (or DeepSeek's ``prompt_cache_hit_tokens``). Odd counts count 0."""
     if not isinstance(body, dict):
         raise ValueError(f"response body is {type(body).__name__}, not a JSON object")
     choices = body.get("choices")
@@ -82,16 +75,26 @@ def parse_completion(body: Any, *, cached: bool = False, attempts: int = 0, fall
     if not isinstance(content, str):
         kind = "no message content" if content is None else f"message content is {type(content).__name__}, not text"
         raise ValueError(kind)
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    usage = _mapping(body.get("usage"))
+    text = _valid_text(content)
+    reasoning = reasoning_text(text, *(message.get(name) for name in REASONING_FIELDS))
     return ChatResult(
-        text=_valid_text(content),
+        text=text,
         prompt_tokens=_count(usage.get("prompt_tokens")),
         completion_tokens=_count(usage.get("completion_tokens")),
         cached=cached,
         attempts=attempts,
         model=str(body.get("model") or fallback_model),
         finish_reason=choices[0].get("finish_reason"),
+        reasoning=_valid_text(reasoning) if reasoning is not None else None,
+        reasoning_tokens=_count(_mapping(usage.get("completion_tokens_details")).get("reasoning_tokens")),
+        cache_read_tokens=_count(_mapping(usage.get("prompt_tokens_details")).get("cached_tokens")
+                                 or usage.get("prompt_cache_hit_tokens")),
     )
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _valid_text(text: str) -> str:
@@ -115,7 +118,7 @@ class LLMClient:
         self.usage = UsageTracker(prices)
         self._backoff = Backoff(config.backoff_base, config.backoff_max, config.seed)
         timeout = config.timeout or DEFAULT_TIMEOUT  # until the server has said how many slots it has
-        self._deadline = RequestDeadline(timeout)
+        self._deadline = RequestDeadline(timeout, MAX_RESPONSE_BYTES)
         openai = _openai_sdk()
         self._openai = openai.OpenAI(
             base_url=config.endpoint,
@@ -126,7 +129,7 @@ class LLMClient:
                 timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
                 limits=httpx2.Limits(max_connections=None, max_keepalive_connections=max(20, config.concurrency)),
                 trust_env=not config.is_loopback(),
-                event_hooks=self._deadline.hooks(),  # --timeout bounds the whole request
+                event_hooks=self._deadline.hooks(),  # bounds the whole request
             ),
         )
         self._pool: ThreadPoolExecutor | None = None
@@ -155,7 +158,8 @@ class LLMClient:
         if result is None:
             result = self._fresh(key, body)
         self.usage.record_call(self.config.model, prompt_tokens=result.prompt_tokens,
-                               completion_tokens=result.completion_tokens, cached=result.cached)
+                               completion_tokens=result.completion_tokens, reasoning_tokens=result.reasoning_tokens,
+                               cache_read_tokens=result.cache_read_tokens, cached=result.cached)
         prefill = self.config.prefill
         if prefill and not result.text.startswith(prefill):  # the server continued the prefill: give the whole reply
             result = dataclasses.replace(result, text=prefill + result.text)
@@ -166,7 +170,7 @@ class LLMClient:
         window (see :mod:`causal_datasets.llm.context`); nothing is sent to the chat endpoint."""
         limit, limit_from = self.context_window()
         count = self._server_token_count(messages)
-        reserved = self.config.max_tokens if max_tokens is None else max_tokens
+        reserved = self.config.completion_limit if max_tokens is None else max_tokens
         if count is None:
             return ContextCheck(estimate_tokens(messages), reserved, limit, "estimate", limit_from)
         return ContextCheck(count + TOKENS_PER_MESSAGE * len(messages), reserved, limit, "server", limit_from)
@@ -354,7 +358,9 @@ class LLMClient:
         except openai.APITimeoutError as error:
             return Failure("timeout", f"no response within {timeout:g}s ({type(error).__name__})")
         except openai.APIConnectionError as error:
-            return Failure("connection", f"{type(error.__cause__ or error).__name__}: {error.__cause__ or error}")
+            cause = error.__cause__ or error
+            kind = "invalid_body" if isinstance(cause, ResponseTooLarge) else "connection"
+            return Failure(kind, f"{type(cause).__name__}: {cause}")
         except openai.APIStatusError as error:
             return failure_for_status(error.status_code, _error_detail(error.response), error.response.headers)
         response = raw.http_response

@@ -11,12 +11,13 @@ import json
 import os
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
 
 from causal_datasets.errors import LLMConfigError
+from causal_datasets.redaction import redact_url
 
 #: sent as the bearer token to a loopback server when the key variable is unset (llama.cpp, vLLM, Ollama ignore it)
 LOCAL_PLACEHOLDER_KEY = "sk-local-no-key"
@@ -32,43 +33,60 @@ TRANSPORT_FIELDS = frozenset({"base_url", "api_key_env", "timeout", "max_retries
                               "concurrency"})
 
 
-def redact_url(url: str) -> str:
-    """``url`` without user info (``user:pass@``), query string or fragment, which may carry secrets."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:  # an IPv6 literal
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port is not None else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+#: the values of ``reasoning_effort`` (``extra_body`` can send any other a provider takes)
+ReasoningEffort = Literal["minimal", "low", "medium", "high"]
+
+
+def _default_base_url() -> str:
+    """``$OPENAI_BASE_URL`` when set (as the openai SDK reads it), else OpenAI's endpoint."""
+    return os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
 
 
 class LLMConfig(BaseModel):
-    """One model endpoint and its sampling parameters; immutable and safe to log."""
+    """One model endpoint and its sampling parameters; immutable and safe to log.
+
+    The field descriptions are the help of the command-line flags (:mod:`causal_datasets.llm.options`
+    makes ``--<field>`` of every field), so each default is defined here only."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    model: str = Field(min_length=1)
-    base_url: str = "https://api.openai.com/v1"
-    api_key_env: str = "OPENAI_API_KEY"
-    temperature: float = Field(default=0.0, ge=0.0)
-    max_tokens: int = Field(default=512, ge=1)
+    model: str = Field(min_length=1, description="model name as the server knows it")
+    base_url: str = Field(
+        default_factory=_default_base_url, validate_default=True,
+        description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (default: $OPENAI_BASE_URL, "
+                    "else OpenAI)")
+    api_key_env: str = Field(default="OPENAI_API_KEY",
+                             description="environment variable holding the API key (not needed on 127.0.0.1)")
+    temperature: float = Field(default=0.0, ge=0.0, description="sampling temperature")
+    max_tokens: int = Field(default=512, ge=1, description="completion token limit")
     token_limit_param: Literal["max_tokens", "max_completion_tokens"] = Field(
-        default="max_tokens", description="body field for max_tokens (OpenAI reasoning models want max_completion_tokens)")
-    seed: int | None = 0
-    extra_body: dict[str, JsonValue] = Field(default_factory=dict)
+        default="max_tokens", description="request field that carries max_tokens (OpenAI reasoning models want "
+                                          "max_completion_tokens)")
+    max_completion_tokens: int | None = Field(
+        default=None, ge=1, description="completion token limit, reasoning included, sent as max_completion_tokens "
+                                        "(instead of max_tokens)")
+    reasoning_effort: ReasoningEffort | None = Field(
+        default=None, description="how much a reasoning model thinks before answering (sent as reasoning_effort)")
+    seed: int | None = Field(default=0, description="sampling seed sent to the server")
+    extra_body: dict[str, JsonValue] = Field(
+        default_factory=dict, description="JSON object merged into every request body, its keys winning, e.g. "
+                                          "'{\"chat_template_kwargs\": {\"enable_thinking\": true}}'")
     timeout: float | None = Field(
         default=None, gt=0,
-        description=f"seconds per HTTP attempt (default {DEFAULT_TIMEOUT:g}, or {SINGLE_SLOT_TIMEOUT:g} for a server "
-                    "that reports a single slot: serve-local, llama.cpp's server with --parallel 1)")
-    max_retries: int = Field(default=4, ge=0)
-    backoff_base: float = Field(default=1.0, ge=0, description="first retry waits about this long (s)")
-    backoff_max: float = Field(default=60.0, ge=0, description="no computed or Retry-After wait exceeds this (s)")
+        description=f"seconds one HTTP attempt may take in total (default {DEFAULT_TIMEOUT:g}, or "
+                    f"{SINGLE_SLOT_TIMEOUT:g} for a server that reports a single slot: serve-local, llama.cpp's server "
+                    "with --parallel 1; raise it for long reasoning replies)")
+    max_retries: int = Field(default=4, ge=0, description="retries of transient failures")
+    backoff_base: float = Field(default=1.0, ge=0, description="seconds the first retry waits, about")
+    backoff_max: float = Field(default=60.0, ge=0, description="seconds no computed or Retry-After wait exceeds")
     concurrency: int = Field(default=4, ge=1, description="requests in flight at once for map/achat")
     prefill: str | None = Field(
         default=None, min_length=1,
-        description="assistant prefill: sent as the start of the reply (a final assistant message) and put back in front of it")
+        description="assistant prefill: the reply starts with this text (e.g. '<think>', as ReCAST's base-model case "
+                    "study); the server must continue a final assistant message")
     context_window: int | None = Field(
-        default=None, ge=1, description="the model's context window in tokens (None: ask the server; see llm.context)")
+        default=None, ge=1, description="the model's context window in tokens; a request that would not fit is not "
+                                        "sent (default: what the server reports, else unchecked)")
 
     @field_validator("base_url")
     @classmethod
@@ -124,37 +142,67 @@ class LLMConfig(BaseModel):
             "model": self.model,
             "messages": messages,
             "temperature": self.temperature if temperature is None else temperature,
-            self.token_limit_param: self.max_tokens if max_tokens is None else max_tokens,
+            self.limit_param: self.completion_limit if max_tokens is None else max_tokens,
         }
         chosen_seed = self.seed if seed is None else seed
         if chosen_seed is not None:
             body["seed"] = chosen_seed
+        if self.reasoning_effort is not None:
+            body["reasoning_effort"] = self.reasoning_effort
         if self.prefill:
             body["messages"] = [*messages, {"role": "assistant", "content": self.prefill}]
         body.update(self.extra_body)
         body.update(extra_body or {})
         return body
 
+    @property
+    def limit_param(self) -> str:
+        """The request field of the completion token limit."""
+        return "max_completion_tokens" if self.max_completion_tokens is not None else self.token_limit_param
+
+    @property
+    def completion_limit(self) -> int:
+        """The completion token limit sent (``max_completion_tokens`` when given, else ``max_tokens``)."""
+        return self.max_completion_tokens if self.max_completion_tokens is not None else self.max_tokens
+
 
 class ModelPrice(BaseModel):
-    """USD per one million tokens."""
+    """USD per one million tokens; ``cache_read`` is the cached-input price (prompt tokens the provider
+    read from its prompt cache), the prompt price when not given."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     prompt: float = Field(ge=0)
     completion: float = Field(ge=0)
+    cache_read: float | None = Field(default=None, ge=0)
 
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return (prompt_tokens * self.prompt + completion_tokens * self.completion) / 1_000_000
+    def cost(self, prompt_tokens: int, completion_tokens: int, cache_read_tokens: int = 0) -> float:
+        """USD of one call; ``cache_read_tokens`` are part of ``prompt_tokens`` (at most all of them)."""
+        cache_read = min(max(cache_read_tokens, 0), prompt_tokens)
+        cache_price = self.prompt if self.cache_read is None else self.cache_read
+        return ((prompt_tokens - cache_read) * self.prompt + cache_read * cache_price
+                + completion_tokens * self.completion) / 1_000_000
 
 
 PriceTable = dict[str, ModelPrice]
 
 
 def load_price_table(path: Path) -> PriceTable:
-    """A JSON or YAML mapping ``model -> {prompt: usd_per_1M, completion: usd_per_1M}``."""
+    """A JSON or YAML mapping ``model -> {prompt, completion, cache_read}`` (USD per 1M tokens; ``cache_read``
+    optional); ``ValueError`` naming the file and the entry otherwise."""
     text = Path(path).read_text(encoding="utf-8")
-    raw = json.loads(text) if Path(path).suffix == ".json" else yaml.safe_load(text)
+    try:
+        raw = json.loads(text) if Path(path).suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError, RecursionError) as error:  # RecursionError: nested too deep to read
+        raise ValueError(f"{path}: not a readable price table ({' '.join(str(error).split())[:200]})") from None
     if not isinstance(raw, dict):
-        raise ValueError(f"{path}: a price table maps model names to {{prompt, completion}} prices")
-    return {str(model): ModelPrice.model_validate(price) for model, price in raw.items()}
+        raise ValueError(f"{path}: a price table maps model names to {{prompt, completion, cache_read}} prices")
+    table = {}
+    for model, price in raw.items():
+        try:
+            table[str(model)] = ModelPrice.model_validate(price)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise ValueError(f"{path}: price of {model!r}{f' {where}' if where else ''}: {first['msg']}") from None
+    return table

@@ -1,10 +1,12 @@
-"""A whole-request deadline for the HTTP client.
+"""A whole-request deadline and a body size limit for the HTTP client.
 
 httpx's timeouts bound each phase (connect, each read); a server that trickles its reply a byte at a
 time never trips them. ``RequestDeadline`` starts a clock when a request goes out and, once the
 response headers are in, checks it between the chunks of the body: past the deadline the read ends
 with ``httpx2.ReadTimeout`` (which the openai SDK reports as a timeout). A request therefore takes
-at most the deadline plus one read timeout.
+at most the deadline plus one read timeout. It also counts the body's bytes: past ``max_bytes``
+the read ends with :class:`ResponseTooLarge`, so no reply, however long a model reasons, is read
+into memory beyond the limit.
 
 ``work_deadline(seconds)`` bounds a whole unit of work (an episode of many calls): every ``chat``
 started inside it after the time is up fails at once with ``LLMTimeout``.
@@ -20,12 +22,21 @@ from weakref import WeakKeyDictionary
 
 import httpx2
 
+#: the largest response body read (a reply and its reasoning of 1,000,000 characters each fit, escaped)
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+
+
+class ResponseTooLarge(httpx2.ReadError):
+    """The response body exceeded the size limit; the rest was not read (a read error to the openai SDK)."""
+
 
 class RequestDeadline:
-    """Event hooks for an ``httpx2.Client`` that bound every request to ``seconds`` in total."""
+    """Event hooks for an ``httpx2.Client`` that bound every request to ``seconds`` in total and its
+    response body to ``max_bytes``."""
 
-    def __init__(self, seconds: float):
+    def __init__(self, seconds: float, max_bytes: int = MAX_RESPONSE_BYTES):
         self.seconds = seconds
+        self.max_bytes = max_bytes
         self._started: WeakKeyDictionary[httpx2.Request, float] = WeakKeyDictionary()
 
     def hooks(self) -> dict[str, list]:
@@ -36,17 +47,24 @@ class RequestDeadline:
 
     def _watch(self, response: httpx2.Response) -> None:
         started = self._started.get(response.request, time.monotonic())
-        response.stream = _Watched(response.stream, started + self.seconds, self.seconds, response.request)
+        response.stream = _Watched(response.stream, started + self.seconds, self.seconds, self.max_bytes,
+                                   response.request)
 
 
 class _Watched(httpx2.SyncByteStream):
-    def __init__(self, inner: httpx2.SyncByteStream, deadline: float, seconds: float, request: httpx2.Request):
-        self.inner, self.deadline, self.seconds, self.request = inner, deadline, seconds, request
+    def __init__(self, inner: httpx2.SyncByteStream, deadline: float, seconds: float, max_bytes: int,
+                 request: httpx2.Request):
+        self.inner, self.deadline, self.seconds = inner, deadline, seconds
+        self.max_bytes, self.request = max_bytes, request
 
     def __iter__(self) -> Iterator[bytes]:
+        read = 0
         for chunk in self.inner:
             if time.monotonic() > self.deadline:
                 raise httpx2.ReadTimeout(f"the whole response took longer than {self.seconds}s", request=self.request)
+            read += len(chunk)
+            if read > self.max_bytes:
+                raise ResponseTooLarge(f"the response body is larger than {self.max_bytes} bytes", request=self.request)
             yield chunk
 
     def close(self) -> None:

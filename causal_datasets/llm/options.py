@@ -1,22 +1,34 @@
-"""Command-line flags for a model (``--model`` …) or a second one (``prefix="judge-"`` → ``--judge-model`` …)."""
+"""Command-line flags for a model (``--model`` …) or another role's (``prefix="judge-"`` → ``--judge-model`` …).
+
+Every field of :class:`LLMConfig` is a flag (:mod:`causal_datasets.flags`; the field's description is
+its help and its default the only one), except ``concurrency``, which the command's own
+``--concurrency`` sets. ``--{prefix}model-config FILE`` reads a role's whole setting from a YAML
+mapping of the same fields, and flags given beside it win; ``--{prefix}prices``, ``--{prefix}cache-dir``
+and ``--{prefix}no-cache`` say how the client prices and caches. A value pydantic rejects is an
+``LLMConfigError`` naming the flag or the file.
+"""
 
 from __future__ import annotations
 
 import argparse
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import ValidationError
 
+from causal_datasets.errors import LLMConfigError
+from causal_datasets.flags import add_flags, dest, flag, flag_problem, given_values
 from causal_datasets.llm.client import LLMClient
 from causal_datasets.llm.config import LLMConfig, PriceTable, load_price_table
-from causal_datasets.errors import LLMConfigError
 
 #: response cache file name inside ``--cache-dir``
 CACHE_FILE = "llm.sqlite"
 DEFAULT_CACHE_DIR = Path(".cache")
+#: LLMConfig fields that are no flag of a role: the command's ``--concurrency`` sets them
+NOT_FLAGS = ("concurrency",)
 
 
 def add_model_arguments(
@@ -28,60 +40,61 @@ def add_model_arguments(
     """
     who = f"{prefix.rstrip('-')} " if prefix else ""
     group = parser.add_argument_group(f"{who}model".strip(), purpose)
-    group.add_argument(f"--{prefix}model",
-                       help=f"{who}model name as the server knows it (omitted: {omitted or f'no {who}model'})")
-    group.add_argument(
-        f"--{prefix}base-url",
-        default=os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1"),
-        help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (default: $OPENAI_BASE_URL or OpenAI)",
-    )
-    group.add_argument(f"--{prefix}api-key-env", default="OPENAI_API_KEY",
-                       help="environment variable holding the API key (default OPENAI_API_KEY; not needed on 127.0.0.1)")
-    group.add_argument(f"--{prefix}temperature", type=float, default=0.0, help="sampling temperature (default 0)")
-    group.add_argument(f"--{prefix}max-tokens", type=int, default=512, help="completion token limit (default 512)")
-    group.add_argument(f"--{prefix}token-limit-param", choices=("max_tokens", "max_completion_tokens"),
-                       default="max_tokens",
-                       help=f"request field for --{prefix}max-tokens (OpenAI o-series: max_completion_tokens)")
-    group.add_argument(f"--{prefix}seed", type=int, default=0, help="sampling seed sent to the server (default 0)")
-    group.add_argument(f"--{prefix}timeout", type=float, default=60.0, help="seconds per HTTP attempt (default 60)")
-    group.add_argument(f"--{prefix}max-retries", type=int, default=4, help="retries of transient failures (default 4)")
-    group.add_argument(f"--{prefix}prefill", metavar="TEXT",
-                       help="assistant prefill: the reply starts with TEXT (e.g. '<think>', as ReCAST's base-model "
-                            "case study); the server must continue a final assistant message")
-    group.add_argument(f"--{prefix}context-window", type=int, metavar="TOKENS",
-                       help="the model's context window; a request that would not fit is not sent "
-                            "(default: what the server reports, else unchecked)")
-    group.add_argument(f"--{prefix}prices", type=Path,
-                       help="JSON/YAML price table {model: {prompt: USD per 1M, completion: USD per 1M}}")
-    group.add_argument(f"--{prefix}cache-dir", type=Path, default=DEFAULT_CACHE_DIR,
+    model_help = f"{who}model name as the server knows it (omitted: {omitted or f'no {who}model'})"
+    add_flags(group, LLMConfig, prefix=prefix, exclude=NOT_FLAGS, helps={"model": model_help})
+    group.add_argument(flag("model_config", prefix), type=Path, metavar="FILE",
+                       help=f"YAML mapping of this role's settings, the fields of the --{prefix}* flags "
+                            "(model, base_url, reasoning_effort, extra_body ...); flags given beside it win")
+    group.add_argument(flag("prices", prefix), type=Path, metavar="FILE",
+                       help="JSON/YAML price table {model: {prompt, completion, cache_read}}, USD per 1M tokens "
+                            "(cache_read: the cached-input price; default the prompt price)")
+    group.add_argument(flag("cache_dir", prefix), type=Path, default=DEFAULT_CACHE_DIR, metavar="DIR",
                        help=f"response cache folder, file {CACHE_FILE} (default .cache)")
-    group.add_argument(f"--{prefix}no-cache", action="store_true", help="do not read or write the response cache")
+    group.add_argument(flag("no_cache", prefix), action="store_true", help="do not read or write the response cache")
 
 
 def config_from_args(args: argparse.Namespace, prefix: str = "") -> LLMConfig | None:
-    """The ``LLMConfig`` the flags describe, or None when ``--{prefix}model`` was not given; ``LLMConfigError`` if invalid."""
-    value = _reader(args, prefix)
-    if not value("model"):
+    """The ``LLMConfig`` the flags (over ``--{prefix}model-config``) describe, or None when they name no model;
+    ``LLMConfigError`` naming the flag or file of a value that is not valid."""
+    path = getattr(args, dest("model_config", prefix), None)
+    from_file = read_model_config(path, prefix) if path is not None else {}
+    given = given_values(LLMConfig, args, prefix=prefix, exclude=NOT_FLAGS)
+    if not given.get("model") and not from_file.get("model"):
+        if path is not None:
+            raise _config_error(f"{flag('model_config', prefix)} {path}: no model (give model: in the file or "
+                                f"{flag('model', prefix)})", given)
         return None
+    concurrency = {"concurrency": args.concurrency} if getattr(args, "concurrency", None) else {}
     try:
-        return LLMConfig(
-            model=value("model"),
-            base_url=value("base_url"),
-            api_key_env=value("api_key_env"),
-            temperature=value("temperature"),
-            max_tokens=value("max_tokens"),
-            token_limit_param=value("token_limit_param"),
-            seed=value("seed"),
-            timeout=value("timeout"),
-            max_retries=value("max_retries"),
-            prefill=value("prefill") or None,
-            context_window=value("context_window"),
-            concurrency=getattr(args, "concurrency", None) or 4,
-        )
+        return LLMConfig.model_validate(concurrency | from_file | given)
     except ValidationError as error:
-        problems = "; ".join(f"--{prefix}{'-'.join(str(p) for p in e['loc']).replace('_', '-')}: {e['msg']}"
-                             for e in error.errors())
-        raise LLMConfigError(problems, model=value("model"), base_url=value("base_url")) from error
+        problems = []
+        for problem in error.errors():
+            field = str(problem["loc"][0]) if problem["loc"] else ""
+            if field in from_file and field not in given:
+                problems.append(f"{flag('model_config', prefix)} {path}: {field}: {problem['msg']}")
+            else:
+                problems.append(flag_problem(problem, "" if field == "concurrency" else prefix))
+        raise _config_error("; ".join(problems), from_file | given) from None
+
+
+def read_model_config(path: Path, prefix: str = "") -> dict[str, Any]:
+    """The mapping of a ``--{prefix}model-config`` YAML file; ``LLMConfigError`` naming the flag and file otherwise."""
+    where = f"{flag('model_config', prefix)} {path}"
+    try:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise _config_error(f"{where}: cannot be read ({error.strerror or error})", {}) from None
+    except (yaml.YAMLError, ValueError, RecursionError) as error:  # RecursionError: nested too deep to read
+        raise _config_error(f"{where}: not valid YAML ({' '.join(str(error).split())[:200]})", {}) from None
+    if not isinstance(raw, dict) or not all(isinstance(key, str) for key in raw):
+        raise _config_error(f"{where}: expected a mapping of LLMConfig fields (model: ..., base_url: ...), "
+                            f"got {type(raw).__name__}", {})
+    return raw
+
+
+def _config_error(detail: str, values: dict[str, Any]) -> LLMConfigError:
+    return LLMConfigError(detail, model=str(values.get("model") or ""), base_url=str(values.get("base_url") or ""))
 
 
 @dataclass(frozen=True)
@@ -103,7 +116,13 @@ def spec_from_args(args: argparse.Namespace, prefix: str = "") -> ModelSpec | No
         return None
     value = _reader(args, prefix)
     cache_path = None if value("no_cache") else Path(value("cache_dir")) / CACHE_FILE
-    prices = load_price_table(value("prices")) if value("prices") else None
+    prices = None
+    if value("prices"):
+        try:
+            prices = load_price_table(value("prices"))
+        except (OSError, ValueError) as error:
+            raise LLMConfigError(f"{flag('prices', prefix)}: {error}", model=config.model,
+                                 base_url=config.endpoint) from None
     return ModelSpec(config, cache_path=cache_path, prices=prices)
 
 
@@ -114,17 +133,20 @@ def client_from_args(args: argparse.Namespace, prefix: str = "") -> LLMClient | 
 
 
 def _reader(args: argparse.Namespace, prefix: str):
-    dest_prefix = prefix.replace("-", "_")
-    return lambda name: getattr(args, f"{dest_prefix}{name}")
+    return lambda name: getattr(args, dest(name, prefix))
 
 
 def judge_client(
-    metric: str, model: str | None, base_url: str, *, cache_path: str | Path | None = None, **config: Any
+    metric: str, model: str | None, base_url: str, *, cache_path: str | Path | None = None,
+    settings: Mapping[str, Any] | None = None, **config: Any,
 ) -> LLMClient:
     """The judge client of an ``evaluate`` module's ``compute(judge_model=..., judge_base_url=..., ...)``.
 
-    ``config`` holds further ``LLMConfig`` fields (api_key_env, max_tokens, temperature, seed, timeout).
+    ``config`` holds the module's other ``judge_*`` arguments as ``LLMConfig`` fields (api_key_env,
+    max_tokens, temperature, seed, timeout); ``settings`` (its ``judge_config``) any further fields,
+    winning over them (reasoning_effort, extra_body, max_completion_tokens ...).
     """
     if not model:
         raise ValueError(f"{metric} needs judge_model=... (and judge_base_url for a non-OpenAI endpoint)")
-    return LLMClient(LLMConfig(model=model, base_url=base_url, **config), cache_path=Path(cache_path) if cache_path else None)
+    fields = {"model": model, "base_url": base_url, **config, **dict(settings or {})}
+    return LLMClient(LLMConfig(**fields), cache_path=Path(cache_path) if cache_path else None)

@@ -30,9 +30,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from causal_datasets.llm.client import LLMClient
-from causal_datasets.llm.config import Message
 from causal_datasets.errors import LLMError
+from causal_datasets.llm.chat import ChatClient
+from causal_datasets.llm.config import Message
+from causal_datasets.llm.thinking import strip_thinking
 
 SAFE_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -70,24 +71,6 @@ class StructuredAnswer:
 
 
 # -- extraction ---------------------------------------------------------------------------------
-def strip_thinking(text: str) -> str:
-    """Text without ``<think>…</think>`` sections (an unclosed ``<think>`` hides the rest, a lone ``</think>`` what precedes it)."""
-    lowered, kept, position = text.lower(), [], 0
-    while (start := lowered.find("<think>", position)) != -1:
-        kept.append(text[position:start])
-        end = lowered.find("</think>", start)
-        if end == -1:  # unclosed: it hides the rest
-            position = len(text)
-            break
-        position = end + len("</think>")
-    kept.append(text[position:])
-    text = "".join(kept)
-    lowered = text.lower()
-    if "</think>" in lowered:
-        text = text[lowered.rindex("</think>") + len("</think>"):]
-    return text.strip()
-
-
 def fenced_blocks(text: str) -> list[tuple[str, str]]:
     """``(language, content)`` of every fenced code block; an unclosed last fence runs to the end.
 
@@ -201,20 +184,28 @@ def _nesting(text: str):
     """Yield ``(start, end, depth)`` of every balanced ``{...}``/``[...]`` span outside string literals,
     ``depth`` the nesting inside it (1 for a flat one); a bracket that does not match starts afresh."""
     closers = {"{": "}", "[": "]"}
-    stack: list[list] = []  # [closer, start, deepest inside]
+    # the open brackets as three parallel stacks of strings and integers: a container per bracket
+    # would make the garbage collector rescan a deep stack again and again (superlinear time)
+    expected: list[str] = []  # the closer each open bracket waits for
+    starts: list[int] = []
+    deepest: list[int] = []  # the nesting met inside it so far
     for index, char in _scan(text, 0):
         if char in closers:
-            stack.append([closers[char], index, 0])
+            expected.append(closers[char])
+            starts.append(index)
+            deepest.append(0)
         elif char in "}]":
-            if not stack or stack[-1][0] != char:
-                stack.clear()
+            if not expected or expected[-1] != char:
+                for stack in (expected, starts, deepest):
+                    stack.clear()
                 continue
-            _, start, inner = stack.pop()
-            if stack:
-                stack[-1][2] = max(stack[-1][2], inner + 1)
+            expected.pop()
+            start, inner = starts.pop(), deepest.pop()
+            if deepest:
+                deepest[-1] = max(deepest[-1], inner + 1)
             yield start, index + 1, inner + 1
-    if stack:  # unclosed brackets still count towards the depth a parser would meet
-        yield stack[0][1], len(text), len(stack)
+    if expected:  # unclosed brackets still count towards the depth a parser would meet
+        yield starts[0], len(text), len(expected)
 
 
 def _balanced_spans(text: str) -> list[tuple[int, int, int]]:
@@ -313,14 +304,14 @@ def reask_messages(messages: list[Message], response: str, problem: str, fmt: Fo
 
 
 def ask_structured(
-    client: LLMClient,
+    client: ChatClient,
     messages: list[Message],
     *,
     schema: Schema,
     fmt: Format = "json",
     repair: Literal["format_fix", "reask"] = "format_fix",
     max_attempts: int = 3,
-    repair_client: LLMClient | None = None,
+    repair_client: ChatClient | None = None,
     format_hint: str | None = None,
     **chat_overrides: Any,
 ) -> StructuredAnswer:

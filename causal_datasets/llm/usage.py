@@ -1,4 +1,9 @@
-"""Token and cost accounting across the calls of one client (thread-safe running totals)."""
+"""Token and cost accounting across the calls of one client (thread-safe running totals).
+
+Fresh calls count ``prompt_tokens`` and ``completion_tokens`` and, of these, ``cache_read_tokens``
+(prompt tokens the provider read from its prompt cache, priced at the cached-input price) and
+``reasoning_tokens``; replies served by the response cache count under ``cached_*`` and cost nothing.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +28,8 @@ class UsageTracker:
             "retry_wait_s": 0.0,
             "prompt_tokens": 0,
             "completion_tokens": 0,
+            "reasoning_tokens": 0,
+            "cache_read_tokens": 0,
             "cached_prompt_tokens": 0,
             "cached_completion_tokens": 0,
         }
@@ -38,8 +45,8 @@ class UsageTracker:
                 self._totals["retries"] += 1
                 self._totals["retry_wait_s"] += retry_wait
 
-    def record_call(self, model: str, *, prompt_tokens: int = 0, completion_tokens: int = 0,
-                    cached: bool = False, failed: bool = False) -> None:
+    def record_call(self, model: str, *, prompt_tokens: int = 0, completion_tokens: int = 0, reasoning_tokens: int = 0,
+                    cache_read_tokens: int = 0, cached: bool = False, failed: bool = False) -> None:
         """One finished ``chat`` call (successful, cached, or failed)."""
         with self._lock:
             self._totals["calls"] += 1
@@ -52,11 +59,13 @@ class UsageTracker:
             self._totals[f"{prefix}completion_tokens"] += completion_tokens
             if cached:
                 return
+            self._totals["reasoning_tokens"] += reasoning_tokens
+            self._totals["cache_read_tokens"] += cache_read_tokens
             price = self.prices.get(model)
             if price is None:
                 self._unpriced.add(model)
             else:
-                self._cost += price.cost(prompt_tokens, completion_tokens)
+                self._cost += price.cost(prompt_tokens, completion_tokens, cache_read_tokens)
                 self._priced_calls += 1
 
     def summary(self) -> dict[str, Any]:

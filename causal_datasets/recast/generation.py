@@ -23,6 +23,7 @@ from causal_datasets.llm.structured import ask_structured
 from causal_datasets.records.recast import RecastSample
 from causal_datasets.recast.parsing import AnswerFormatError, GraphAnswer, ParsedGraph, answer_to_graph, parse_graph_answer
 from causal_datasets.recast.prompts import build_messages, correction_messages, node_ids
+from causal_datasets.llm.chat import ChatClient
 
 GenerationError = Literal["context_exceeded", "llm_error", "format_error", "empty_graph", "unknown_node_ids"]
 GENERATION_ERRORS: tuple[str, ...] = GenerationError.__args__
@@ -54,7 +55,8 @@ class Generation:
 
 
 def generate(
-    client: Any, sample: RecastSample, *, name_assisted: bool = False, corrector: Any = None, max_attempts: int = 3,
+    client: ChatClient, sample: RecastSample, *, name_assisted: bool = False, corrector: ChatClient | None = None,
+    max_attempts: int = 3,
     check_context: bool = True,
 ) -> Generation:
     """Run the task on ``sample`` with ``client``; ``corrector`` (default: the same client) fixes formats.
@@ -92,7 +94,8 @@ def generate(
 
 
 def _corrected(
-    outcome: Generation, corrector: Any, sample: RecastSample, ids: dict[int, str] | None, why: str, max_attempts: int
+    outcome: Generation, corrector: ChatClient, sample: RecastSample, ids: dict[int, str] | None, why: str,
+    max_attempts: int
 ) -> ParsedGraph | None:
     """The paper's formatting-correction step; ``None`` (and ``outcome`` classified) if it fails."""
     messages = correction_messages(sample, outcome.raw_answer or "", name_assisted=ids is not None)

@@ -3,11 +3,12 @@
 ``synthetic``: DoVerifier-style pairs on random DAGs with the generating proof; ``cladder``: the
 (formal form, identified estimand) pair of each CLadder question plus verified hard negatives;
 ``questions``: the CLadder questions behind those pairs (the estimand task); ``prompts``: that
-task's chat requests.
+task's chat requests; ``yes_no_prompts``: CLadder's own yes/no questions as chat requests.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import Field
@@ -76,6 +77,14 @@ class CladderQuestionKey(Record):
     query_type: QueryType = Field(description="CLadder's query type.")
     rung: int = Field(description="Rung of the ladder of causation: 1 association, 2 intervention, 3 counterfactual.")
 
+    @property
+    def causal_model(self) -> str:
+        """``<source file>/<story>/model<N>``: the causal model (story, graph, probabilities) CLadder asked this
+        question about, several query types each (the ``model<N>`` part of ``desc_id``; the whole ``desc_id``
+        when it has none). Model numbers are per source file."""
+        found = re.search(r"-(model\d+)-", f"-{self.desc_id}-")
+        return f"{self.source_file}/{self.story_id}/{found.group(1) if found else self.desc_id}"
+
 
 class CladderPair(CladderQuestionKey):
     """A CLadder question's formal form against its estimand (or a verified wrong estimand)."""
@@ -130,3 +139,9 @@ class CladderPromptRow(PromptRow):
     rung: int = Field(description="Rung of the question (slice).")
     query_type: QueryType = Field(description="Query type of the question (slice).")
     graph_id: GraphFamily = Field(description="Graph family of the question (slice).")
+
+
+class CladderYesNoPromptRow(CladderPromptRow):
+    """A CLadder question as CLadder asks it, answered yes or no (``cladder_answer_reward`` reads ``answer``)."""
+
+    answer: Literal["yes", "no"] = Field(description="CLadder's yes/no answer to the question.")

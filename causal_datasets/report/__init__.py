@@ -1,5 +1,4 @@
-"""Run reports: Markdown tables per benchmark and slice, PNG plots, several runs side by side."""
+"""Run reports: Markdown tables per benchmark and slice, PNG plots, several runs side by side.
 
-from causal_datasets.report.render import write_report
-
-__all__ = ["write_report"]
+``report.render.write_report`` writes one; ``report.runs`` reads runs (importing it does not load matplotlib).
+"""

@@ -6,10 +6,13 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from causal_datasets.exports.reading import load_runs
+from causal_datasets.report.examples import examples_section
 from causal_datasets.report.plots import draw
-from causal_datasets.report.runs import Run, load_run
+from causal_datasets.report.runs import Run
 from causal_datasets.report.tables import (
     headline_table,
+    intervals_table,
     mapping_fields,
     mapping_table,
     runs_table,
@@ -19,11 +22,19 @@ from causal_datasets.report.tables import (
 from causal_datasets.report.views import VIEWS, View
 
 REPORT_FILE = "report.md"
+INTERVALS_NOTE = (
+    "A number shown as `value [low, high]` carries its 95% interval; error bars on the plots are the same intervals. "
+    "The smallest detectable difference is the difference to another run of the same size that a two-sided test "
+    "at α 0.05 finds with 80% power. `causal-datasets compare RUN_A RUN_B` tests two runs on the same items."
+)
+NO_INTERVALS = ("No run has intervals (summaries written before format 3: `causal-datasets eval ... --resume` "
+                "rewrites one).")
 
 
-def write_report(run_dirs: Sequence[Path], out_dir: Path) -> Path:
-    """Write ``out_dir/report.md`` and its plots; runs of the same benchmark are shown side by side."""
-    runs = [load_run(Path(d)) for d in run_dirs]
+def write_report(sources: Sequence[Path | str], out_dir: Path) -> Path:
+    """Write ``out_dir/report.md`` and its plots; runs of the same benchmark are shown side by side. A source is a
+    run folder, an exported results dataset's folder or ``hf://datasets/ORG/NAME@REVISION`` (all its runs)."""
+    runs = [run for source in sources for run in load_runs(source)]
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     by_benchmark: dict[str, list[Run]] = {}
@@ -41,6 +52,7 @@ def _benchmark_section(view: View, runs: Sequence[Run], out_dir: Path) -> str:
     parts = [f"## {view.title}", ""]
     parts += [line for run in runs if run.summary.status != "complete" for line in (_status_note(run), "")]
     parts += [headline_table(runs), ""]
+    parts += ["### 95% intervals", "", INTERVALS_NOTE, "", intervals_table(runs) or NO_INTERVALS, ""]
     for name, title in mapping_fields(runs).items():
         table = mapping_table(runs, name)
         parts += [f"### {title[:1].upper()}{title[1:]}", "", table or f"No run has {title}.", ""]
@@ -49,6 +61,9 @@ def _benchmark_section(view: View, runs: Sequence[Run], out_dir: Path) -> str:
         parts += [f"### By {name.removeprefix('by_').replace('_', ' ')}", "", table or f"No run has values in `{name}`.", ""]
     for run_table in view.tables:
         parts += [f"### {run_table.title}", "", run_table.build(runs) or run_table.no_data, ""]
+    examples = examples_section(runs)
+    if examples:
+        parts += ["### Example replies", "", examples, ""]
     if view.plots:
         parts += ["### Plots", ""]
     for plot in view.plots:

@@ -1,11 +1,17 @@
-"""A run folder as the report reads it: its typed ``summary.json`` and, on demand, its ``results.jsonl``."""
+"""A run as the report reads it: its typed ``summary.json`` and, on demand, its ``results.jsonl``.
+
+A run comes from a run folder (:func:`load_run`) or from an exported results dataset
+(:mod:`causal_datasets.exports.reading`, whose runs carry their result lines with them).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -29,19 +35,27 @@ class Run:
         """Who answered, then the folder: ``agent:oracle (sw-oracle)``."""
         return f"{self.summary.solver} ({self.path.name})"
 
+    @property
+    def where(self) -> str:
+        """Where the run was read from, for tables and messages."""
+        return str(self.path)
+
     @cached_property
     def results(self) -> list[ItemResult]:
         """The latest line of each item of ``results.jsonl``, validated."""
         lines = {line["id"]: line for line in read_results(self.path / RESULTS_FILE)}
-        items = []
-        for number, line in enumerate(lines.values(), start=1):
-            try:
-                items.append(ItemResult.model_validate(line))
-            except ValidationError as error:
-                raise RunFolderError(
-                    f"{self.path / RESULTS_FILE} item #{number} (id={line['id']!r}): {_first_problem(error)}"
-                ) from None
-        return items
+        return validate_results(lines.values(), str(self.path / RESULTS_FILE))
+
+
+def validate_results(lines: Iterable[Mapping[str, Any]], where: str) -> list[ItemResult]:
+    """Result lines as :class:`ItemResult` s; the first invalid one is a :class:`RunFolderError` naming ``where``."""
+    items = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            items.append(ItemResult.model_validate(line))
+        except ValidationError as error:
+            raise RunFolderError(f"{where} item #{number} (id={line['id']!r}): {_first_problem(error)}") from None
+    return items
 
 
 def load_run(path: Path) -> Run:
@@ -50,22 +64,26 @@ def load_run(path: Path) -> Run:
     summary_path = path / SUMMARY_FILE
     if not summary_path.exists():
         raise RunFolderError(f"{path} has no {SUMMARY_FILE}; is it a finished `causal-datasets eval` run?")
-    text = summary_path.read_text(encoding="utf-8")
+    return Run(path=path, summary=parse_summary(summary_path.read_text(encoding="utf-8"), str(summary_path)))
+
+
+def parse_summary(text: str, where: str) -> RunSummary:
+    """A ``summary.json`` text as a :class:`RunSummary`: not JSON, an old or newer format or an invalid summary is
+    a :class:`RunFolderError` naming ``where``."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise RunFolderError(f"{summary_path} is not valid JSON: {error}") from None
+        raise RunFolderError(f"{where} is not valid JSON: {error}") from None
     if not isinstance(data, dict):
-        raise RunFolderError(f"{summary_path} is not a run summary (a JSON object)")
-    _check_format(summary_path, data)
+        raise RunFolderError(f"{where} is not a run summary (a JSON object)")
+    _check_format(where, data)
     try:
-        summary = RunSummary.model_validate_json(text)
+        return RunSummary.model_validate_json(text)
     except ValidationError as error:
-        raise RunFolderError(f"{summary_path} is not a valid run summary: {_first_problem(error)}") from None
-    return Run(path=path, summary=summary)
+        raise RunFolderError(f"{where} is not a valid run summary: {_first_problem(error)}") from None
 
 
-def _check_format(summary_path: Path, data: dict) -> None:
+def _check_format(summary_path: str, data: dict) -> None:
     layout = data.get("format")
     if layout is None and "run" not in data and "metrics" not in data:
         raise RunFolderError(f"{summary_path} has no 'format' key: it is not a summary written by `causal-datasets eval`")

@@ -11,8 +11,9 @@ from causal_datasets.report.runs import Run
 
 @dataclass(frozen=True)
 class SlicePlot:
-    """One metric over the values of one slice (``slices[slice][value][metric]``), one line per run;
-    ``error``: the entry's metric drawn as ± error bars (e.g. a standard error)."""
+    """One metric over the values of one slice (``slices[slice][value][metric]``), one line per run, with its
+    95% intervals as error bars; ``error``: the entry's metric drawn as ± error bars instead for a run whose
+    summary has no intervals (e.g. ShapeWorld's standard error over setups)."""
 
     slice: str
     metric: str
@@ -209,7 +210,7 @@ VIEWS: dict[str, View] = {
         "ShapeWorld (CausalLink)",
         (
             SlicePlot("by_num_variables", "accuracy", "ShapeWorld accuracy by number of variables", "variables", "accuracy"),
-            SlicePlot("by_structure", "accuracy", "ShapeWorld accuracy by structure, SE over setups (Fig. 2)",
+            SlicePlot("by_structure", "accuracy", "ShapeWorld accuracy by structure, 95% interval over setups (Fig. 2)",
                       "causal structure", "accuracy", error="accuracy_se"),
             SlicePlot("by_num_variables_all_moving", "accuracy", "ShapeWorld all-moving accuracy by variables (Fig. 3)",
                       "variables (every shape moving at the start)", "accuracy"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from statistics import fmean
@@ -53,6 +53,7 @@ from causal_datasets.errors import RunConfigurationError
 from causal_datasets.records.causalab import CausaLabEpisode
 from causal_datasets.registry import get_builder
 from causal_datasets.runners.engine import run_task
+from causal_datasets.runners.estimates import item_units, summary_intervals
 from causal_datasets.runners.records import (
     CausaLabMetrics,
     DatasetRef,
@@ -63,6 +64,7 @@ from causal_datasets.runners.records import (
 )
 from causal_datasets.runners.results import ResultsLog, write_summary
 from causal_datasets.runners.task import (
+    Estimates,
     Item,
     Outcome,
     RoleSpec,
@@ -71,6 +73,7 @@ from causal_datasets.runners.task import (
     TaskContext,
     result_line,
 )
+from causal_datasets.uncertainty import Mean, Statistic, ratio
 
 AGENTS = ("experimenter", "random")
 #: bounds of the regime options (a run of 1000 records or interventions per episode is a typo)
@@ -216,6 +219,48 @@ def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
     return {"task_accuracy": float(bool(result["success"])), **{name: float(result["scores"][name]) for name in SCORE_FIELDS}}
 
 
+def groups(item: Item, context: TaskContext | None) -> dict[str, str]:
+    episode: CausaLabEpisode = item.row
+    return {"by_num_nodes": str(len(episode.nodes)), "by_suite": episode.suite}
+
+
+def _budget_share(result: Mapping[str, Any]) -> float | None:
+    return result["interventions_used"] / result["budget"] if result["budget"] else None
+
+
+def _consistent(result: Mapping[str, Any]) -> float:
+    return float(result["consistency"]["consistent"])
+
+
+def _by_success(name: str, value: Callable[[Mapping[str, Any]], float | None]) -> tuple[Statistic, ...]:
+    """``name.solved`` and ``name.failed``: the mean of ``value`` over the solved and the failed episodes with one."""
+    def counted(solved: bool) -> Callable[[Mapping[str, Any]], float]:
+        return lambda r: float(bool(r["success"]) == solved and value(r) is not None)
+
+    def summed(solved: bool) -> Callable[[Mapping[str, Any]], float]:
+        return lambda r: counted(solved)(r) * (value(r) or 0.0)
+
+    return tuple(ratio(f"{name}.{key}", summed(solved), counted(solved))
+                 for key, solved in (("solved", True), ("failed", False)))
+
+
+#: the episodes played on one released config (graph): suites of one size share it, and an upstream run
+#: folder may hold several runs of it
+ESTIMATES = Estimates(
+    unit="graph config",
+    cluster=lambda item: item.row.graph_id,
+    groups=groups,
+    estimators=(
+        Mean("budget_used", _budget_share),
+        Mean("invalid_steps", lambda r: r["invalid_steps"]),
+        Mean("reasks", lambda r: r["reasks"]),
+        Mean("consistent", _consistent),
+        *_by_success("budget_used_by_success", _budget_share),
+        *_by_success("consistent_by_success", _consistent),
+    ),
+)
+
+
 TASK = Task(
     name="causalab",
     help="interactive CausaLab episodes: intervene on crystals, predict the reactor frequency, state the mechanism",
@@ -231,6 +276,7 @@ TASK = Task(
     options=CausaLabOptions,
     multiple_configs=True,
     from_files=True,
+    estimates=ESTIMATES,
 )
 
 
@@ -257,6 +303,7 @@ def score_upstream_runs(paths: Sequence[Path], out: Path) -> RunSummary:
     runs = [(folder, read_upstream_run(folder)) for folder in folders]
     log = ResultsLog(out, resume=False)
     ids: Counter[str] = Counter()
+    units = []
     for folder, run in runs:
         episode = run.episode()
         item_id = f"{episode.id}@{folder.name}"
@@ -264,7 +311,9 @@ def score_upstream_runs(paths: Sequence[Path], out: Path) -> RunSummary:
         if ids[item_id] > 1:
             item_id += f"#{ids[item_id]}"
         fields = episode_item(episode, run.result(episode), "published")
-        log.append(result_line(Item(item_id, f"upstream_{run.suite}", None), Outcome(fields)))
+        item = Item(item_id, f"upstream_{run.suite}", episode)
+        units.append(item_units(TASK, item, None))
+        log.append(result_line(item, Outcome(fields), units=units[-1]))
     log.compact()
     results = list(log.items.values())
     metrics, slices = summarize(results)
@@ -287,6 +336,7 @@ def score_upstream_runs(paths: Sequence[Path], out: Path) -> RunSummary:
         usage_total=Usage(),
         metrics=metrics,
         slices=slices,
+        intervals=summary_intervals(TASK, metrics, slices, results, units),
     )
     write_summary(out, summary)
     return summary

@@ -23,21 +23,23 @@ again by ``--resume``): a transport failure is never scored as a wrong rewrite.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, get_args
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from causal_datasets.cobe.failure_modes import FAILURE_MODES, FailureCase, classify_failure
 from causal_datasets.cobe.judge import DEFAULT_ATTEMPTS, judge_response
-from causal_datasets.cobe.prompts import CriteriaSet, build_messages
-from causal_datasets.agreement import agreement
-from causal_datasets.cobe.scoring import ScoredRow, by_model, summarize as summarize_rows
+from causal_datasets.cobe.prompts import CRITERION_CODES, CriteriaSet, build_messages
+from causal_datasets.agreement import agreement, agreement_estimators
+from causal_datasets.cobe.scoring import NOT_GIVEN, ScoredRow, by_model, summarize as summarize_rows
 from causal_datasets.cobe.statistics import text_statistics
 from causal_datasets.errors import LLM_CATEGORIES, RunConfigurationError
 from causal_datasets.records.cobe import CoBeQuery, Phrasing
 from causal_datasets.runners.records import CoBeMetrics, Role, Slices
-from causal_datasets.runners.task import Item, Outcome, RoleSpec, RunSettings, Task, TaskContext
+from causal_datasets.runners.task import Estimates, Item, Outcome, RoleSpec, RunSettings, Task, TaskContext
+from causal_datasets.uncertainty import Mean, Statistic, ratio
 
 UNCLASSIFIED = "(unclassified)"
 
@@ -162,6 +164,62 @@ def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
     return {"accuracy": float(result["verdict"] == "correct")}
 
 
+def groups(item: Item, context: TaskContext) -> dict[str, str | None]:
+    """The breakdowns of a response: the query's domain, graph type and phrasing, and the model that wrote it."""
+    query, published = item.row
+    client = context.client("model") if published is None else None
+    model = published.model if published is not None else client.config.model if client is not None else None
+    return {"by_domain": query.domain or NOT_GIVEN, "by_graph_type": query.graph_type or NOT_GIVEN,
+            "by_phrasing": query.phrasing, "by_model": model}
+
+
+def _correct(result: Mapping[str, Any]) -> float:
+    return float(result["verdict"] == "correct")
+
+
+def _criterion(code: str, outcome: bool | None) -> Callable[[Mapping[str, Any]], float]:
+    """1 for a response whose criterion ``code`` was judged ``outcome`` (True, False; None: judged at all)."""
+    def value(result: Mapping[str, Any]) -> float:
+        passed = [c["passed"] for c in result["criteria"] if c["code"] == code]
+        return float(bool(passed) and passed[0] is not None and (outcome is None or passed[0] is outcome))
+
+    return value
+
+
+PHRASINGS: tuple[str, ...] = get_args(Phrasing)
+
+
+def _phrasing_cells(result: Mapping[str, Any]) -> dict[str, float]:
+    phrasing = result["query_id"].rsplit("-", 1)[-1]
+    return {f"{kind}_{p}": float(p == phrasing) * (_correct(result) if kind == "correct" else 1.0)
+            for p in PHRASINGS for kind in ("correct", "n")}
+
+
+def _phrasing_accuracies(totals: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Accuracy per phrasing, stacked on the last axis (NaN for a phrasing without responses)."""
+    return np.stack([np.where(totals[f"n_{p}"] > 0, totals[f"correct_{p}"] / np.maximum(totals[f"n_{p}"], 1), np.nan)
+                     for p in PHRASINGS], axis=-1)
+
+
+#: the phrasings of one scenario (and, with --config responses, every model's answers to them) share it
+ESTIMATES = Estimates(
+    unit="scenario",
+    cluster=lambda item: item.row[0].scenario_id,
+    groups=groups,
+    estimators=(
+        ratio("accuracy_decided", _correct, lambda r: float(r["verdict"] in ("correct", "wrong"))),
+        *(Statistic(name, tuple(f"{kind}_{p}" for p in PHRASINGS for kind in ("correct", "n")), _phrasing_cells,
+                    lambda totals, spread=spread: spread(_phrasing_accuracies(totals), axis=-1))
+          for name, spread in (("accuracy_phrasing_mean", np.nanmean), ("accuracy_phrasing_sd", np.nanstd))),
+        *(ratio(f"failure_rate.{code}", _criterion(code, False), _criterion(code, None)) for code in CRITERION_CODES),
+        Mean("published_accuracy",
+             lambda r: float(r["published_verdict"] == "correct") if "published_verdict" in r else None),
+        *agreement_estimators("agreement", lambda r: (r["verdict"], r.get("published_verdict"))),
+    ),
+    crossed={"model_accuracy": ("by_model", "accuracy")},
+)
+
+
 TASK = Task(
     name="cobe",
     help="CoBe counterfactual text edits: generate and judge per criterion, judge published outputs, or score their published verdicts",
@@ -180,4 +238,5 @@ TASK = Task(
     options=CoBeOptions,
     from_files=True,
     check=check,
+    estimates=ESTIMATES,
 )

@@ -12,6 +12,7 @@ happens; Ctrl-C writes the summary of what is done (status ``interrupted``) and 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from contextlib import ExitStack
@@ -21,6 +22,8 @@ from causal_datasets import __version__
 from causal_datasets.errors import LLMError, RunConfigurationError, UnknownConfig
 from causal_datasets.llm.client import LLMClient
 from causal_datasets.llm.deadline import work_deadline
+from causal_datasets.runners.calls import CallLog, recording
+from causal_datasets.runners.estimates import item_units, summary_intervals
 from causal_datasets.runners.records import (
     SUMMARY_FORMAT,
     DatasetRef,
@@ -141,15 +144,18 @@ def _concurrency(settings: RunSettings, clients: dict[Role, LLMClient]) -> int:
 
 
 def solve_item(task: Task, item: Item, context: TaskContext) -> dict[str, Any]:
-    """The result line of one item within ``--item-timeout``; an exception never escapes (the item is failed)."""
+    """The result line of one item within ``--item-timeout``, with its model calls; an exception never
+    escapes (the item is failed)."""
+    calls = CallLog()
+    item_context = dataclasses.replace(context, clients=recording(context.clients, calls))
     try:
         with work_deadline(context.settings.item_timeout):
-            outcome = task.solve(item, context)
+            outcome = task.solve(item, item_context)
     except LLMError as error:
         outcome = Outcome({}, failure=f"{error.category}: {error}")
     except Exception as error:  # noqa: BLE001 - one bad item must not end the run; recorded and retried by --resume
         outcome = Outcome({}, failure=f"crash: {type(error).__name__}: {error}")
-    return result_line(item, outcome)
+    return result_line(item, outcome, calls.calls(), units=item_units(task, item, context))
 
 
 def _summary(
@@ -160,6 +166,9 @@ def _summary(
     failed = [r for r in results if r["status"] == "failed"]
     counts = ItemCounts(selected=len(items), scored=len(scored), failed=len(failed), missing=len(items) - len(results))
     metrics, slices = task.summarize(scored, context)
+    by_id = {item.id: item for item in items}
+    units = [item_units(task, by_id[r["id"]], context) for r in scored]
+    intervals = summary_intervals(task, metrics, slices, scored, units)
     manifest = context.load(context.configs[0]).manifest
     usage, usage_total = _usage(context.clients, earlier)
     return RunSummary(
@@ -184,6 +193,7 @@ def _summary(
         usage_total=usage_total,
         metrics=metrics,
         slices=slices,
+        intervals=intervals,
     )
 
 

@@ -5,10 +5,11 @@ in the paper), the generation prompt (``name_assisted``: with the ground-truth n
 parsing with the formatting-correction fallback (by the ``corrector`` model, or the model itself),
 name-based scores (exact and normalized) and, with a ``judge`` model, the paper's LLM judge. A
 sample whose generation or judge calls the server could not answer is a failed item (run again by
-``--resume``); an unusable answer is a scored item with its error category.
+``--resume``); an unusable answer is a scored item with its error category, and one without a
+readable graph (``format_error``) scores the worst (:mod:`causal_datasets.recast.metric`).
 
-The summary holds the paper's analyses (:mod:`causal_datasets.recast.analysis`) of the samples with
-a predicted graph: by degree of confounding (lenient and strict, balanced bins), domain, number of
+The summary holds the paper's analyses (:mod:`causal_datasets.recast.analysis`) of the scored
+samples (every sample but the excluded ones): by degree of confounding (lenient and strict, balanced bins), domain, number of
 domains, knowledge cutoff (with the Mann–Whitney U test), size quartiles (Table 4) and R² of
 confounding on log size.
 """
@@ -17,21 +18,22 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from causal_datasets.errors import LLM_CATEGORIES
 from causal_datasets.recast import analysis
-from causal_datasets.recast.deterministic import mean_scores
+from causal_datasets.recast.deterministic import FIELDS, MATCHINGS, mean_scores
 from causal_datasets.recast.generation import GENERATION_ERRORS, generate
-from causal_datasets.recast.judge.evaluate import aggregate
+from causal_datasets.recast.judge.evaluate import SCORE_NAMES, aggregate
 from causal_datasets.recast.metric import score_item
 from causal_datasets.recast.prompts import build_messages
 from causal_datasets.records.recast import DOMAINS, RecastSample
 from causal_datasets.runners.records import RecastMetrics, Slices
-from causal_datasets.runners.task import Item, Outcome, RoleSpec, Task, TaskContext
+from causal_datasets.runners.task import Estimates, Item, Outcome, RoleSpec, Task, TaskContext
+from causal_datasets.uncertainty import Mean, ratio
 
 #: sample attributes kept in each result (the report's scatter plots read them)
 SAMPLE_FIELDS = ("text_length", "num_nodes", "num_edges", "confounding_lenient", "confounding_strict")
@@ -41,7 +43,7 @@ class RecastOptions(BaseModel):
     name_assisted: bool = Field(default=False, description="give the model the ground-truth node names with ids (the paper's ablation)")
     ids: list[int] | None = Field(default=None, description="only these sample ids")
     max_attempts: int = Field(default=3, ge=1, description="calls per formatting correction and per judge evaluation")
-    reversal_cost: float = Field(default=1, ge=0, description="SHD cost of a reversed edge (2 = the paper's convention)")
+    reversal_cost: float = Field(default=1, ge=1, le=2, description="SHD cost of a reversed edge, 1 or 2 (2 = the paper's convention)")
     context_check: bool = Field(default=True, description="exclude samples that do not fit the model's context window before calling it")
     confounding_bins: int = Field(default=4, ge=1, description="bins of the lenient degree of confounding, each with about as many samples")
     strict_confounding_bins: int = Field(default=5, ge=1, description="bins of the strict degree of confounding")
@@ -67,9 +69,10 @@ def solve(item: Item, context: TaskContext) -> Outcome:
               "generation": generation.to_dict(), "error": generation.error, "judged": judge is not None}
     if generation.error == "llm_error":
         return Outcome(fields, f"llm_error: {generation.error_detail}")
-    if generation.error in ("format_error", "context_exceeded"):
-        return Outcome(fields)  # nothing was predicted: scored as unusable, or excluded
-    scores = score_item(generation.graph(), sample, judge=judge, reversal_cost=options.reversal_cost,
+    if generation.error == "context_exceeded":
+        return Outcome(fields)  # not sent: excluded from every score
+    graph = None if generation.error == "format_error" else generation.graph()  # None: scored the worst
+    scores = score_item(graph, sample, judge=judge, reversal_cost=options.reversal_cost,
                         max_attempts=options.max_attempts)
     fields |= {"deterministic": scores["deterministic"], "judge": scores.get("judge"),
                "error": generation.error or scores["error"]}
@@ -79,12 +82,13 @@ def solve(item: Item, context: TaskContext) -> Outcome:
 
 
 def summarize(results: list[dict[str, Any]], context: TaskContext) -> tuple[RecastMetrics, Slices]:
-    """Generation outcome counts, name-based means ± SD and judge means ± SD over the samples with a
-    predicted graph, and the paper's analyses of them.
+    """Generation outcome counts, name-based means ± SD and judge means ± SD over the scored samples,
+    and the paper's analyses of them.
 
-    A sample without a prediction (``format_error``) is left out of the means and counted under
-    ``generation``; ``scored_share`` says how many were scored. A sample that does not fit the
-    context window is counted under ``generation`` and in ``excluded``.
+    A sample without a readable graph (``format_error``) scores the worst and stays in every mean;
+    it is counted under ``generation`` and in ``unparsable``, and ``scored_share`` says how many
+    samples had a graph. A sample that does not fit the context window is counted under
+    ``generation`` and in ``excluded``, and left out of every score.
     """
     options: RecastOptions = context.options
     dataset = sorted(context.load("default").records, key=lambda s: s.id)
@@ -95,8 +99,9 @@ def summarize(results: list[dict[str, Any]], context: TaskContext) -> tuple[Reca
     judged = [r["judge"]["scores"] for r in scored if r.get("judge")]
     metrics = RecastMetrics(
         samples=len(results),
-        scored_share=len(scored) / len(results) if results else 0.0,
+        scored_share=(len(scored) - outcomes.get("format_error", 0)) / len(results) if results else 0.0,
         excluded=outcomes.get("context_exceeded", 0),
+        unparsable=outcomes.get("format_error", 0),
         generation={key: outcomes.get(key, 0) for key in ("ok", *GENERATION_ERRORS)},
         corrected=sum(r["generation"]["corrected"] for r in results),
         deterministic=mean_scores([r["deterministic"] for r in scored]),
@@ -126,15 +131,68 @@ def sample_scores(result: Mapping[str, Any]) -> dict[str, float | None]:
 def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
     """Whether a graph was predicted, its normalized-name edge F1 and, when judged, the judge's F1.
 
-    A sample without a usable prediction scores 0 on both F1s here (``summarize`` leaves it out of
-    its means and reports ``scored_share`` instead); an unscored judge F1 counts 0.
+    A sample without a usable prediction scores 0 on both F1s (the worst, as in ``summarize``); an
+    unscored judge F1 counts 0.
     """
     scored = "deterministic" in result
-    scores = {"usable": float(scored),
+    scores = {"usable": float(scored and result["generation"]["error"] != "format_error"),
               "edge_f1_normalized": float(result["deterministic"]["normalized"]["edge_f1"]) if scored else 0.0}
     if result["judged"]:
         scores["judge_f1"] = float((result.get("judge") or {}).get("scores", {}).get("f1") or 0.0)
     return scores
+
+
+def groups(item: Item, context: TaskContext) -> dict[str, str | list[str] | None]:
+    """The analyses' groups of a sample (bins and quartile thresholds from the whole dataset, as ``summarize``);
+    Table 4's quartile differences have no groups of their own."""
+    sample: RecastSample = item.row
+    options: RecastOptions = context.options
+    dataset = context.load("default").records
+    found: dict[str, str | list[str] | None] = {
+        "by_domain": analysis.other_domains(sample), "by_num_domains": analysis.domain_count_group(sample),
+        "by_knowledge_cutoff": analysis.cutoff_group(sample, options.knowledge_cutoff)}
+    for name, attribute, count in (("by_confounding", "confounding_lenient", options.confounding_bins),
+                                   ("by_confounding_strict", "confounding_strict", options.strict_confounding_bins)):
+        value, bins = getattr(sample, attribute), analysis.confounding_bins(dataset, attribute, count)
+        found[name] = analysis.bin_of(value, bins).label if value is not None and bins else None
+    return found
+
+
+def _over_scored(value: Callable[[Mapping[str, Any]], float | None]) -> tuple[Callable, Callable]:
+    """Numerator and denominator of the mean of ``value`` over the samples that have one."""
+    def present(result: Mapping[str, Any]) -> float:
+        return float(value(result) is not None)
+
+    return (lambda result: value(result) if present(result) else 0.0), present
+
+
+def _deterministic(matching: str, name: str) -> Callable[[Mapping[str, Any]], float | None]:
+    return lambda result: result["deterministic"][matching][name] if "deterministic" in result else None
+
+
+def _judged(name: str) -> Callable[[Mapping[str, Any]], float | None]:
+    def value(result: Mapping[str, Any]) -> float | None:
+        scores = (result.get("judge") or {}).get("scores") or {}
+        return scores.get(name) if "deterministic" in result else None
+
+    return value
+
+
+#: a paper is one sample in the release; the means over the samples with a prediction (or a judge score) are
+#: ratios: which samples have one depends on the model's answers
+ESTIMATES = Estimates(
+    unit="paper",
+    cluster=lambda item: item.row.url,
+    groups=groups,
+    estimators=(
+        Mean("scored_share", lambda result: float("deterministic" in result)),
+        *(ratio(f"deterministic.{matching}.{name}", *_over_scored(_deterministic(matching, name)))
+          for matching in MATCHINGS for name in FIELDS),
+        *(ratio(f"judge.{name}", *_over_scored(_judged(name))) for name in SCORE_NAMES),
+        ratio("edge_f1_normalized", *_over_scored(_deterministic("normalized", "edge_f1"))),
+        ratio("judge_f1", *_over_scored(_judged("f1"))),
+    ),
+)
 
 
 TASK = Task(
@@ -154,4 +212,5 @@ TASK = Task(
     ),
     options=RecastOptions,
     from_files=True,
+    estimates=ESTIMATES,
 )

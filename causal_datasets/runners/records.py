@@ -13,8 +13,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-#: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: without ``selection``,
-#: still read, and resumed as far as it recorded the run)
+from causal_datasets.uncertainty.intervals import ALPHA, CONFIDENCE, POWER, RESAMPLES, SEED, Interval
+
+#: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: without ``intervals``
+#: and ``selection``, still read, and resumed as far as it recorded the run)
 SUMMARY_FORMAT = 3
 
 Role = Literal["model", "judge", "corrector"]
@@ -30,6 +32,23 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ModelCall(_Strict):
+    """One model call an item made, in the order made: who asked, the reply and its reasoning kept apart,
+    and the tokens. (The request itself is not kept: the benchmark's own fields hold its prompts.)"""
+
+    role: Role
+    model: str = Field(description="the model that answered, as the server names it")
+    reply: str | None = Field(default=None, description="the reply's text as sent (None: the call failed)")
+    reasoning: str | None = Field(default=None, description=(
+        "the reply's reasoning: the server's reasoning_content/reasoning field and the <think> sections of the reply"))
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = Field(default=0, description="reasoning tokens included")
+    reasoning_tokens: int = 0
+    cache_read_tokens: int = Field(default=0, description="prompt tokens the server read from its prompt cache")
+    error: str | None = Field(default=None, description="'<category>: <detail>' of a call that failed")
+
+
 class ItemResult(BaseModel):
     """One line of ``results.jsonl``: the shared fields, then the benchmark's own (transcript, scores...).
 
@@ -43,6 +62,11 @@ class ItemResult(BaseModel):
     config: str = Field(description="the dataset config the row comes from")
     status: ItemStatus
     failure: str | None = Field(default=None, description="'<category>: <message>' of the error that ended a failed item")
+    calls: list[ModelCall] = Field(default_factory=list, description=(
+        "every model call of the item, in order (empty for a reference agent, and in runs written before calls "
+        "were kept)"))
+    cluster: str | None = Field(default=None, description="the unit the item shares with others (its cluster)")
+    groups: dict[str, list[str]] | None = Field(default=None, description="the slice entries the item belongs to")
 
 
 class DatasetRef(_Strict):
@@ -72,14 +96,22 @@ class ItemCounts(_Strict):
 
 
 class Usage(_Strict):
-    """Calls, tokens and cost of one role (or all roles together), summed over every invocation of the run."""
+    """Calls, tokens and cost of one role (or all roles together), summed over every invocation of the run.
+
+    ``prompt_tokens`` and ``completion_tokens`` are those of calls sent to the server; of them,
+    ``cache_read_tokens`` were read from the provider's prompt cache (billed at the cached-input price)
+    and ``reasoning_tokens`` spent on reasoning. ``cached_*`` count replies served by the local
+    response cache (not sent, not billed)."""
 
     calls: int = 0
     http_requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cached_prompt_tokens: int = 0
-    cached_completion_tokens: int = 0
+    reasoning_tokens: int = Field(default=0, description="of completion_tokens, spent on reasoning")
+    cache_read_tokens: int = Field(default=0, description="of prompt_tokens, read from the provider's prompt cache")
+    cached_prompt_tokens: int = Field(default=0, description="prompt tokens of replies the response cache served")
+    cached_completion_tokens: int = Field(default=0,
+                                          description="completion tokens of replies the response cache served")
     cost_usd: float | None = None
 
     def __add__(self, other: Usage) -> Usage:
@@ -88,8 +120,8 @@ class Usage(_Strict):
         return Usage(**counts, cost_usd=round(sum(costs), 6) if costs else None)
 
 
-USAGE_COUNTS = ("calls", "http_requests", "prompt_tokens", "completion_tokens", "cached_prompt_tokens",
-                "cached_completion_tokens")
+USAGE_COUNTS = ("calls", "http_requests", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cache_read_tokens",
+                "cached_prompt_tokens", "cached_completion_tokens")
 
 
 # --- the benchmarks' own metrics ------------------------------------------------------------------
@@ -110,6 +142,7 @@ class ShapeWorldMetrics(_Strict):
     accuracy_se: float | None = Field(default=None, title="accuracy SE over setups",
                                       description="standard error of the per-setup accuracies (Fig. 2 error bars)")
     setups: int = Field(default=0, title="initial setups")
+    unparsable: int = Field(default=0, title="unparsable (no yes/no answer: wrong)")
     errors: dict[str, int] = Field(title="errors by mode")
     failure_patterns: dict[str, int] = Field(title="failure patterns")
     failure_pattern_shares: dict[str, float | None] | None = Field(default=None, title="failure patterns (share of wrong answers)")
@@ -143,36 +176,56 @@ class CausaLabMetrics(_Strict):
 
 class CladderMetrics(_Strict):
     """DoVerifier's tables: the headline row is Table 1 (verifier, string match, LLM judge, beside the
-    token baselines); ``feedback`` is Table 2 (accuracy before and after verifier feedback)."""
+    token baselines), under both scoring rules; ``feedback`` is Table 2 (accuracy before and after
+    feedback, under the run's rule)."""
 
     benchmark: Literal["cladder_pairs"] = "cladder_pairs"
     n: int = Field(title="questions")
-    accuracy: float = Field(title="equivalence accuracy (DoVerifier)",
-                            description="share of answers the verifier finds equivalent under the question's graph")
+    scoring: Literal["equivalence", "identification"] = Field(
+        default="identification", title="scoring rule",
+        description="the rule of `accuracy`: equivalence (DoVerifier's) or identification (the package's stricter task)")
+    accuracy: float = Field(title="accuracy (the run's scoring rule)",
+                            description="share of answers right under the run's scoring rule")
+    equivalence_accuracy: float | None = Field(
+        default=None, title="equivalent (DoVerifier's rule)",
+        description="share of answers the verifier finds equal to the estimand under the question's graph, "
+        "do() and counterfactual answers included")
+    identification_accuracy: float | None = Field(
+        default=None, title="identified (stricter)",
+        description="share of answers equal to the estimand and written in observed probabilities only")
     string_match: float = Field(title="string match", description="share equal to the reference after normalization")
     judge: float | None = Field(default=None, title="LLM judge",
                                 description="share the judge calls equivalent (None: no judge model)")
     bleu: float | None = Field(default=None, title="BLEU", description="mean sentence BLEU-4 against the reference")
     token_f1: float | None = Field(default=None, title="token F1", description="mean token-multiset F1 against the reference")
-    accuracy_own_graph: float | None = Field(default=None, title="equivalent under the model's graph",
-                                             description="paper prompt: share equivalent under the graph the model wrote")
+    accuracy_own_graph: float | None = Field(default=None, title="right under the model's graph",
+                                             description="paper prompt: share right (the run's rule) under the graph "
+                                             "the model wrote")
     answer_accuracy: float | None = Field(default=None, title="yes/no accuracy",
                                           description="paper prompt: share of final answers equal to CLadder's")
     graph_edge_f1: float | None = Field(default=None, title="graph edge F1",
                                         description="paper prompt: mean edge F1 of the model's graph (unreadable: 0)")
     accuracy_after_feedback: float | None = Field(default=None, title="accuracy after feedback",
-                                                  description="share equivalent after the last feedback round")
+                                                  description="share right (the run's rule) after the last feedback round")
     derivation_valid_share: float | None = Field(default=None, title="valid derivation steps",
                                                  description="mean share of valid steps over answers with a derivation")
     errors: dict[str, int] = Field(title="answers by error category")
+    identification_errors: dict[str, int] = Field(
+        default_factory=dict, title="answers that identify nothing",
+        description="not_identified (a do() or counterfactual term left), unobserved_variable")
     methods: dict[str, int] = Field(title="verdicts by method")
     proof_lengths: dict[str, int] = Field(title="proof lengths")
     judge_agreement: dict[str, float | int | None] | None = Field(
         default=None, title="judge agreement with the verifier",
-        description="over answers both decided: accuracy, precision, recall, F1, Cohen's kappa, counts")
+        description="against the equivalence verdict, over answers both decided: accuracy, precision, recall, F1, "
+        "Cohen's kappa, counts")
     feedback: dict[str, dict[str, float | int | None]] | None = Field(
         default=None, title="accuracy before and after feedback (Table 2), by the first diagnosis",
-        description="per diagnosis of the first round and over all answers: n, accuracy before, after, answers fixed")
+        description="per diagnosis of the first round and over all answers: n, accuracy before, after, answers "
+        "fixed, answers broken (the run's rule)")
+    feedback_stops: dict[str, int] | None = Field(
+        default=None, title="why feedback stopped",
+        description="nothing_to_correct (graph checks), accepted (oracle), rounds_used")
     graph_errors: dict[str, int] | None = Field(default=None, title="model graphs by error category")
     derivation_steps: dict[str, int] | None = Field(default=None, title="derivation steps by status")
 
@@ -186,6 +239,8 @@ class RecastMetrics(_Strict):
     scored_share: float = Field(title="scored share", description="samples with a predicted graph / samples")
     excluded: int = Field(default=0, title="excluded (too long for the context window)",
                           description="samples that do not fit the model's context window: not sent, left out of every score")
+    unparsable: int = Field(default=0, title="unparsable answers (scored the worst)",
+                            description="samples without a readable graph: every score 0, the maximal SHD, kept in every mean")
     corrected: int = Field(title="answers fixed by the corrector")
     judge_errors: int = Field(title="samples with a judge error")
     generation: dict[str, int] = Field(title="generation outcomes")
@@ -226,6 +281,22 @@ BenchmarkMetrics = Annotated[
 ]
 
 
+class RunIntervals(_Strict):
+    """Standard errors and 95% intervals of the summary's numbers (:mod:`causal_datasets.uncertainty`),
+    with each interval's method, its unit and the smallest difference the run can detect."""
+
+    confidence: float = CONFIDENCE
+    alpha: float = ALPHA
+    power: float = POWER
+    bootstrap_resamples: int = RESAMPLES
+    seed: int = SEED
+    unit: str = Field(description="what the items of one cluster share ('item': nothing)")
+    clusters: int = Field(description="distinct units among the scored items")
+    metrics: dict[str, Interval] = Field(description="per number of `metrics` (inside a mapping: its dotted path)")
+    slices: dict[str, dict[str, dict[str, Interval]]] = Field(
+        default_factory=dict, description="per slice, entry and number (dotted paths inside an entry), as `slices`")
+
+
 class RunSummary(_Strict):
     """``summary.json``: what was run, on what, by whom, how many items ended how, usage, metrics and slices."""
 
@@ -241,7 +312,7 @@ class RunSummary(_Strict):
     options: dict[str, Any] = Field(description="the task's own options as given")
     selection: RunSelection | None = Field(
         default=None,
-        description="the run's limit and model settings (None: an older causal-datasets wrote it, without them)")
+        description="the run's limit and model settings (None in format 2 summaries, written without them)")
     items: ItemCounts
     failures: dict[str, int] = Field(description="failed items by error category")
     invocations: int = Field(description="how many times the run was started (1 + resumes)")
@@ -249,6 +320,7 @@ class RunSummary(_Strict):
     usage_total: Usage = Field(description="all roles (a client serving two roles counted once)")
     metrics: BenchmarkMetrics
     slices: Slices = Field(default_factory=dict)
+    intervals: RunIntervals | None = Field(default=None, description="None in format 2 summaries (no intervals yet)")
 
     @model_validator(mode="after")
     def _benchmark_matches_metrics(self) -> RunSummary:

@@ -6,20 +6,21 @@ an episode the model server could not finish (``llm_error``) is a failed item, p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.runners.records import ShapeWorldMetrics, Slices
-from causal_datasets.runners.task import Item, Outcome, RoleSpec, Task, TaskContext
+from causal_datasets.runners.task import Estimates, Item, Outcome, RoleSpec, Task, TaskContext
 from causal_datasets.shapeworld.agents import AGENTS
 from causal_datasets.shapeworld.chat import ChatPolicy
 from causal_datasets.shapeworld.entities import THEMES, ThemeName
 from causal_datasets.shapeworld.episode import run_episode
 from causal_datasets.shapeworld.prompts import Variant
 from causal_datasets.shapeworld.scoring import score_episodes
+from causal_datasets.uncertainty import Mean, ratio
 
 
 class ShapeWorldOptions(BaseModel):
@@ -60,6 +61,36 @@ def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
     return {"accuracy": float(result.get("prediction") == result["gold"])}
 
 
+def groups(item: Item, context: TaskContext) -> dict[str, str | None]:
+    """The slice entries of an episode (the all-moving slice only holds episodes with every shape moving)."""
+    task: ShapeWorldTask = item.row
+    size = str(task.num_variables)
+    return {"by_structure": task.structure, "by_num_variables": size,
+            "by_num_variables_all_moving": size if task.all_moving else None}
+
+
+def _right_on(gold: str) -> Callable[[Mapping[str, Any]], float | None]:
+    """Right (1) or wrong (0) on the episodes whose answer is ``gold``; None on the others."""
+    return lambda result: float(result.get("prediction") == gold) if result["gold"] == gold else None
+
+
+def _answered(result: Mapping[str, Any]) -> float:
+    return float(bool(result.get("prediction")))
+
+
+#: episodes of one initial setup share their graph and start: the paper's error bars vary over setups
+ESTIMATES = Estimates(
+    unit="initial setup",
+    cluster=lambda item: item.row.setup,
+    groups=groups,
+    estimators=(
+        Mean("accuracy_true", _right_on("yes")),
+        Mean("accuracy_false", _right_on("no")),
+        ratio("mean_steps", lambda result: _answered(result) * result.get("steps", 0), _answered),
+    ),
+)
+
+
 TASK = Task(
     name="shapeworld",
     help="interactive ShapeWorld (CausalLink) episodes: a model or agent intervenes on shapes to answer a causal question",
@@ -74,4 +105,5 @@ TASK = Task(
     agents=tuple(sorted(AGENTS)),
     options=ShapeWorldOptions,
     multiple_configs=True,
+    estimates=ESTIMATES,
 )

@@ -16,9 +16,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from causal_datasets.hub.location import DatasetLocation, LoadedConfig
-from causal_datasets.llm.client import LLMClient
+from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.options import ModelSpec
-from causal_datasets.runners.records import ItemResult, Role, Slices
+from causal_datasets.runners.records import ItemResult, ModelCall, Role, Slices
+from causal_datasets.uncertainty import Estimator
 
 
 #: items a run works on at once unless told otherwise (or limited by the model server's slots)
@@ -97,7 +98,7 @@ class TaskContext:
     settings: RunSettings
     options: Any
     configs: tuple[str, ...]
-    clients: dict[Role, LLMClient]
+    clients: dict[Role, ChatClient]
     _loaded: dict[str, LoadedConfig] = field(default_factory=dict)
 
     def load(self, config: str) -> LoadedConfig:
@@ -106,8 +107,27 @@ class TaskContext:
             self._loaded[config] = self.settings.location.load(self.task.dataset, config, self.settings.split)
         return self._loaded[config]
 
-    def client(self, role: Role) -> LLMClient | None:
+    def client(self, role: Role) -> ChatClient | None:
         return self.clients.get(role)
+
+
+@dataclass(frozen=True)
+class Estimates:
+    """How a task's numbers get their intervals (:mod:`causal_datasets.runners.estimates`).
+
+    ``unit``: what the items of one cluster share ("scenario"); ``cluster``: an item's unit (None: every
+    item its own); ``groups``: the slice entries an item belongs to, ``{slice: key or keys}`` (none, one, or
+    several, as ReCAST's domains); ``estimators``: the summary's numbers that are not plain means of
+    ``item_scores`` (ratios, F1, κ, means over a subset), each replacing the mean of the same name;
+    ``crossed``: mappings inside slice entries that break an entry down by another slice, ``{field: (slice,
+    number)}`` (CoBe's ``model_accuracy``: the accuracy of each model's items within the entry).
+    """
+
+    unit: str
+    cluster: Callable[[Item], str] | None = None
+    groups: Callable[[Item, TaskContext], Mapping[str, str | Sequence[str] | None]] | None = None
+    estimators: tuple[Estimator, ...] = ()
+    crossed: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -120,6 +140,8 @@ class Task:
     metrics and its slices; ``item_scores`` gives the headline numbers of one scored result (what
     per-item tools such as inspect_ai average). ``check`` rejects option combinations the
     declaration cannot express (given the settings, the options and the roles that have a model).
+    ``estimates``: the units items share and the numbers beyond the means of ``item_scores``, for the
+    intervals of the summary (None: every item its own unit, the means of ``item_scores`` only).
     """
 
     name: str
@@ -137,14 +159,19 @@ class Task:
     multiple_configs: bool = False
     from_files: bool = False
     check: Callable[[RunSettings, Any, frozenset[Role]], None] | None = None
+    estimates: Estimates | None = None
 
     def role(self, name: Role) -> RoleSpec | None:
         return next((spec for spec in self.roles if spec.role == name), None)
 
 
-def result_line(item: Item, outcome: Outcome) -> dict[str, Any]:
-    """The ``results.jsonl`` line of a solved item (validated as an :class:`ItemResult`)."""
-    fields = {k: v for k, v in outcome.fields.items() if k not in ("id", "config", "status", "failure")}
+def result_line(item: Item, outcome: Outcome, calls: Sequence[ModelCall] = (), *,
+                units: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The ``results.jsonl`` line of a solved item and its model calls (validated as an :class:`ItemResult`);
+    ``units``: its ``cluster`` and slice ``groups`` (:func:`causal_datasets.runners.estimates.item_units`)."""
+    shared = ("id", "config", "status", "failure", "calls", "cluster", "groups")
+    fields = {k: v for k, v in outcome.fields.items() if k not in shared} | dict(units or {})
     status = "failed" if outcome.failure else "scored"
-    result = ItemResult(id=item.id, config=item.config, status=status, failure=outcome.failure, **fields)
+    result = ItemResult(id=item.id, config=item.config, status=status, failure=outcome.failure, calls=list(calls),
+                        **fields)
     return result.model_dump(mode="json")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from causal_datasets.llm import LLMClient, LLMError
+from causal_datasets.llm import LLMError
+from causal_datasets.llm.chat import ChatClient
 from causal_datasets.shapeworld.episode import PolicyFailure, Turn
 
 
 class ChatPolicy:
     """Answers a turn with the model's reply to ``turn.messages``; an ``LLMError`` becomes :class:`PolicyFailure`."""
 
-    def __init__(self, client: LLMClient):
+    def __init__(self, client: ChatClient):
         self.client = client
 
     def respond(self, turn: Turn) -> str:

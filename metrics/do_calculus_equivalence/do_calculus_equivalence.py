@@ -6,6 +6,7 @@ Thin adapter over :func:`causal_datasets.docalc.scoring.score_pairs`.
 import datasets
 import evaluate
 
+from causal_datasets import metric_base  # the module, not the class: evaluate.load takes the first Metric class it finds
 from causal_datasets.docalc.scoring import score_pairs
 
 _CITATION = """\
@@ -30,7 +31,8 @@ _DESCRIPTION = """
 Decides, for each pair, whether the predicted expression equals the reference in every causal
 model of the given DAG (do-calculus proof search plus an exact check on random structural
 models: "equivalent" is never returned for a false identity, "not equivalent" always has a
-counterexample). Where the DAG is unknown, independence statements "X ⊥ Y | Z" stand in for it and
+counterexample). Observed variables have two values unless `values` says otherwise; latent
+common causes (`A<->B`) have any number. Where the DAG is unknown, independence statements "X ⊥ Y | Z" stand in for it and
 only what they imply is decided. Reports the share of equivalent predictions beside the surface
 baselines: normalized string match, BLEU and token F1.
 """
@@ -43,13 +45,20 @@ Args:
     latents: optional unobserved nodes per pair (list of names or comma-separated string).
     independences: optional, per pair whose graph is None: statements "X ⊥ Y | Z; W ⊥ Y" (or a list).
     complete_independences: the statements are every independence of the DAG (default False: some).
+    values: optional numbers of values of observed variables (default 2 each): one mapping for all
+        pairs, e.g. {"Z": 3}, or one per pair (a mapping, "Z=3,W=4" or None).
     seed: seed of the random models (default 0).
     prove: also search a proof for equivalent pairs (slower; the verdicts are the same).
+    scoring: "equivalence" (default, DoVerifier's rule: equal to the reference in every model of the
+        graph; do(), counterfactual terms and unobserved variables allowed) or "identification" (also
+        a formula in observed probabilities only: no do(), no counterfactual, no unobserved variable).
 Returns:
-    accuracy (share equivalent; undecidable pairs count as wrong), string_match, bleu, token_f1
-    (means; per pair in bleu_scores, token_f1_scores), verdicts (True/False/None per pair), methods
-    ("identical", "proof", "semantic", "independences", "error"), errors (reason per pair or None),
-    method_counts, undecided.
+    accuracy (share right under `scoring`; undecidable pairs count as wrong), scoring,
+    equivalence_accuracy and identification_accuracy (both rules), string_match, bleu, token_f1
+    (means; per pair in bleu_scores, token_f1_scores), verdicts (equivalence: True/False/None per
+    pair), identified (identification: True/False/None per pair), methods ("identical", "proof",
+    "semantic", "independences", "error"), errors (reason per pair or None), method_counts, undecided, unparsable
+    (predictions that are not text or do not parse: wrong).
 Example:
     >>> metric = evaluate.load(causal_datasets.paths.metric_path("do_calculus_equivalence"))
     >>> metric.compute(predictions=["P(Y | X)"], references=["P(Y | do(X))"], graphs=["X->Y"])["accuracy"]
@@ -58,7 +67,7 @@ Example:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class DoCalculusEquivalence(evaluate.Metric):
+class DoCalculusEquivalence(metric_base.BatchMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -70,8 +79,10 @@ class DoCalculusEquivalence(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, graphs=None, latents=None, independences=None,
-                 complete_independences=False, seed=0, prove=False):
+                 complete_independences=False, seed=0, prove=False, scoring="equivalence",
+                 values=None):
         if graphs is None and independences is None:
             raise ValueError("graphs is required: one edge list per pair (or independences per pair)")
         return score_pairs(predictions, references, graphs, latents, independences=independences,
-                           complete=complete_independences, seed=seed, prove=prove)
+                           complete=complete_independences, seed=seed, prove=prove, scoring=scoring,
+                           values=values)

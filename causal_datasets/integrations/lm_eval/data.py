@@ -7,7 +7,10 @@ Each task YAML names one loader here as ``custom_dataset``; lm-eval calls it wit
   as ``causal-datasets --hub-dir``); the dataset must be built there (it is not built on demand: a
   build can need released files and take minutes);
 - ``dataset``: a Hub id ``ORG/NAME`` instead, with ``dataset_revision`` (a tag, branch or commit;
-  default ``main``; not ``revision``, which lm-eval would also take from ``--model_args``).
+  default ``main``; not ``revision``, which lm-eval would also take from ``--model_args``);
+- ``scoring`` (``causal_cladder_estimand`` only): the rule of its ``accuracy``, ``identification``
+  (default: the prompts ask for an identified estimand) or ``equivalence`` (DoVerifier's); both rules
+  are reported as ``identification_accuracy`` and ``equivalence_accuracy`` either way.
 
 Either way the files are checked against the dataset's manifest (:class:`DatasetLocation`). Rows
 keep the ``prompts`` columns (labels as names) plus what scoring needs from the sibling config.
@@ -23,7 +26,7 @@ from typing import Any
 import datasets
 
 from causal_datasets.cobe.prompts import CriteriaSet
-from causal_datasets.docalc.task import reference_unobserved
+from causal_datasets.docalc.scoring_rules import SCORING_RULES
 from causal_datasets.errors import DatasetFolderError, RunConfigurationError
 from causal_datasets.hub.layout import MANIFEST
 from causal_datasets.hub.location import DatasetLocation
@@ -64,12 +67,15 @@ def _dataset(rows: list[dict[str, Any]]) -> datasets.DatasetDict:
 
 def load_cladder_estimand(**metadata: Any) -> datasets.DatasetDict:
     """``cladder_pairs/prompts``, each row with its ``questions`` row as JSON (``question``), which
-    :func:`~causal_datasets.docalc.task.score_answer` scores against; as in ``causal-datasets eval``,
-    without the questions whose estimand uses an unobserved node (:func:`~causal_datasets.docalc.task.reference_unobserved`)."""
+    :func:`~causal_datasets.docalc.task.score_answer` scores against (the config holds the questions
+    ``causal-datasets eval`` asks: not those whose estimand uses an unobserved node)."""
+    scoring = metadata.get("scoring", "identification")
+    if scoring not in SCORING_RULES:
+        raise RunConfigurationError(f"--metadata scoring must be one of {', '.join(SCORING_RULES)}, got {scoring!r}")
     where = location("cladder_pairs", metadata)
     questions = {q.id: q for q in where.load("cladder_pairs", "questions").records}
-    return _dataset([row.model_dump(mode="json") | {"question": questions[row.id].model_dump_json()}
-                     for row in where.load("cladder_pairs", "prompts").records if not reference_unobserved(questions[row.id])])
+    return _dataset([row.model_dump(mode="json") | {"question": questions[row.id].model_dump_json(), "scoring": scoring}
+                     for row in where.load("cladder_pairs", "prompts").records])
 
 
 def load_recast_graph(**metadata: Any) -> datasets.DatasetDict:

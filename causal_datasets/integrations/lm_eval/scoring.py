@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from causal_datasets.docalc.scoring_rules import credited
 from causal_datasets.docalc.task import extract_estimand, score_answer
 from causal_datasets.recast.parsing import AnswerFormatError, parse_graph_answer
 from causal_datasets.records.base import record_from_json
@@ -16,12 +17,18 @@ from causal_datasets.scoring.graph_compare import compare_graphs
 
 
 def score_cladder_estimand(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float]:
-    """``accuracy`` (the verifier finds the reply's ``Estimand:`` expression equivalent to CLadder's
-    estimand) and ``string_match``, each 0 or 1: :func:`~causal_datasets.docalc.task.score_answer`,
-    as ``causal-datasets eval cladder_pairs`` scores an item."""
+    """Each 0 or 1, as ``causal-datasets eval cladder_pairs`` scores an item
+    (:func:`~causal_datasets.docalc.task.score_answer` on the reply's ``Estimand:`` expression):
+    ``equivalence_accuracy`` (equal to CLadder's estimand under the question's graph),
+    ``identification_accuracy`` (also in observed probabilities only), ``accuracy`` (the rule the
+    row's ``scoring`` column names, from ``--metadata``) and ``string_match``."""
     question = record_from_json(doc["question"], CladderQuestionRow, "the question column")
     scores = score_answer(extract_estimand(results[0]), question)
-    return {"accuracy": float(scores["equivalent"] is True), "string_match": float(scores["string_match"])}
+    verdicts = {"equivalence": scores["equivalent"], "identification": scores["identified"]}
+    return {"accuracy": float(credited(verdicts, doc["scoring"])),
+            "equivalence_accuracy": float(verdicts["equivalence"] is True),
+            "identification_accuracy": float(verdicts["identification"] is True),
+            "string_match": float(scores["string_match"])}
 
 
 def score_recast_graph(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float]:

@@ -17,6 +17,7 @@ from causal_datasets.records.recast import RecastSample
 from causal_datasets.recast.judge import scoring
 from causal_datasets.recast.judge.answers import EVALUATION_KINDS, answer_schema
 from causal_datasets.recast.judge.prompts import judge_messages
+from causal_datasets.llm.chat import ChatClient
 
 SCORE_NAMES = ("node_precision", "node_recall", "node_f1", "edge_precision", "edge_recall", "edge_f1", "precision", "recall", "f1")
 
@@ -49,7 +50,8 @@ class Judgement:
                 "evaluations": {k: asdict(v) for k, v in self.evaluations.items()}}
 
 
-def judge_graph(client: Any, sample: RecastSample, prediction: CausalGraph, *, max_attempts: int = 3) -> Judgement:
+def judge_graph(client: ChatClient, sample: RecastSample, prediction: CausalGraph, *,
+                max_attempts: int = 3) -> Judgement:
     """The four evaluations of ``prediction`` against ``sample`` by the judge ``client``."""
     truth = sample.graph()
     counts = {
@@ -64,9 +66,20 @@ def judge_graph(client: Any, sample: RecastSample, prediction: CausalGraph, *, m
     return Judgement(sample.id, evaluations, scores_from(evaluations))
 
 
-def _evaluate(client: Any, sample: RecastSample, prediction: CausalGraph, kind: str, count: int, max_attempts: int) -> Evaluation:
+def unparsable_judgement(sample: RecastSample) -> Judgement:
+    """What an unreadable prediction gets, without a judge call: every evaluation's rate 0, the worst."""
+    evaluations = {kind: Evaluation(kind, rate=_rate_function(kind)([])) for kind in EVALUATION_KINDS}
+    return Judgement(sample.id, evaluations, scores_from(evaluations))
+
+
+def _rate_function(kind: str):
+    return scoring.precision if kind.endswith("precision") else scoring.recall
+
+
+def _evaluate(client: ChatClient, sample: RecastSample, prediction: CausalGraph, kind: str, count: int,
+              max_attempts: int) -> Evaluation:
     evaluation = Evaluation(kind)
-    rate_of = scoring.precision if kind.endswith("precision") else scoring.recall
+    rate_of = _rate_function(kind)
     if count == 0:  # nothing to judge: an empty prediction has precision 0 and recalls nothing
         evaluation.rate = rate_of([])
         return evaluation

@@ -44,8 +44,6 @@ def main(argv: list[str] | None = None) -> int:
         add_model_arguments(parser, prefix=f"{step}-", purpose=purpose, omitted="--model serves this step")
     args = parser.parse_args(argv)
     needed = [step for step in STEPS if step != "cleanup" or not args.no_cleanup]
-    if args.model is None and any(getattr(args, f"{step}_model") is None for step in needed):
-        parser.error("the pipeline needs --model (and --base-url), or a model for every step")
     with ExitStack() as stack:
         clients = {}
         for prefix in ("", *(f"{step}-" for step in STEPS)):
@@ -55,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error(str(error))
             if clients[prefix] is not None:
                 stack.enter_context(clients[prefix])
+        if clients[""] is None and any(clients[f"{step}-"] is None for step in needed):
+            parser.error("the pipeline needs --model (and --base-url), or a model for every step")
         models = StepModels(**{step: clients[f"{step}-"] or clients[""] for step in STEPS})
         outcomes = process_papers(
             models, load_papers(args.manifest), concurrency=args.concurrency, cleanup=not args.no_cleanup,

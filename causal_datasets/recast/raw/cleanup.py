@@ -7,9 +7,9 @@ paper saw with reasoning models); such a reply is sent back with a note and the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from causal_datasets.llm import LLMError
+from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.structured import strip_thinking
 from causal_datasets.recast.raw.prompts import CLEANUP
 
@@ -24,7 +24,8 @@ class Cleanup:
     attempts: int
 
 
-def clean_markdown(client: Any, raw_text: str, *, max_attempts: int = 2, min_ratio: float = MIN_LENGTH_RATIO) -> Cleanup:
+def clean_markdown(client: ChatClient, raw_text: str, *, max_attempts: int = 2,
+                   min_ratio: float = MIN_LENGTH_RATIO) -> Cleanup:
     """Markdown from ``raw_text`` by ``client``; ``text`` is None (and ``error`` set) if every try fails."""
     messages = [{"role": "system", "content": CLEANUP}, {"role": "user", "content": raw_text}]
     error = "no attempt made"

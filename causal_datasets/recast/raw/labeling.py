@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from causal_datasets.llm.structured import StructuredAnswer, ask_structured
 from causal_datasets.records.recast import DOMAINS, EXPLICITNESS_LEVELS
 from causal_datasets.recast.raw.prompts import DOMAINS_PROMPT, EXPLICITNESS, domain_request, explicitness_request
+from causal_datasets.llm.chat import ChatClient
 
 
 class DomainAnswer(BaseModel):
@@ -33,7 +34,7 @@ def _domains(value: Any) -> list[str]:
     return [DOMAINS[n - 1] for n in sorted(set(numbers))]
 
 
-def label_domains(client: Any, title: str, abstract: str, *, max_attempts: int = 3) -> StructuredAnswer:
+def label_domains(client: ChatClient, title: str, abstract: str, *, max_attempts: int = 3) -> StructuredAnswer:
     """``value``: the domain names, in list order."""
     return ask_structured(
         client, [{"role": "system", "content": DOMAINS_PROMPT}, {"role": "user", "content": domain_request(title, abstract)}],
@@ -41,7 +42,7 @@ def label_domains(client: Any, title: str, abstract: str, *, max_attempts: int =
     )
 
 
-def label_explicitness(client: Any, nodes: list[str], text: str, *, max_attempts: int = 3) -> StructuredAnswer:
+def label_explicitness(client: ChatClient, nodes: list[str], text: str, *, max_attempts: int = 3) -> StructuredAnswer:
     """``value``: ``{node: "explicit" | "implicit" | "absent"}`` covering exactly ``nodes``."""
 
     def checked(value: Any) -> dict[str, str]:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from rapidfuzz.distance import Levenshtein
 
+from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.structured import ask_structured
 from causal_datasets.recast.raw.prompts import MERGE, merge_request
 from causal_datasets.scoring.node_matching import normalize_name
@@ -75,7 +75,7 @@ def check_proposal(proposal: MergeProposal, names: set[str]) -> dict[str, str]:
     return {old: new for old, new in renamed.items() if old != new}
 
 
-def merge_variables(client: Any, edges: list[tuple[str, str]], *, max_attempts: int = 3) -> MergeResult:
+def merge_variables(client: ChatClient, edges: list[tuple[str, str]], *, max_attempts: int = 3) -> MergeResult:
     """Ask ``client`` for merges, validate them, and return the edges with merged names.
 
     With no valid proposal after ``max_attempts`` the edges are returned unchanged and ``error`` says why.

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.structured import ask_structured
 from causal_datasets.recast.raw.prompts import NORMALIZE, normalize_request
 
@@ -75,7 +76,8 @@ def apply(spans: list[Span], text: str) -> str:
     return text
 
 
-def normalize_text(client: Any, text: str, graph_text: str, *, max_rounds: int = 8, max_attempts: int = 3) -> NormalizationLog:
+def normalize_text(client: ChatClient, text: str, graph_text: str, *, max_rounds: int = 8,
+                   max_attempts: int = 3) -> NormalizationLog:
     """Run the loop on ``text`` with the graph (``source -> sink`` lines) as reference."""
     log = NormalizationLog(text=text)
     while log.rounds < max_rounds:

@@ -34,6 +34,7 @@ from causal_datasets.recast.raw.merge import merge_variables
 from causal_datasets.recast.raw.normalize import normalize_text
 from causal_datasets.recast.raw.pdf import PdfError, pdf_markdown, pdf_text
 from causal_datasets.recast.samples import make_sample
+from causal_datasets.llm.chat import ChatClient
 
 ECONOMICS = "Economics & Public Policy"
 
@@ -62,13 +63,13 @@ STEPS = ("cleanup", "merge", "normalize", "label")
 class StepModels:
     """The chat client of each LLM step (``label``: the domain and the node-explicitness labels)."""
 
-    cleanup: Any
-    merge: Any
-    normalize: Any
-    label: Any
+    cleanup: ChatClient
+    merge: ChatClient
+    normalize: ChatClient
+    label: ChatClient
 
     @classmethod
-    def of(cls, client: Any | StepModels) -> StepModels:
+    def of(cls, client: ChatClient | StepModels) -> StepModels:
         """``client`` itself when it is a :class:`StepModels`, else one client for every step."""
         return client if isinstance(client, StepModels) else cls(client, client, client, client)
 
@@ -95,7 +96,7 @@ def load_papers(manifest: Path) -> list[RawPaper]:
     return [p.model_copy(update={"pdf": base / p.pdf, "annotation": base / p.annotation}) for p in papers]
 
 
-def process_paper(client: Any | StepModels, paper: RawPaper, *, cleanup: bool = True,
+def process_paper(client: ChatClient | StepModels, paper: RawPaper, *, cleanup: bool = True,
                   extractor: Literal["markdown", "text"] = "markdown", max_rounds: int = 8,
                   max_attempts: int = 3) -> PaperOutcome:
     """Run every step on one paper (see the module docstring); ``client``: one client or one per step."""
@@ -154,7 +155,7 @@ def process_paper(client: Any | StepModels, paper: RawPaper, *, cleanup: bool = 
     return outcome
 
 
-def process_papers(client: Any | StepModels, papers: Sequence[RawPaper], *, concurrency: int = 2,
+def process_papers(client: ChatClient | StepModels, papers: Sequence[RawPaper], *, concurrency: int = 2,
                    **options: Any) -> list[PaperOutcome]:
     """:func:`process_paper` on each paper, in input order; an unexpected crash is that paper's error."""
     results = map_concurrent(lambda p: process_paper(client, p, **options), papers, concurrency=concurrency, desc="papers")
