@@ -225,9 +225,9 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
         first = run_eval(*common, "--limit", "2", "--max-retries", "0", "--model", "stub", "--base-url", broken.base_url)
     assert first.status == "failed" and first.failures == {"retries_exhausted": 2} and first.metrics.n == 0
     with StubServer(respond) as server:
-        summary = run_eval(*common, "--limit", "5", "--resume", "--model", "stub", "--base-url", server.base_url)
+        summary = run_eval(*common, "--limit", "5", "--extend", "--model", "stub", "--base-url", server.base_url)
         assert server.count == 5  # the two failed items are asked again, then three new ones
-        again = run_eval(*common, "--limit", "5", "--resume", "--model", "stub", "--base-url", server.base_url)
+        again = run_eval(*common, "--resume", "--model", "stub", "--base-url", server.base_url)  # the run's --limit 5
         assert server.count == 5  # nothing left to ask
     items = {i["id"]: i for i in read_results(out)}
     assert len(items) == 5
@@ -603,3 +603,19 @@ def test_local_model_with_judge_feedback_derivation_and_the_paper_prompt(dataset
     assert item["graph_error"] in (None, "no_graph", "unreadable_graph", "cyclic_graph")
     assert (item["graph_error"] is None) == (item["own_graph_error"] != item["graph_error"] or item["graph_error"] is None)
     assert main(["report", str(tmp_path / "estimand"), str(tmp_path / "paper"), "--out", str(tmp_path / "report")]) == 0
+
+
+@pytest.mark.llm
+def test_ten_items_on_the_local_model_with_default_options_are_all_scored_and_repeat(dataset_dir, tmp_path, local_llm):
+    """``eval cladder_pairs --limit 10`` against the local server with default options (512 tokens, the server's
+    one slot and its long timeout found by themselves): every item is scored, and a second run with its own
+    cache gets every reply again from the server, identical."""
+    replies = []
+    for run in ("first", "second"):
+        summary = run_eval("cladder_pairs", "--limit", "10", "--model", local_llm.model, "--base-url",
+                           local_llm.base_url, "--hub-dir", str(dataset_dir), "--out", str(tmp_path / run),
+                           "--cache-dir", str(tmp_path / f"cache-{run}"))
+        assert summary.status == "complete" and summary.items.scored == 10 and summary.failures == {}
+        assert summary.usage["model"].http_requests == 10  # no retry: each request had one copy
+        replies.append({item["id"]: item["raw"] for item in read_results(tmp_path / run)})
+    assert replies[0] == replies[1]

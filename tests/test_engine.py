@@ -66,8 +66,8 @@ def test_every_task_is_declared():
 @pytest.mark.parametrize("name", NAMES)
 def test_every_summary_and_result_validates_against_the_exported_schemas(name, hub, tmp_path, capsys):
     with StubServer(answer_t) as server:
-        assert main(argv(name, hub, tmp_path / "run", server.base_url)) == 0
-    printed = json.loads(capsys.readouterr().out)
+        assert main(argv(name, hub, tmp_path / "run", server.base_url, "--json")) == 0
+    printed = json.loads(capsys.readouterr().out)  # --json: the summary as written
     written = read_summary(tmp_path / "run")
     assert printed == written
     jsonschema.validate(written, RunSummary.model_json_schema())

@@ -7,6 +7,8 @@ the model rejects is one line naming the flag (exit code 2).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -19,8 +21,10 @@ def add_options(parser: argparse.ArgumentParser, model: type[BaseModel], title: 
         add_flags(parser.add_argument_group(title), model)
 
 
-def options_from_args(model: type[BaseModel], args: argparse.Namespace) -> BaseModel:
+def options_from_args(model: type[BaseModel], args: argparse.Namespace,
+                      earlier: Mapping[str, Any] | None = None) -> BaseModel:
+    """The options the flags give, over ``earlier`` values (a resumed run's) where a flag is not given."""
     try:
-        return model.model_validate(given_values(model, args))
+        return model.model_validate({**(earlier or {}), **given_values(model, args)})
     except ValidationError as error:
         raise CommandError(first_problem(error)) from None

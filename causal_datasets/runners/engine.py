@@ -1,8 +1,9 @@
 """The one loop every evaluation task runs through.
 
-``run_task(task, settings)``: check the settings against the task's declaration, load the dataset
-(local build, on-demand build or Hub id), select the items (``limit``), skip the ones already
-scored when resuming, run the rest concurrently (each result appended the moment it ends, a model
+``run_task(task, settings)``: check the settings against the task's declaration (and, when resuming,
+against the run's own selection: :mod:`causal_datasets.runners.resume`), load the dataset (local
+build, on-demand build or Hub id), select the items (``limit``), skip the ones already scored when
+resuming, run the rest concurrently (each result appended the moment it ends, a model
 or transport error recorded as a failed item), compact ``results.jsonl``, summarize the scored
 items into the task's typed metrics, and write ``summary.json`` with counts, usage (summed over
 every invocation of the run) and status. Every model client is closed at the end, whatever
@@ -17,8 +18,6 @@ from collections import Counter
 from contextlib import ExitStack
 from typing import Any
 
-from pydantic import ValidationError
-
 from causal_datasets import __version__
 from causal_datasets.errors import LLMError, RunConfigurationError, UnknownConfig
 from causal_datasets.llm.client import LLMClient
@@ -30,12 +29,22 @@ from causal_datasets.runners.records import (
     DatasetRef,
     ItemCounts,
     Role,
+    RunSelection,
     RunStatus,
     RunSummary,
     Usage,
 )
-from causal_datasets.runners.results import SUMMARY_FILE, ResultsLog, write_summary
-from causal_datasets.runners.task import Item, Outcome, RunSettings, Task, TaskContext, result_line
+from causal_datasets.runners.results import ResultsLog, write_summary
+from causal_datasets.runners.resume import check_continuation, check_item_count, read_run_summary, solver_of
+from causal_datasets.runners.task import (
+    DEFAULT_CONCURRENCY,
+    Item,
+    Outcome,
+    RunSettings,
+    Task,
+    TaskContext,
+    result_line,
+)
 
 
 def run_task(task: Task, settings: RunSettings) -> RunSummary:
@@ -45,18 +54,24 @@ def run_task(task: Task, settings: RunSettings) -> RunSummary:
     options, configs = check_settings(task, settings, frozenset(settings.models))
     for spec in settings.models.values():
         spec.config.api_key()  # a missing key is an LLMConfigError now, before anything is written
-    log = ResultsLog(settings.out, resume=settings.resume)
-    earlier = _earlier_usage(settings) if settings.resume else None
+    continuing = settings.resume or settings.extend
+    earlier = read_run_summary(settings.out) if continuing else None
+    if earlier is not None:
+        check_continuation(task, settings, configs, options, earlier)
+    log = ResultsLog(settings.out, resume=continuing)
     with ExitStack() as stack:
         clients = _clients(task, settings, stack)
         context = TaskContext(task, settings, options, configs, clients)
         items = task.items(context)
         if settings.limit is not None:
             items = items[: settings.limit]
+        if earlier is not None:
+            check_item_count(settings, len(items), earlier)
         pending = [item for item in items if log.needs_run(item.id)]
         interrupted = False
         try:
-            log.record_all(pending, lambda item: solve_item(task, item, context), concurrency=settings.concurrency,
+            concurrency = _concurrency(settings, clients) if pending else 1
+            log.record_all(pending, lambda item: solve_item(task, item, context), concurrency=concurrency,
                            desc=f"{task.name} items", progress=settings.progress)
         except KeyboardInterrupt:
             interrupted = True
@@ -119,6 +134,15 @@ def _clients(task: Task, settings: RunSettings, stack: ExitStack) -> dict[Role, 
     return clients
 
 
+def _concurrency(settings: RunSettings, clients: dict[Role, LLMClient]) -> int:
+    """``settings.concurrency``, else :data:`DEFAULT_CONCURRENCY` items at once but no more than the slots
+    a model server reports (one for serve-local: an item's requests then never queue behind another's)."""
+    if settings.concurrency is not None:
+        return settings.concurrency
+    distinct = {id(client): client for client in clients.values()}.values()
+    return min([DEFAULT_CONCURRENCY, *(slots for client in distinct if (slots := client.server_slots()) is not None)])
+
+
 def solve_item(task: Task, item: Item, context: TaskContext) -> dict[str, Any]:
     """The result line of one item within ``--item-timeout``, with its model calls; an exception never
     escapes (the item is failed)."""
@@ -135,7 +159,7 @@ def solve_item(task: Task, item: Item, context: TaskContext) -> dict[str, Any]:
 
 
 def _summary(
-    task: Task, context: TaskContext, items: list[Item], log: ResultsLog, earlier: dict | None, interrupted: bool
+    task: Task, context: TaskContext, items: list[Item], log: ResultsLog, earlier: RunSummary | None, interrupted: bool
 ) -> RunSummary:
     results = [log.items[item.id] for item in items if item.id in log.items]
     scored = [r for r in results if r["status"] == "scored"]
@@ -157,12 +181,14 @@ def _summary(
             read_from=context.settings.location.describe(task.dataset), configs=list(context.configs),
             split=context.settings.split,
         ),
-        solver=_solver(task, context),
+        solver=solver_of(context.settings),
         models={role: client.config.model for role, client in context.clients.items()},
         options=json.loads(context.options.model_dump_json()),
+        selection=RunSelection(limit=context.settings.limit, models={
+            role: spec.config.reply_settings() for role, spec in sorted(context.settings.models.items())}),
         items=counts,
         failures=dict(sorted(Counter(r["failure"].split(":", 1)[0] for r in failed).items())),
-        invocations=(earlier["invocations"] if earlier else 0) + 1,
+        invocations=(earlier.invocations if earlier else 0) + 1,
         usage=usage,
         usage_total=usage_total,
         metrics=metrics,
@@ -181,40 +207,18 @@ def _status(counts: ItemCounts, interrupted: bool) -> RunStatus:
     return "failed" if counts.scored == 0 else "incomplete"
 
 
-def _solver(task: Task, context: TaskContext) -> str:
-    if context.settings.agent is not None:
-        return f"agent:{context.settings.agent}"
-    model = context.clients.get("model")
-    return f"model:{model.config.model}" if model is not None else "published"
-
-
-def _usage(clients: dict[Role, LLMClient], earlier: dict | None) -> tuple[dict[Role, Usage], Usage]:
+def _usage(clients: dict[Role, LLMClient], earlier: RunSummary | None) -> tuple[dict[Role, Usage], Usage]:
     """This invocation's usage per role plus the earlier invocations' (a client serving two roles counted once in the total)."""
     now = {role: _as_usage(client.usage_summary()) for role, client in clients.items()}
     distinct = {id(client): now[role] for role, client in clients.items()}
     total = sum(distinct.values(), Usage())
     if earlier:
-        for role, usage in earlier["usage"].items():
-            now[role] = now.get(role, Usage()) + Usage.model_validate(usage)
-        total = total + Usage.model_validate(earlier["usage_total"])
+        for role, usage in earlier.usage.items():
+            now[role] = now.get(role, Usage()) + usage
+        total = total + earlier.usage_total
     return dict(sorted(now.items())), total
 
 
 def _as_usage(summary: dict[str, Any]) -> Usage:
     return Usage(**{name: summary.get(name) or 0 for name in Usage.model_fields if name != "cost_usd"},
                  cost_usd=summary.get("cost_usd"))
-
-
-def _earlier_usage(settings: RunSettings) -> dict | None:
-    """Usage and invocation count of the summary a resumed run already has (None when there is none yet)."""
-    path = settings.out / SUMMARY_FILE
-    if not path.exists():
-        return None
-    try:
-        earlier = RunSummary.model_validate_json(path.read_text(encoding="utf-8"))
-    except (ValidationError, ValueError) as error:
-        raise RunConfigurationError(
-            f"{path} is not a summary this version can resume ({str(error).splitlines()[0]}); start a new run"
-        ) from None
-    return {"usage": {r: u.model_dump() for r, u in earlier.usage.items()},
-            "usage_total": earlier.usage_total.model_dump(), "invocations": earlier.invocations}

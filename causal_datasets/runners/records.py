@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from causal_datasets.uncertainty.intervals import ALPHA, CONFIDENCE, POWER, RESAMPLES, SEED, Interval
 
-#: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: no intervals)
+#: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: without ``intervals``
+#: and ``selection``, still read, and resumed as far as it recorded the run)
 SUMMARY_FORMAT = 3
 
 Role = Literal["model", "judge", "corrector"]
@@ -75,6 +76,16 @@ class DatasetRef(_Strict):
     read_from: str = Field(description="the local folder or 'ORG/NAME@revision' the rows were read from")
     configs: list[str]
     split: str
+
+
+class RunSelection(_Strict):
+    """What the run was asked for beyond its dataset, configs, split, solver and options: ``--resume``
+    continues exactly this selection, ``--extend`` may raise the limit (and add configs)."""
+
+    limit: int | None = Field(description="--limit: only the first N items (None: every item)")
+    models: dict[Role, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="per role, the model settings that decide its replies (model, sampling, seed ...)")
 
 
 class ItemCounts(_Strict):
@@ -299,6 +310,9 @@ class RunSummary(_Strict):
     solver: str = Field(description="who answered: 'model:<name>', 'agent:<name>' or 'published' (judging released outputs)")
     models: dict[Role, str] = Field(description="model name per role used")
     options: dict[str, Any] = Field(description="the task's own options as given")
+    selection: RunSelection | None = Field(
+        default=None,
+        description="the run's limit and model settings (None in format 2 summaries, written without them)")
     items: ItemCounts
     failures: dict[str, int] = Field(description="failed items by error category")
     invocations: int = Field(description="how many times the run was started (1 + resumes)")
