@@ -127,3 +127,13 @@ def test_a_source_folder_without_the_files_the_builder_reads_is_named(tmp_path, 
     assert err.startswith(f"error: source {empty} lacks 3nodes.jsonl, 4nodes.jsonl") and err.count("\n") == 1
     assert main(["build", "cladder_pairs", "--source", str(empty), "--hub-dir", str(tmp_path / "hub")]) == 2
     assert "lacks test-model-meta.json, test-generate-easy.json" in capsys.readouterr().err
+
+
+def test_equiv_starts_without_the_heavy_libraries():
+    """``equiv``'s start-up (under 0.5 s, issue #30) loads the verifier only: not datasets, pandas,
+    pyarrow or networkx, which `import causal_datasets` must not pull in either."""
+    script = ("import sys; from causal_datasets.cli import main; "
+              "main(['equiv', 'P(Y | do(X))', 'P(Y | X)', '--graph', 'X->Y']); "
+              "print(sorted({'datasets', 'networkx', 'pandas', 'pyarrow'} & set(sys.modules)))")
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert shown.splitlines()[-1] == "[]"
