@@ -16,7 +16,17 @@ from causal_datasets.docalc.latent import latent_values, model_graph, projection
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.semantics import evaluate, random_models
 from causal_datasets.docalc.verdict import check_equivalence
-from tests.support.admg import ADMG, Term, corpus, differ, identify, mutations, plausible_answers, random_admg, text
+from tests.support.admg import (
+    ADMG,
+    Term,
+    corpus,
+    differ,
+    identify,
+    mutations,
+    plausible_answers,
+    random_admg,
+    text,
+)
 
 #: the 3x3 determinant of M[(a, x1)][(b, x2)] = P(A=a, B=b | X1=x1, X2=x2), rows (a, x1) = (0,0), (0,1),
 #: (1,0) and columns (b, x2) = (0,0), (0,1), (1,0): M is a mixture over the latent's values of products
