@@ -179,3 +179,13 @@ def test_build_notes_are_one_short_line_per_finding_and_none_that_counts_zero(tm
     assert all(len(line) < 160 and not line.endswith(": 0 rows") for line in notes[1:])
     assert "test-generate-easy.json-5, test-generate-easy.json-6" in card  # the ids are in the card
     assert "| `synthetic` | repeats an earlier pair" in card  # and so is the check that found nothing
+
+
+def test_equiv_starts_without_the_heavy_libraries():
+    """``equiv``'s start-up (under 0.5 s, issue #30) loads the verifier only: not datasets, pandas,
+    pyarrow or networkx, which `import causal_datasets` must not pull in either."""
+    script = ("import sys; from causal_datasets.cli import main; "
+              "main(['equiv', 'P(Y | do(X))', 'P(Y | X)', '--graph', 'X->Y']); "
+              "print(sorted({'datasets', 'networkx', 'pandas', 'pyarrow'} & set(sys.modules)))")
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert shown.splitlines()[-1] == "[]"

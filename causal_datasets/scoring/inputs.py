@@ -19,9 +19,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import datasets
+if TYPE_CHECKING:  # `import causal_datasets` stays light: equiv's start-up must not load datasets
+    import datasets
 
 
 def batch_size(predictions: Sequence[Any], references: Sequence[Any], **columns: Sequence[Any] | None) -> int:
@@ -49,7 +50,7 @@ def class_label(value: Any, names: datasets.ClassLabel | Sequence[str], where: s
 
     ``ValueError`` naming ``where`` (e.g. ``references[2]``) for a name or integer outside the label
     set, ``TypeError`` for a value that is neither."""
-    names = list(names.names if isinstance(names, datasets.ClassLabel) else names)
+    names = list(getattr(names, "names", names))  # a datasets.ClassLabel keeps its names there
     if isinstance(value, str):
         if value not in names:
             raise ValueError(f"{where}: {value!r} is not one of the labels {names}")
