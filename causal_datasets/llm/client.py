@@ -152,6 +152,13 @@ class LLMClient:
             result = dataclasses.replace(result, text=prefill + result.text)
         return result
 
+    def request_settings(self, **overrides: Any) -> dict[str, Any]:
+        """What a request with ``overrides`` sends besides its messages: the body's other fields, and the
+        prefill (sent as a last assistant message) when there is one."""
+        body = self.config.request_body([], **overrides)
+        del body["messages"]
+        return body | ({"prefill": self.config.prefill} if self.config.prefill else {})
+
     def check_context(self, messages: list[Message], *, max_tokens: int | None = None) -> ContextCheck:
         """Whether ``messages`` (and a reply of ``max_tokens``, default the config's) fit the model's context
         window (see :mod:`causal_datasets.llm.context`); nothing is sent to the chat endpoint."""

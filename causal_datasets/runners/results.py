@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from causal_datasets.errors import ResultsExist, RunFolderError
 from causal_datasets.llm.concurrency import map_concurrent
-from causal_datasets.runners.records import ItemResult, RunSummary
+from causal_datasets.runners.records import RunSummary
 
 Item = TypeVar("Item")
 
@@ -34,18 +34,19 @@ SUMMARY_FILE = "summary.json"
 class ResultsLog:
     """The results of one run folder, by item id (the latest line of each)."""
 
-    def __init__(self, out_dir: Path, *, resume: bool):
+    def __init__(self, out_dir: Path, *, resume: bool, model: type[BaseModel]):
         self.path = Path(out_dir) / RESULTS_FILE
         if self.path.exists() and self.path.stat().st_size and not resume:
             raise ResultsExist(f"{self.path} already has results; pass --resume to continue or choose another --out")
         self.items: dict[str, dict[str, Any]] = {}
         for line in read_results(self.path):
             try:
-                ItemResult.model_validate(line)
+                model.model_validate(line)
             except ValidationError as error:
+                where = ".".join(str(part) for part in error.errors()[0]["loc"])
                 raise RunFolderError(
-                    f"{self.path} was written by an older causal-datasets (its lines lack {error.errors()[0]['loc']}); "
-                    "start a new run in another --out"
+                    f"{self.path} was written by another causal-datasets (field '{where}': "
+                    f"{error.errors()[0]['msg']}); start a new run in another --out"
                 ) from None
             self.items[line["id"]] = line
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -109,7 +110,7 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     return lines
 
 
-def write_summary(out_dir: Path, summary: RunSummary) -> Path:
+def write_summary(out_dir: Path, summary: RunSummary[Any]) -> Path:
     """``summary.json``, written atomically."""
     path = Path(out_dir) / SUMMARY_FILE
     _write_atomic(path, summary.model_dump_json(indent=2) + "\n")

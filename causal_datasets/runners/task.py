@@ -1,7 +1,9 @@
 """An evaluation task declared as data: which dataset and configs, which model roles and agents, how
-one item is solved and scored, and how results become typed metrics and slices.
+one item is solved (generation) and scored, the types of what each step gives, and how scored items
+become typed metrics, slices, a report section and inspect_ai tasks.
 
-Each benchmark module in this package declares one ``TASK = Task(...)``; the engine
+A benchmark declares one ``Task(...)`` and registers it under the entry-point group
+``causal_datasets.tasks`` (:mod:`causal_datasets.registry`); the engine
 (:mod:`causal_datasets.runners.engine`) runs every task the same way, and the command line builds
 each task's options from the declaration (a role the task does not declare is not offered).
 """
@@ -11,29 +13,43 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from causal_datasets.hub.location import DatasetLocation, LoadedConfig
 from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.options import ModelSpec
-from causal_datasets.runners.records import ItemResult, ModelCall, Role, Slices
+from causal_datasets.runners.records import BenchmarkMetrics, ItemResult, ModelCall, Role, RunSummary, Slices
+
+if TYPE_CHECKING:
+    from causal_datasets.report.views import View
+
+G = TypeVar("G", bound=BaseModel)
+S = TypeVar("S", bound=BaseModel)
+M = TypeVar("M", bound=BenchmarkMetrics)
 
 
 class NoOptions(BaseModel):
     """A task without options of its own."""
 
 
+class NoGeneration(BaseModel):
+    """The generation of a task whose model calls say everything (single-turn prompts)."""
+
+
 @dataclass(frozen=True)
 class RoleSpec:
     """A model role a task uses. ``required``: the run cannot go without it (a reference agent aside);
-    ``fallback``: the role whose client serves this one when it is not given."""
+    ``fallback``: the role whose client serves this one when it is not given; ``scoring``: the role is
+    asked while scoring (a judge) — ``rescore`` serves its calls from the transcript and asks it anew
+    only when it is given."""
 
     role: Role
     help: str
     required: bool = False
     fallback: Role | None = None
+    scoring: bool = False
 
     @property
     def flag(self) -> str:
@@ -51,12 +67,31 @@ class Item:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What solving an item gave: its result fields, and ``failure`` when a model or transport error
-    ended it (``"<category>: <message>"``; the item then counts as failed and ``--resume`` runs it again)."""
+class Transcript(Generic[G]):
+    """Everything solving an item produced: its model calls (requests and replies, in order) and the
+    task's generation record (what the calls alone do not say, e.g. an episode's actions)."""
 
-    fields: Mapping[str, Any]
-    failure: str | None = None
+    calls: tuple[ModelCall, ...]
+    generation: G
+
+    def replies(self, role: Role = "model") -> list[str]:
+        """The texts of ``role``'s answered calls, in order."""
+        return [call.reply for call in self.calls if call.role == role and call.reply is not None]
+
+
+@dataclass(frozen=True)
+class Scored(Generic[G, S]):
+    """A scored item as ``summarize`` receives it: id, config, generation and scores, typed."""
+
+    id: str
+    config: str
+    generation: G
+    scores: S
+
+
+class CallFailed(Exception):
+    """Raised by a task's ``solve`` or ``score``: a model call the item needed failed (a transport failure,
+    never a model's mistake). The failed call is in the transcript; the engine records its role and category."""
 
 
 @dataclass(frozen=True)
@@ -83,9 +118,10 @@ class RunSettings:
 
 @dataclass
 class TaskContext:
-    """What a task's functions see while a run goes on."""
+    """What a task's functions see while a run goes on (``clients``: the roles with a model, each
+    recording its calls; in ``score``, only the scoring roles)."""
 
-    task: Task
+    task: Task[Any, Any, Any]
     settings: RunSettings
     options: Any
     configs: tuple[str, ...]
@@ -103,15 +139,24 @@ class TaskContext:
 
 
 @dataclass(frozen=True)
-class Task:
+class Task(Generic[G, S, M]):
     """One benchmark as the engine runs it.
 
     ``items`` turns the loaded rows into work items (filters by the options included); ``solve``
-    runs one item (a single-turn prompt, or an episode in an environment) and scores it;
-    ``summarize`` turns the scored results (dicts of ``results.jsonl``) into the benchmark's typed
-    metrics and its slices; ``item_scores`` gives the headline numbers of one scored result (what
-    per-item tools such as inspect_ai average). ``check`` rejects option combinations the
-    declaration cannot express (given the settings, the options and the roles that have a model).
+    generates one item's transcript — a single-turn prompt, or an episode in an environment — and
+    returns its ``generation`` record (the calls are recorded by the engine); ``score`` turns the
+    item and its transcript into its ``scores``, a pure function of them (the scoring roles' calls —
+    a judge's — aside, which the transcript keeps too, so ``rescore`` reproduces them without a
+    model); ``summarize`` turns the scored items into the benchmark's ``metrics`` and its slices;
+    ``item_scores`` gives the headline numbers of one item's scores (what per-item tools such as
+    inspect_ai average). ``check`` rejects option combinations the declaration cannot express
+    (given the settings, the options and the roles that have a model).
+
+    ``scoring_options`` are the options ``rescore`` may change (the others describe the generation);
+    ``judge_options`` those of them that change what a scoring role is asked; ``rescore_notes`` says,
+    given the old and the new options, what new scores cannot change about the old run. ``view`` is the
+    benchmark's section of ``causal-datasets report``; ``inspect`` names its inspect_ai tasks
+    (task name → config; default: one per config, ``<name>_<config>``).
     """
 
     name: str
@@ -120,24 +165,42 @@ class Task:
     configs: tuple[str, ...]
     default_configs: tuple[str, ...]
     items: Callable[[TaskContext], list[Item]]
-    solve: Callable[[Item, TaskContext], Outcome]
-    summarize: Callable[[list[dict[str, Any]], TaskContext], tuple[BaseModel, Slices]]
-    item_scores: Callable[[Mapping[str, Any]], dict[str, float]]
+    solve: Callable[[Item, TaskContext], G]
+    score: Callable[[Item, Transcript[G], TaskContext], S]
+    summarize: Callable[[list[Scored[G, S]], TaskContext], tuple[M, Slices]]
+    item_scores: Callable[[S], dict[str, float]]
+    generation: type[G]
+    scores: type[S]
+    metrics: type[M]
     roles: tuple[RoleSpec, ...] = ()
     agents: tuple[str, ...] = ()
     options: type[BaseModel] = NoOptions
     multiple_configs: bool = False
     from_files: bool = False
     check: Callable[[RunSettings, Any, frozenset[Role]], None] | None = None
+    scoring_options: tuple[str, ...] = ()
+    judge_options: tuple[str, ...] = ()
+    rescore_notes: Callable[[Any, Any], list[str]] | None = None
+    view: View | None = None
+    inspect: Mapping[str, str] | None = None
 
     def role(self, name: Role) -> RoleSpec | None:
         return next((spec for spec in self.roles if spec.role == name), None)
 
+    @property
+    def scoring_roles(self) -> tuple[Role, ...]:
+        return tuple(spec.role for spec in self.roles if spec.scoring)
 
-def result_line(item: Item, outcome: Outcome, calls: Sequence[ModelCall] = ()) -> dict[str, Any]:
-    """The ``results.jsonl`` line of a solved item and its model calls (validated as an :class:`ItemResult`)."""
-    fields = {k: v for k, v in outcome.fields.items() if k not in ("id", "config", "status", "failure", "calls")}
-    status = "failed" if outcome.failure else "scored"
-    result = ItemResult(id=item.id, config=item.config, status=status, failure=outcome.failure, calls=list(calls),
-                        **fields)
-    return result.model_dump(mode="json")
+    @property
+    def result_model(self) -> type[ItemResult[G, S]]:
+        """The model of one ``results.jsonl`` line of this task."""
+        return ItemResult[self.generation, self.scores]  # type: ignore[name-defined]
+
+    @property
+    def summary_model(self) -> type[RunSummary[M]]:
+        """The model of this task's ``summary.json``."""
+        return RunSummary[self.metrics]  # type: ignore[name-defined]
+
+    def inspect_tasks(self) -> dict[str, str]:
+        """inspect_ai task name → config."""
+        return dict(self.inspect) if self.inspect is not None else {f"{self.name}_{c}": c for c in self.configs}
