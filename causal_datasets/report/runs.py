@@ -1,4 +1,12 @@
-"""A run folder as the report reads it: its typed ``summary.json`` and, on demand, its ``results.jsonl``."""
+"""A run folder as the report reads it: its typed ``summary.json`` and, on demand, its ``results.jsonl``.
+
+Both are typed by the benchmark's registered task (an unregistered benchmark is one clear error).
+Folders of summary format 2 (causal-datasets 0.2 before results were typed) are read too: their
+summary is brought to the current layout (the count field renamed, failures by role and category)
+and their result lines are read untyped (:class:`~causal_datasets.runners.records.Untyped`), which
+is all the report needs of them. Older and newer layouts are one error naming the version that
+wrote them.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +14,29 @@ import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from causal_datasets import __version__
-from causal_datasets.errors import RunFolderError
-from causal_datasets.runners.records import SUMMARY_FORMAT, ItemResult, RunSummary
+from causal_datasets.errors import RunFolderError, UnknownBenchmark
+from causal_datasets.registry import get_task
+from causal_datasets.runners.records import SUMMARY_FORMAT, ItemResult, RunSummary, Untyped
 from causal_datasets.runners.results import RESULTS_FILE, SUMMARY_FILE, read_results
+from causal_datasets.runners.task import Task
+
+#: the oldest summary format the report still reads
+OLDEST_FORMAT = 2
+#: format 2's count field of each benchmark's metrics (format 3 calls it ``count`` everywhere)
+OLD_COUNT_FIELDS = ("episodes", "n", "samples")
 
 
 @dataclass(frozen=True)
 class Run:
     path: Path
-    summary: RunSummary
+    summary: RunSummary[Any]
+    task: Task[Any, Any, Any]
+    format: int = SUMMARY_FORMAT
 
     @property
     def benchmark(self) -> str:
@@ -30,17 +48,18 @@ class Run:
         return f"{self.summary.solver} ({self.path.name})"
 
     @cached_property
-    def results(self) -> list[ItemResult]:
-        """The latest line of each item of ``results.jsonl``, validated."""
+    def results(self) -> list[ItemResult[Any, Any]]:
+        """The latest line of each item of ``results.jsonl``, validated (typed by the task; untyped in an older run)."""
         lines = {line["id"]: line for line in read_results(self.path / RESULTS_FILE)}
+        model: Any = self.task.result_model if self.format == SUMMARY_FORMAT else ItemResult[Untyped, Untyped]
         items = []
         for number, line in enumerate(lines.values(), start=1):
             try:
-                items.append(ItemResult.model_validate(line))
-            except ValidationError as error:
-                raise RunFolderError(
-                    f"{self.path / RESULTS_FILE} item #{number} (id={line['id']!r}): {_first_problem(error)}"
-                ) from None
+                items.append(model.model_validate(line if self.format == SUMMARY_FORMAT else upgrade_line(line)))
+            except (ValidationError, ValueError, TypeError) as error:
+                problem = _first_problem(error) if isinstance(error, ValidationError) else str(error)
+                where = f"{self.path / RESULTS_FILE} item #{number} (id={line['id']!r})"
+                raise RunFolderError(f"{where}: {problem}") from None
         return items
 
 
@@ -57,31 +76,79 @@ def load_run(path: Path) -> Run:
         raise RunFolderError(f"{summary_path} is not valid JSON: {error}") from None
     if not isinstance(data, dict):
         raise RunFolderError(f"{summary_path} is not a run summary (a JSON object)")
-    _check_format(summary_path, data)
+    layout = _check_format(summary_path, data)
     try:
-        summary = RunSummary.model_validate_json(text)
+        task = get_task(str(data.get("benchmark")))
+    except UnknownBenchmark as error:
+        raise RunFolderError(f"{summary_path}: {error}") from None
+    try:
+        summary = task.summary_model.model_validate(data if layout == SUMMARY_FORMAT else upgrade_summary(data))
     except ValidationError as error:
         raise RunFolderError(f"{summary_path} is not a valid run summary: {_first_problem(error)}") from None
-    return Run(path=path, summary=summary)
+    return Run(path=path, summary=summary, task=task, format=layout)
 
 
-def _check_format(summary_path: Path, data: dict) -> None:
+def upgrade_summary(data: dict[str, Any]) -> dict[str, Any]:
+    """A format-2 summary in the current layout: ``count`` for the metrics' count field, failures by role and
+    category."""
+    metrics = dict(data.get("metrics") or {})
+    for name in OLD_COUNT_FIELDS:
+        if name in metrics and "count" not in metrics:
+            metrics["count"] = metrics.pop(name)
+    failures: dict[str, dict[str, int]] = {}
+    for key, count in (data.get("failures") or {}).items():
+        role, category = old_failure(key)
+        failures.setdefault(role, {})[category] = failures.get(role, {}).get(category, 0) + count
+    return data | {"format": SUMMARY_FORMAT, "metrics": metrics, "failures": failures}
+
+
+def upgrade_line(line: dict[str, Any]) -> dict[str, Any]:
+    """A format-2 result line in the current layout, its benchmark's fields kept untyped as ``scores``."""
+    shared = {"id", "config", "status", "failure", "calls"}
+    failure = None
+    if line.get("failure"):
+        role, category = old_failure(line["failure"].split(":", 1)[0])
+        failure = {"role": role, "category": category, "detail": line["failure"]}
+    calls = []
+    for call in line.get("calls") or []:
+        category, _, detail = (call.get("error") or "").partition(": ")
+        calls.append(call | ({"category": category, "error": detail} if call.get("error") else {}))
+    own = {key: value for key, value in line.items() if key not in shared}
+    return {"id": line["id"], "config": line["config"], "status": line["status"], "failure": failure, "calls": calls,
+            "scores": own if line["status"] == "scored" else None}
+
+
+def old_failure(key: str) -> tuple[str, str]:
+    """The role and category of a format-2 failure key (``judge_timeout``, ``judge``, ``llm_error``, ``crash`` ...)."""
+    if key == "crash":
+        return "task", "crash"
+    if key == "judge":
+        return "judge", "llm_error"
+    if key.startswith("judge_"):
+        return "judge", key.removeprefix("judge_")
+    return "model", key
+
+
+def _check_format(summary_path: Path, data: dict[str, Any]) -> int:
     layout = data.get("format")
     if layout is None and "run" not in data and "metrics" not in data:
-        raise RunFolderError(f"{summary_path} has no 'format' key: it is not a summary written by `causal-datasets eval`")
+        raise RunFolderError(f"{summary_path} has no 'format' key: it is not a summary written by "
+                             "`causal-datasets eval`")
     if layout is None or layout == 1:
         run = data.get("run")
         writer = run.get("package_version") if isinstance(run, dict) else None
         raise RunFolderError(
             f"{summary_path} has the old untyped layout written by causal-datasets {writer or '0.1 or earlier'}; "
-            f"re-run it with causal-datasets {__version__} (`causal-datasets eval ... --resume` into the same "
-            "folder rewrites the summary from its results)"
+            f"run it again with causal-datasets {__version__} (`causal-datasets eval` with the same options: the "
+            "response cache answers the calls it already made)"
         )
-    if isinstance(layout, int) and layout > SUMMARY_FORMAT:
+    if not isinstance(layout, int) or layout > SUMMARY_FORMAT:
         raise RunFolderError(
             f"{summary_path} has summary format {layout}, written by a newer causal-datasets; "
-            f"this one ({__version__}) reads format {SUMMARY_FORMAT}: upgrade causal-datasets to report it"
+            f"this one ({__version__}) reads formats {OLDEST_FORMAT} to {SUMMARY_FORMAT}: upgrade causal-datasets "
+            "to report it"
         )
+    return layout
 
 
 def _first_problem(error: ValidationError) -> str:
