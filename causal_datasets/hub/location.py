@@ -64,7 +64,7 @@ class DatasetLocation:
         builder = get_builder(name)
         if config not in builder.configs:
             raise UnknownConfig(f"unknown {name} config {config!r}; choose from {', '.join(builder.configs)}")
-        folder = self._hub_snapshot(name, config) if self.repo_id else self._local_folder(name)
+        folder = self._hub_snapshot(self.repo_id, name, config) if self.repo_id else self._local_folder(name)
         manifest = read_manifest(folder)
         if manifest.get("name") != name:
             error = HubDatasetError if self.repo_id else DatasetFolderError
@@ -92,10 +92,10 @@ class DatasetLocation:
             build_to_folder(builder, Path(self.hub_dir), BuildContext(seed=builder.default_seed, source=source))
         return folder
 
-    def _hub_snapshot(self, name: str, config: str) -> Path:
+    def _hub_snapshot(self, repo_id: str, name: str, config: str) -> Path:
         try:
             return Path(snapshot_download(
-                self.repo_id, repo_type="dataset", revision=self.revision,
+                repo_id, repo_type="dataset", revision=self.revision,
                 allow_patterns=[MANIFEST, CARD, f"data/{config}/*"],
             ))
         except (OfflineModeIsEnabled, LocalEntryNotFoundError) as error:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx2
 
@@ -29,6 +29,7 @@ from causal_datasets.llm.config import LLMConfig, Message, PriceTable
 from causal_datasets.llm.context import (
     TOKENS_PER_MESSAGE,
     ContextCheck,
+    LimitFrom,
     count_from_reply,
     estimate_tokens,
     prompt_text,
@@ -43,6 +44,13 @@ log = logging.getLogger(__name__)
 
 #: the message fields servers put a reply's reasoning in (DeepSeek, llama.cpp and older vLLM; vLLM, Ollama, OpenRouter)
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+
+class ErrorContext(TypedDict):
+    """Where a request went, as every LLM error names it."""
+
+    model: str
+    base_url: str
 
 
 def parse_completion(body: Any, *, cached: bool = False, attempts: int = 0, fallback_model: str = "") -> ChatResult:
@@ -169,7 +177,7 @@ class LLMClient:
             return ContextCheck(estimate_tokens(messages), reserved, limit, "estimate", limit_from)
         return ContextCheck(count + TOKENS_PER_MESSAGE * len(messages), reserved, limit, "server", limit_from)
 
-    def context_window(self) -> tuple[int | None, str | None]:
+    def context_window(self) -> tuple[int | None, LimitFrom | None]:
         """The model's context window and where it came from (``flag``, ``server``; None when unknown), asked once."""
         if self.config.context_window is not None:
             return self.config.context_window, "flag"
@@ -322,7 +330,7 @@ class LLMClient:
                            response.status_code)
         return data
 
-    def _context(self) -> dict[str, str]:
+    def _context(self) -> ErrorContext:
         return {"model": self.config.model, "base_url": self.config.endpoint}
 
     def _thread_pool(self) -> ThreadPoolExecutor:
@@ -332,7 +340,7 @@ class LLMClient:
             return self._pool
 
 
-def _checked(messages: Any, context: dict[str, str]) -> list[Message]:
+def _checked(messages: Any, context: ErrorContext) -> list[Message]:
     """The messages if they look like a chat request, else ``LLMRequestError`` (nothing is sent)."""
     ok = isinstance(messages, list) and messages and all(
         isinstance(m, dict) and isinstance(m.get("role"), str) and "content" in m for m in messages
@@ -351,7 +359,7 @@ def _error_detail(response: httpx2.Response) -> str:
     return str(message or response.text or response.reason_phrase)[:300]
 
 
-def _as_llm_error(error: Exception, context: dict[str, str]) -> LLMError:
+def _as_llm_error(error: Exception, context: ErrorContext) -> LLMError:
     if isinstance(error, LLMError):
         return error
     wrapped = LLMError(f"unexpected {type(error).__name__}: {error}", **context)

@@ -183,7 +183,7 @@ def items(context: TaskContext) -> list[Item]:
     setting = context.options.setting()
     return [
         Item(row.id, config, with_setting(row, setting))
-        for config in context.configs for row in context.load(config).records
+        for config in context.configs for row in context.rows(config, CausaLabEpisode)
     ]
 
 
@@ -372,8 +372,8 @@ def score_upstream_runs(paths: Sequence[Path], out: Path) -> RunSummary[CausaLab
         ids[item_id] += 1
         if ids[item_id] > 1:
             item_id += f"#{ids[item_id]}"
-        model = _upstream_model(folder) or "published"
-        calls = tuple(ModelCall(role="model", model=model, reply=reply) for reply in run.replies)
+        calls = tuple(ModelCall(role="model", model=_upstream_model(folder) or "published", reply=reply)
+                      for reply in run.replies)
         generation = CausaLabGeneration.of(run.result(episode), "published")
         transcripts.append((Item(item_id, f"upstream_{run.suite}", episode), Transcript(calls, generation)))
     models = sorted({model for folder, _ in runs if (model := _upstream_model(folder))})
@@ -407,7 +407,7 @@ def run_sweep(settings: RunSettings, families: Sequence[ScalingFamily],
               counts: Sequence[int]) -> list[RunSummary[Any]]:
     """The paper's scaling experiments: one ``eval`` run per point, in ``settings.out/<point>/``
     (each resumable on its own); ``settings.options`` must leave the regime to the sweep."""
-    options = settings.options if settings.options is not None else CausaLabOptions()
+    options = CausaLabOptions.model_validate(settings.options) if settings.options is not None else CausaLabOptions()
     if options.regime is not None or options.prior_observations is not None or options.budget is not None:
         raise RunConfigurationError("a sweep sets the number of observations and the budget itself: drop --regime, "
                                     "--prior-observations and --budget")

@@ -80,6 +80,11 @@ class CladderOptions(BaseModel):
     graph_families: list[GraphFamily] | None = Field(default=None, description="only questions of these graph families")
     query_types: list[QueryType] | None = Field(default=None, description="only questions of these query types")
 
+    @property
+    def rule(self) -> ScoringRule:
+        """The headline rule: ``scoring``, the prompt's default when not given."""
+        return self.scoring or ("equivalence" if self.prompt == "paper" else "identification")
+
     @model_validator(mode="after")
     def _defaults_by_prompt(self) -> CladderOptions:
         """The paper's rule and judge input with the paper's prompt; the package's own with its own."""
@@ -105,7 +110,7 @@ def items(context: TaskContext) -> list[Item]:
     a variable the story calls unobserved (:func:`~causal_datasets.docalc.task.reference_unobserved`:
     the arrowhead natural effects), which no answer over observed variables can match."""
     options: CladderOptions = context.options
-    return [Item(q.id, "questions", q) for q in context.load("questions").records
+    return [Item(q.id, "questions", q) for q in context.rows("questions", CladderQuestionRow)
             if (not options.graph_families or q.graph_id in options.graph_families)
             and (not options.query_types or q.query_type in options.query_types) and not task.reference_unobserved(q)]
 
@@ -294,7 +299,7 @@ def solve(item: Item, context: TaskContext) -> CladderGeneration:
     oracle = options.feedback == "oracle"
 
     def check(reply: Reply) -> tuple[list[Finding], str] | None:
-        if oracle and _is_credited(score_reply(reply, q, options), options.scoring):
+        if oracle and _is_credited(score_reply(reply, q, options), options.rule):
             return None
         return graph_checks(reply, q, options)
 
@@ -305,7 +310,7 @@ def solve(item: Item, context: TaskContext) -> CladderGeneration:
     return CladderGeneration(
         feedback=[FeedbackRound(number=r.number, graph=r.graph, findings=[f.to_dict() for f in r.findings],
                                 message=r.message) for r in rounds],
-        feedback_stop=stopped, feedback_rule=options.scoring if oracle else None)
+        feedback_stop=stopped, feedback_rule=options.rule if oracle else None)
 
 
 def request(q: CladderQuestionRow, options: CladderOptions) -> list[dict[str, str]]:
@@ -329,9 +334,9 @@ def judge_graph(reply: Reply, q: CladderQuestionRow, options: CladderOptions) ->
 def graph_checks(reply: Reply, q: CladderQuestionRow, options: CladderOptions) -> tuple[list[Finding], str]:
     """App. H's checks of a reply: the findings from the answer and the graph alone — the model's own
     graph with the paper's prompt (the question's when the model gave none) — and which graph that was."""
-    generated = options.prompt == "paper" and reply.graph is not None
-    graph = reply.graph if generated else task.question_graph(q)
-    return diagnose(reply.expression, graph, query_type=q.query_type), "generated" if generated else "true"
+    own = reply.graph if options.prompt == "paper" else None
+    graph = own if own is not None else task.question_graph(q)
+    return diagnose(reply.expression, graph, query_type=q.query_type), "true" if own is None else "generated"
 
 
 @dataclass(frozen=True)
@@ -352,7 +357,8 @@ def feedback_rounds(model: ChatClient, messages: list[dict[str, str]], first: Re
     no feedback for it); each round sends them as the next user turn and reads the model's revision.
     Returns the rounds and why they stopped (``nothing_to_correct``, ``accepted`` or ``rounds_used``)."""
     conversation = [*messages, {"role": "assistant", "content": first.raw}]
-    done, reply = [], first
+    done: list[GivenRound] = []
+    reply = first
     for number in range(1, rounds + 1):
         checked = check(reply)
         if checked is None or (graph_only and not checked[0]):
@@ -381,7 +387,7 @@ def score(item: Item, transcript: Transcript[CladderGeneration], context: TaskCo
         raise ValueError(f"the transcript has {len(replies)} model replies for {len(given)} feedback rounds")
     first = read_reply(replies[0], q, options)
     fields: dict[str, Any] = {"reference": q.estimand, "rung": q.rung, "query_type": q.query_type,
-                              "graph_id": q.graph_id, "scoring": options.scoring,
+                              "graph_id": q.graph_id, "scoring": options.rule,
                               **first.fields(), **score_reply(first, q, options)}
     judge = context.client("judge")
     if judge is not None:
@@ -446,9 +452,9 @@ def _derivation(raw: str, q: CladderQuestionRow, *, seed: int) -> dict[str, Any]
 
 def rescore_notes(before: CladderOptions, after: CladderOptions) -> list[str]:
     """What rescoring cannot change: an oracle's rounds were decided under the run's rule."""
-    if before.feedback_rounds and before.feedback == "oracle" and after.scoring != before.scoring:
-        return [f"--feedback oracle chose its rounds by the {before.scoring} verdict: the accuracy after feedback "
-                f"under {after.scoring} is that of the same rounds, not of an oracle under {after.scoring}"]
+    if before.feedback_rounds and before.feedback == "oracle" and after.rule != before.rule:
+        return [f"--feedback oracle chose its rounds by the {before.rule} verdict: the accuracy after feedback "
+                f"under {after.rule} is that of the same rounds, not of an oracle under {after.rule}"]
     return []
 
 
@@ -467,7 +473,7 @@ def summarize(results: list[Question], context: TaskContext) -> tuple[CladderMet
     judged = any(s.judge_answers is not None for s in scores)
     paper = options.prompt == "paper"
     metrics = CladderMetrics(
-        scoring=options.scoring,
+        scoring=options.rule,
         **_rates(scores, judged, options),
         derivation_valid_share=_mean(s.derivation_valid_share for s in scores) if options.derivation else None,
         errors=_counts(s.error for s in scores),
@@ -475,7 +481,7 @@ def summarize(results: list[Question], context: TaskContext) -> tuple[CladderMet
         methods=_counts(s.method for s in scores),
         proof_lengths={str(length): n for length, n in sorted(lengths.items())},
         judge_agreement=_judge_agreement(scores) if judged else None,
-        feedback=_feedback_table(scores, options.scoring) if options.feedback_rounds else None,
+        feedback=_feedback_table(scores, options.rule) if options.feedback_rounds else None,
         feedback_stops=_counts(r.generation.feedback_stop for r in results) if options.feedback_rounds else None,
         graph_errors=_counts(s.graph_error for s in scores) if paper else None,
         derivation_steps=_counts(step["status"] for s in scores for step in (s.derivation or {}).get("steps", ()))
@@ -488,13 +494,13 @@ def summarize(results: list[Question], context: TaskContext) -> tuple[CladderMet
             groups[getattr(one, field)].append(one)
         slices[name] = {str(value): _slice_rates(group, judged, options) for value, group in sorted(groups.items())}
     if options.feedback_rounds:
-        slices["by_feedback_round"] = _by_round(scores, options.feedback_rounds, options.scoring)
+        slices["by_feedback_round"] = _by_round(scores, options.feedback_rounds, options.rule)
     return metrics, slices
 
 
 def _rates(scores: list[CladderScores], judged: bool, options: CladderOptions) -> dict[str, Any]:
     paper = options.prompt == "paper"
-    rule = options.scoring
+    rule = options.rule
     return {
         "count": len(scores),
         "accuracy": _share(_is_credited(s, rule) for s in scores),

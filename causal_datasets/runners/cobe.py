@@ -38,7 +38,7 @@ from causal_datasets.cobe.scoring import ScoredRow, by_model
 from causal_datasets.cobe.scoring import summarize as summarize_rows
 from causal_datasets.cobe.statistics import text_statistics
 from causal_datasets.errors import LLM_CATEGORIES, RunConfigurationError
-from causal_datasets.records.cobe import CoBeQuery, Phrasing
+from causal_datasets.records.cobe import CoBeQuery, CoBeResponse, Phrasing
 from causal_datasets.report.views import MappingBars, NestedBars, View
 from causal_datasets.runners.records import BenchmarkMetrics, Role, Slices
 from causal_datasets.runners.task import CallFailed, Item, RoleSpec, RunSettings, Scored, Task, TaskContext, Transcript
@@ -67,11 +67,11 @@ def check(settings: RunSettings, options: CoBeOptions, roles: frozenset[Role]) -
 
 def items(context: TaskContext) -> list[Item]:
     options: CoBeOptions = context.options
-    queries = {q.id: q for q in context.load("queries").records
+    queries = {q.id: q for q in context.rows("queries", CoBeQuery)
                if not options.phrasing or q.phrasing in options.phrasing}
     if context.configs == ("queries",):
         return [Item(q.id, "queries", (q, None)) for q in queries.values()]
-    published = context.load("responses").records
+    published = context.rows("responses", CoBeResponse)
     return [Item(r.id, "responses", (queries[r.query_id], r)) for r in published
             if r.query_id in queries and (not options.models or r.model in options.models)]
 
@@ -148,7 +148,7 @@ def score(item: Item, transcript: Transcript[CoBeGeneration], context: TaskConte
         fields |= {"verdict": rewrite.published_verdict, "criteria": [], "error": None}
     else:
         fields |= judge_response(judge, CriteriaSet.of(query), rewrite.response, options.max_attempts).to_dict()
-    if options.failure_modes and fields["verdict"] == "wrong" and rewrite.response.strip():
+    if options.failure_modes and judge is not None and fields["verdict"] == "wrong" and rewrite.response.strip():
         case = FailureCase(query.text, query.query, CriteriaSet.of(query), rewrite.response)
         fields["failure_mode"] = classify_failure(judge, case, options.max_attempts).to_dict()
     scores = CoBeScores(**fields)
@@ -170,7 +170,7 @@ Rewrite = Scored[CoBeGeneration, CoBeScores]
 
 
 def summarize(results: list[Rewrite], context: TaskContext) -> tuple[CoBeMetrics, Slices]:
-    queries = {q.id: q for q in context.load("queries").records}
+    queries = {q.id: q for q in context.rows("queries", CoBeQuery)}
     scores = [r.scores for r in results]
     rows = [_scored(s, queries[s.query_id]) for s in scores]
     summary = summarize_rows(rows)
@@ -180,7 +180,8 @@ def summarize(results: list[Rewrite], context: TaskContext) -> tuple[CoBeMetrics
     summary["errors"] = _error_counts(scores)
     summary["text_statistics"] = text_statistics([queries[query].text for query in _one_query_per_scenario(scores)])
     if context.configs == ("responses",) and any(s.judged for s in scores):
-        summary["agreement"] = agreement([s.verdict for s in scores], [s.published_verdict for s in scores])
+        pairs = [(s.verdict, s.published_verdict) for s in scores if s.published_verdict is not None]
+        summary["agreement"] = agreement([mine for mine, _ in pairs], [theirs for _, theirs in pairs])
         for model, entry in slices["by_model"].items():
             mine = [s.published_verdict for s in scores if s.model == model]
             entry["published_accuracy"] = mine.count("correct") / len(mine)

@@ -203,7 +203,8 @@ def summarize_run(
     """The summary of the results of ``items`` (latest line per id): counts, failures, the task's
     metrics and slices over the scored items, and what the caller says about the run."""
     lines = [task.result_model.model_validate(results[item.id]) for item in items if item.id in results]
-    scored = [Scored(line.id, line.config, line.generation, line.scores) for line in lines if line.status == "scored"]
+    scored = [Scored[Any, Any](line.id, line.config, line.generation, line.scores)
+              for line in lines if line.status == "scored"]
     failures = [line.failure for line in lines if line.failure is not None]
     counts = ItemCounts(selected=len(items), scored=len(scored), failed=len(failures), missing=len(items) - len(lines))
     metrics, slices = task.summarize(scored, context)

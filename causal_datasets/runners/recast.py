@@ -59,7 +59,7 @@ class RecastOptions(BaseModel):
 
 def items(context: TaskContext) -> list[Item]:
     wanted = set(context.options.ids or ())
-    samples = sorted(context.load("default").records, key=lambda s: s.id)
+    samples = sorted(context.rows("default", RecastSample), key=lambda s: s.id)
     return [Item(str(s.id), "default", s) for s in samples if not wanted or s.id in wanted]
 
 
@@ -147,10 +147,11 @@ def summarize(results: list[Sample], context: TaskContext) -> tuple[RecastMetric
     context window is counted under ``generation`` and in ``excluded``.
     """
     options: RecastOptions = context.options
-    dataset = sorted(context.load("default").records, key=lambda s: s.id)
+    dataset = sorted(context.rows("default", RecastSample), key=lambda s: s.id)
     by_id = {str(s.id): s for s in dataset}
-    outcomes = Counter(r.generation.error or "ok" for r in results)
+    outcomes: Counter[str] = Counter(r.generation.error or "ok" for r in results)
     scored = [r for r in results if r.scores.deterministic is not None]
+    deterministic = [r.scores.deterministic for r in results if r.scores.deterministic is not None]
     rows = [analysis.Scored(by_id[r.id], sample_scores(r.scores)) for r in scored if r.id in by_id]
     judged = [r.scores.judge["scores"] for r in scored if r.scores.judge]
     metrics = RecastMetrics(
@@ -159,7 +160,7 @@ def summarize(results: list[Sample], context: TaskContext) -> tuple[RecastMetric
         excluded=outcomes.get("context_exceeded", 0),
         generation={key: outcomes.get(key, 0) for key in ("ok", *GENERATION_ERRORS)},
         corrected=sum(r.generation.corrected for r in results),
-        deterministic=mean_scores([r.scores.deterministic for r in scored]),
+        deterministic=mean_scores(deterministic),
         judge_errors=sum(bool(r.scores.judge and r.scores.judge["error"]) for r in scored),
         judge=aggregate(judged) if judged else None,
         knowledge_cutoff=analysis.cutoff_test(rows, options.knowledge_cutoff),
@@ -190,9 +191,9 @@ def item_scores(scores: RecastScores) -> dict[str, float]:
     A sample without a usable prediction scores 0 on both F1s here (``summarize`` leaves it out of
     its means and reports ``scored_share`` instead); an unscored judge F1 counts 0.
     """
-    usable = scores.deterministic is not None
-    result = {"usable": float(usable),
-              "edge_f1_normalized": float(scores.deterministic["normalized"]["edge_f1"]) if usable else 0.0}
+    deterministic = scores.deterministic
+    result = {"usable": float(deterministic is not None),
+              "edge_f1_normalized": float(deterministic["normalized"]["edge_f1"]) if deterministic is not None else 0.0}
     if scores.judged:
         result["judge_f1"] = float((scores.judge or {}).get("scores", {}).get("f1") or 0.0)
     return result

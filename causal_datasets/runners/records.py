@@ -21,7 +21,7 @@ from causal_datasets.errors import LLM_CATEGORIES
 
 #: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: one failure
 #: string per item, a count field named per benchmark, calls without their requests)
-SUMMARY_FORMAT = 3
+SUMMARY_FORMAT: Literal[3] = 3
 
 Role = Literal["model", "judge", "corrector"]
 #: who a failure is charged to: a model role, or the task's own code (``crash``)

@@ -92,7 +92,8 @@ def rescore_run(
                                       "to ask it") from None
             if isinstance(outcome, Exception):
                 raise outcome
-        results = dict(zip(lines, outcomes, strict=True))  # type: ignore[arg-type]
+        results = {item_id: outcome for item_id, outcome in zip(lines, outcomes, strict=True)
+                   if not isinstance(outcome, Exception)}  # (none is: raised above)
         asked = sum(usage_of(client).calls for client in live.values())
         rescored = Rescored(
             source=str(source), scored_before_by=before.package_version,

@@ -62,7 +62,7 @@ class ShapeWorldMetrics(BenchmarkMetrics):
 
 
 def items(context: TaskContext) -> list[Item]:
-    return [Item(row.id, config, row) for config in context.configs for row in context.load(config).records]
+    return [Item(row.id, config, row) for config in context.configs for row in context.rows(config, ShapeWorldTask)]
 
 
 def solve(item: Item, context: TaskContext) -> EpisodePlay:

@@ -13,13 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel
 
+from causal_datasets.errors import RunConfigurationError
 from causal_datasets.hub.location import DatasetLocation, LoadedConfig
 from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.options import ModelSpec
+from causal_datasets.records.base import Record
 from causal_datasets.runners.records import BenchmarkMetrics, ItemResult, ModelCall, Role, RunSummary, Slices
 
 if TYPE_CHECKING:
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 G = TypeVar("G", bound=BaseModel)
 S = TypeVar("S", bound=BaseModel)
 M = TypeVar("M", bound=BenchmarkMetrics)
+R = TypeVar("R", bound=Record)
 
 
 class NoOptions(BaseModel):
@@ -133,6 +136,15 @@ class TaskContext:
         if config not in self._loaded:
             self._loaded[config] = self.settings.location.load(self.task.dataset, config, self.settings.split)
         return self._loaded[config]
+
+    def rows(self, config: str, kind: type[R]) -> list[R]:
+        """The rows of ``config`` as records of ``kind`` (the builder's record model of that config)."""
+        records = self.load(config).records
+        strangers = [type(record).__name__ for record in records if not isinstance(record, kind)]
+        if strangers:
+            raise RunConfigurationError(f"{self.task.dataset} config {config!r} holds {strangers[0]} rows, "
+                                        f"not the {kind.__name__} the {self.task.name} task reads")
+        return cast(list[R], records)
 
     def client(self, role: Role) -> ChatClient | None:
         return self.clients.get(role)

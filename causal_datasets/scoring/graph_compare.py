@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass, field
 from itertools import chain
 from operator import itemgetter
@@ -166,10 +167,13 @@ def compare_graphs(
     ref = _read_side(reference, reference_nodes, "reference")
     warnings = [message for side in (pred, ref) if (message := _duplicate_warning(side))]
 
+    pred_nodes: AbstractSet[Hashable]  # an _Unmatched stands for a predicted node matching none
+    pred_edges: AbstractSet[tuple[Hashable, Hashable]]
+    node_mapping: dict[Hashable, Hashable]
     if node_matching == "exact":
         pred_nodes = pred.nodes.keys()
         shared = list(filter(ref.nodes.__contains__, pred.nodes))
-        node_mapping = dict(zip(shared, shared))
+        node_mapping = dict(zip(shared, shared, strict=True))
         pred_edges = pred.edges
     else:
         match = match_nodes(
@@ -216,7 +220,7 @@ def _compare_matrices(
     )
 
 
-def _count_edge_sets(pred: set, ref: set) -> tuple[int, int, int, int]:
+def _count_edge_sets(pred: AbstractSet[Any], ref: AbstractSet[Any]) -> tuple[int, int, int, int]:
     """(true positives, false positives, false negatives, reversed) of two edge sets."""
     extra = pred - ref
     fp = len(extra)

@@ -65,7 +65,7 @@ class SumMetrics(BenchmarkMetrics):
 
 
 def items(context: TaskContext) -> list[Item]:
-    return [Item(row.id, "sums", row) for row in context.load("sums").records]
+    return [Item(row.id, "sums", row) for row in context.rows("sums", SumQuestion)]
 
 
 def solve(item: Item, context: TaskContext) -> NoGeneration:
