@@ -62,6 +62,7 @@ def rescore_run(
     task, before = read_run_summary(source)
     if out.resolve() == source.resolve():
         raise RunConfigurationError("rescore writes a new run folder: give an --out other than the run rescored")
+    ResultsLog(out, resume=False, model=task.result_model)  # an --out that holds results: refused before any work
     models = dict(models or {})
     new_options = _scoring_options(task, before, dict(options or {}), frozenset(models))
     settings = RunSettings(
