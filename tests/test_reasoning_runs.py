@@ -19,6 +19,7 @@ from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.registry import get_builder
 from causal_datasets.report.render import write_report
 from causal_datasets.runners import tasks
+from causal_datasets.runners.calls import full_messages
 from causal_datasets.runners.results import read_results
 from causal_datasets.runners.shapeworld import TASK
 from tests.support.runs import run_eval
@@ -90,7 +91,8 @@ def test_each_item_keeps_its_calls_reasoning_apart_from_the_reply_and_never_send
     for line in lines:  # the transcript the benchmark keeps holds the replies, not the reasoning
         played = line.generation.transcript
         assert [c.reply for c in line.calls] == [t["content"] for t in played if t["role"] == "assistant"]
-        assert [c.messages for c in line.calls] == [played[:i] for i, t in enumerate(played) if t["role"] == "assistant"]
+        assert full_messages(line.calls) == [played[:i] for i, t in enumerate(played) if t["role"] == "assistant"]
+        assert all(c.continues == 1 and len(c.messages) == 1 for c in line.calls[1:])  # each keeps its new prompt
     conversation = json.dumps([request["messages"] for request in requests])
     assert "the moving shapes tell me" not in conversation
 

@@ -4,7 +4,10 @@
 The engine hands a task's ``solve`` each role's client wrapped in a :class:`RecordingClient`: it
 forwards every call and notes the request (messages and the settings sent with them), the reply, its
 reasoning and its tokens (or the error) under the role, in the order the calls end. A client serving
-two roles (a fallback) is wrapped once per role, so each call is kept under the role that made it.
+two roles (a fallback) is wrapped once per role, so each call is kept under the role that made it. A
+request that continues the conversation of the role's previous call (its messages, its reply, then
+more) keeps only the messages that follow (``continues``): an episode's transcript grows with its
+turns, not with their square. :func:`full_messages` gives every request whole again.
 
 :class:`ReplayClient` is a role's client when a run is rescored: a request whose messages the
 transcript holds gets the recorded reply again, without a model; any other request goes to a live
@@ -30,11 +33,23 @@ class CallLog:
 
     def __init__(self) -> None:
         self._calls: list[ModelCall] = []
+        self._whole: list[list[dict[str, Any]]] = []
         self._lock = threading.Lock()
 
     def add(self, call: ModelCall) -> None:
+        """Keep ``call`` (its ``messages`` the whole request), as the continuation of the role's previous
+        call when the request starts with that call's messages and reply."""
         with self._lock:
+            whole = list(call.messages)
+            back = next((len(self._calls) - index for index in range(len(self._calls) - 1, -1, -1)
+                         if self._calls[index].role == call.role), None)
+            if back is not None:
+                earlier = self._calls[-back]
+                said = [*self._whole[-back], {"role": "assistant", "content": earlier.reply}]
+                if earlier.reply is not None and len(whole) > len(said) and whole[:len(said)] == said:
+                    call = call.model_copy(update={"messages": whole[len(said):], "continues": back})
             self._calls.append(call)
+            self._whole.append(whole)
 
     def calls(self) -> list[ModelCall]:
         with self._lock:
@@ -82,6 +97,21 @@ class RecordingClient:
         return getattr(self.client, name)
 
 
+def full_messages(calls: Sequence[ModelCall]) -> list[list[dict[str, Any]]]:
+    """Each call's whole request: the messages and reply of the call it continues, then its own messages."""
+    whole: list[list[dict[str, Any]]] = []
+    for index, call in enumerate(calls):
+        if call.continues is None:
+            whole.append(list(call.messages))
+        else:
+            if call.continues > index:
+                raise ValueError(f"call {index} continues call {index - call.continues}, which does not exist")
+            earlier = calls[index - call.continues]
+            whole.append([*whole[index - call.continues], {"role": "assistant", "content": earlier.reply},
+                          *call.messages])
+    return whole
+
+
 def recording(clients: dict[Role, ChatClient], log: CallLog) -> dict[Role, ChatClient]:
     """Each role's client wrapped to record its calls in ``log``."""
     return {role: RecordingClient(role, client, log) for role, client in clients.items()}
@@ -113,9 +143,10 @@ class ReplayClient:
         self.role, self.log = role, log
         self.live = RecordingClient(role, live, log) if live is not None else None
         self._recorded: dict[str, deque[ModelCall]] = {}
-        for call in calls:
+        for call, whole in zip(calls, full_messages(calls), strict=True):
             if call.role == role:
-                self._recorded.setdefault(_key(call.messages), deque()).append(call)
+                self._recorded.setdefault(_key(whole), deque()).append(
+                    call.model_copy(update={"messages": whole, "continues": None}))
         first = next((call.model for call in calls if call.role == role), "recorded")
         self._name = live.config if live is not None else _RecordedName(first)
         self.served = 0  # calls answered from the transcript

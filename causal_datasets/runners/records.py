@@ -48,7 +48,11 @@ class ModelCall(_Strict):
     role: Role
     model: str = Field(description="the model that answered, as the server names it (the one asked, when it failed)")
     messages: list[dict[str, JsonValue]] = Field(default_factory=list, description=(
-        "the request's messages as the task sent them (empty in runs written before requests were kept)"))
+        "the request's messages as the task sent them — after those of the call it continues, if it does "
+        "(empty in runs written before requests were kept)"))
+    continues: int | None = Field(default=None, ge=1, description=(
+        "the request continues the conversation of the call of the same role this many places earlier in "
+        "`calls`: that call's messages and its reply come first, then `messages` (calls.full_messages)"))
     settings: dict[str, JsonValue] = Field(default_factory=dict, description=(
         "the rest of the request: sampling, token limit, seed, reasoning effort, extra body fields, prefill"))
     reply: str | None = Field(default=None, description="the reply's text as sent (None: the call failed)")
