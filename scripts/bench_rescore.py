@@ -26,11 +26,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from checkout import SHARED_DATA_DIR
+
 from causal_datasets.builder import BuildContext
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.registry import get_builder
-from checkout import SHARED_DATA_DIR
 
 DO_DIFFERENCE = ("Solution:\nExpression: E[Y | do(X = 1)] - E[Y | do(X = 0)]\nGraphical Representation: V1->X, "
                  "V1->Y, X->Y\nFinal Answer: Yes")
