@@ -26,16 +26,12 @@ class CausaLabBuildOptions(BaseModel):
 def build(context: BuildContext) -> BuildOutcome:
     release = None if context.source is None else context.require_source(HINT, files=[f"{s}.jsonl" for s in SUITES])
     options = context.options or CausaLabBuildOptions()
+    # the release is read first: a broken or empty suite file stops the build before any generation
+    upstream = {} if release is None else {UPSTREAM_PREFIX + suite: load_suite(release, suite, context.seed) for suite in SUITES}
     generated = generate_suites(list(SUITE_SPECS.values()), context.seed, options.episodes_per_suite, context.num_proc)
-    records = {name: {SPLIT: episodes} for name, episodes in generated.items()}
-    notes, findings = [], []
-    if release is None:
-        notes.append(f"upstream_<suite> configs skipped: no release given; {HINT}")
-    else:
-        upstream = {UPSTREAM_PREFIX + suite: load_suite(release, suite, context.seed) for suite in SUITES}
-        records.update({name: {SPLIT: episodes} for name, episodes in upstream.items()})
-        findings = upstream_findings(upstream)
-    return BuildOutcome(records=records, notes=notes, findings=findings)
+    records = {name: {SPLIT: episodes} for name, episodes in {**generated, **upstream}.items()}
+    notes = [] if release is not None else [f"upstream_<suite> configs skipped: no release given; {HINT}"]
+    return BuildOutcome(records=records, notes=notes, findings=upstream_findings(upstream) if upstream else [])
 
 
 def card_context(records: BuiltRecords) -> dict[str, str]:

@@ -13,13 +13,25 @@ perfect (``p_e = 1``: every rating is the same label), never reported as 0 or 1 
   DoVerifier's LLM judge vs the verifier).
 * :func:`fleiss_kappa` — several raters, each item rated by the same number of raters; p_e from
   the pooled label rates (Fleiss 1971). CoBe's three human raters are summarised by it.
+
+:func:`table_rates` computes the rates of :func:`agreement` from the counts of 2×2 tables as arrays
+(NaN where undefined): the same formulas serve one table and the resampled tables of a bootstrap, and
+:func:`agreement_estimators` turns them into the statistics a run's intervals are computed for.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
+
+import numpy as np
+
+from causal_datasets.uncertainty import Statistic
+
+#: the cells of a binary 2×2 table: both positive, only the first, only the second, neither
+TABLE = ("tp", "fp", "fn", "tn")
+RATES = ("accuracy", "precision", "recall", "f1", "cohen_kappa")
 
 
 def _kappa(observed: float, chance: float) -> float | None:
@@ -41,12 +53,40 @@ def cohen_kappa(first: Sequence[Hashable], second: Sequence[Hashable]) -> float 
 
 def cohen_kappa_counts(tp: int, fp: int, fn: int, tn: int) -> float | None:
     """Cohen's κ from a 2×2 table: ``tp`` both positive, ``fp`` only the first, ``fn`` only the second, ``tn`` neither."""
+    return _scalar(table_rates({"tp": tp, "fp": fp, "fn": fn, "tn": tn})["cohen_kappa"])
+
+
+def table_rates(counts: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Accuracy, precision, recall, F1 and Cohen's κ of 2×2 tables (``counts[cell]``: numbers or arrays, cells
+    :data:`TABLE`); NaN where a rate is undefined (an empty table, no positive, κ with p_e = 1)."""
+    tp, fp, fn, tn = (np.asarray(counts[cell], dtype=float) for cell in TABLE)
     n = tp + fp + fn + tn
-    if n == 0:
-        return None
-    observed = (tp + tn) / n
-    chance = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / n**2
-    return _kappa(observed, chance)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = (tp + tn) / n
+        chance = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / n**2
+        return {"accuracy": observed, "precision": tp / (tp + fp), "recall": tp / (tp + fn),
+                "f1": 2 * tp / (2 * tp + fp + fn),
+                "cohen_kappa": np.where(chance < 1, (observed - chance) / np.where(chance < 1, 1 - chance, 1), np.nan)}
+
+
+def _scalar(value: np.ndarray) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+def agreement_estimators(prefix: str, labels: Callable[[Any], tuple[str, str | None]],
+                         positive: str = "correct") -> tuple[Statistic, ...]:
+    """``<prefix>.accuracy`` ... ``<prefix>.cohen_kappa`` of :func:`agreement` as statistics of a run's results;
+    ``labels(result)``: its (predicted, reference) verdicts (pairs not both "correct"/"wrong" count nowhere)."""
+    def cells(result: Any) -> dict[str, float]:
+        predicted, reference = labels(result)
+        if predicted not in ("correct", "wrong") or reference not in ("correct", "wrong"):
+            return dict.fromkeys(TABLE, 0.0)
+        cell = {(True, True): "tp", (True, False): "fp", (False, True): "fn", (False, False): "tn"}[
+            (predicted == positive, reference == positive)]
+        return {name: float(name == cell) for name in TABLE}
+
+    return tuple(Statistic(f"{prefix}.{rate}", TABLE, cells, lambda totals, rate=rate: table_rates(totals)[rate])
+                 for rate in RATES)
 
 
 def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
@@ -87,10 +127,4 @@ def agreement(predicted: Sequence[str], reference: Sequence[str], positive: str 
     fn = sum(1 for p, r in pairs if not p and r)
     tn = n - tp - fp - fn
     result: dict[str, Any] = {"n": n, "excluded": len(predicted) - n, "tp": tp, "fp": fp, "fn": fn, "tn": tn}
-    if not n:
-        return result | dict.fromkeys(("accuracy", "precision", "recall", "f1", "cohen_kappa"))
-    precision = tp / (tp + fp) if tp + fp else None
-    recall = tp / (tp + fn) if tp + fn else None
-    f1 = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else None
-    return result | {"accuracy": (tp + tn) / n, "precision": precision, "recall": recall, "f1": f1,
-                     "cohen_kappa": cohen_kappa_counts(tp, fp, fn, tn)}
+    return result | {rate: _scalar(value) for rate, value in table_rates(result).items()}

@@ -10,6 +10,8 @@ machinery in :mod:`causal_datasets.hub`.
 from __future__ import annotations
 
 import itertools
+import json
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,16 +28,35 @@ from causal_datasets.records.base import Record
 BuiltRecords = Mapping[str, Mapping[str, Sequence[Record]]]
 
 
+#: the deepest bracket nesting a JSON source may have (the CoBe, CausaLab and CLadder releases nest 4–6
+#: deep); deeper is refused
+#: before the recursive parser sees it
+MAX_SOURCE_NESTING = 100
+_JSON_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"?')  # an unclosed one runs to the end: never a failed search
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+
+
 @contextmanager
 def reading_source(path: Path) -> Iterator[None]:
     """Turn any failure to read the released file ``path`` (corrupt, truncated, not the expected
-    format) into one :class:`SourceFormatError` that names it; our own format errors pass as they are."""
+    format, nested too deeply) into one :class:`SourceFormatError` that names it; our own format
+    errors pass as they are."""
     try:
         yield
     except SourceFormatError:
         raise
-    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as error:
         raise SourceFormatError(f"{path} is not a usable source: {type(error).__name__}: {error}") from error
+
+
+def load_source_json(text: str) -> Any:
+    """``json.loads`` of source text nested at most :data:`MAX_SOURCE_NESTING` deep (brackets inside
+    strings do not count); ``ValueError`` before parsing otherwise, or for text that is not JSON."""
+    brackets = _NOT_BRACKETS.sub("", _JSON_STRINGS.sub("", text))
+    deepest = max(itertools.accumulate(1 if bracket in "[{" else -1 for bracket in brackets), default=0)
+    if deepest > MAX_SOURCE_NESTING:
+        raise ValueError(f"JSON nested {deepest} deep, more than the {MAX_SOURCE_NESTING} levels a source may have")
+    return json.loads(text)
 
 
 @dataclass(frozen=True)

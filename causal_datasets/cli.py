@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from causal_datasets import __version__, commands
 from causal_datasets.errors import CausalDatasetsError
+from causal_datasets.redaction import redact_urls
 
 
 class CommandError(RuntimeError):
@@ -42,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args) or 0)
     except (CommandError, CausalDatasetsError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {redact_urls(str(error))}", file=sys.stderr)  # no URL shows a password or key
         return 2
 
 

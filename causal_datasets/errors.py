@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from causal_datasets.redaction import redact_url, redact_urls
+
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
@@ -74,7 +76,12 @@ class RecordValidationError(CausalDatasetsError, ValueError):
 
 
 class PushError(CausalDatasetsError):
-    """An upload to the Hub failed: offline, unauthenticated, or refused (the message says which)."""
+    """An upload to the Hub failed: offline, unauthenticated, or refused (the message says which).
+
+    URLs in the message are redacted: ``HF_ENDPOINT`` may hold a user name and password."""
+
+    def __init__(self, message: str):
+        super().__init__(redact_urls(message))
 
 
 # --- runs and reports ------------------------------------------------------------------------------
@@ -104,6 +111,10 @@ class RunFolderError(CausalDatasetsError, ValueError):
     """A folder given to the report is not a finished run (the message says what is missing)."""
 
 
+class ComparisonError(CausalDatasetsError, ValueError):
+    """Two runs cannot be compared: different benchmarks, no item scored in both, an unknown number."""
+
+
 # --- the LLM client ---------------------------------------------------------------------------------
 
 
@@ -111,12 +122,14 @@ class LLMError(CausalDatasetsError):
     """Base class of every failure raised (or returned, by ``map``) by the LLM client.
 
     Every error names the model, the base URL, the HTTP status (if any) and the number of
-    attempts, and carries a short ``category`` string a runner stores in its results.
+    attempts, and carries a short ``category`` string a runner stores in its results. Every URL in
+    it is redacted (:mod:`causal_datasets.redaction`): no user info, query or fragment.
     """
 
     category = "llm_error"
 
     def __init__(self, detail: str, *, model: str = "", base_url: str = "", status: int | None = None, attempts: int = 0):
+        detail, base_url = redact_urls(detail), redact_url(base_url) if base_url else base_url
         self.detail = detail
         self.model = model
         self.base_url = base_url

@@ -19,8 +19,9 @@ from typing import Any
 
 import networkx as nx
 
-#: an edge mark between two node names (the group is the mark itself)
-ARROW = re.compile(r"\s*(<->|↔|->|→|=>|<-|←)\s*")
+#: an edge mark between two node names (the group is the mark itself; the names around it are
+#: stripped after splitting: whitespace in the pattern would make a split quadratic in a run of spaces)
+ARROW = re.compile(r"(<->|↔|->|→|=>|<-|←)")
 FORWARD, BACKWARD, BIDIRECTED = frozenset({"->", "→", "=>"}), frozenset({"<-", "←"}), frozenset({"<->", "↔"})
 #: what a node name in graph text may not contain: the pieces of edge marks (a dash only at its ends)
 STRAY_MARK = re.compile(r"[<>←→↔=]|--|^-|-$")
@@ -192,12 +193,12 @@ def _read_part(part: str, where: str, *, strict: bool) -> tuple[str, tuple[str, 
 
     ``strict``: a node name may not hold a piece of an edge mark (``<``, ``>``, ``=``, ``--``).
     """
-    pieces = ARROW.split(part.strip())
+    pieces = [piece.strip() for piece in ARROW.split(part.strip())]
     if len(pieces) > 3:
         raise GraphError(f"{where} ({part.strip()!r}) has more than one edge mark; write one edge per part")
     if strict:
         for piece in pieces[::2]:
-            if stray := STRAY_MARK.search(piece.strip()):
+            if stray := STRAY_MARK.search(piece):
                 raise GraphError(
                     f"{where} ({part.strip()!r}): {stray.group()!r} is not an edge mark; "
                     f"write A -> B, A <- B or A <-> B"
@@ -205,7 +206,7 @@ def _read_part(part: str, where: str, *, strict: bool) -> tuple[str, tuple[str, 
     if len(pieces) == 1:
         return "node", (pieces[0],)
     first, mark, second = pieces
-    if not first.strip() or not second.strip():
+    if not first or not second:
         raise GraphError(f"{where} ({part.strip()!r}) has an empty end")
     if mark in BIDIRECTED:
         return "bidirected", (first, second)

@@ -6,7 +6,8 @@ graphs given as edge dicts that round trip costs twice the scoring itself. ``Bat
 batch given in one ``compute`` call on one process straight to ``_compute``, with evaluate's own
 input checks (every input present, as many references as predictions) and its seeding.
 Incremental use (``add``/``add_batch`` then ``compute()``) and distributed evaluation
-(``num_process > 1``) take evaluate's own path, unchanged.
+(``num_process > 1``) take evaluate's own path, unchanged. An empty batch is a ``ValueError``
+(every module's rule, :mod:`causal_datasets.scoring.inputs`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class BatchMetric(evaluate.Metric):
         lengths = {name: len(values) for name, values in inputs.items()}
         if len(set(lengths.values())) > 1:
             raise ValueError(f"Mismatch in the number of inputs: {lengths}")
+        if not any(lengths.values()):
+            raise ValueError("empty batch: predictions and references hold no item; nothing to score")
         options = {key: value for key, value in kwargs.items() if key not in names}
         with temp_seed(self.seed):
             return self._compute(**inputs, **options)

@@ -1,5 +1,6 @@
 """A corrupted or malformed released file is one line naming it (exit code 2), before any long work,
-never a traceback and never a smaller build."""
+never a traceback and never a smaller build: truncated, corrupt, of another format, without rows,
+without a column the builder reads, with an id twice, or nested deeper than a source may be."""
 
 from __future__ import annotations
 
@@ -25,6 +26,16 @@ def recast_sources(tmp_path):
     table = pa.table({"x": [1, 2]})
     pq.write_table(table, tmp_path / "wrong.parquet")
     yield "Parquet without the release's columns", (tmp_path / "wrong.parquet").read_bytes()
+    release = pq.read_table(SHARED_DATA_DIR / "recast" / "test.parquet")
+    yield "the release sliced to 0 rows", parquet_bytes(release.slice(0, 0), tmp_path)
+    yield "the release without its nodes column", parquet_bytes(release.drop_columns(["nodes"]), tmp_path)
+    same_id = release.set_column(release.column_names.index("id"), "id", pa.array([1] * release.num_rows, release.schema.field("id").type))
+    yield "292 rows sharing one id", parquet_bytes(same_id, tmp_path)
+
+
+def parquet_bytes(table: pa.Table, tmp_path) -> bytes:
+    pq.write_table(table, tmp_path / "made.parquet")
+    return (tmp_path / "made.parquet").read_bytes()
 
 
 def cobe_sources(tmp_path):
@@ -33,6 +44,8 @@ def cobe_sources(tmp_path):
     yield "empty", b""
     yield "a list of the wrong entries", json.dumps([{"x": 1}]).encode()
     yield "an object of the wrong kind", b"{}"
+    yield "an empty list (no rows)", b"[]"
+    yield "nested 100,000 deep", b"[" * 100_000 + b"]" * 100_000
 
 
 @pytest.mark.parametrize("dataset, make, name", [
@@ -50,13 +63,25 @@ def test_a_broken_source_file_is_named_in_one_line(dataset, make, name, tmp_path
         assert "Traceback" not in err and not (tmp_path / "hub" / dataset).exists(), label
 
 
-@pytest.mark.parametrize("damage", ["a broken line", "bytes that are not UTF-8", "a line of the wrong schema"])
-def test_a_broken_causalab_release_names_the_file(damage, tmp_path, capsys):
+def causalab_damage(good: bytes) -> dict[str, bytes]:
+    first = good.splitlines(keepends=True)[0]
+    return {
+        "a broken line": b'{"graph_id": "x", "nodes', "bytes that are not UTF-8": b"\xff\xfe\x00",
+        "a line of the wrong schema": b'{"graph_id": "g", "nodes": 3}\n', "an empty suite file": b"",
+        "only blank lines": b"\n\n", "a line nested 100,000 deep": b"[" * 100_000 + b"]" * 100_000 + b"\n",
+        "a graph_id twice": first + good,
+    }
+
+
+@pytest.mark.parametrize("damage", list(causalab_damage(b"{}\n")))
+def test_a_broken_causalab_release_names_the_file_before_any_generation(damage, tmp_path, capsys, monkeypatch):
+    import builders.causalab
+
+    monkeypatch.setattr(builders.causalab, "generate_suites", lambda *args: pytest.fail("generated before reading the release"))
     release = tmp_path / "data"
     shutil.copytree(SHARED_DATA_DIR / "causalab" / "data", release)
     broken = release / "4nodes.jsonl"
-    broken.write_bytes({"a broken line": b'{"graph_id": "x", "nodes', "bytes that are not UTF-8": b"\xff\xfe\x00",
-                        "a line of the wrong schema": b'{"graph_id": "g", "nodes": 3}\n'}[damage])
+    broken.write_bytes(causalab_damage(broken.read_bytes())[damage])
     assert main(["build", "causalab", "--source", str(release), "--hub-dir", str(tmp_path / "hub")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {broken}") and err.count("\n") == 1 and "Traceback" not in err
@@ -66,10 +91,16 @@ def test_a_broken_causalab_release_names_the_file(damage, tmp_path, capsys):
     ("test-model-meta.json", b"[1, 2"),
     ("test-generate-easy.json", b'[{"question_id": 1}]'),
     ("derived/cladder-v1-q-balanced_rand-top1000.derived.jsonl", b"garbage\n"),
+    ("test-generate-easy.json", b"[]"),
+    ("derived/cladder-v1-q-balanced_rand-top1000.derived.jsonl", b""),
+    ("test-generate-det.json", "A QUESTION TWICE"),
 ])
 def test_a_broken_cladder_file_is_named_before_the_synthetic_pairs_are_built(file, content, tmp_path, capsys):
     folder = tmp_path / "cladder"
     shutil.copytree(SHARED_DATA_DIR / "cladder", folder)
+    if content == "A QUESTION TWICE":
+        records = json.loads((folder / file).read_text())
+        content = json.dumps(records + records[:1]).encode()
     (folder / file).write_bytes(content)
     assert main(["build", "cladder_pairs", "--source", str(folder), "--hub-dir", str(tmp_path / "hub")]) == 2
     err = capsys.readouterr().err

@@ -61,12 +61,23 @@ def test_integer_ids_for_the_name_assisted_task(metric):
     assert result["edge_f1"] == 1.0
 
 
-def test_an_unreadable_item_is_reported_not_fatal(metric):
+def test_an_unreadable_item_scores_the_worst_and_stays_in_the_average(metric):
     result = metric.compute(predictions=[["a - b"], ["a -> b"]], references=[["a -> b"], ["a -> b"]])
-    assert result["count"] == 1
-    assert result["per_item"]["edge_f1"] == [None, 1.0]
-    assert result["per_item"]["warnings"] == [None, []]
+    assert result["count"] == 2 and result["unparsable"] == 1
+    assert result["per_item"]["edge_f1"] == [0.0, 1.0] and result["edge_f1"] == 0.5
+    assert result["per_item"]["shd"] == [2, 0]  # both ordered pairs of the reference's two nodes
+    assert result["per_item"]["warnings"][0][0].startswith("unparsable prediction") and result["per_item"]["warnings"][1] == []
     assert result["errors"][0]["index"] == 0 and "not of the form" in result["errors"][0]["message"]
+
+
+def test_a_missing_prediction_scores_no_better_than_an_empty_one(metric):
+    """The issue's case: None used to leave the average (edge_f1 1.0) while [] gave 0.5."""
+    references = [["A -> B"], ["C -> D"]]
+    missing = metric.compute(predictions=[["A -> B"], None], references=references)
+    empty = metric.compute(predictions=[["A -> B"], []], references=references)
+    assert missing["edge_f1"] == empty["edge_f1"] == 0.5 and missing["shd"] > empty["shd"]
+    assert (missing["unparsable"], empty["unparsable"]) == (1, 0)
+    assert [e["index"] for e in missing["errors"]] == [1]
 
 
 def test_recast_release_through_the_module_matches_the_library(metric):
@@ -100,6 +111,9 @@ def test_one_call_compute_skips_arrow_and_gives_what_evaluates_own_path_gives(me
 @pytest.mark.parametrize(("inputs", "message"), [
     ({"predictions": [["a -> b"]], "references": [["a -> b"], ["b -> c"]]}, "Mismatch in the number of inputs"),
     ({"predictions": "a -> b", "references": "a -> b"}, "predictions must be a list"),
+    ({"predictions": [], "references": []}, "empty batch"),
+    ({"predictions": [["a -> b"]], "references": [["a -> b"]], "reversal_cost": 7}, "reversal_cost must be a number within 1..2"),
+    ({"predictions": [["a -> b"]], "references": [["a - b"]]}, r"references\[0\]"),
 ])
 def test_one_call_compute_refuses_inputs_evaluate_refuses(metric, inputs, message):
     with pytest.raises(ValueError, match=message):

@@ -11,6 +11,7 @@ from causal_datasets.causalab.metrics import aggregate, score_batch, score_hypot
 from causal_datasets.causalab.upstream import load_suite
 from causal_datasets.causalab.upstream_run import read_upstream_run
 from causal_datasets.paths import metric_path
+from causal_datasets.records.causalab import CausaLabEpisode
 from tests.support.data import SHARED_DATA_DIR
 
 SAMPLE = SHARED_DATA_DIR / "causalab" / "sample_run_4nodes_0_gpt-5-mini"
@@ -95,6 +96,47 @@ def test_evaluate_module_agrees_with_the_library(sample):
     references = [episode.model_dump_json(), episode.model_dump_json()]
     result = metric.compute(predictions=predictions, references=references, successes=[False, True])
     assert result == score_batch(predictions, [episode, episode], [False, True])
-    assert result["unreadable"] == 1 and result["task_accuracy"] == 0.5
+    assert result["unparsable"] == 1 and result["task_accuracy"] == 0.5
     assert result["edge_f1"] == pytest.approx(1 / 3)
+    # the unreadable one is the worst: the maximal SHD over the episode's nodes, beside the read one's
+    read = score_hypothesis(parse_step(run.replies[-1]).step.hypothesis, episode).shd
+    n = len(episode.nodes)
+    assert result["shd"] == pytest.approx((read + n * (n - 1)) / 2)
     assert "task_accuracy" not in metric.compute(predictions=predictions[:1], references=references[:1])
+
+
+def test_the_module_takes_dataset_rows_as_they_load(sample):
+    """A `causalab` row as load_dataset gives it (family and origin as class-label integers)."""
+    run, episode = sample
+    metric = evaluate.load(str(metric_path("causalab_mechanism")))
+    row = episode.to_row()
+    features = CausaLabEpisode.features()
+    row = {**row, "family": features["family"].str2int(row["family"]), "origin": features["origin"].str2int(row["origin"])}
+    by_row = metric.compute(predictions=[run.replies[-1]], references=[row])
+    assert by_row == metric.compute(predictions=[run.replies[-1]], references=[episode.model_dump_json()])
+    assert by_row["unparsable"] == 0
+
+
+@pytest.mark.parametrize(("inputs", "error", "message"), [
+    ({"predictions": [], "references": []}, ValueError, "empty batch"),
+    ({"predictions": ["{}"], "references": ["{}"]}, ValueError, r"references\[0\] is not a CausaLabEpisode row"),
+    ({"predictions": ["{}"], "references": [7]}, TypeError, r"references\[0\] must be a CausaLabEpisode row"),
+])
+def test_bad_references_name_the_item(sample, inputs, error, message):
+    with pytest.raises(error, match=message):
+        score_batch(**inputs)
+
+
+def test_bad_successes_name_the_item(sample):
+    _, episode = sample
+    with pytest.raises(TypeError, match=r"successes\[1\]"):
+        score_batch(["{}", "{}"], [episode, episode], [True, "maybe"])
+    with pytest.raises(ValueError, match="1 successes"):
+        score_batch(["{}", "{}"], [episode, episode], [True])
+
+
+def test_an_episode_without_a_readable_hypothesis_scores_the_worst(sample):
+    _, episode = sample
+    empty = score_hypothesis(Hypothesis(), episode)
+    worst = score_hypothesis(None, episode)
+    assert worst.shd > empty.shd and worst.edge_f1 == empty.edge_f1 == 0.0 and not worst.formula_hit

@@ -21,6 +21,7 @@ from causal_datasets.causalab.formula import FormulaError, evaluate_equation
 from causal_datasets.causalab.upstream_run import parse_observations, parse_submissions
 from causal_datasets.cli import main
 from causal_datasets.cobe.judge import parse_tf
+from causal_datasets.docalc.identify import QueryError, identify
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring import score_pairs
 from causal_datasets.docalc.task import extract_estimand
@@ -28,7 +29,7 @@ from causal_datasets.docalc.verdict import Verdict, check_equivalence
 from causal_datasets.graph import CausalGraph, GraphError
 from causal_datasets.llm.structured import StructuredError, extract_json_block, extract_yaml_block
 from causal_datasets.recast.parsing import AnswerFormatError, read_prediction
-from causal_datasets.scoring.graph_compare import compare_graph_batch
+from causal_datasets.scoring.graph_compare import compare_graph_batch, compare_graphs
 from causal_datasets.shapeworld.parsing import parse_action, parse_answer, parse_choice
 from causal_datasets.shapeworld.scoring import score_episodes
 
@@ -38,6 +39,9 @@ FUZZ = settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCh
 PATHOLOGICAL = [
     "(" * 3000, "[" * 30000 + "]" * 30000, "{" * 10000, "<think>" * 8000, "```" * 30000, "- " * 30000 + "x",
     "9" * 5000, "Estimand: a" + " " * 20000 + "b", "\ud800", "\x00", "", "P(Y)" + "/P(Y)" * 3000,
+    # runs of whitespace or delimiters that once took quadratic time (75 s for 20,000 spaces)
+    "P(Y)" + " " * 20000, "a" + " " * 20000 + "b", "a" + " " * 20000 + "-> b", "Estimand: x" + "`" * 20000 + "y",
+    '{"relationships": [' + ", ".join(['{"source": "a", "sink": "b"}'] * 3000) + "]}",
 ]
 
 
@@ -65,6 +69,20 @@ def test_expression_parser(text):
         parse(text)
     except ExprParseError as error:
         assert len(str(error)) < 400
+
+
+@FUZZ
+@given(mixed(EXPRESSION_CHARS), mixed(GRAPH_CHARS))
+@example("P(Y | do(X))", "X->Y,X<->Y")
+@example("P(Y" + " | do(X)" * 2000 + ")", "X->Y")
+@example("P(Y | do(X))", "->".join(f"V{i}" for i in range(300)) + ",X->Y")
+def test_identify_answers_or_refuses(query, graph):
+    """An identification, or the typed error of the query, the expression or the graph."""
+    try:
+        result = identify(query, graph, check=False)
+    except (QueryError, ExprParseError, GraphError):
+        return
+    assert (result.estimand is None) is (result.hedge is not None)
 
 
 @FUZZ
@@ -183,10 +201,25 @@ edge = st.tuples(st.sampled_from("ABCDE"), st.sampled_from("ABCDE"))
 @given(st.lists(st.lists(st.one_of(edge, edge.map(lambda e: f"{e[0]} -> {e[1]}"), st.text(max_size=8)), max_size=6),
                 min_size=1, max_size=4),
        st.sampled_from(["exact", "normalized", "fuzzy"]), st.sampled_from([1, 2]))
-def test_graph_metric_records_unreadable_items(graphs, matching, cost):
-    batch = compare_graph_batch(graphs, list(reversed(graphs)), node_matching=matching, reversal_cost=cost)
-    assert len(batch.items) == len(graphs)
-    assert {e.index for e in batch.errors} == {i for i, item in enumerate(batch.items) if item is None}
+def test_graph_metric_scores_unreadable_predictions_the_worst(graphs, matching, cost):
+    readable = [g for g in graphs if _readable(g)]
+    if not readable:
+        return
+    references = [readable[i % len(readable)] for i in range(len(graphs))]
+    batch = compare_graph_batch(graphs, references, node_matching=matching, reversal_cost=cost)
+    assert len(batch.items) == len(graphs) and batch.macro["count"] == len(graphs)
+    assert {e.index for e in batch.errors} == {i for i, g in enumerate(graphs) if not _readable(g)}
+    for error in batch.errors:
+        worst = batch.items[error.index]
+        assert worst.edge_f1 == 0.0 and worst.shd >= compare_graphs([], references[error.index]).shd
+
+
+def _readable(graph) -> bool:
+    try:
+        compare_graphs(graph, [])
+    except GraphError:
+        return False
+    return True
 
 
 @FUZZ
@@ -236,6 +269,17 @@ def test_the_known_pathological_inputs_on_every_parser(text):
             pass
     parse_step(text), parse_action(text), extract_estimand(text), parse_tf(text)
     assert isinstance(check_equivalence(text, "P(Y)", "Y", prove=False), Verdict)
+
+
+@pytest.mark.parametrize("run", [" " * 20000, "\t \n" * 5000, "\u00a0" * 20000])
+def test_a_run_of_whitespace_changes_no_parse(run):
+    """Whitespace between tokens, around edge marks or after a value is ignored however long it is."""
+    expression = "P(Y | do(X)) + P(Y)"
+    spaced = expression.replace(" ", run[:15000])  # the whole text stays within the parser's 100,000 characters
+    assert parse(spaced + run) == parse(expression)
+    assert CausalGraph.parse(f"A{run}->{run}B, C <-{run}D".replace("\n", " ")) == CausalGraph.parse("A -> B, C <- D")
+    assert read_prediction(f"A{run.replace(chr(10), ' ')}->  B\nC -> D{run}").edges == (("A", "B"), ("C", "D"))
+    assert extract_estimand(f"Estimand: `P(Y)`{run.replace(chr(10), ' ')}.") == "P(Y)"
 
 
 # --- ReCAST and CoBe analyses (readers of server replies and judge answers, agreement statistics) -------

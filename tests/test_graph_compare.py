@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from causal_datasets import CausalGraph, GraphError, compare_graph_batch, compare_graphs
+from causal_datasets.scoring.graph_compare import RATE_FIELDS, maximal_shd, unparsable_comparison
 from causal_datasets.scoring.node_matching import match_nodes, normalize_name, singular
 
 # reference a→b→c→d; prediction keeps a→b, reverses b→c, drops c→d, adds a→d
@@ -286,26 +285,67 @@ def test_batch_micro_and_macro_by_hand():
     assert batch.errors == []
 
 
-def test_batch_keeps_going_past_a_bad_item():
+def test_batch_scores_an_unreadable_prediction_the_worst_and_keeps_it_in_the_averages():
     batch = compare_graph_batch([PREDICTION, ["not an edge"], REFERENCE], [REFERENCE, REFERENCE, REFERENCE])
-    assert batch.items[1] is None
+    worst = batch.items[1]
+    assert (worst.edge_f1, worst.node_f1, worst.edge_precision) == (0.0, 0.0, 0.0)
+    assert worst.shd == 4 * 3 and worst.normalized_shd == 1.0  # every ordered pair of the 4 reference nodes
+    assert (worst.false_negatives, worst.node_false_negatives, worst.false_positives) == (3, 4, 0)
     assert [(e.index, "not of the form" in e.message) for e in batch.errors] == [(1, True)]
     assert batch.items[2].shd == 0
-    assert batch.macro["count"] == 2
-    assert batch.macro["edge_f1"] == pytest.approx((1 / 3 + 1) / 2)
+    assert batch.macro["count"] == 3 and batch.macro["unparsable"] == batch.micro["unparsable"] == 1
+    assert batch.macro["edge_f1"] == pytest.approx((1 / 3 + 0 + 1) / 3)
+    assert batch.macro["shd"] == pytest.approx((3 + 12 + 0) / 3)
+    # pooled as an empty answer: its three reference edges are missed
+    assert batch.micro["edge_recall"] == pytest.approx((1 + 0 + 3) / 9)
+
+
+def test_junk_never_scores_better_than_an_empty_answer():
+    references = [["A -> B"], ["C -> D"]]
+    junk = compare_graph_batch([["A -> B"], None], references)
+    empty = compare_graph_batch([["A -> B"], []], references)
+    for averages in ("macro", "micro"):
+        for name in (*RATE_FIELDS,):
+            assert getattr(junk, averages)[name] <= getattr(empty, averages)[name]
+        assert getattr(junk, averages)["normalized_shd"] >= getattr(empty, averages)["normalized_shd"]
+    assert junk.macro["shd"] > empty.macro["shd"] and junk.macro["unparsable"] == 1 and empty.macro["unparsable"] == 0
+    # against an empty reference an empty answer is right; junk is still wrong
+    nothing = compare_graph_batch([None, []], [[], []])
+    assert [item.edge_f1 for item in nothing.items] == [0.0, 1.0] and [item.shd for item in nothing.items] == [1, 0]
+    assert nothing.micro["edge_f1"] == 0.0
+
+
+def test_maximal_shd_bounds_every_loop_free_prediction_over_the_reference_nodes():
+    nodes = ["a", "b", "c"]
+    reference = [("a", "b"), ("b", "c")]
+    pairs = [(s, t) for s in nodes for t in nodes if s != t]
+    worst = unparsable_comparison(reference, reversal_cost=2).shd
+    assert worst == maximal_shd(3, 2) == 6
+    for mask in range(1 << len(pairs)):  # all 64 loop-free graphs over the reference's nodes
+        prediction = [pair for bit, pair in enumerate(pairs) if mask >> bit & 1]
+        for cost in (1, 2):
+            assert compare_graphs(prediction, reference, reversal_cost=cost, reference_nodes=nodes).shd <= worst
+    assert compare_graphs([("b", "a"), ("c", "b"), ("a", "c"), ("c", "a")], reference, reversal_cost=2).shd == worst
 
 
 def test_batch_edge_cases():
-    empty = compare_graph_batch([], [])
-    assert empty.micro["edge_f1"] == 0.0 and empty.macro["count"] == 0
-    with pytest.raises(ValueError, match="2 predictions but 1 references"):
+    with pytest.raises(ValueError, match="empty batch"):
+        compare_graph_batch([], [])
+    with pytest.raises(ValueError, match="1 references but 2 predictions"):
         compare_graph_batch([[], []], [[]])
-    with pytest.raises(ValueError, match="reversal_cost"):
-        compare_graph_batch([[]], [[]], reversal_cost=-2)
+    for cost in (-2, 0, 0.5, 3, 7, float("nan"), "1", True):
+        with pytest.raises(ValueError, match="reversal_cost"):
+            compare_graph_batch([[]], [[]], reversal_cost=cost)
+    with pytest.raises(ValueError, match="fuzzy_threshold"):
+        compare_graph_batch([[]], [[]], node_matching="fuzzy", fuzzy_threshold=1.5)
+    with pytest.raises(ValueError, match=r"references\[1\]: .*not of the form"):
+        compare_graph_batch([[], []], [[], ["a - b"]])
+    with pytest.raises(ValueError, match=r"references\[0\]: cannot read a graph from int"):
+        compare_graph_batch([[]], [5])
     with pytest.raises(ValueError, match="needs node_ids"):
         compare_graph_batch([[]], [[]], node_matching="ids")
     tables = [{1: "a", 2: "b"}, {1: "b", 2: "a"}]
     per_item = compare_graph_batch([[(1, 2)], [(1, 2)]], [[("a", "b")], [("a", "b")]], node_matching="ids", node_ids=tables)
     assert [item.reversed for item in per_item.items] == [0, 1]
     all_bad = compare_graph_batch([[("a",)]], [[]])
-    assert all_bad.items == [None] and not math.isnan(all_bad.micro["edge_f1"])
+    assert all_bad.items[0].edge_f1 == 0.0 and all_bad.items[0].shd == 1 and all_bad.micro["edge_f1"] == 0.0

@@ -11,6 +11,7 @@ from huggingface_hub import DatasetCard
 from causal_datasets.builder import BuildContext
 from causal_datasets.errors import DatasetFolderError
 from causal_datasets.hub.folder import build_to_folder, load_records, read_manifest, verify_folder
+from tests.support.processes import ended_process_id
 from tests.support.tiny_dataset import TinyRow, generate, tiny_builder
 
 
@@ -180,6 +181,49 @@ def test_a_build_that_fails_midway_leaves_the_previous_build_untouched(builder, 
     assert {p.name: p.read_bytes() for p in (tmp_path / "tiny").rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny", "tiny.md"]  # no staging folder left behind
     verify_folder(tmp_path / "tiny")
+
+
+def test_a_rebuild_never_deletes_a_file_it_did_not_write(builder, tmp_path):
+    build_to_folder(builder, tmp_path, BuildContext(seed=7))
+    mine = [tmp_path / "tiny" / "analysis.ipynb", tmp_path / "tiny" / "data" / "default" / "notes.txt"]
+    for path in mine:
+        path.write_text("mine")
+    with pytest.raises(DatasetFolderError, match=r"holds 2 file\(s\) no build wrote.*: analysis.ipynb, data/default/notes.txt; "
+                                                 r".*--force"):
+        build_to_folder(builder, tmp_path, BuildContext(seed=8))
+    assert all(path.read_text() == "mine" for path in mine)
+    assert read_manifest(tmp_path / "tiny")["seed"] == 7  # refused before anything was built or moved
+    build_to_folder(builder, tmp_path, BuildContext(seed=8), replace=True)
+    assert not any(path.exists() for path in mine) and read_manifest(tmp_path / "tiny")["seed"] == 8
+
+
+def test_a_build_removes_the_staging_folders_a_killed_build_left(builder, tmp_path):
+    """A killed build leaves ``.tiny.building.PID-*`` (and, between its two renames, ``.tiny.old.PID-*``);
+    the next build removes those whose process is gone, never a running build's or another dataset's."""
+    import os
+
+    dead = ended_process_id()
+    stale = [tmp_path / f".tiny.building.{dead}-x1", tmp_path / f".tiny.old.{dead}-x2", tmp_path / ".tiny.building-legacy"]
+    live = [tmp_path / f".tiny.building.{os.getpid()}-x3", tmp_path / f".other.building.{dead}-x4"]
+    for folder in stale + live:
+        (folder / "data").mkdir(parents=True)
+        (folder / "data" / "part.parquet").write_bytes(b"half")
+    build_to_folder(builder, tmp_path, BuildContext(seed=7))
+    assert not any(folder.exists() for folder in stale) and all(folder.exists() for folder in live)
+    verify_folder(tmp_path / "tiny")
+
+
+def test_a_split_without_rows_is_a_source_error_naming_the_source(builder, tmp_path):
+    from dataclasses import replace
+
+    from causal_datasets.errors import SourceFormatError
+
+    def empty(context):
+        return type(builder.build(context))({"default": {"train": []}})
+
+    with pytest.raises(SourceFormatError, match=r"source.parquet: tiny config 'default' split 'train' would have no rows"):
+        build_to_folder(replace(builder, build=empty), tmp_path, BuildContext(seed=7, source=tmp_path / "source.parquet"))
+    assert not (tmp_path / "tiny").exists()
 
 
 def test_other_configs_are_read_back_with_the_features_their_card_declares(builder, tmp_path):

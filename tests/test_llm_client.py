@@ -19,9 +19,9 @@ from causal_datasets.llm import (
     LLMTimeout,
     ModelPrice,
 )
-from causal_datasets.llm.config import redact_url
 from causal_datasets.llm.retry import Backoff, parse_retry_after
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body, echo
+from causal_datasets.redaction import redact_url
 
 FAST = {"backoff_base": 0.01, "backoff_max": 0.5, "timeout": 5.0}
 

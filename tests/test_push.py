@@ -11,6 +11,7 @@ from causal_datasets.builder import BuildContext
 from causal_datasets.errors import DatasetFolderError, PushError
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.hub.push import push_folder
+from causal_datasets.redaction import redact_urls
 from tests.support.tiny_dataset import tiny_builder
 
 ENDPOINT = "https://huggingface.co"  # answered by the mock transport, never the network
@@ -130,3 +131,30 @@ def test_hub_offline_mode_is_a_clear_error(built, fake_hub, monkeypatch):
     with pytest.raises(PushError, match="offline mode is enabled"):
         push_folder(built, "org/tiny", api=api)
     assert hub.requests == []
+
+
+SECRET_ENDPOINT = "https://alice:s3cret@hub.example.org/mirror?sig=abc123"  # HF_ENDPOINT with credentials
+
+
+@pytest.mark.parametrize("failure", ["refused", "unreachable"])
+def test_a_failed_push_never_shows_the_credentials_of_its_endpoint(built, failure):
+    def answer(request):
+        if failure == "unreachable":
+            raise httpx2.ConnectError(f"cannot connect to {request.url}", request=request)
+        return httpx2.Response(403, json={"error": f"forbidden at {request.url}"})
+
+    set_client_factory(lambda: httpx2.Client(transport=httpx2.MockTransport(answer)))
+    try:
+        with pytest.raises(PushError) as caught:
+            push_folder(built, "org/tiny", api=HfApi(endpoint=SECRET_ENDPOINT, token="hf_test_token"))
+    finally:
+        set_client_factory(_http.default_client_factory)
+    message = str(caught.value)
+    assert "hub.example.org" in message and "s3cret" not in message and "alice" not in message and "sig=" not in message
+
+
+def test_urls_in_any_text_are_redacted():
+    text = "failed: 'http://u:p@127.0.0.1:8080/v1/chat?key=k' then https://[::1]:8443/v1#frag and ftp://h:99999/x?y"
+    assert redact_urls(text) == "failed: 'http://127.0.0.1:8080/v1/chat' then https://[::1]:8443/v1 and ftp://h:99999/x"
+    assert redact_urls("no url here, just a://") == "no url here, just a://"
+    assert redact_urls("a" * 100_000) == "a" * 100_000  # one scan of a long run of letters

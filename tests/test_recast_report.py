@@ -73,3 +73,19 @@ def test_report_holds_the_tables_and_draws_the_figures(run):
     ])
     for name in images:
         assert f"]({name})" in report
+
+
+def test_every_mean_and_analysis_group_has_an_interval_clustered_by_paper(run):
+    from causal_datasets.recast.deterministic import FIELDS
+    from tests.support.intervals import assert_intervals
+
+    summary, results, out = run
+    deterministic = [f"deterministic.{matching}.{name}" for matching in ("exact", "normalized") for name in FIELDS]
+    judge = [f"judge.{name}" for name in ("node_f1", "edge_f1", "f1")]
+    scores = ("judge_f1", "edge_f1_normalized")
+    assert_intervals(summary, "paper", ["scored_share", *deterministic, *judge], dict.fromkeys(
+        ("by_confounding", "by_confounding_strict", "by_domain", "by_num_domains", "by_knowledge_cutoff"), scores))
+    # a paper is one sample each: the bootstrap runs over items
+    assert summary.intervals.metrics["deterministic.normalized.edge_f1"].method.startswith("bootstrap")
+    assert all(line["cluster"].startswith("https://") for line in results)
+    assert "[" in (out / "report.md").read_text().split("### Name-based scores", 1)[-1].split("###", 1)[0]

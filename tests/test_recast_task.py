@@ -218,7 +218,12 @@ def test_runner_end_to_end_with_resume(hub, samples, tmp_path):
         calls = server.count
         results = {r["id"]: r for r in item_fields(out)}
         assert set(results) == {"91", "98"}
-        assert results["98"]["error"] == "format_error" and results["98"]["deterministic"] is None
+        unusable = results["98"]  # no readable graph: the worst scores, without a judge call
+        n98 = len(samples[98].graph().nodes)
+        assert unusable["error"] == "format_error" and unusable["deterministic"]["exact"]["edge_f1"] == 0.0
+        assert unusable["deterministic"]["normalized"]["shd"] == n98 * (n98 - 1)
+        assert unusable["judge"]["scores"]["f1"] == 0.0 and all(
+            e["attempts"] == 0 for e in unusable["judge"]["evaluations"].values())
         ok = results["91"]
         assert ok["error"] is None and ok["deterministic"]["exact"]["edge_f1"] == 1.0
         judge = ok["judge"]
@@ -228,14 +233,21 @@ def test_runner_end_to_end_with_resume(hub, samples, tmp_path):
         assert judge["scores"]["edge_recall"] == 1.0 and judge["scores"]["node_recall"] == 0.0
         summary = read_summary(out)
         assert summary["metrics"]["generation"]["ok"] == 1 and summary["metrics"]["generation"]["format_error"] == 1
-        assert summary["metrics"]["scored_share"] == 0.5
+        assert summary["metrics"]["scored_share"] == 0.5 and summary["metrics"]["unparsable"] == 1
+        exact = summary["metrics"]["deterministic"]["exact"]  # both samples in the means, the unusable one at 0
+        assert exact["n"] == 2 and exact["edge_f1"] == pytest.approx(ok["deterministic"]["exact"]["edge_f1"] / 2)
+        assert summary["metrics"]["judge"]["f1_n"] == 2
         assert summary["models"]["judge"] == "stub-judge" and summary["usage"]["model"]["calls"] >= 2
         bins = summary["slices"]["by_confounding"]
-        bin_of_91 = next(name for name, row in bins.items() if row["n"] == 1)
-        low, high = map(float, bin_of_91.split("–"))  # the bin's lowest and highest dataset values
-        assert low - 5e-4 <= s91.confounding_lenient <= high + 5e-4 and bins[bin_of_91]["edge_f1_normalized"] == 1.0
+        ranges = {name: tuple(map(float, name.split("–"))) for name in bins}  # each bin's lowest and highest dataset values
+        bin_of = {s.id: next(name for name, (low, high) in ranges.items() if low - 5e-4 <= s.confounding_lenient <= high + 5e-4)
+                  for s in (s91, samples[98])}
+        assert sum(row["n"] for row in bins.values()) == 2  # the unusable sample is in its bin, at 0
+        together = [r for r in (ok, unusable) if bin_of[int(r["id"])] == bin_of[91]]
+        assert bins[bin_of[91]]["n"] == len(together)
+        assert bins[bin_of[91]]["edge_f1_normalized"] == pytest.approx(1.0 / len(together))
+        assert bins[bin_of[91]]["judge_f1"] == pytest.approx(ok["judge"]["scores"]["f1"] / len(together))
         assert sum(row["dataset_n"] for row in bins.values()) == 292 and min(row["dataset_n"] for row in bins.values()) >= 60
-        assert bins[bin_of_91]["judge_f1"] == pytest.approx(ok["judge"]["scores"]["f1"])
         # resume: nothing left to do, no request sent
         run_recast_eval([*argv, "--resume"])
         assert server.count == calls

@@ -4,6 +4,7 @@ import matplotlib.image
 import pytest
 
 from causal_datasets.cli import main
+from causal_datasets.markdown import format_cell
 from causal_datasets.report.render import write_report
 from causal_datasets.errors import RunFolderError
 from causal_datasets.report.runs import load_run
@@ -37,6 +38,11 @@ def _table(report, header_start):
     return rows
 
 
+def _number(cell):
+    """The number of a cell, without the interval after it (``0.62 [0.51, 0.72]`` → 0.62)."""
+    return float(cell.split(" [", 1)[0])
+
+
 def _png(path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     image = matplotlib.image.imread(path)
@@ -56,9 +62,11 @@ def test_report_tables_equal_the_summaries_and_plots_exist(runs, tmp_path, capsy
         metrics = summary["metrics"]
         cells = headline[f"{summary['solver']} ({name})"]
         assert int(cells[0]) == metrics["count"] == 60
-        assert float(cells[1]) == pytest.approx(metrics["accuracy"], abs=1e-4)
-        assert float(cells[8]) == pytest.approx(metrics["mean_steps"], abs=1e-4)
-    assert float(headline["agent:oracle (sw-oracle)"][1]) == 1.0
+        assert _number(cells[1]) == pytest.approx(metrics["accuracy"], abs=1e-4)
+        assert _number(cells[8]) == pytest.approx(metrics["mean_steps"], abs=1e-4)
+        low, high = (summary["intervals"]["metrics"]["accuracy"][end] for end in ("ci_low", "ci_high"))
+        assert cells[1].endswith(f" [{format_cell(low)}, {format_cell(high)}]")  # the 95% interval beside it
+    assert _number(headline["agent:oracle (sw-oracle)"][1]) == 1.0
     by_size = _rows(report, "| num_variables | run |")
     oracle_sizes = read_summary(root / "sw-oracle")["slices"]["by_num_variables"]
     assert {size for size, run in by_size if run == "agent:oracle (sw-oracle)"} == set(oracle_sizes)
@@ -73,7 +81,7 @@ def test_report_tables_equal_the_summaries_and_plots_exist(runs, tmp_path, capsy
     assert causalab["by_num_nodes"]["3"]["count"] == 50 and causalab["by_num_nodes"]["5"]["count"] == 50
     assert "### By num nodes" in report and "### By suite" in report
     by_suite = _rows(report, "| suite | run |")
-    assert by_suite[("3nodes", "agent:experimenter (cl-experimenter)")][-2] == "1"  # root-node F1, once dropped
+    assert _number(by_suite[("3nodes", "agent:experimenter (cl-experimenter)")][-2]) == 1  # root-node F1, once dropped
 
     images = sorted(p.name for p in tmp_path.glob("*.png"))
     assert images == [  # every declared plot of the two benchmarks has data in these runs
@@ -81,7 +89,8 @@ def test_report_tables_equal_the_summaries_and_plots_exist(runs, tmp_path, capsy
         "causalab-edge-f1-along-each-episode-app-fig-8.png", "causalab-edge-f1-at-each-step-mean-per-run.png",
         "causalab-final-hypothesis-fits-own-data-by-success.png", "causalab-scaling-all-edge-f1-app-figs-13-14.png",
         "causalab-scaling-task-accuracy-app-figs-13-14.png", "causalab-task-accuracy-by-number-of-nodes.png",
-        "shapeworld-accuracy-by-number-of-variables.png", "shapeworld-accuracy-by-structure-se-over-setups-fig-2.png",
+        "shapeworld-accuracy-by-number-of-variables.png",
+        "shapeworld-accuracy-by-structure-95-interval-over-setups-fig-2.png",
         "shapeworld-all-moving-accuracy-by-variables-fig-3.png", "shapeworld-failure-patterns-share-of-wrong-table-2.png",
     ]
     for name in images:

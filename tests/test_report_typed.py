@@ -20,7 +20,7 @@ from causal_datasets.runners.causalab import CausaLabMetrics
 from causal_datasets.runners.cladder_pairs import CladderMetrics
 from causal_datasets.runners.cobe import CoBeMetrics
 from causal_datasets.runners.recast import RecastMetrics
-from causal_datasets.runners.records import DatasetRef, ItemCounts, Usage
+from causal_datasets.runners.records import SUMMARY_FORMAT, DatasetRef, ItemCounts, Usage
 from causal_datasets.runners.shapeworld import ShapeWorldMetrics
 
 MISSING = "–"
@@ -337,7 +337,7 @@ def test_every_declared_plot_is_a_real_png_linked_from_the_report(built):
         "recast-edge-f1-normalized-names-by-degree-of-confounding-lenient-fig-2.png",
         "recast-judge-f1-by-degree-of-confounding-lenient-fig-2.png",
         "shapeworld-accuracy-by-number-of-variables.png",
-        "shapeworld-accuracy-by-structure-se-over-setups-fig-2.png",
+        "shapeworld-accuracy-by-structure-95-interval-over-setups-fig-2.png",
     ]
     for name in images:
         assert f"]({name})" in report
@@ -434,8 +434,9 @@ def test_old_layout_names_the_version_that_wrote_it(tmp_path, capsys):
 
 def test_newer_format_and_invalid_summaries_are_clear_errors(built, tmp_path):
     data = json.loads(_shapeworld("agent:oracle").model_dump_json())
-    (tmp_path / "summary.json").write_text(json.dumps(dict(data, format=4)))
-    with pytest.raises(RunFolderError, match="summary format 4, written by a newer causal-datasets"):
+    (tmp_path / "summary.json").write_text(json.dumps(dict(data, format=SUMMARY_FORMAT + 1)))
+    newer = f"summary format {SUMMARY_FORMAT + 1}, written by a newer causal-datasets"
+    with pytest.raises(RunFolderError, match=newer):
         load_run(tmp_path)
     del data["metrics"]["accuracy"]
     (tmp_path / "summary.json").write_text(json.dumps(data))

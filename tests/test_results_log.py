@@ -9,6 +9,7 @@ from causal_datasets.errors import ResultsExist, RunFolderError
 from causal_datasets.runners import results
 from causal_datasets.runners.records import ItemResult, Untyped
 from causal_datasets.runners.results import read_results
+from tests.support.processes import ended_process_id
 
 LINE = ItemResult[Untyped, Untyped]
 
@@ -74,6 +75,20 @@ def test_compaction_replaces_the_file_in_one_rename(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "replace", lambda src, dst: (renames.append((src, dst)), real(src, dst)))
     log.compact()
     assert len(renames) == 1 and renames[0][1] == tmp_path / "results.jsonl"
+
+
+def test_a_run_removes_the_temporary_files_a_killed_run_left(tmp_path):
+    """A kill during compaction leaves ``.results.jsonl.PID-*`` (117 MB in one test); the next
+    invocation removes those of ended processes and keeps a running one's."""
+    (tmp_path / "results.jsonl").write_text(json.dumps(line("a")) + "\n")
+    dead = ended_process_id()
+    stale = [tmp_path / f".results.jsonl.{dead}-x1", tmp_path / f".summary.json.{dead}-x2", tmp_path / ".results.jsonl.legacy"]
+    live = tmp_path / f".results.jsonl.{os.getpid()}-x3"
+    for path in (*stale, live):
+        path.write_text("half a file")
+    log = open_log(tmp_path, resume=True)
+    assert not any(path.exists() for path in stale) and live.exists()
+    assert list(log.items) == ["a"] and (tmp_path / "results.jsonl").exists()
 
 
 def test_results_of_an_older_version_are_named_not_misread(tmp_path):

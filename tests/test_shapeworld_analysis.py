@@ -89,7 +89,7 @@ def test_report_shows_the_papers_shapeworld_figures_and_tables(dataset_dir, tmp_
     report = write_report(runs, tmp_path / "report")
     text = report.read_text()
     assert "### Best prompt variant per model (Table 1)" in text and table in text
-    for png in ("shapeworld-accuracy-by-structure-se-over-setups-fig-2.png",
+    for png in ("shapeworld-accuracy-by-structure-95-interval-over-setups-fig-2.png",
                 "shapeworld-failure-patterns-share-of-wrong-table-2.png",
                 "shapeworld-all-moving-accuracy-by-variables-fig-3.png"):
         assert f"({png})" in text and (tmp_path / "report" / png).stat().st_size > 0

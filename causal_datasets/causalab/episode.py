@@ -115,9 +115,11 @@ class EpisodeResult:
     #: replies the agent had to ask again because they could not be read (see ``AgentStep.info``)
     reasks: int = 0
     error: str | None = None
+    #: whether any step with a hypothesis was read; without one the episode scores the worst
+    hypothesis_stated: bool = True
 
     def scores(self, episode: CausaLabEpisode) -> dict[str, Any]:
-        return score_hypothesis(self.final_hypothesis, episode).to_dict()
+        return score_hypothesis(self.final_hypothesis if self.hypothesis_stated else None, episode).to_dict()
 
 
 def run_episode(episode: CausaLabEpisode, agent: Agent, *, max_turns: int | None = None) -> EpisodeResult:
@@ -129,6 +131,7 @@ def run_episode(episode: CausaLabEpisode, agent: Agent, *, max_turns: int | None
     max_turns = max_turns or episode.budget + episode.max_submissions + EXTRA_TURNS
     steps: list[dict[str, Any]] = []
     hypothesis, invalid, consecutive_invalid, refusals = Hypothesis(), 0, 0, {}
+    stated = False
     outcome: Outcome | None = None
     error = None
     for _ in range(max_turns):
@@ -142,7 +145,7 @@ def run_episode(episode: CausaLabEpisode, agent: Agent, *, max_turns: int | None
             break
         event = _apply(lab, turn)
         if turn.step is not None and turn.error is None:
-            hypothesis = turn.step.hypothesis
+            hypothesis, stated = turn.step.hypothesis, True
         if event.kind in ("invalid_step", "refused"):
             invalid += 1
             consecutive_invalid += 1
@@ -180,6 +183,7 @@ def run_episode(episode: CausaLabEpisode, agent: Agent, *, max_turns: int | None
         data=seen_data(view),
         reasks=sum(int(s.get("info", {}).get("reasks", 0)) for s in steps),
         error=error,
+        hypothesis_stated=stated,
     )
 
 

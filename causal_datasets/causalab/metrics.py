@@ -9,7 +9,10 @@
 * Root-node F1: over the parentless ancestors of ``resonanceFreq`` in each graph.
 * Formula hit: the hypothesis' equation evaluated on the reactor's visible properties lands within
   the episode's tolerance of the hidden reactor frequency.
-Set rates follow ``compare_graphs``: 1.0 when both sets are empty, 0.0 when only one is.
+Set rates follow ``compare_graphs``: 1.0 when both sets are empty, 0.0 when only one is. No
+hypothesis at all (an unreadable one, or an episode in which none was ever read) scores the worst:
+every F1 0.0, no formula hit and the maximal SHD of
+:func:`~causal_datasets.scoring.graph_compare.maximal_shd` over the episode's nodes.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ import networkx as nx
 from causal_datasets.causalab.dsl import Hypothesis, extract_object, parse_hypothesis
 from causal_datasets.causalab.formula import FormulaError, coefficient_terms, predict_frequency
 from causal_datasets.causalab.properties import TARGET
+from causal_datasets.records.base import record_from_input
 from causal_datasets.records.causalab import CausaLabEpisode
-from causal_datasets.scoring.graph_compare import compare_graphs
+from causal_datasets.scoring.graph_compare import compare_graphs, maximal_shd
+from causal_datasets.scoring.inputs import batch_size
 
 COEFFICIENT_TOLERANCE = 1e-6
 
@@ -86,7 +91,19 @@ def coefficient_f1(hypothesis: Hypothesis, episode: CausaLabEpisode) -> float:
     return 2 * hits / (len(predicted) + len(reference))
 
 
-def score_hypothesis(hypothesis: Hypothesis, episode: CausaLabEpisode) -> MechanismScores:
+def unparsable_scores(episode: CausaLabEpisode) -> MechanismScores:
+    """The worst scores against ``episode``: what no readable hypothesis gets."""
+    return MechanismScores(
+        edge_precision=0.0, edge_recall=0.0, edge_f1=0.0, shd=maximal_shd(len(episode.nodes), len(episode.edges)),
+        freq_edge_f1=0.0, coefficient_f1=0.0, root_f1=0.0, formula_hit=False, formula_prediction=None,
+        formula_error="no hypothesis could be read",
+    )
+
+
+def score_hypothesis(hypothesis: Hypothesis | None, episode: CausaLabEpisode) -> MechanismScores:
+    """The scores of ``hypothesis`` against ``episode``; None (nothing readable) scores the worst."""
+    if hypothesis is None:
+        return unparsable_scores(episode)
     predicted_edges = [(e.source, e.target) for e in hypothesis.edges]
     reference_edges = true_edges(episode)
     graph = compare_graphs(predicted_edges, reference_edges, reversal_cost=1)
@@ -158,31 +175,40 @@ def aggregate(items: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     return summary
 
 
-def read_hypothesis(text: str) -> tuple[Hypothesis, str | None]:
-    """A hypothesis from a reply, a DSL step or a bare hypothesis object; empty plus the reason when
-    nothing can be read (an empty hypothesis then scores as predicting nothing)."""
-    raw = extract_object(text)
+def read_hypothesis(text: Any) -> Hypothesis | None:
+    """A hypothesis from a reply, a DSL step or a bare hypothesis object; None when nothing can be
+    read (not text, or no JSON object in it)."""
+    raw = extract_object(text) if isinstance(text, str) else None
     if raw is None:
-        return Hypothesis(), "no JSON object"
+        return None
     warnings: list[str] = []
-    return parse_hypothesis(raw.get("hypothesis", raw), warnings), None
+    return parse_hypothesis(raw.get("hypothesis", raw), warnings)
 
 
-def score_batch(
-    predictions: Sequence[str], episodes: Sequence[CausaLabEpisode], successes: Sequence[bool] | None = None
-) -> dict[str, Any]:
-    """Mean mechanism scores of hypotheses (texts) against their episodes, plus task accuracy when
-    the episodes' outcomes are given; ``unreadable`` counts hypotheses that could not be read."""
-    if len(predictions) != len(episodes) or (successes is not None and len(successes) != len(episodes)):
-        raise ValueError("predictions, references and successes must have the same length")
-    items, unreadable = [], 0
+def score_batch(predictions: Sequence[Any], references: Sequence[Any], successes: Sequence[Any] | None = None) -> dict[str, Any]:
+    """Mean mechanism scores of hypotheses (texts) against their episodes (records, dataset rows or
+    their JSON), plus task accuracy when the episodes' outcomes are given (booleans).
+
+    An unreadable hypothesis scores the worst (:func:`unparsable_scores`), stays in every mean and is
+    counted in ``unparsable``. Bad references or successes and an empty batch are a ``ValueError``
+    (``TypeError`` for a wrong type) naming the item."""
+    batch_size(predictions, references, successes=successes)
+    episodes = [record_from_input(reference, CausaLabEpisode, f"references[{i}]") for i, reference in enumerate(references)]
+    outcomes = [_success(value, i) for i, value in enumerate(successes)] if successes is not None else None
+    items, unparsable = [], 0
     for index, (text, episode) in enumerate(zip(predictions, episodes)):
-        hypothesis, error = read_hypothesis(text)
-        unreadable += error is not None
-        success = bool(successes[index]) if successes is not None else False
+        hypothesis = read_hypothesis(text)
+        unparsable += hypothesis is None
+        success = outcomes[index] if outcomes is not None else False
         items.append({"success": success, "scores": score_hypothesis(hypothesis, episode).to_dict()})
     summary: dict[str, Any] = aggregate(items)
     if successes is None:
         summary.pop("task_accuracy", None)
-    summary["unreadable"] = unreadable
+    summary["unparsable"] = unparsable
     return summary
+
+
+def _success(value: Any, index: int) -> bool:
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    raise TypeError(f"successes[{index}] must be True or False, not {type(value).__name__} {value!r:.40}")

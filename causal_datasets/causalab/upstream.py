@@ -13,11 +13,10 @@ suites' ``bootstrap_past_data`` follows them, as the authors' prompt shows both.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from causal_datasets.builder import reading_source
+from causal_datasets.builder import load_source_json, reading_source
 from causal_datasets.causalab.crystals import (
     PRIOR_OBSERVATIONS,
     assemble_episode,
@@ -58,15 +57,22 @@ class UpstreamFormatError(SourceFormatError):
 def load_suite(data_dir: Path, suite: str, seed: int = 0) -> list[CausaLabEpisode]:
     """Every configuration of ``data_dir/<suite>.jsonl`` as episode records."""
     path = Path(data_dir) / f"{suite}.jsonl"
-    episodes = []
+    episodes, lines_of = [], {}
     with reading_source(path):
         lines = path.read_text(encoding="utf-8").splitlines()
     for line_number, line in enumerate(lines, 1):
         if line.strip():
             try:
-                episodes.append(import_config(json.loads(line), suite, seed))
-            except (KeyError, TypeError, ValueError) as error:
-                raise UpstreamFormatError(f"{path}:{line_number}: {error}") from error
+                episodes.append(import_config(load_source_json(line), suite, seed))
+            except (KeyError, TypeError, ValueError, AttributeError) as error:
+                raise UpstreamFormatError(f"{path}:{line_number}: {type(error).__name__}: {error}") from error
+            lines_of.setdefault(episodes[-1].graph_id, []).append(line_number)
+    if not episodes:
+        raise UpstreamFormatError(f"{path} holds no configuration (an empty suite)")
+    repeated = {graph_id: numbers for graph_id, numbers in lines_of.items() if len(numbers) > 1}
+    if repeated:
+        shown = "; ".join(f"{graph_id!r} on lines {', '.join(map(str, numbers))}" for graph_id, numbers in list(repeated.items())[:5])
+        raise UpstreamFormatError(f"{path}: {len(repeated)} graph_id(s) listed more than once: {shown}")
     return episodes
 
 

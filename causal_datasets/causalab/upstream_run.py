@@ -119,6 +119,7 @@ class UpstreamRun:
             invalid_steps=unreadable,
             refusals={},
             data=prior + readings,
+            hypothesis_stated=unreadable < len(self.replies),
         )
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from causal_datasets.builder import reading_source
+from causal_datasets.builder import load_source_json, reading_source
 from causal_datasets.errors import SourceFormatError
 from causal_datasets.cobe.labels import WEBSITE_QUERY_INDEX, normalize_domain, normalize_graph_type
 from causal_datasets.cobe.quality import check_scenario
@@ -70,10 +70,10 @@ def read_source(path: Path) -> ParsedSource:
 def _read_source(path: Path) -> ParsedSource:
     text = path.read_text(encoding="utf-8")
     try:
-        document = json.loads(text)
+        document = load_source_json(text)
     except json.JSONDecodeError:
         try:
-            document = [json.loads(line) for line in text.splitlines() if line.strip()]
+            document = [load_source_json(line) for line in text.splitlines() if line.strip()]
         except json.JSONDecodeError as error:
             raise CoBeFormatError(f"{path}: neither JSON nor JSON Lines ({error})") from None
     if isinstance(document, Mapping) and ({"by_domain", "by_graph", "examples"} & set(document)):

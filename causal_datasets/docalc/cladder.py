@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -97,10 +98,22 @@ def read_questions(folder: Path) -> list[CladderQuestion]:
                 model_id = record["meta"].get("model_id")
                 story = _story(record, metas.get(model_id))
                 questions.append(_question(f"test-generate-{name}.json", record, models.get(model_id), story))
+            _check_ids(questions, f"test-generate-{name}.json")
     with reading_source(folder / DERIVED_FILE):
         for line in (folder / DERIVED_FILE).read_text().splitlines():
             questions.append(_question("cladder-v1-q-balanced_rand-top1000", json.loads(line), None))
+        _check_ids(questions, "cladder-v1-q-balanced_rand-top1000")
     return questions
+
+
+def _check_ids(questions: list[CladderQuestion], source: str) -> None:
+    """The questions of one file: at least one, each question id once (``ValueError`` otherwise)."""
+    ids = Counter(q.question_id for q in questions if q.source_file == source)
+    if not ids:
+        raise ValueError("no questions: the file holds no rows")
+    repeated = sorted(key for key, count in ids.items() if count > 1)
+    if repeated:
+        raise ValueError(f"{len(repeated)} question id(s) on more than one row: {', '.join(map(str, repeated[:10]))}")
 
 
 def _story(record: dict, meta: dict | None) -> str | None:

@@ -58,9 +58,9 @@ def _tokenize(text: str) -> list[_Token]:
     cleaned = text.translate(_TRANSLATE)  # one character for one, so positions are unchanged
     tokens: list[_Token] = []
     position = 0
-    for match in _TOKEN.finditer(cleaned):
-        if match.start() != position:  # finditer skipped a character no token starts with
-            break
+    # one anchored match per token: a search (finditer) would retry a failing whitespace run from
+    # each of its characters, quadratic in the run's length
+    while (match := _TOKEN.match(cleaned, position)) is not None:
         kind = match.lastgroup
         if kind == "num" and len(match.group(kind)) > MAX_NUMBER_DIGITS:
             raise ExprParseError(f"a number of more than {MAX_NUMBER_DIGITS} digits", text, match.start(kind))

@@ -85,52 +85,78 @@ def _roles(p: Prob) -> tuple[frozenset, frozenset, frozenset] | None:
     return frozenset(ys), frozenset(xs), frozenset(ws)
 
 
+#: the six do-calculus rewrites, in the order :func:`do_calculus` tries them
+DO_CALCULUS_RULES = ("rule 1: delete observation", "rule 2: action to observation", "rule 2: observation to action",
+                     "rule 3: delete action", "rule 1: insert observation", "rule 3: insert action")
+_ON_OBSERVATIONS = {"rule 1: delete observation", "rule 2: observation to action"}
+_ON_ACTIONS = {"rule 2: action to observation", "rule 3: delete action"}
+
+
 def do_calculus(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
-    if not p.is_interventional:
-        return
-    roles = _roles(p)
+    """Every do-calculus rewrite of ``p`` whose condition holds: deletions and exchanges of its own
+    observations and actions, insertions from the vocabulary."""
+    roles = _roles(p) if p.is_interventional else None
     if roles is None:
         return
-    ys, xs, ws = roles
-    g = ctx.graph
-    # rule 1: delete an observation
-    for atom in p.given:
-        rest = ws - {atom.var}
-        cond = _separation(g, {atom.var}, ys, xs | rest, cut_in=xs)
-        if cond:
-            yield Rewrite(Prob(p.event, p.do, tuple(a for a in p.given if a != atom)), "rule 1: delete observation", cond)
-    # rule 2: action -> observation
-    for var, value in p.do:
-        others = xs - {var}
-        cond = _separation(g, {var}, ys, others | ws, cut_in=others, cut_out={var})
-        if cond:
-            do = tuple(a for a in p.do if a[0] != var)
-            yield Rewrite(Prob(p.event, do, p.given + (Atom(var, value),)), "rule 2: action to observation", cond)
-    # rule 2: observation -> action
-    for atom in p.given:
-        rest = ws - {atom.var}
-        cond = _separation(g, {atom.var}, ys, xs | rest, cut_in=xs, cut_out={atom.var})
-        if cond:
-            given = tuple(a for a in p.given if a != atom)
-            yield Rewrite(Prob(p.event, p.do + ((atom.var, atom.value),), given), "rule 2: observation to action", cond)
-    # rule 3: delete an action
-    for var, _ in p.do:
-        others = xs - {var}
-        cond = _rule3_condition(g, var, ys, others, ws)
-        if cond:
-            yield Rewrite(Prob(p.event, tuple(a for a in p.do if a[0] != var), p.given), "rule 3: delete action", cond)
-    used = ys | xs | ws
+    used = roles[0] | roles[1] | roles[2]
+    candidates = [("rule 1: delete observation", a.var, a.value) for a in p.given]
+    candidates += [("rule 2: action to observation", var, value) for var, value in p.do]
+    candidates += [("rule 2: observation to action", a.var, a.value) for a in p.given]
+    candidates += [("rule 3: delete action", var, value) for var, value in p.do]
     for var, value in ctx.vocabulary:
-        if var in used:
-            continue
-        # rule 1: insert an observation
+        if var not in used:
+            candidates += [("rule 1: insert observation", var, value), ("rule 3: insert action", var, value)]
+    for rule, var, value in candidates:
+        rewrite = _do_rule(p, roles, rule, var, value, ctx.graph)
+        if rewrite is not None:
+            yield rewrite
+
+
+def do_calculus_rule(p: Prob, rule: str, var: str, value: Value, ctx: RuleContext) -> Rewrite | None:
+    """The one application of the do-calculus ``rule`` to ``var=value`` in ``p`` (an observation or an
+    action of ``p`` for a deletion or an exchange, a variable ``p`` does not mention for an insertion), or
+    None when ``p`` has not the rule's shape there or its condition fails in the graph: what
+    :func:`do_calculus` yields for that rule and variable, without trying the others."""
+    roles = _roles(p) if p.is_interventional else None
+    if roles is None or rule not in DO_CALCULUS_RULES:
+        return None
+    if rule in _ON_OBSERVATIONS:
+        fits = Atom(var, value) in p.given
+    elif rule in _ON_ACTIONS:
+        fits = (var, value) in p.do
+    else:
+        fits = var not in roles[0] | roles[1] | roles[2]
+    return _do_rule(p, roles, rule, var, value, ctx.graph) if fits else None
+
+
+def _do_rule(p: Prob, roles, rule: str, var: str, value: Value, g: DoGraph) -> Rewrite | None:
+    """``rule`` applied to ``var=value`` in ``p`` (whose shape fits), if its condition holds."""
+    ys, xs, ws = roles
+    if rule == "rule 1: delete observation":
+        cond = _separation(g, {var}, ys, xs | (ws - {var}), cut_in=xs)
+    elif rule == "rule 2: action to observation":
+        cond = _separation(g, {var}, ys, (xs - {var}) | ws, cut_in=xs - {var}, cut_out={var})
+    elif rule == "rule 2: observation to action":
+        cond = _separation(g, {var}, ys, xs | (ws - {var}), cut_in=xs, cut_out={var})
+    elif rule == "rule 3: delete action":
+        cond = _rule3_condition(g, var, ys, xs - {var}, ws)
+    elif rule == "rule 1: insert observation":
         cond = _separation(g, {var}, ys, xs | ws, cut_in=xs)
-        if cond:
-            yield Rewrite(Prob(p.event, p.do, p.given + (Atom(var, value),)), "rule 1: insert observation", cond)
-        # rule 3: insert an action
+    else:
         cond = _rule3_condition(g, var, ys, xs, ws)
-        if cond:
-            yield Rewrite(Prob(p.event, p.do + ((var, value),), p.given), "rule 3: insert action", cond)
+    return Rewrite(_do_result(p, rule, var, value), rule, cond) if cond else None
+
+
+def _do_result(p: Prob, rule: str, var: str, value: Value) -> Prob:
+    if rule in _ON_OBSERVATIONS or rule in _ON_ACTIONS:  # the variable leaves its place
+        do, given = tuple(a for a in p.do if a[0] != var), tuple(a for a in p.given if a.var != var)
+    else:
+        do, given = p.do, p.given
+    if rule.endswith("to observation") or rule == "rule 1: insert observation":
+        given += (Atom(var, value),)
+    elif rule.endswith("to action") or rule == "rule 3: insert action":
+        do += ((var, value),)
+    return Prob(p.event, do, given)
 
 
 def _rule3_condition(g: DoGraph, var: str, ys, xs, ws) -> str | None:

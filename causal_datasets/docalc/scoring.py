@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from causal_datasets.docalc.baselines import mean, surface_scores
 from causal_datasets.docalc.expr import variables
 from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.independence import Independences, IndependenceError
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring_rules import SCORING_RULES, ScoringRule, all_observed, identification_error, identified
-from causal_datasets.docalc.independence import Independences, IndependenceError
 from causal_datasets.docalc.search import SearchLimits
 from causal_datasets.graph import GraphError
 from causal_datasets.docalc.verdict import Verdict, as_graph, check_equivalence
+from causal_datasets.scoring.inputs import batch_size
 
 #: one pair's knowledge of the causal structure: a DAG (edge-list text or pairs) or independence statements
 Knowledge = str | Sequence
@@ -45,28 +46,33 @@ def score_pairs(
     statements (``independences``: ``"X ⊥ Y | Z; ..."`` or a list of them; ``complete`` says they
     are every independence of the DAG). A pair that cannot be decided (parse error, unknown
     variable, statements that do not decide it, ...) counts as not equivalent in ``accuracy`` and
-    is listed in ``errors``; it never stops the batch.
+    is listed in ``errors``; it never stops the batch. A prediction that is not text or that the
+    parser refuses is counted in ``unparsable`` as well. An empty batch, columns of different
+    lengths and a reference that is not text are a ``ValueError`` / ``TypeError`` naming them.
     """
-    count = len(references)
+    count = batch_size(predictions, references, graphs=graphs, latents=latents, independences=independences)
+    if scoring not in SCORING_RULES:
+        raise ValueError(f"scoring must be one of {', '.join(SCORING_RULES)}, got {scoring!r}")
+    bad = next((i for i, reference in enumerate(references) if not isinstance(reference, str)), None)
+    if bad is not None:
+        raise TypeError(f"references[{bad}] must be an expression (a string), not {type(references[bad]).__name__}")
+    predictions = [p if isinstance(p, str) else "" for p in predictions]  # no text: unparsable, scored wrong
     graphs = list(graphs) if graphs is not None else [None] * count
     latents = list(latents) if latents is not None else [None] * count
     independences = list(independences) if independences is not None else [None] * count
-    if not (len(predictions) == len(graphs) == len(latents) == len(independences) == count):
-        raise ValueError(
-            f"lengths differ: {len(predictions)} predictions, {count} references, {len(graphs)} graphs, "
-            f"{len(latents)} latents, {len(independences)} independences"
-        )
-    if scoring not in SCORING_RULES:
-        raise ValueError(f"scoring must be one of {', '.join(SCORING_RULES)}, got {scoring!r}")
     verdicts: list[Verdict] = []
     identifications: list[bool | None] = []
+    unparsable = 0
     built: dict = {}  # items with the same graph share one DoGraph (its d-separations and random models)
     for prediction, reference, graph, latent, statements in zip(predictions, references, graphs, latents, independences):
+        answer = _parsed(prediction)
+        unparsable += answer is None
         shape = None
         try:
             names = _latent_list(latent)
             knowledge = _knowledge(graph, statements, names, complete, built)
-            shape, knowledge, names = _answer_shape(prediction, knowledge, names)
+            if answer is not None:
+                shape, knowledge, names = _answer_shape(answer, knowledge, names)
             verdict = check_equivalence(prediction, reference, knowledge, names, seed=seed, prove=prove, limits=limits)
         except IndependenceError as error:
             verdict = Verdict(None, "error", error=f"independences: {error}", invalid=True)
@@ -75,9 +81,8 @@ def score_pairs(
         verdicts.append(verdict)
         identifications.append(identified(verdict.equivalent, shape))
     surface = [surface_scores(p, r) for p, r in zip(predictions, references)]
-    shares = {rule: sum(v is True for v in values) / count if count else 0.0
-              for rule, values in (("equivalence", [v.equivalent for v in verdicts]),
-                                   ("identification", identifications))}
+    shares = {"equivalence": sum(v.equivalent is True for v in verdicts) / count,
+              "identification": sum(v is True for v in identifications) / count}
     return {
         "accuracy": shares[scoring],
         "scoring": scoring,
@@ -94,17 +99,22 @@ def score_pairs(
         "token_f1_scores": [s["token_f1"] for s in surface],
         "method_counts": dict(sorted(Counter(v.method for v in verdicts).items())),
         "undecided": sum(v.equivalent is None for v in verdicts),
+        "unparsable": unparsable,
     }
 
 
-def _answer_shape(prediction, knowledge, names: list[str]):
-    """``(identification error, knowledge, latent names)`` for one pair: why the prediction identifies
-    nothing (None if it does or cannot be read; the verifier reports the latter), and the knowledge to
-    verify it under — a DAG with its unobserved nodes as ordinary ones when the prediction uses them."""
+def _parsed(text: str):
+    """The parsed prediction, or None when the parser refuses it."""
     try:
-        answer = parse(prediction)
+        return parse(text)
     except (ExprParseError, RecursionError):
-        return None, knowledge, names
+        return None
+
+
+def _answer_shape(answer, knowledge, names: list[str]):
+    """``(identification error, knowledge, latent names)`` for one parsed prediction: why it identifies
+    nothing (None if it does), and the knowledge to verify it under — a DAG with its unobserved nodes
+    as ordinary ones when the prediction uses them."""
     unobserved = set(names) | (knowledge.latent if isinstance(knowledge, DoGraph) else set())
     shape = identification_error(answer, unobserved)
     if isinstance(knowledge, DoGraph) and variables(answer) & unobserved:

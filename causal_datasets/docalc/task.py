@@ -137,7 +137,11 @@ def prompt_rows(questions: list[CladderQuestionRow]) -> list[CladderPromptRow]:
 
 # ---- answers -------------------------------------------------------------------------------------
 
-_WRAPPERS = re.compile(r"""^(?:[`$*"']|\\\(|\\\[)+|(?:[`$*"'}]|\\\)|\\\]|\.(?=\s*$))+$""")
+#: what opens and closes a value: markdown, LaTeX and quote delimiters (and a full stop at the end)
+#: amid whitespace; the closing run is matched at the start of the reversed value (a pattern anchored
+#: at the end would be tried from every character: quadratic in a run of backticks)
+_OPENING = re.compile(r"""(?:[\s`$*"']|\\\(|\\\[)*""")
+_CLOSING_REVERSED = re.compile(r"""(?:[\s`$*"'}.]|\)\\|\]\\)*""")
 
 
 def labelled_line(label: str) -> re.Pattern:
@@ -154,10 +158,9 @@ def extract_labelled(text: str, line: re.Pattern) -> str | None:
     matches = list(line.finditer(strip_thinking(text or "")))
     if not matches:
         return None
-    value = matches[-1].group("value").strip()  # greedy to the line's end, then trimmed: linear time
-    previous = None
-    while previous != value:
-        previous, value = value, _WRAPPERS.sub("", value).strip()
+    value = matches[-1].group("value")  # greedy to the line's end: linear time
+    value = value[_OPENING.match(value).end():]
+    value = value[: len(value) - _CLOSING_REVERSED.match(value[::-1]).end()]
     return value.replace("\\\\", "\\") or None
 
 

@@ -11,9 +11,10 @@ keep the builder's order, Parquet is written with fixed settings, JSON and YAML 
 ordered by the declaration, and nothing time-dependent is recorded.
 
 A build is written into a hidden staging folder beside the target and moved into place only when
-complete, so a failure (or a kill) mid-build leaves the previous build as it was. A build never
-replaces a folder that is not a build of the same dataset, nor drops configs the previous build
-had, unless told to (``replace=True``).
+complete, so a failure (or a kill) mid-build leaves the previous build as it was; the staging
+folders a killed build of the same dataset left are removed by the next one. A build never
+replaces a folder that is not a build of the same dataset, nor one holding files no build wrote
+(they would be deleted), nor drops configs the previous build had, unless told to (``replace=True``).
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
+from causal_datasets import staging
 from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder
-from causal_datasets.errors import DatasetFolderError
+from causal_datasets.errors import DatasetFolderError, SourceFormatError
 from causal_datasets.hub.card import render_card
 from causal_datasets.hub.front_matter import SplitFiles
 from causal_datasets.hub.layout import CARD, MANIFEST, ROWS_PER_FILE, parquet_path
@@ -61,17 +63,22 @@ def build_to_folder(
     """Run ``builder`` and write its hub folder ``out_root/<name>``, replacing an earlier build of it;
     a split of more than ``rows_per_file`` rows is written as several Parquet files.
 
-    Raises :class:`DatasetFolderError` when the target is not a build of this dataset or the new
-    build lacks configs the old one has, unless ``replace``.
+    Raises :class:`DatasetFolderError` when the target is not a build of this dataset, holds files
+    the build did not write (listed), or the new build lacks configs the old one has, unless
+    ``replace``; :class:`SourceFormatError` when a split would have no rows.
     """
+    target = Path(out_root) / builder.name
+    if not replace:
+        _check_target(target, builder.name)  # before the long work
     outcome: BuildOutcome = builder.build(context)
     if not outcome.records:
         raise ValueError(f"builder {builder.name!r} produced no configs")
-    target = Path(out_root) / builder.name
+    _check_rows(builder.name, outcome, context)
     if not replace:
-        _check_replaceable(target, builder.name, set(outcome.records))
+        _check_configs(target, set(outcome.records))
     target.parent.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix=f".{builder.name}.building-", dir=target.parent))
+    staging.remove_stale(target.parent, f"{builder.name}.{STAGING}")  # what a killed build left
+    folder = Path(tempfile.mkdtemp(prefix=staging.prefix(f"{builder.name}.{STAGING}"), dir=target.parent))
     folder.chmod(0o755)  # mkdtemp's 0700 would make the published folder private
     try:
         written = _write(builder, outcome, context, folder, rows_per_file)
@@ -82,7 +89,8 @@ def build_to_folder(
     return WrittenDataset(target, written, tuple(build_notes(outcome)))
 
 
-def _check_replaceable(target: Path, name: str, configs: set[str]) -> None:
+def _check_target(target: Path, name: str) -> None:
+    """``target`` is absent or an earlier build of ``name`` holding only the files it wrote."""
     if not target.exists():
         return
     hint = "move it away or pass --force (replace=True) to overwrite it"
@@ -91,7 +99,20 @@ def _check_replaceable(target: Path, name: str, configs: set[str]) -> None:
     previous = read_manifest(target)
     if previous.get("name") != name:
         raise DatasetFolderError(f"{target} holds a build of {previous.get('name')!r}, not {name!r}; {hint}")
-    dropped = sorted(set(previous["rows"]) - configs)
+    written = {*previous.get("files", {}), MANIFEST}
+    foreign = sorted(path.relative_to(target).as_posix() for path in target.rglob("*")
+                     if not path.is_dir() and path.relative_to(target).as_posix() not in written)
+    if foreign:
+        shown = ", ".join(foreign[:10]) + (f", ... ({len(foreign)} in all)" if len(foreign) > 10 else "")
+        raise DatasetFolderError(
+            f"{target} holds {len(foreign)} file(s) no build wrote, which a rebuild would delete: {shown}; {hint}"
+        )
+
+
+def _check_configs(target: Path, configs: set[str]) -> None:
+    if not target.exists():
+        return
+    dropped = sorted(set(read_manifest(target)["rows"]) - configs)
     if dropped:
         raise DatasetFolderError(
             f"{target} has {len(dropped)} config(s) this build would drop ({', '.join(dropped[:5])}"
@@ -99,16 +120,32 @@ def _check_replaceable(target: Path, name: str, configs: set[str]) -> None:
         )
 
 
-def _move_into_place(staging: Path, target: Path) -> None:
-    """Replace ``target`` by the complete ``staging`` folder: two renames, the old build deleted last."""
-    if not target.exists():
-        staging.rename(target)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-    old.rmdir()
-    target.rename(old)
-    staging.rename(target)
-    shutil.rmtree(old)
+def _check_rows(name: str, outcome: BuildOutcome, context: BuildContext) -> None:
+    """Every split has rows: an empty one comes from a source without any (the builders check theirs first)."""
+    for config, splits in outcome.records.items():
+        for split, records in splits.items():
+            if not records:
+                source = context.source if context.source is not None else f"the {name} generator"
+                raise SourceFormatError(f"{source}: {name} config {config!r} split {split!r} would have no rows")
+
+
+#: the hidden folders beside a build: ``.NAME.building.PID-*`` while one is written, ``.NAME.old.PID-*``
+#: while the old build is replaced (:mod:`causal_datasets.staging`)
+STAGING, OLD = "building", "old"
+
+
+def _move_into_place(complete: Path, target: Path) -> None:
+    """Replace ``target`` by the ``complete`` staging folder: two renames, the old build deleted last
+    (with any old build a killed run left between its renames)."""
+    if target.exists():
+        old = Path(tempfile.mkdtemp(prefix=staging.prefix(f"{target.name}.{OLD}"), dir=target.parent))
+        old.rmdir()
+        target.rename(old)
+        complete.rename(target)
+        shutil.rmtree(old)
+    else:
+        complete.rename(target)
+    staging.remove_stale(target.parent, f"{target.name}.{OLD}")
 
 
 def _write(

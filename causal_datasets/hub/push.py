@@ -14,6 +14,7 @@ from huggingface_hub.errors import HfHubHTTPError, LocalTokenNotFoundError
 from causal_datasets.errors import PushError
 from causal_datasets.hub.folder import read_manifest
 from causal_datasets.paths import metric_path
+from causal_datasets.redaction import redact_url
 
 #: files of a metric folder that are never uploaded
 METRIC_IGNORE = ["__pycache__", "__pycache__/*", "*.pyc"]
@@ -66,7 +67,7 @@ def _upload(
             ignore_patterns=ignore_patterns,
         )
         api.create_tag(repo_id, repo_type=repo_type, tag=tag, revision=commit.oid, exist_ok=False)
-    return PushResult(repo_id=repo_id, commit_url=str(commit.commit_url), tag=tag)
+    return PushResult(repo_id=repo_id, commit_url=redact_url(str(commit.commit_url)), tag=tag)  # printed
 
 
 @contextmanager

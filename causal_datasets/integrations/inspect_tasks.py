@@ -6,7 +6,8 @@ engine's own task declaration: the samples are the task's items, the solver runs
 ``solve_item`` — the task's ``solve`` then its ``score`` of the transcript (the same prompts,
 environments, step limits, parsing and error handling as ``causal-datasets eval``) — with inspect's
 models behind the package's chat-client interface, and the scorer reports the task's per-item scores
-(their mean and standard error) with the whole ``results.jsonl`` line as the score's metadata.
+(their mean and standard error, clustered by the task's unit as in ``summary.json``) with the whole
+``results.jsonl`` line as the score's metadata.
 
 Generation settings are inspect's own options, named as ``causal-datasets eval``'s
 (:data:`GENERATE_FIELDS`: ``--reasoning-effort``, ``--extra-body``, ``--max-tokens``, ``--seed``,
@@ -65,11 +66,14 @@ from causal_datasets.llm.config import LLMConfig, Message
 from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.registry import tasks
 from causal_datasets.runners.engine import check_settings, solve_item
+from causal_datasets.runners.estimates import item_units
 from causal_datasets.runners.records import Failure, Role
 from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext
 
 #: the key of a sample's store that holds its ``results.jsonl`` line between solver and scorer
 RESULT_KEY = "causal_datasets:result"
+#: the key of a sample's metadata that holds its cluster (its task's unit; its own id when items share none)
+CLUSTER_KEY = "cluster"
 
 
 
@@ -252,7 +256,7 @@ def build_task(
     context = TaskContext(task, settings, options_model, configs, clients={})
     items = {item.id: item for item in task.items(context)}
     return InspectTask(
-        dataset=[_sample(task, item) for item in items.values()],
+        dataset=[_sample(task, item, context) for item in items.values()],
         solver=engine_solver(task, context, items),
         scorer=engine_scorer(task),
         config=DEFAULT_GENERATE_CONFIG,
@@ -289,9 +293,10 @@ def _roles(task: Task, agent: str | None) -> frozenset[Role]:
     return frozenset({"model"} if agent is None else set()) | {spec.role for spec in task.roles if spec.role in given}
 
 
-def _sample(task: Task, item: Item) -> Sample:
+def _sample(task: Task, item: Item, context: TaskContext) -> Sample:
+    """The item as a sample; its metadata names its config and its cluster (what the clustered stderr reads)."""
     return Sample(id=item.id, input=f"{task.name} item {item.id} (config {item.config})",
-                  metadata={"config": item.config})
+                  metadata={"config": item.config, CLUSTER_KEY: item_units(task, item, context)["cluster"]})
 
 
 @solver
@@ -337,9 +342,11 @@ def _clients(task: Task, agent: str | None) -> dict[Role, InspectChatClient]:
     return clients
 
 
-@scorer(metrics={"*": [mean(), stderr()]})
+@scorer(metrics={"*": [mean(), stderr(cluster=CLUSTER_KEY)]})
 def engine_scorer(task: Task) -> Callable:
-    """The task's per-item scores; the metadata is the item's whole ``results.jsonl`` line."""
+    """The task's per-item scores; the metadata is the item's whole ``results.jsonl`` line. Each mean's standard
+    error is clustered by the sample's ``cluster`` (the task's unit, e.g. a CoBe scenario): the same SE as the
+    mean's in ``summary.json``."""
 
     async def score(state: TaskState, target: Target) -> Score:
         line = state.store.get(RESULT_KEY)

@@ -11,27 +11,18 @@ import json
 import os
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
 
 from causal_datasets.errors import LLMConfigError
+from causal_datasets.redaction import redact_url
 
 #: sent as the bearer token to a loopback server when the key variable is unset (llama.cpp, vLLM, Ollama ignore it)
 LOCAL_PLACEHOLDER_KEY = "sk-local-no-key"
 
 Message = dict[str, Any]
-
-
-def redact_url(url: str) -> str:
-    """``url`` without user info (``user:pass@``), query string or fragment, which may carry secrets."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:  # an IPv6 literal
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port is not None else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 #: the values of ``reasoning_effort`` (``extra_body`` can send any other a provider takes)

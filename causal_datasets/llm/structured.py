@@ -185,20 +185,28 @@ def _nesting(text: str):
     """Yield ``(start, end, depth)`` of every balanced ``{...}``/``[...]`` span outside string literals,
     ``depth`` the nesting inside it (1 for a flat one); a bracket that does not match starts afresh."""
     closers = {"{": "}", "[": "]"}
-    stack: list[list] = []  # [closer, start, deepest inside]
+    # the open brackets as three parallel stacks of strings and integers: a container per bracket
+    # would make the garbage collector rescan a deep stack again and again (superlinear time)
+    expected: list[str] = []  # the closer each open bracket waits for
+    starts: list[int] = []
+    deepest: list[int] = []  # the nesting met inside it so far
     for index, char in _scan(text, 0):
         if char in closers:
-            stack.append([closers[char], index, 0])
+            expected.append(closers[char])
+            starts.append(index)
+            deepest.append(0)
         elif char in "}]":
-            if not stack or stack[-1][0] != char:
-                stack.clear()
+            if not expected or expected[-1] != char:
+                for stack in (expected, starts, deepest):
+                    stack.clear()
                 continue
-            _, start, inner = stack.pop()
-            if stack:
-                stack[-1][2] = max(stack[-1][2], inner + 1)
+            expected.pop()
+            start, inner = starts.pop(), deepest.pop()
+            if deepest:
+                deepest[-1] = max(deepest[-1], inner + 1)
             yield start, index + 1, inner + 1
-    if stack:  # unclosed brackets still count towards the depth a parser would meet
-        yield stack[0][1], len(text), len(stack)
+    if expected:  # unclosed brackets still count towards the depth a parser would meet
+        yield starts[0], len(text), len(expected)
 
 
 def _balanced_spans(text: str) -> list[tuple[int, int, int]]:

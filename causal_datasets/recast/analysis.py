@@ -120,13 +120,18 @@ def bin_of(value: float, bins: Sequence[Bin]) -> Bin:
     return next((b for b in bins if value <= b.high), bins[-1])
 
 
+def confounding_bins(dataset: Sequence[RecastSample], attribute: str, count: int) -> list[Bin]:
+    """The balanced bins of ``attribute`` over the whole dataset (none when no sample has a value)."""
+    values = [value for s in dataset if (value := getattr(s, attribute)) is not None]
+    return balanced_bins(values, count) if values else []
+
+
 def by_confounding(rows: Sequence[Scored], dataset: Sequence[RecastSample], attribute: str, count: int) -> dict[str, dict]:
     """Scores per balanced bin of ``attribute`` (``confounding_lenient`` or ``confounding_strict``);
     each entry also says how many dataset samples its bin holds."""
-    values = [value for s in dataset if (value := getattr(s, attribute)) is not None]
-    if not values:
+    bins = confounding_bins(dataset, attribute, count)
+    if not bins:
         return {}
-    bins = balanced_bins(values, count)
     members: dict[str, list[Scored]] = {b.label: [] for b in bins}
     for row in rows:
         value = getattr(row.sample, attribute)
@@ -163,11 +168,18 @@ def cutoff_groups(cutoff: datetime.date) -> tuple[str, str]:
     return f"before {cutoff.isoformat()}", f"{cutoff.isoformat()} and later"
 
 
+def cutoff_group(sample: RecastSample, cutoff: datetime.date) -> str | None:
+    """The sample's side of ``cutoff`` (None: undated)."""
+    if sample.publication_date is None:
+        return None
+    older, recent = cutoff_groups(cutoff)
+    return recent if sample.publication_date >= cutoff else older
+
+
 def by_cutoff(rows: Sequence[Scored], cutoff: datetime.date) -> dict[str, dict]:
     """Scores of samples published before ``cutoff`` and from it on (undated samples left out)."""
-    older, recent = cutoff_groups(cutoff)
     dated = [row for row in rows if row.sample.publication_date is not None]
-    return grouped(dated, lambda s: [recent if s.publication_date >= cutoff else older], (older, recent))
+    return grouped(dated, lambda s: [cutoff_group(s, cutoff)], cutoff_groups(cutoff))
 
 
 def cutoff_test(rows: Sequence[Scored], cutoff: datetime.date) -> dict[str, float | int | None]:

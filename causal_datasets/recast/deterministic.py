@@ -4,7 +4,9 @@ Both node-matching modes of :func:`causal_datasets.scoring.graph_compare.compare
 reported: ``exact`` (names must be identical) and ``normalized`` (case, whitespace, punctuation
 and plural forms ignored). ``reversal_cost=2`` reproduces the SHD convention of the paper's
 published numbers (a reversed edge counts twice, as in cdt); the default counts it once.
-SHD is normalized by n(n−1) over the union of node names, as in the paper.
+SHD is normalized by n(n−1) over the union of node names, as in the paper. A prediction that could
+not be read (``None``) scores the worst: every rate 0 and the maximal SHD
+(:func:`~causal_datasets.scoring.graph_compare.unparsable_comparison`).
 """
 
 from __future__ import annotations
@@ -14,18 +16,22 @@ from typing import Any
 
 from causal_datasets.graph import CausalGraph
 from causal_datasets.records.recast import RecastSample
-from causal_datasets.scoring.graph_compare import compare_graphs
+from causal_datasets.scoring.graph_compare import compare_graphs, unparsable_comparison
 
 MATCHINGS = ("exact", "normalized")
 FIELDS = ("node_precision", "node_recall", "node_f1", "edge_precision", "edge_recall", "edge_f1", "shd", "normalized_shd")
 
 
-def deterministic_scores(prediction: CausalGraph, sample: RecastSample, *, reversal_cost: float = 1) -> dict[str, dict[str, Any]]:
-    """``{"exact": {...}, "normalized": {...}}`` with node/edge P/R/F1, SHD and normalized SHD."""
+def deterministic_scores(prediction: CausalGraph | None, sample: RecastSample, *, reversal_cost: float = 1) -> dict[str, dict[str, Any]]:
+    """``{"exact": {...}, "normalized": {...}}`` with node/edge P/R/F1, SHD and normalized SHD; the
+    worst scores when ``prediction`` is None (unreadable)."""
     reference = sample.graph()
     scores: dict[str, dict[str, Any]] = {}
     for matching in MATCHINGS:
-        comparison = compare_graphs(prediction, reference, reversal_cost=reversal_cost, node_matching=matching)
+        if prediction is None:
+            comparison = unparsable_comparison(reference, reversal_cost=reversal_cost)
+        else:
+            comparison = compare_graphs(prediction, reference, reversal_cost=reversal_cost, node_matching=matching)
         scores[matching] = {name: getattr(comparison, name) for name in FIELDS} | {"warnings": comparison.warnings}
     return scores
 

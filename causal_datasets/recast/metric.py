@@ -1,79 +1,87 @@
 """Score many predicted graphs against ReCAST samples: the judge, the name-based scores, or both.
 
 Used by the ``recast_judge`` evaluate module and by the runner. A prediction that cannot be read
-counts as an empty graph (it scores 0) and is flagged ``unreadable_prediction``; a judge failure
-is kept per evaluation (see :mod:`causal_datasets.recast.judge.evaluate`).
+(not text, or neither relationships JSON nor edge lines) scores the worst — every judge rate 0,
+without a judge call, and name-based scores of 0 with the maximal SHD — stays in
+every mean and is flagged ``unreadable_prediction`` and counted in ``unparsable``; a judge failure is
+kept per evaluation (see :mod:`causal_datasets.recast.judge.evaluate`). References, options and an
+empty batch are checked first (:mod:`causal_datasets.scoring.inputs`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from causal_datasets.graph import CausalGraph
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.hub.location import DatasetLocation
-from causal_datasets.records.base import record_from_json
+from causal_datasets.records.base import record_from_input
 from causal_datasets.records.recast import RecastSample
 from causal_datasets.recast.dataset import load_samples
 from causal_datasets.recast.deterministic import deterministic_scores, mean_scores
-from causal_datasets.recast.judge.evaluate import aggregate, judge_graph
+from causal_datasets.recast.judge.evaluate import aggregate, judge_graph, unparsable_judgement
 from causal_datasets.recast.parsing import AnswerFormatError, read_prediction
 from causal_datasets.llm.chat import ChatClient
+from causal_datasets.scoring.inputs import batch_size, choice_option, number_option
 
 Mode = Literal["judge", "deterministic"]
 
 
 def resolve_references(references: Sequence[Any], location: DatasetLocation | None = None) -> list[RecastSample]:
     """Samples for references given as sample ids (int or digit strings, looked up at ``location``),
-    records or record JSON. Ids without a ``location`` are a ``ValueError``: nothing is built in
-    the working directory behind the caller's back."""
+    records, dataset rows as they load (dicts) or record JSON. Ids without a ``location`` are a
+    ``ValueError``: nothing is built in the working directory behind the caller's back. A reference
+    that is none of these, or an id the dataset lacks, is a ``ValueError`` (``TypeError``) naming it."""
     by_id: dict[int, RecastSample] | None = None
     samples = []
     for index, reference in enumerate(references):
-        if isinstance(reference, RecastSample):
-            samples.append(reference)
-        elif isinstance(reference, str) and reference.lstrip().startswith("{"):
-            samples.append(record_from_json(reference, RecastSample, f"reference {index}"))
-        else:
-            try:
-                key = int(reference)
-            except (TypeError, ValueError):
-                raise ValueError(f"reference {index} is neither a sample id nor sample JSON: {reference!r:.60}") from None
-            if by_id is None:
-                if location is None:
-                    raise ValueError(
-                        "references given as sample ids need the dataset they come from: pass dataset='ORG/recast' "
-                        "(a pushed recast, with revision=...) or hub_dir=... (a folder holding a built recast), "
-                        "or give the samples themselves as JSON"
-                    )
-                by_id = {s.id: s for s in load_samples(location)[0]}
-            if key not in by_id:
-                raise KeyError(f"no ReCAST sample with id {key}")
-            samples.append(by_id[key])
+        where = f"references[{index}]"
+        if isinstance(reference, (RecastSample, Mapping)) or (isinstance(reference, str) and reference.lstrip().startswith("{")):
+            samples.append(record_from_input(reference, RecastSample, where))
+            continue
+        if isinstance(reference, bool) or not isinstance(reference, (int, str)):
+            raise TypeError(f"{where} must be a sample id, a recast row or its JSON, not {type(reference).__name__}")
+        try:
+            key = int(reference)
+        except ValueError:
+            raise ValueError(f"{where} is neither a sample id nor sample JSON: {reference!r:.60}") from None
+        if by_id is None:
+            if location is None:
+                raise ValueError(
+                    "references given as sample ids need the dataset they come from: pass dataset='ORG/recast' "
+                    "(a pushed recast, with revision=...) or hub_dir=... (a folder holding a built recast), "
+                    "or give the samples themselves as JSON"
+                )
+            by_id = {s.id: s for s in load_samples(location)[0]}
+        if key not in by_id:
+            raise ValueError(f"{where}: no ReCAST sample with id {key} in {location}")
+        samples.append(by_id[key])
     return samples
 
 
-def score_item(prediction: str | CausalGraph, sample: RecastSample, *, judge: ChatClient | None = None,
+def score_item(prediction: str | CausalGraph | None, sample: RecastSample, *, judge: ChatClient | None = None,
                reversal_cost: float = 1, max_attempts: int = 3) -> dict[str, Any]:
     """Scores of one prediction: ``deterministic`` always, ``judge`` when a judge client is given."""
-    error = None
+    error, graph = None, None
     if isinstance(prediction, CausalGraph):
         graph = prediction
+    elif not isinstance(prediction, str):
+        error = f"unreadable_prediction: no prediction text (got {type(prediction).__name__})"
     else:
         try:
             graph = read_prediction(prediction)
         except AnswerFormatError as problem:
-            graph, error = CausalGraph.from_edges([]), f"unreadable_prediction: {problem}"
+            error = f"unreadable_prediction: {problem}"
     item: dict[str, Any] = {
         "sample_id": sample.id,
-        "prediction_edges": [list(edge) for edge in graph.edges],
+        "prediction_edges": [list(edge) for edge in graph.edges] if graph is not None else [],
         "error": error,
         "deterministic": deterministic_scores(graph, sample, reversal_cost=reversal_cost),
     }
     if judge is not None:
-        judgement = judge_graph(judge, sample, graph, max_attempts=max_attempts)
+        judgement = judge_graph(judge, sample, graph, max_attempts=max_attempts) if graph is not None else unparsable_judgement(sample)
         item["judge"] = judgement.to_dict()
         item["error"] = item["error"] or judgement.error
     return item
@@ -83,8 +91,8 @@ def score_predictions(predictions: Sequence[str | CausalGraph], samples: Sequenc
                       judge: ChatClient | None = None, reversal_cost: float = 1, max_attempts: int = 3,
                       concurrency: int = 4) -> dict[str, Any]:
     """Per-item scores and their summary (judge means ± SD, name-based means, error counts)."""
-    if len(predictions) != len(samples):
-        raise ValueError(f"{len(predictions)} predictions but {len(samples)} references")
+    batch_size(predictions, samples)
+    check_options(mode, reversal_cost, max_attempts, concurrency)
     if mode == "judge" and judge is None:
         raise ValueError("mode='judge' needs a judge model (judge_model=..., judge_base_url=...)")
     use_judge = judge if mode == "judge" else None
@@ -98,12 +106,21 @@ def score_predictions(predictions: Sequence[str | CausalGraph], samples: Sequenc
     return summarize(outcomes)
 
 
+def check_options(mode: Any, reversal_cost: Any, max_attempts: Any, concurrency: Any) -> None:
+    """``ValueError`` naming the first option outside its range."""
+    choice_option("mode", mode, ("judge", "deterministic"))
+    number_option("reversal_cost", reversal_cost, 1, 2)
+    number_option("max_attempts", max_attempts, 1, integer=True)
+    number_option("concurrency", concurrency, 1, integer=True)
+
+
 def summarize(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The summary of scored items (the per-item dicts are returned under ``items``)."""
     summary: dict[str, Any] = {
         "n": len(items),
         "deterministic": mean_scores([item["deterministic"] for item in items]),
         "errors": dict(sorted(Counter(item["error"].split(":")[0] for item in items if item["error"]).items())),
+        "unparsable": sum(bool(item["error"]) and item["error"].startswith("unreadable_prediction") for item in items),
         "items": list(items),
     }
     judged = [item["judge"]["scores"] for item in items if "judge" in item]

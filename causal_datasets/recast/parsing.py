@@ -76,15 +76,16 @@ def _find_relationships(text: str) -> dict[str, Any] | None:
 def _last_relationships(text: str) -> dict[str, Any] | None:
     """The last object with a ``relationships`` key among the reply's JSON values (at any depth)."""
     found = None
-    pending = bare_json_values(text) if len(text) <= MAX_REPLY_CHARS else []  # bounded and linear
+    # depth first, in document order: a stack holding the values still to visit, last one on top
+    pending = bare_json_values(text)[::-1] if len(text) <= MAX_REPLY_CHARS else []  # bounded and linear
     while pending:
-        value = pending.pop(0)
+        value = pending.pop()
         if isinstance(value, dict):
             if "relationships" in value:
                 found = value
-            pending[:0] = list(value.values())
+            pending.extend(reversed(value.values()))
         elif isinstance(value, list):
-            pending[:0] = value
+            pending.extend(reversed(value))
     return found
 
 

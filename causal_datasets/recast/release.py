@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,12 +83,32 @@ def download_release() -> Path:
     return Path(hf_hub_download(RELEASE_REPO, RELEASE_FILE, repo_type="dataset"))
 
 
+#: the release columns the import reads (``publication_date`` and the stored counts may be absent)
+COLUMNS = ("id", "title", "source", "url", "domains", "nodes", "edges", "node_explicitness", "input_text", "abstract")
+
+
 def read_release(path: Path) -> ReleaseImport:
-    """Every row of the release Parquet as a :class:`RecastSample`, in id order, and one finding per check."""
+    """Every row of the release Parquet as a :class:`RecastSample`, in id order, and one finding per check.
+
+    A file without rows, without a column the import reads, or with an id on more than one row is a
+    :class:`ReleaseFormatError` naming the file (and the columns or ids)."""
     found: dict[str, list[str]] = {check: [] for check in CHECKS}
     with reading_source(path):  # pyarrow's errors are ValueError/OSError subclasses
-        rows = pq.read_table(path).to_pylist()
-        samples = [sample_from_row(row, found) for row in sorted(rows, key=lambda r: int(r["id"]))]
+        table = pq.read_table(path)
+        missing = [column for column in COLUMNS if column not in table.column_names]
+        if missing:
+            raise ReleaseFormatError(f"{path} lacks the release column(s) {', '.join(missing)}")
+        if table.num_rows == 0:
+            raise ReleaseFormatError(f"{path} has no rows: a release holds one row per paper")
+        rows = table.to_pylist()
+        repeated = sorted((str(key) for key, count in Counter(row["id"] for row in rows).items() if count > 1), key=str)
+        if repeated:
+            shown = ", ".join(repeated[:10]) + (", ..." if len(repeated) > 10 else "")
+            raise ReleaseFormatError(f"{path}: {len(repeated)} id(s) on more than one row: {shown}")
+        try:
+            samples = [sample_from_row(row, found) for row in sorted(rows, key=lambda r: int(r["id"]))]
+        except ReleaseFormatError as error:
+            raise ReleaseFormatError(f"{path}: {error}") from error
     findings = [Finding("default", *CHECKS[check], ids=tuple(ids), unit="samples") for check, ids in found.items()]
     return ReleaseImport(samples, findings)
 

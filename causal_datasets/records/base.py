@@ -19,7 +19,7 @@ import enum
 import functools
 import types
 import typing
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Self, TypeVar
 
@@ -90,15 +90,42 @@ class Record(BaseModel):
 R = TypeVar("R", bound="Record")
 
 
-def record_from_json(text: str, model: type[R], what: str) -> R:
+def record_from_json(text: str | bytes, model: type[R], what: str) -> R:
     """A row given as JSON text (``model_dump_json``); ``ValueError`` naming ``what`` and the first problem."""
     try:
         return model.model_validate_json(text)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the row"
-        raise ValueError(f"{what} is not a {model.__name__} row ({len(error.errors())} problem(s); "
-                         f"first: {where}: {first['msg']})") from None
+        raise _invalid(error, model, what) from None
+
+
+def record_from_input(value: Any, model: type[R], what: str) -> R:
+    """A row given as a record, as its JSON text, or as a dict as ``load_dataset`` gives it (class
+    labels as integers or names; other keys ignored). ``ValueError`` naming ``what`` and the first
+    problem, ``TypeError`` for a value that is none of these."""
+    if isinstance(value, model):
+        return value
+    if isinstance(value, (str, bytes)):
+        return record_from_json(value, model, what)
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{what} must be a {model.__name__} row (a dict or its JSON), not {type(value).__name__}")
+    try:
+        return model.model_validate(_decode(value, _features(model)))
+    except ValidationError as error:
+        raise _invalid(error, model, what) from None
+    except (AttributeError, TypeError, ValueError, IndexError) as error:  # a class label or list of the wrong kind
+        raise ValueError(f"{what} is not a {model.__name__} row: {type(error).__name__}: {error}") from None
+
+
+def _invalid(error: ValidationError, model: type[Record], what: str) -> ValueError:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the row"
+    return ValueError(f"{what} is not a {model.__name__} row ({len(error.errors())} problem(s); "
+                      f"first: {where}: {first['msg']})")
+
+
+@functools.cache
+def _features(model: type[Record]) -> datasets.Features:
+    return model.features()
 
 
 def records_from_dataset(dataset: datasets.Dataset, model: type[Record]) -> list[Record]:

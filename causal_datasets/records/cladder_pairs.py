@@ -8,6 +8,7 @@ task's chat requests.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import Field
@@ -75,6 +76,14 @@ class CladderQuestionKey(Record):
     graph_id: GraphFamily = Field(description="CLadder's graph family; it fixes the causal graph.")
     query_type: QueryType = Field(description="CLadder's query type.")
     rung: int = Field(description="Rung of the ladder of causation: 1 association, 2 intervention, 3 counterfactual.")
+
+    @property
+    def causal_model(self) -> str:
+        """``<source file>/<story>/model<N>``: the causal model (story, graph, probabilities) CLadder asked this
+        question about, several query types each (the ``model<N>`` part of ``desc_id``; the whole ``desc_id``
+        when it has none). Model numbers are per source file."""
+        found = re.search(r"-(model\d+)-", f"-{self.desc_id}-")
+        return f"{self.source_file}/{self.story_id}/{found.group(1) if found else self.desc_id}"
 
 
 class CladderPair(CladderQuestionKey):

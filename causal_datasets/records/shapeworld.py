@@ -45,3 +45,12 @@ class ShapeWorldTask(Record):
     answer: Literal["yes", "no"] = Field(description="Ground truth: `yes` iff the graph has a directed path from cause to effect.")
     step_limit: int = Field(description="Action cap 2n; an episode still interacting after it fails with too many attempts.")
     seed: int = Field(description="Generation seed; with `graph_id` it regenerates the graph and the shape names.")
+
+    @property
+    def setup(self) -> str:
+        """The initial setup, ``<graph_id>:<moving node ids>``: what the paper's error bars vary over."""
+        return f"{self.graph_id}:{','.join(map(str, self.initially_moving))}"
+
+    @property
+    def all_moving(self) -> bool:
+        return len(self.initially_moving) == self.num_variables

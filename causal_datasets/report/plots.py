@@ -4,6 +4,10 @@ The value axis follows the values drawn: all integers → a count axis from 0 wi
 otherwise all within [0, 1] → a share axis fixed at 0–1; otherwise from 0 unless a value is negative.
 Integer slice values and histogram bins get integer ticks. Each run has its own marker, line style
 (or hatch) and legend entry naming the run and its config(s), so equal series stay visible.
+
+Every plot of a summary's numbers (a slice's metric, a mapping's bars, a run's scalars) draws their 95%
+intervals as error bars where the summary has them (format 3); a ``SlicePlot``'s ``error`` field (± a
+standard error) stands in for runs written before.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from causal_datasets.report.views import (
     RunScatter,
     SlicePlot,
 )
+from causal_datasets.uncertainty import Interval
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 LINE_STYLES = ("-", "--", "-.", ":")
@@ -90,7 +95,11 @@ def _slice_plot(plot: SlicePlot, runs: Sequence[Run], axes: Axes) -> bool:
                           marker=MARKERS[index % len(MARKERS)], linestyle=LINE_STYLES[index % len(LINE_STYLES)],
                           linewidth=2.6 - 0.7 * (index % 3), markersize=11 - 2.5 * (index % 3), markerfacecolor="none",
                           markeredgewidth=1.5)
-        if plot.error is not None:
+        intervals = _slice_intervals(run, plot.slice)
+        if any(intervals.get(k, {}).get(plot.metric) for k in drawn):
+            _error_bars(axes, [(positions[k], points[k], intervals.get(k, {}).get(plot.metric)) for k in drawn],
+                        lines[0].get_color())
+        elif plot.error is not None:  # a summary without intervals: ± the entry's own standard error
             errors = {k: (run.summary.slices[plot.slice][k] or {}).get(plot.error) for k in drawn}
             shown = [k for k in drawn if _is_number(errors[k])]
             axes.errorbar([positions[k] for k in shown], [points[k] for k in shown], yerr=[errors[k] for k in shown],
@@ -110,9 +119,11 @@ def _mapping_bars(plot: MappingBars, runs: Sequence[Run], axes: Axes) -> bool:
     width = 0.8 / len(series)
     for index, (run, mapping) in enumerate(series):
         xs = [i - 0.4 + width * (index + 0.5) for i in range(len(names))]
-        drawn = [(x, mapping[name]) for x, name in zip(xs, names) if _is_number(mapping.get(name))]
-        axes.bar([x for x, _ in drawn], [v for _, v in drawn], width=width, label=legend(run),
+        drawn = [(x, mapping[name], name) for x, name in zip(xs, names) if _is_number(mapping.get(name))]
+        axes.bar([x for x, _, _ in drawn], [v for _, v, _ in drawn], width=width, label=legend(run),
                  hatch=HATCHES[index % len(HATCHES)], edgecolor="black", linewidth=0.6)
+        found = _headline_intervals(run)
+        _error_bars(axes, [(x, v, found.get(f"{plot.field}.{name}")) for x, v, name in drawn], "black", thin=True)
         for x, name in zip(xs, names):
             if not _is_number(mapping.get(name)):  # not reported (e.g. never judged): say so, do not draw a 0
                 axes.text(x, 0.02, "n/a", rotation=90, ha="center", va="bottom", fontsize="x-small",
@@ -169,6 +180,10 @@ def _run_scatter(plot: RunScatter, runs: Sequence[Run], axes: Axes) -> bool:
         x, y = getattr(metrics, plot.x, None), getattr(metrics, plot.y, None)
         if _is_number(x) and _is_number(y):
             points.append((_group(run), str(getattr(metrics, plot.label, None)), x, y))
+            found = _headline_intervals(run)
+            color = f"C{list(dict.fromkeys(_group(r) for r in runs)).index(_group(run)) % 10}"
+            _error_bars(axes, [(x, y, found.get(plot.y))], color)
+            _error_bars(axes, [(y, x, found.get(plot.x))], color, horizontal=True)
     if not points:
         return False
     labels = list(dict.fromkeys(label for _, label, _, _ in points))
@@ -196,19 +211,22 @@ def _run_scatter(plot: RunScatter, runs: Sequence[Run], axes: Axes) -> bool:
 def _run_curves(plot: RunCurves, runs: Sequence[Run], axes: Axes) -> bool:
     counts = dict(plot.counts)
     lines: dict[tuple[str, str], dict[float, float]] = {}
+    bars: dict[tuple[str, str], list[tuple[float, float, Interval | None]]] = {}
     for run in runs:
         metrics = run.summary.metrics
         line = str(getattr(metrics, plot.line, None))
         count, value = getattr(metrics, counts.get(line, ""), None), getattr(metrics, plot.metric, None)
         if _is_number(count) and _is_number(value):
             lines.setdefault((_group(run), line), {})[count] = value
+            bars.setdefault((_group(run), line), []).append((count, value, _headline_intervals(run).get(plot.metric)))
     if not lines:
         return False
     for index, ((group, line), points) in enumerate(sorted(lines.items())):
         xs = sorted(points)
-        axes.plot(xs, [points[x] for x in xs], label=f"{group} · {line}", marker=MARKERS[index % len(MARKERS)],
-                  linestyle=LINE_STYLES[index % len(LINE_STYLES)], markerfacecolor="none", markeredgewidth=1.5,
-                  clip_on=False)
+        drawn = axes.plot(xs, [points[x] for x in xs], label=f"{group} · {line}", marker=MARKERS[index % len(MARKERS)],
+                          linestyle=LINE_STYLES[index % len(LINE_STYLES)], markerfacecolor="none", markeredgewidth=1.5,
+                          clip_on=False)
+        _error_bars(axes, bars[(group, line)], drawn[0].get_color())
     everything = sorted({x for points in lines.values() for x in points})
     if all(float(x).is_integer() for x in everything):
         axes.set_xticks(everything, [f"{x:g}" for x in everything])
@@ -259,8 +277,13 @@ def _radar(plot: RadarPlot, runs: Sequence[Run], axes: Axes) -> bool:
     angles = [2 * math.pi * index / len(keys) for index in range(len(keys))]
     for index, (run, points) in enumerate(series):
         values = [points.get(key) if _is_number(points.get(key)) else math.nan for key in keys]  # a gap where missing
-        axes.plot([*angles, angles[0]], [*values, values[0]], label=legend(run), marker=MARKERS[index % len(MARKERS)],
-                  linestyle=LINE_STYLES[index % len(LINE_STYLES)], markerfacecolor="none", markeredgewidth=1.5)
+        lines = axes.plot([*angles, angles[0]], [*values, values[0]], label=legend(run),
+                          marker=MARKERS[index % len(MARKERS)], linestyle=LINE_STYLES[index % len(LINE_STYLES)],
+                          markerfacecolor="none", markeredgewidth=1.5)
+        found = _slice_intervals(run, plot.slice)
+        _error_bars(axes, [(angle, value, found.get(key, {}).get(plot.metric))
+                           for angle, value, key in zip(angles, values, keys) if _is_number(points.get(key))],
+                    lines[0].get_color())
     axes.set_xticks(angles, [textwrap.fill(key, 16) for key in keys], fontsize="x-small")
     numbers = [v for _, points in series for v in points.values() if _is_number(v)]
     axes.set_ylim(0, 1 if all(0 <= v <= 1 for v in numbers) else max(numbers) * 1.08)
@@ -305,17 +328,45 @@ def _nested_bars(plot: NestedBars, runs: Sequence[Run], axes: Axes) -> bool:
     for position, (index, name) in enumerate(series):
         run, table = per_run[index]
         xs = [g - 0.4 + width * (position + 0.5) for g in range(len(groups))]
-        drawn = [(x, table.get(group, {}).get(name)) for x, group in zip(xs, groups)]
-        drawn = [(x, v) for x, v in drawn if _is_number(v)]
-        axes.bar([x for x, _ in drawn], [v for _, v in drawn], width=width, color=f"C{position % 10}",
+        drawn = [(x, table.get(group, {}).get(name), group) for x, group in zip(xs, groups)]
+        drawn = [(x, v, group) for x, v, group in drawn if _is_number(v)]
+        axes.bar([x for x, _, _ in drawn], [v for _, v, _ in drawn], width=width, color=f"C{position % 10}",
                  label=name if len(runs) == 1 else f"{legend(run)} · {name}",
                  hatch=HATCHES[index % len(HATCHES)], edgecolor="black", linewidth=0.4)
+        found = _slice_intervals(run, plot.slice)
+        _error_bars(axes, [(x, v, found.get(group, {}).get(f"{plot.field}.{name}")) for x, v, group in drawn], "black",
+                    thin=True)
     axes.set_xticks(range(len(groups)), [textwrap.fill(g, 14) for g in groups], fontsize="small")
     axes.set_xlim(-0.5, len(groups) - 0.5)
     _value_axis(axes, [v for _, table in per_run for inner in table.values() for v in inner.values() if _is_number(v)])
     axes.set_xlabel(plot.xlabel)
     axes.set_ylabel(plot.ylabel)
     return True
+
+
+def _headline_intervals(run: Run) -> dict[str, Interval]:
+    return run.summary.intervals.metrics if run.summary.intervals is not None else {}
+
+
+def _slice_intervals(run: Run, name: str) -> dict[str, dict[str, Interval]]:
+    return (run.summary.intervals.slices.get(name) or {}) if run.summary.intervals is not None else {}
+
+
+def _error_bars(axes: Axes, points: Sequence[tuple[Number, Number, Interval | None]], color: str,
+                horizontal: bool = False, thin: bool = False) -> None:
+    """The 95% interval of each ``(position, value, interval)`` that has one, as an error bar at the value
+    (``horizontal``: along x, the position being y; ``thin``: on narrow bars)."""
+    shown = [(position, value, i) for position, value, i in points if i is not None and i.ci_low is not None]
+    if not shown:
+        return
+    spans = [[max(value - i.ci_low, 0.0) for _, value, i in shown],
+             [max(i.ci_high - value, 0.0) for _, value, i in shown]]
+    positions, values = [p for p, _, _ in shown], [v for _, v, _ in shown]
+    style = {"fmt": "none", "ecolor": color, "capsize": 1.5 if thin else 4, "elinewidth": 0.7 if thin else 1.2}
+    if horizontal:
+        axes.errorbar(values, positions, xerr=spans, **style)
+    else:
+        axes.errorbar(positions, values, yerr=spans, **style)
 
 
 def _slice_axis(axes: Axes, keys: list[str]) -> dict[str, Number]:

@@ -11,6 +11,7 @@ from causal_datasets.report.plots import draw
 from causal_datasets.report.runs import Run, load_run
 from causal_datasets.report.tables import (
     headline_table,
+    intervals_table,
     mapping_fields,
     mapping_table,
     runs_table,
@@ -20,6 +21,13 @@ from causal_datasets.report.tables import (
 from causal_datasets.report.views import View
 
 REPORT_FILE = "report.md"
+INTERVALS_NOTE = (
+    "A number shown as `value [low, high]` carries its 95% interval; error bars on the plots are the same intervals. "
+    "The smallest detectable difference is the difference to another run of the same size that a two-sided test "
+    "at α 0.05 finds with 80% power. `causal-datasets compare RUN_A RUN_B` tests two runs on the same items."
+)
+NO_INTERVALS = ("No run has intervals (summaries written before format 3: `causal-datasets eval ... --resume` "
+                "rewrites one).")
 
 
 def write_report(run_dirs: Sequence[Path], out_dir: Path) -> Path:
@@ -43,6 +51,7 @@ def _benchmark_section(view: View, runs: Sequence[Run], out_dir: Path) -> str:
     parts = [f"## {view.title}", ""]
     parts += [line for run in runs if run.summary.status != "complete" for line in (_status_note(run), "")]
     parts += [headline_table(runs), ""]
+    parts += ["### 95% intervals", "", INTERVALS_NOTE, "", intervals_table(runs) or NO_INTERVALS, ""]
     for name, title in mapping_fields(runs).items():
         table = mapping_table(runs, name)
         parts += [f"### {title[:1].upper()}{title[1:]}", "", table or f"No run has {title}.", ""]

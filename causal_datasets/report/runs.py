@@ -1,11 +1,11 @@
 """A run folder as the report reads it: its typed ``summary.json`` and, on demand, its ``results.jsonl``.
 
 Both are typed by the benchmark's registered task (an unregistered benchmark is one clear error).
-Folders of summary format 2 (causal-datasets 0.2 before results were typed) are read too: their
-summary is brought to the current layout (the count field renamed, failures by role and category)
-and their result lines are read untyped (:class:`~causal_datasets.runners.records.Untyped`), which
-is all the report needs of them. Older and newer layouts are one error naming the version that
-wrote them.
+Folders of summary formats 2 and 3 (causal-datasets 0.2 before results were typed; 3 added intervals)
+are read too: their summary is brought to the current layout (the count field renamed, failures by
+role and category) and their result lines are read untyped
+(:class:`~causal_datasets.runners.records.Untyped`), which is all the report needs of them. Older and
+newer layouts are one error naming the version that wrote them.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from causal_datasets.runners.task import Task
 
 #: the oldest summary format the report still reads
 OLDEST_FORMAT = 2
-#: format 2's count field of each benchmark's metrics (format 3 calls it ``count`` everywhere)
+#: the count field of each benchmark's metrics before format 4 (which calls it ``count`` everywhere)
 OLD_COUNT_FIELDS = ("episodes", "n", "samples")
 
 
@@ -89,8 +89,8 @@ def load_run(path: Path) -> Run:
 
 
 def upgrade_summary(data: dict[str, Any]) -> dict[str, Any]:
-    """A format-2 summary in the current layout: ``count`` for the metrics' count field, failures by role and
-    category."""
+    """A summary of format 2 or 3 in the current layout: ``count`` for the metrics' count field, failures by
+    role and category."""
     metrics = dict(data.get("metrics") or {})
     for name in OLD_COUNT_FIELDS:
         if name in metrics and "count" not in metrics:
@@ -103,8 +103,8 @@ def upgrade_summary(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def upgrade_line(line: dict[str, Any]) -> dict[str, Any]:
-    """A format-2 result line in the current layout, its benchmark's fields kept untyped as ``scores``."""
-    shared = {"id", "config", "status", "failure", "calls"}
+    """A result line of format 2 or 3 in the current layout, its benchmark's fields kept untyped as ``scores``."""
+    shared = {"id", "config", "status", "failure", "calls", "cluster", "groups"}
     failure = None
     if line.get("failure"):
         role, category = old_failure(line["failure"].split(":", 1)[0])
@@ -115,11 +115,12 @@ def upgrade_line(line: dict[str, Any]) -> dict[str, Any]:
         calls.append(call | ({"category": category, "error": detail} if call.get("error") else {}))
     own = {key: value for key, value in line.items() if key not in shared}
     return {"id": line["id"], "config": line["config"], "status": line["status"], "failure": failure, "calls": calls,
+            "cluster": line.get("cluster"), "groups": line.get("groups"),
             "scores": own if line["status"] == "scored" else None}
 
 
 def old_failure(key: str) -> tuple[str, str]:
-    """The role and category of a format-2 failure key (``judge_timeout``, ``judge``, ``llm_error``, ``crash`` ...)."""
+    """The role and category of an older failure key (``judge_timeout``, ``judge``, ``llm_error``, ``crash`` ...)."""
     if key == "crash":
         return "task", "crash"
     if key == "judge":

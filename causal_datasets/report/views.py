@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SlicePlot:
-    """One metric over the values of one slice (``slices[slice][value][metric]``), one line per run;
-    ``error``: the entry's metric drawn as ± error bars (e.g. a standard error)."""
+    """One metric over the values of one slice (``slices[slice][value][metric]``), one line per run, with its
+    95% intervals as error bars; ``error``: the entry's metric drawn as ± error bars instead for a run whose
+    summary has no intervals (e.g. ShapeWorld's standard error over setups)."""
 
     slice: str
     metric: str

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from statistics import fmean
@@ -61,6 +61,7 @@ from causal_datasets.runners.records import BenchmarkMetrics, DatasetRef, ModelC
 from causal_datasets.runners.rescore import score_published
 from causal_datasets.runners.task import (
     CallFailed,
+    Estimates,
     Item,
     RoleSpec,
     RunSettings,
@@ -69,6 +70,7 @@ from causal_datasets.runners.task import (
     TaskContext,
     Transcript,
 )
+from causal_datasets.uncertainty import Mean, Statistic, ratio
 
 AGENTS = ("experimenter", "random")
 #: bounds of the regime options (a run of 1000 records or interventions per episode is a typo)
@@ -174,6 +176,9 @@ class CausaLabScores(BaseModel):
     budget: int
     reactor_frequency: float
     success: bool
+    interventions_used: int
+    invalid_steps: int
+    reasks: int
     mechanism: MechanismScores = Field(description="the final hypothesis against the true mechanism")
     consistency: Consistency = Field(description="the final hypothesis against every record the agent saw")
     trajectory: list[MechanismScores] = Field(description="the hypothesis of each readable step, scored")
@@ -214,6 +219,7 @@ def score(item: Item, transcript: Transcript[CausaLabGeneration], context: TaskC
         regime=regime_of(len(episode.observation_crystals), episode.budget),
         prior_observations=len(episode.observation_crystals), budget=episode.budget,
         reactor_frequency=episode.reactor_frequency, success=played.success,
+        interventions_used=played.interventions_used, invalid_steps=played.invalid_steps, reasks=played.reasks,
         mechanism=score_hypothesis(played.final_hypothesis, episode),
         consistency=consistency(played.final_hypothesis, played.data, episode.tolerance),
         trajectory=score_trajectory(hypotheses, episode),
@@ -236,8 +242,8 @@ def summarize(results: list[Episode], context: TaskContext | None = None) -> tup
             "prior_observations": fmean(r.scores.prior_observations for r in results),
             "budget": fmean(r.scores.budget for r in results),
             "budget_used": _budget_used(results),
-            "invalid_steps": fmean(r.generation.invalid_steps for r in results),
-            "reasks": fmean(r.generation.reasks for r in results),
+            "invalid_steps": fmean(r.scores.invalid_steps for r in results),
+            "reasks": fmean(r.scores.reasks for r in results),
             "consistent": fmean(float(r.scores.consistency.consistent) for r in results),
         }
         by_success = {"solved": [r for r in results if r.scores.success],
@@ -262,7 +268,7 @@ def aggregate(results: Sequence[Episode]) -> dict[str, Any]:
 
 def _budget_used(results: Sequence[Episode]) -> float | None:
     """Mean share of the budget an episode used (episodes with no budget have none to use)."""
-    shares = [r.generation.interventions_used / r.scores.budget for r in results if r.scores.budget]
+    shares = [share for r in results if (share := _budget_share(r.scores)) is not None]
     return fmean(shares) if shares else None
 
 
@@ -293,6 +299,47 @@ def item_scores(scores: CausaLabScores) -> dict[str, float]:
     return {"task_accuracy": float(scores.success),
             **{name: float(getattr(scores.mechanism, name)) for name in SCORE_FIELDS}}
 
+
+def groups(item: Item, context: TaskContext) -> dict[str, str]:
+    episode: CausaLabEpisode = item.row
+    return {"by_num_nodes": str(len(episode.nodes)), "by_suite": episode.suite}
+
+
+def _budget_share(scores: CausaLabScores) -> float | None:
+    return scores.interventions_used / scores.budget if scores.budget else None
+
+
+def _consistent(scores: CausaLabScores) -> float:
+    return float(scores.consistency.consistent)
+
+
+def _by_success(name: str, value: Callable[[CausaLabScores], float | None]) -> tuple[Statistic, ...]:
+    """``name.solved`` and ``name.failed``: the mean of ``value`` over the solved and the failed episodes with one."""
+    def counted(solved: bool) -> Callable[[CausaLabScores], float]:
+        return lambda s: float(s.success == solved and value(s) is not None)
+
+    def summed(solved: bool) -> Callable[[CausaLabScores], float]:
+        return lambda s: counted(solved)(s) * (value(s) or 0.0)
+
+    return tuple(ratio(f"{name}.{key}", summed(solved), counted(solved))
+                 for key, solved in (("solved", True), ("failed", False)))
+
+
+#: the episodes played on one released config (graph): suites of one size share it, and an upstream run
+#: folder may hold several runs of it
+ESTIMATES = Estimates(
+    unit="graph config",
+    cluster=lambda item: item.row.graph_id,
+    groups=groups,
+    estimators=(
+        Mean("budget_used", _budget_share),
+        Mean("invalid_steps", lambda s: s.invalid_steps),
+        Mean("reasks", lambda s: s.reasks),
+        Mean("consistent", _consistent),
+        *_by_success("budget_used_by_success", _budget_share),
+        *_by_success("consistent_by_success", _consistent),
+    ),
+)
 
 #: where CausaLab's scaling curves read a run's count: its records without interventions, its budget otherwise
 SCALING_COUNTS = (("observation-only", "prior_observations"), ("mixed", "budget"), ("intervention-only", "budget"))
@@ -337,6 +384,7 @@ TASK = Task(
     options=CausaLabOptions,
     multiple_configs=True,
     from_files=True,
+    estimates=ESTIMATES,
     view=VIEW,
 )
 

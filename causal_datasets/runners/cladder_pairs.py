@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from causal_datasets.agreement import agreement
+from causal_datasets.agreement import agreement, agreement_estimators
 from causal_datasets.docalc import paper_task, task
 from causal_datasets.docalc.cladder import formal_expression
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST, same_expression, score_derivation
@@ -45,8 +45,9 @@ from causal_datasets.llm.chat import ChatClient
 from causal_datasets.records.cladder_pairs import CladderQuestionRow, GraphFamily, QueryType
 from causal_datasets.report.views import ResultsHistogram, View
 from causal_datasets.runners.records import BenchmarkMetrics, Role, Slices
-from causal_datasets.runners.task import Item, RoleSpec, RunSettings, Scored, Task, TaskContext, Transcript
+from causal_datasets.runners.task import Estimates, Item, RoleSpec, RunSettings, Scored, Task, TaskContext, Transcript
 from causal_datasets.scoring.graph_compare import compare_graphs
+from causal_datasets.uncertainty import Mean
 
 SLICES = (("by_rung", "rung"), ("by_query_type", "query_type"), ("by_graph_family", "graph_id"))
 ESTIMAND_FORMAT = "End your reply with one line `Estimand: <expression>` and nothing after it."
@@ -527,10 +528,7 @@ def _slice_rates(scores: list[CladderScores], judged: bool, options: CladderOpti
 def _judge_agreement(scores: list[CladderScores]) -> dict[str, float | int | None]:
     """The judge against the verifier's equivalence verdict (the question both answer), over answers
     both decided (Cohen's κ included)."""
-    def label(value: bool | None) -> str:
-        return "unknown" if value is None else ("correct" if value else "wrong")
-
-    return agreement([label(s.judge) for s in scores], [label(s.equivalent) for s in scores])
+    return agreement([_verdict(s.judge) for s in scores], [_verdict(s.equivalent) for s in scores])
 
 
 def _feedback_table(scores: list[CladderScores], rule: str) -> dict[str, dict[str, float | int | None]]:
@@ -592,6 +590,31 @@ def item_scores(scores: CladderScores) -> dict[str, float]:
     return result
 
 
+def _verdict(value: bool | None) -> str:
+    return "unknown" if value is None else ("correct" if value else "wrong")
+
+
+def _paper(value: Callable[[CladderScores], float | None]) -> Callable[[CladderScores], float | None]:
+    """``value`` of an answer to the paper's prompt (whose graph has an edge F1, 0 when unreadable); None otherwise."""
+    return lambda scores: value(scores) if scores.graph_edge_f1 is not None else None
+
+
+#: questions about one CLadder causal model (a story with its probabilities) share it; the headline numbers
+#: beyond item_scores: the paper prompt's own-graph and yes/no columns, derivations, the judge's agreement
+ESTIMATES = Estimates(
+    unit="CLadder story and causal model",
+    cluster=lambda item: item.row.causal_model,
+    groups=lambda item, context: {name: str(getattr(item.row, field)) for name, field in SLICES},
+    estimators=(
+        Mean("accuracy_own_graph", _paper(lambda s: float(_is_credited(s, s.scoring, suffix="_own_graph")))),
+        Mean("answer_accuracy", _paper(lambda s: float(s.answer_correct is True))),
+        Mean("graph_edge_f1", lambda s: s.graph_edge_f1),
+        Mean("derivation_valid_share", lambda s: s.derivation_valid_share),
+        *agreement_estimators("judge_agreement", lambda s: (_verdict(s.judge), _verdict(s.equivalent))),
+    ),
+)
+
+
 TASK = Task(
     name="cladder_pairs",
     help="CLadder estimand task (DoVerifier). Each answer is scored against CLadder's estimand under both rules: "
@@ -627,4 +650,5 @@ TASK = Task(
               (ResultsHistogram("proof_length", "Proof length of answers proven equivalent", "rewrite steps",
                                 where="equivalent"),)),
     inspect={"cladder_estimand": "questions"},
+    estimates=ESTIMATES,
 )

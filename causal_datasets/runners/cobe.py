@@ -26,22 +26,35 @@ transport failure is never scored as a wrong rewrite.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, get_args
 
+import numpy as np
 from pydantic import BaseModel, Field
 
-from causal_datasets.agreement import agreement
+from causal_datasets.agreement import agreement, agreement_estimators
 from causal_datasets.cobe.failure_modes import FAILURE_MODES, FailureCase, classify_failure
 from causal_datasets.cobe.judge import DEFAULT_ATTEMPTS, CriterionVerdict, judge_response
-from causal_datasets.cobe.prompts import CriteriaSet, build_messages
-from causal_datasets.cobe.scoring import ScoredRow, by_model
+from causal_datasets.cobe.prompts import CRITERION_CODES, CriteriaSet, build_messages
+from causal_datasets.cobe.scoring import NOT_GIVEN, ScoredRow, by_model
 from causal_datasets.cobe.scoring import summarize as summarize_rows
 from causal_datasets.cobe.statistics import text_statistics
 from causal_datasets.errors import LLM_CATEGORIES, RunConfigurationError
 from causal_datasets.records.cobe import CoBeQuery, CoBeResponse, Phrasing
 from causal_datasets.report.views import MappingBars, NestedBars, View
 from causal_datasets.runners.records import BenchmarkMetrics, Role, Slices
-from causal_datasets.runners.task import CallFailed, Item, RoleSpec, RunSettings, Scored, Task, TaskContext, Transcript
+from causal_datasets.runners.task import (
+    CallFailed,
+    Estimates,
+    Item,
+    RoleSpec,
+    RunSettings,
+    Scored,
+    Task,
+    TaskContext,
+    Transcript,
+)
+from causal_datasets.uncertainty import Mean, Statistic, ratio
 
 UNCLASSIFIED = "(unclassified)"
 
@@ -234,6 +247,65 @@ def item_scores(scores: CoBeScores) -> dict[str, float]:
     return {"accuracy": float(scores.verdict == "correct")}
 
 
+def groups(item: Item, context: TaskContext) -> dict[str, str | None]:
+    """The breakdowns of a response: the query's domain, graph type and phrasing, and the model that wrote it."""
+    query, published = item.row
+    model = published.model if published is not None else context.model_name("model")
+    return {"by_domain": query.domain or NOT_GIVEN, "by_graph_type": query.graph_type or NOT_GIVEN,
+            "by_phrasing": query.phrasing, "by_model": model}
+
+
+def _correct(scores: CoBeScores) -> float:
+    return float(scores.verdict == "correct")
+
+
+def _criterion(code: str, outcome: bool | None) -> Callable[[CoBeScores], float]:
+    """1 for a response whose criterion ``code`` was judged ``outcome`` (True, False; None: judged at all)."""
+    def value(scores: CoBeScores) -> float:
+        passed = [c.passed for c in scores.criteria if c.code == code]
+        return float(bool(passed) and passed[0] is not None and (outcome is None or passed[0] is outcome))
+
+    return value
+
+
+PHRASINGS: tuple[str, ...] = get_args(Phrasing)
+
+
+def _phrasing_cells(scores: CoBeScores) -> dict[str, float]:
+    phrasing = scores.query_id.rsplit("-", 1)[-1]
+    return {f"{kind}_{p}": float(p == phrasing) * (_correct(scores) if kind == "correct" else 1.0)
+            for p in PHRASINGS for kind in ("correct", "n")}
+
+
+def _phrasing_accuracies(totals: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Accuracy per phrasing, stacked on the last axis (NaN for a phrasing without responses)."""
+    return np.stack([np.where(totals[f"n_{p}"] > 0, totals[f"correct_{p}"] / np.maximum(totals[f"n_{p}"], 1), np.nan)
+                     for p in PHRASINGS], axis=-1)
+
+
+def _spread_of_phrasings(spread: Callable[..., np.ndarray]) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
+    """``spread`` (mean, SD) of the per-phrasing accuracies of the totals."""
+    return lambda totals: spread(_phrasing_accuracies(totals), axis=-1)
+
+
+#: the phrasings of one scenario (and, with --config responses, every model's answers to them) share it
+ESTIMATES = Estimates(
+    unit="scenario",
+    cluster=lambda item: item.row[0].scenario_id,
+    groups=groups,
+    estimators=(
+        ratio("accuracy_decided", _correct, lambda s: float(s.verdict in ("correct", "wrong"))),
+        *(Statistic(name, tuple(f"{kind}_{p}" for p in PHRASINGS for kind in ("correct", "n")), _phrasing_cells,
+                    _spread_of_phrasings(spread))
+          for name, spread in (("accuracy_phrasing_mean", np.nanmean), ("accuracy_phrasing_sd", np.nanstd))),
+        *(ratio(f"failure_rate.{code}", _criterion(code, False), _criterion(code, None)) for code in CRITERION_CODES),
+        Mean("published_accuracy",
+             lambda s: float(s.published_verdict == "correct") if s.published_verdict is not None else None),
+        *agreement_estimators("agreement", lambda s: (s.verdict, s.published_verdict)),
+    ),
+    crossed={"model_accuracy": ("by_model", "accuracy")},
+)
+
 VIEW = View(
     "CoBe",
     (
@@ -273,6 +345,7 @@ TASK = Task(
     check=check,
     scoring_options=("max_attempts", "failure_modes"),
     judge_options=("max_attempts", "failure_modes"),
+    estimates=ESTIMATES,
     view=VIEW,
     inspect={"cobe": "queries", "cobe_responses": "responses"},
 )

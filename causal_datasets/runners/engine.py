@@ -28,6 +28,7 @@ from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.client import LLMClient
 from causal_datasets.llm.deadline import work_deadline
 from causal_datasets.runners.calls import CallLog, recording
+from causal_datasets.runners.estimates import item_units, summary_intervals
 from causal_datasets.runners.records import (
     CRASH,
     DatasetRef,
@@ -146,8 +147,8 @@ def solve_item(task: Task[Any, Any, Any], item: Item, context: TaskContext) -> d
             transcript = Transcript(tuple(calls.calls()), generation)
             scores = task.score(item, transcript, dataclasses.replace(context, clients=recording(scoring, calls)))
         except Exception as error:  # noqa: BLE001 - one bad item must not end the run; recorded and retried by --resume
-            return result_line(task, item, calls, generation, None, failure_of(error, calls))
-    return result_line(task, item, calls, generation, scores)
+            return result_line(task, item, context, calls, generation, None, failure_of(error, calls))
+    return result_line(task, item, context, calls, generation, scores)
 
 
 def score_transcript(task: Task[Any, Any, Any], item: Item, transcript: Transcript[Any], context: TaskContext,
@@ -159,8 +160,9 @@ def score_transcript(task: Task[Any, Any, Any], item: Item, transcript: Transcri
     except NotInTranscript:
         raise  # the rescore cannot go on without a model: not one item's failure
     except Exception as error:  # noqa: BLE001 - as in solve_item: the item is failed, the others go on
-        return result_line(task, item, calls, transcript.generation, None, failure_of(error, calls), transcript.calls)
-    return result_line(task, item, calls, transcript.generation, scores, earlier=transcript.calls)
+        return result_line(task, item, context, calls, transcript.generation, None, failure_of(error, calls),
+                           transcript.calls)
+    return result_line(task, item, context, calls, transcript.generation, scores, earlier=transcript.calls)
 
 
 def failure_of(error: Exception, calls: CallLog) -> Failure:
@@ -175,11 +177,13 @@ def failure_of(error: Exception, calls: CallLog) -> Failure:
     return Failure(role="task", category=CRASH, detail=f"{type(error).__name__}: {error}")
 
 
-def result_line(task: Task[Any, Any, Any], item: Item, calls: CallLog, generation: Any, scores: Any,
-                failure: Failure | None = None, earlier: tuple[Any, ...] = ()) -> dict[str, Any]:
-    """The ``results.jsonl`` line of an item, validated by the task's result model (what does not fit
-    it fails the item as a crash, naming the field)."""
-    fields = {"id": item.id, "config": item.config, "calls": [*earlier, *calls.calls()], "generation": generation}
+def result_line(task: Task[Any, Any, Any], item: Item, context: TaskContext, calls: CallLog, generation: Any,
+                scores: Any, failure: Failure | None = None, earlier: tuple[Any, ...] = ()) -> dict[str, Any]:
+    """The ``results.jsonl`` line of an item — with its ``cluster`` and slice ``groups``
+    (:func:`~causal_datasets.runners.estimates.item_units`) —, validated by the task's result model (what does
+    not fit it fails the item as a crash, naming the field)."""
+    fields = {"id": item.id, "config": item.config, "calls": [*earlier, *calls.calls()], "generation": generation,
+              **item_units(task, item, context)}
     if failure is None:
         try:
             return task.result_model(**fields, status="scored", scores=scores).model_dump(mode="json")
@@ -201,13 +205,16 @@ def summarize_run(
     usage_total: Usage, interrupted: bool = False, rescored: Rescored | None = None,
 ) -> RunSummary[Any]:
     """The summary of the results of ``items`` (latest line per id): counts, failures, the task's
-    metrics and slices over the scored items, and what the caller says about the run."""
+    metrics and slices over the scored items with their intervals, and what the caller says about the run."""
     lines = [task.result_model.model_validate(results[item.id]) for item in items if item.id in results]
     scored = [Scored[Any, Any](line.id, line.config, line.generation, line.scores)
               for line in lines if line.status == "scored"]
     failures = [line.failure for line in lines if line.failure is not None]
     counts = ItemCounts(selected=len(items), scored=len(scored), failed=len(failures), missing=len(items) - len(lines))
     metrics, slices = task.summarize(scored, context)
+    by_id = {item.id: item for item in items}
+    units = [item_units(task, by_id[one.id], context) for one in scored]
+    intervals = summary_intervals(task, metrics, slices, [one.scores for one in scored], units)
     return task.summary_model(
         benchmark=task.name,
         status=_status(counts, interrupted),
@@ -224,6 +231,7 @@ def summarize_run(
         rescored=rescored,
         metrics=metrics,
         slices=slices,
+        intervals=intervals,
     )
 
 

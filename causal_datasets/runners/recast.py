@@ -5,14 +5,16 @@ in the paper), the generation prompt (``name_assisted``: with the ground-truth n
 parsing with the formatting-correction fallback (by the ``corrector`` model, or the model itself),
 name-based scores (exact and normalized) and, with a ``judge`` model, the paper's LLM judge. A
 sample whose generation or judge calls the server could not answer is a failed item (run again by
-``--resume``); an unusable answer is a scored item with its error category.
+``--resume``); an unusable answer is a scored item with its error category, and one without a
+readable graph (``format_error``) scores the worst (:mod:`causal_datasets.recast.metric`).
 
 Generation (the prompt, the answer, its parsing, the formatting fix) is the item's transcript;
 scoring reads the predicted graph off it and asks the judge, so ``causal-datasets rescore`` can
 score it again (e.g. with a judge the run did not have) without the model.
 
-The summary holds the paper's analyses (:mod:`causal_datasets.recast.analysis`) of the samples with
-a predicted graph: by degree of confounding (lenient and strict, balanced bins), domain, number of
+The summary holds the paper's analyses (:mod:`causal_datasets.recast.analysis`) of the scored
+samples (every sample but the excluded ones): by degree of confounding (lenient and strict, balanced
+bins), domain, number of
 domains, knowledge cutoff (with the Mann–Whitney U test), size quartiles (Table 4) and R² of
 confounding on log size.
 """
@@ -21,20 +23,22 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from causal_datasets.errors import LLM_CATEGORIES
 from causal_datasets.recast import analysis
-from causal_datasets.recast.deterministic import mean_scores
+from causal_datasets.recast.deterministic import FIELDS, MATCHINGS, mean_scores
 from causal_datasets.recast.generation import GENERATION_ERRORS, Generation, generate
-from causal_datasets.recast.judge.evaluate import aggregate
+from causal_datasets.recast.judge.evaluate import SCORE_NAMES, aggregate
 from causal_datasets.recast.metric import score_item
 from causal_datasets.records.recast import DOMAINS, RecastSample
 from causal_datasets.report.views import RadarPlot, ResultsHistogram, ResultsScatter, SlicePlot, View
 from causal_datasets.runners.records import BenchmarkMetrics, Slices
-from causal_datasets.runners.task import CallFailed, Item, RoleSpec, Scored, Task, TaskContext, Transcript
+from causal_datasets.runners.task import CallFailed, Estimates, Item, RoleSpec, Scored, Task, TaskContext, Transcript
+from causal_datasets.uncertainty import Mean, Statistic, ratio
 
 #: sample attributes kept in each result (the report's scatter plots read them)
 SAMPLE_FIELDS = ("text_length", "num_nodes", "num_edges", "confounding_lenient", "confounding_strict")
@@ -45,8 +49,8 @@ class RecastOptions(BaseModel):
                                 "(the paper's ablation)")
     ids: list[int] | None = Field(default=None, description="only these sample ids")
     max_attempts: int = Field(default=3, ge=1, description="calls per formatting correction and per judge evaluation")
-    reversal_cost: float = Field(default=1, ge=0,
-                                 description="SHD cost of a reversed edge (2 = the paper's convention)")
+    reversal_cost: float = Field(default=1, ge=1, le=2,
+                                 description="SHD cost of a reversed edge, 1 or 2 (2 = the paper's convention)")
     context_check: bool = Field(default=True, description="exclude samples that do not fit the model's context window "
                                 "before calling it")
     confounding_bins: int = Field(default=4, ge=1, description="bins of the lenient degree of confounding, each with "
@@ -87,6 +91,9 @@ class RecastMetrics(BenchmarkMetrics):
     benchmark: Literal["recast"] = "recast"
     count: int = Field(title="samples")
     scored_share: float = Field(title="scored share", description="samples with a predicted graph / samples")
+    unparsable: int = Field(default=0, title="unparsable answers (scored the worst)",
+                            description="samples without a readable graph: every score 0, the maximal SHD, kept in "
+                            "every mean")
     excluded: int = Field(default=0, title="excluded (too long for the context window)",
                           description="samples that do not fit the model's context window: not sent, left out of "
                           "every score")
@@ -116,15 +123,17 @@ def solve(item: Item, context: TaskContext) -> Generation:
 
 def score(item: Item, transcript: Transcript[Generation], context: TaskContext) -> RecastScores:
     """The predicted graph against the sample (and by the judge, when there is one); a sample without a
-    prediction (``format_error``, ``context_exceeded``) is scored as unusable, or excluded."""
+    readable graph (``format_error``) scores the worst, one that was not sent (``context_exceeded``) is
+    excluded (no scores)."""
     sample: RecastSample = item.row
     options: RecastOptions = context.options
     generation, judge = transcript.generation, context.client("judge")
     fields: dict[str, Any] = {name: getattr(sample, name) for name in SAMPLE_FIELDS}
     fields |= {"judged": judge is not None, "error": generation.error}
-    if generation.error in ("format_error", "context_exceeded"):
+    if generation.error == "context_exceeded":
         return RecastScores(**fields)
-    scores = score_item(generation.graph(), sample, judge=judge, reversal_cost=options.reversal_cost,
+    graph = None if generation.error == "format_error" else generation.graph()  # None: scored the worst
+    scores = score_item(graph, sample, judge=judge, reversal_cost=options.reversal_cost,
                         max_attempts=options.max_attempts)
     transport = [e["error"] for e in (scores.get("judge") or {}).get("evaluations", {}).values()
                  if e["error"] and e["error"].split(" ", 1)[0] in LLM_CATEGORIES]
@@ -139,12 +148,13 @@ Sample = Scored[Generation, RecastScores]
 
 
 def summarize(results: list[Sample], context: TaskContext) -> tuple[RecastMetrics, Slices]:
-    """Generation outcome counts, name-based means ± SD and judge means ± SD over the samples with a
-    predicted graph, and the paper's analyses of them.
+    """Generation outcome counts, name-based means ± SD and judge means ± SD over the scored samples,
+    and the paper's analyses of them.
 
-    A sample without a prediction (``format_error``) is left out of the means and counted under
-    ``generation``; ``scored_share`` says how many were scored. A sample that does not fit the
-    context window is counted under ``generation`` and in ``excluded``.
+    A sample without a readable graph (``format_error``) scores the worst and stays in every mean;
+    it is counted under ``generation`` and in ``unparsable``, and ``scored_share`` says how many
+    samples had a graph. A sample that does not fit the context window is counted under
+    ``generation`` and in ``excluded``, and left out of every score.
     """
     options: RecastOptions = context.options
     dataset = sorted(context.rows("default", RecastSample), key=lambda s: s.id)
@@ -156,8 +166,9 @@ def summarize(results: list[Sample], context: TaskContext) -> tuple[RecastMetric
     judged = [r.scores.judge["scores"] for r in scored if r.scores.judge]
     metrics = RecastMetrics(
         count=len(results),
-        scored_share=len(scored) / len(results) if results else 0.0,
+        scored_share=(len(scored) - outcomes.get("format_error", 0)) / len(results) if results else 0.0,
         excluded=outcomes.get("context_exceeded", 0),
+        unparsable=outcomes.get("format_error", 0),
         generation={key: outcomes.get(key, 0) for key in ("ok", *GENERATION_ERRORS)},
         corrected=sum(r.generation.corrected for r in results),
         deterministic=mean_scores(deterministic),
@@ -188,16 +199,72 @@ def sample_scores(scores: RecastScores) -> dict[str, float | None]:
 def item_scores(scores: RecastScores) -> dict[str, float]:
     """Whether a graph was predicted, its normalized-name edge F1 and, when judged, the judge's F1.
 
-    A sample without a usable prediction scores 0 on both F1s here (``summarize`` leaves it out of
-    its means and reports ``scored_share`` instead); an unscored judge F1 counts 0.
+    A sample without a usable prediction scores 0 on both F1s (the worst, as in ``summarize``); an
+    unscored judge F1 counts 0.
     """
     deterministic = scores.deterministic
-    result = {"usable": float(deterministic is not None),
+    result = {"usable": _usable(scores),
               "edge_f1_normalized": float(deterministic["normalized"]["edge_f1"]) if deterministic is not None else 0.0}
     if scores.judged:
         result["judge_f1"] = float((scores.judge or {}).get("scores", {}).get("f1") or 0.0)
     return result
 
+
+def _usable(scores: RecastScores) -> float:
+    """1 for a sample with a readable predicted graph."""
+    return float(scores.deterministic is not None and scores.error != "format_error")
+
+
+def groups(item: Item, context: TaskContext) -> dict[str, str | list[str] | None]:
+    """The analyses' groups of a sample (bins and quartile thresholds from the whole dataset, as ``summarize``);
+    Table 4's quartile differences have no groups of their own."""
+    sample: RecastSample = item.row
+    options: RecastOptions = context.options
+    dataset = context.rows("default", RecastSample)
+    found: dict[str, str | list[str] | None] = {
+        "by_domain": analysis.other_domains(sample), "by_num_domains": analysis.domain_count_group(sample),
+        "by_knowledge_cutoff": analysis.cutoff_group(sample, options.knowledge_cutoff)}
+    for name, attribute, count in (("by_confounding", "confounding_lenient", options.confounding_bins),
+                                   ("by_confounding_strict", "confounding_strict", options.strict_confounding_bins)):
+        value, bins = getattr(sample, attribute), analysis.confounding_bins(dataset, attribute, count)
+        found[name] = analysis.bin_of(value, bins).label if value is not None and bins else None
+    return found
+
+
+def _over_scored(name: str, value: Callable[[RecastScores], float | None]) -> Statistic:
+    """``name``: the mean of ``value`` over the samples that have one (a ratio: which do depends on the answers)."""
+    def present(scores: RecastScores) -> float:
+        return float(value(scores) is not None)
+
+    return ratio(name, lambda scores: value(scores) or 0.0, present)
+
+
+def _deterministic(matching: str, name: str) -> Callable[[RecastScores], float | None]:
+    return lambda scores: scores.deterministic[matching][name] if scores.deterministic is not None else None
+
+
+def _judged(name: str) -> Callable[[RecastScores], float | None]:
+    def value(scores: RecastScores) -> float | None:
+        return ((scores.judge or {}).get("scores") or {}).get(name) if scores.deterministic is not None else None
+
+    return value
+
+
+#: a paper is one sample in the release; the means over the samples with a prediction (or a judge score) are
+#: ratios: which samples have one depends on the model's answers
+ESTIMATES = Estimates(
+    unit="paper",
+    cluster=lambda item: item.row.url,
+    groups=groups,
+    estimators=(
+        Mean("scored_share", _usable),
+        *(_over_scored(f"deterministic.{matching}.{name}", _deterministic(matching, name))
+          for matching in MATCHINGS for name in FIELDS),
+        *(_over_scored(f"judge.{name}", _judged(name)) for name in SCORE_NAMES),
+        _over_scored("edge_f1_normalized", _deterministic("normalized", "edge_f1")),
+        _over_scored("judge_f1", _judged("f1")),
+    ),
+)
 
 #: the two per-sample scores of ReCAST's analyses (recast.analysis.SCORES) and their names on plots
 SCORES = (("judge_f1", "judge F1"), ("edge_f1_normalized", "edge F1 (normalized names)"))
@@ -242,6 +309,7 @@ TASK = Task(
     options=RecastOptions,
     from_files=True,
     scoring_options=("reversal_cost", "confounding_bins", "strict_confounding_bins", "knowledge_cutoff"),
+    estimates=ESTIMATES,
     view=VIEW,
     inspect={"recast": "default"},
 )

@@ -18,10 +18,11 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from causal_datasets.errors import LLM_CATEGORIES
+from causal_datasets.uncertainty.intervals import ALPHA, CONFIDENCE, POWER, RESAMPLES, SEED, Interval
 
-#: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: one failure
-#: string per item, a count field named per benchmark, calls without their requests)
-SUMMARY_FORMAT: Literal[3] = 3
+#: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: no intervals;
+#: 3: one failure string per item, a count field named per benchmark, calls without their requests, untyped lines)
+SUMMARY_FORMAT: Literal[4] = 4
 
 Role = Literal["model", "judge", "corrector"]
 #: who a failure is charged to: a model role, or the task's own code (``crash``)
@@ -107,6 +108,8 @@ class ItemResult(_Strict, Generic[G, S]):
     failure: Failure | None = None
     calls: list[ModelCall] = Field(default_factory=list, description=(
         "every model call of the item, in order (empty for a reference agent)"))
+    cluster: str | None = Field(default=None, description="the unit the item shares with others (its cluster)")
+    groups: dict[str, list[str]] | None = Field(default=None, description="the slice entries the item belongs to")
     generation: G | None = Field(default=None, description="what solving the item produced beyond its calls")
     scores: S | None = Field(default=None, description="what scoring the item gave (None when it failed)")
 
@@ -184,6 +187,22 @@ class BenchmarkMetrics(_Strict):
 M = TypeVar("M", bound=BenchmarkMetrics)
 
 
+class RunIntervals(_Strict):
+    """Standard errors and 95% intervals of the summary's numbers (:mod:`causal_datasets.uncertainty`),
+    with each interval's method, its unit and the smallest difference the run can detect."""
+
+    confidence: float = CONFIDENCE
+    alpha: float = ALPHA
+    power: float = POWER
+    bootstrap_resamples: int = RESAMPLES
+    seed: int = SEED
+    unit: str = Field(description="what the items of one cluster share ('item': nothing)")
+    clusters: int = Field(description="distinct units among the scored items")
+    metrics: dict[str, Interval] = Field(description="per number of `metrics` (inside a mapping: its dotted path)")
+    slices: dict[str, dict[str, dict[str, Interval]]] = Field(
+        default_factory=dict, description="per slice, entry and number (dotted paths inside an entry), as `slices`")
+
+
 class Rescored(_Strict):
     """Where the scores of a rescored run come from: the run whose transcripts were scored again."""
 
@@ -197,9 +216,10 @@ class Rescored(_Strict):
 
 
 class RunSummary(_Strict, Generic[M]):
-    """``summary.json``: what was run, on what, by whom, how many items ended how, usage, metrics and slices."""
+    """``summary.json``: what was run, on what, by whom, how many items ended how, usage, metrics, slices and
+    their intervals."""
 
-    format: Literal[3] = SUMMARY_FORMAT
+    format: Literal[4] = SUMMARY_FORMAT
     benchmark: str
     status: RunStatus = Field(description=(
         "complete: every selected item scored; incomplete: some failed or are missing (--resume goes on); "
@@ -220,6 +240,7 @@ class RunSummary(_Strict, Generic[M]):
                                       description="set when the scores come from `causal-datasets rescore`")
     metrics: M
     slices: Slices = Field(default_factory=dict)
+    intervals: RunIntervals | None = Field(default=None, description="None in summaries of format 2 (no intervals)")
 
     @model_validator(mode="after")
     def _benchmark_matches_metrics(self) -> RunSummary[M]:

@@ -73,7 +73,8 @@ def rescore_run(
     check_settings(task, settings, frozenset(before.models) | frozenset(models))
     with ExitStack() as stack:
         live: dict[Role, ChatClient] = {role: stack.enter_context(spec.client()) for role, spec in models.items()}
-        context = TaskContext(task, settings, new_options, tuple(before.dataset.configs), clients={})
+        context = TaskContext(task, settings, new_options, tuple(before.dataset.configs), clients={},
+                              models=before.models)
         _check_dataset(before.dataset, dataset_ref(context))
         items = task.items(context)[: before.items.selected]
         lines = _source_lines(task, source, {item.id for item in items})

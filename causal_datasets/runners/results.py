@@ -4,7 +4,8 @@ Results are appended line by line and flushed the moment an item ends, so a kill
 items in flight; a torn last line is skipped when read. Lines are never rewritten in place: at the
 end of every invocation the file is compacted to the latest line per item by writing a new file,
 syncing it and renaming it over the old one, so a kill at any moment leaves either the old file or
-the new one. ``summary.json`` is written the same way.
+the new one. ``summary.json`` is written the same way. The temporary files of an invocation that
+was killed while writing are removed by the next one (:mod:`causal_datasets.staging`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from causal_datasets import staging
 from causal_datasets.errors import ResultsExist, RunFolderError
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.runners.records import RunSummary
@@ -50,6 +52,8 @@ class ResultsLog:
                 ) from None
             self.items[line["id"]] = line
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        for name in (RESULTS_FILE, SUMMARY_FILE):  # temporary files a killed invocation left
+            staging.remove_stale(self.path.parent, name)
         self._torn = self.path.exists() and not self.path.read_bytes().endswith(b"\n") and self.path.stat().st_size > 0
         self._lock = threading.Lock()
 
@@ -125,7 +129,7 @@ def read_summary(out_dir: Path) -> dict[str, Any]:
 def _write_atomic(path: Path, text: str) -> None:
     """Write a sibling temporary file, sync it, rename it over ``path``: readers see the old or the new file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    handle, temporary = tempfile.mkstemp(prefix=staging.prefix(path.name), dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", errors=ESCAPE) as out:
             out.write(text)

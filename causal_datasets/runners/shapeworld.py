@@ -8,7 +8,7 @@ the played episode is the item's generation, scored afterwards by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
@@ -17,13 +17,23 @@ from causal_datasets.markdown import markdown_table
 from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.report.views import MappingBars, RunTable, SlicePlot, View
 from causal_datasets.runners.records import BenchmarkMetrics, Slices
-from causal_datasets.runners.task import CallFailed, Item, RoleSpec, Scored, Task, TaskContext, Transcript
+from causal_datasets.runners.task import (
+    CallFailed,
+    Estimates,
+    Item,
+    RoleSpec,
+    Scored,
+    Task,
+    TaskContext,
+    Transcript,
+)
 from causal_datasets.shapeworld.agents import AGENTS
 from causal_datasets.shapeworld.chat import ChatPolicy
 from causal_datasets.shapeworld.entities import THEMES, ThemeName
 from causal_datasets.shapeworld.episode import EpisodePlay, EpisodeScores, Policy, play_episode, score_play
 from causal_datasets.shapeworld.prompts import Variant
 from causal_datasets.shapeworld.scoring import score_episodes
+from causal_datasets.uncertainty import Mean, ratio
 
 if TYPE_CHECKING:
     from causal_datasets.report.runs import Run
@@ -55,6 +65,7 @@ class ShapeWorldMetrics(BenchmarkMetrics):
     accuracy_se: float | None = Field(default=None, title="accuracy SE over setups",
                                       description="standard error of the per-setup accuracies (Fig. 2 error bars)")
     setups: int = Field(default=0, title="initial setups")
+    unparsable: int = Field(default=0, title="unparsable (no yes/no answer: wrong)")
     errors: dict[str, int] = Field(title="errors by mode")
     failure_patterns: dict[str, int] = Field(title="failure patterns")
     failure_pattern_shares: dict[str, float | None] | None = Field(default=None,
@@ -98,6 +109,36 @@ def item_scores(scores: EpisodeScores) -> dict[str, float]:
     return {"accuracy": float(scores.correct)}
 
 
+def groups(item: Item, context: TaskContext) -> dict[str, str | None]:
+    """The slice entries of an episode (the all-moving slice only holds episodes with every shape moving)."""
+    task: ShapeWorldTask = item.row
+    size = str(task.num_variables)
+    return {"by_structure": task.structure, "by_num_variables": size,
+            "by_num_variables_all_moving": size if task.all_moving else None}
+
+
+def _right_on(gold: str) -> Callable[[EpisodeScores], float | None]:
+    """Right (1) or wrong (0) on the episodes whose answer is ``gold``; None on the others."""
+    return lambda scores: float(scores.prediction == gold) if scores.gold == gold else None
+
+
+def _answered(scores: EpisodeScores) -> float:
+    return float(bool(scores.prediction))
+
+
+#: episodes of one initial setup share their graph and start: the paper's error bars vary over setups
+ESTIMATES = Estimates(
+    unit="initial setup",
+    cluster=lambda item: item.row.setup,
+    groups=groups,
+    estimators=(
+        Mean("accuracy_true", _right_on("yes")),
+        Mean("accuracy_false", _right_on("no")),
+        ratio("mean_steps", lambda scores: _answered(scores) * scores.steps, _answered),
+    ),
+)
+
+
 def best_variant_table(runs: Sequence[Run]) -> str | None:
     """ShapeWorld Table 1: per solver and configs, the run whose prompt variant scored best (a ``*``
     marks a step-limiting variant, as the paper marks models that did better with it)."""
@@ -129,7 +170,7 @@ VIEW = View(
     (
         SlicePlot("by_num_variables", "accuracy", "ShapeWorld accuracy by number of variables", "variables",
                   "accuracy"),
-        SlicePlot("by_structure", "accuracy", "ShapeWorld accuracy by structure, SE over setups (Fig. 2)",
+        SlicePlot("by_structure", "accuracy", "ShapeWorld accuracy by structure, 95% interval over setups (Fig. 2)",
                   "causal structure", "accuracy", error="accuracy_se"),
         SlicePlot("by_num_variables_all_moving", "accuracy", "ShapeWorld all-moving accuracy by variables (Fig. 3)",
                   "variables (every shape moving at the start)", "accuracy"),
@@ -158,5 +199,6 @@ TASK = Task(
     agents=tuple(sorted(AGENTS)),
     options=ShapeWorldOptions,
     multiple_configs=True,
+    estimates=ESTIMATES,
     view=VIEW,
 )

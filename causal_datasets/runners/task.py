@@ -23,6 +23,7 @@ from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.options import ModelSpec
 from causal_datasets.records.base import Record
 from causal_datasets.runners.records import BenchmarkMetrics, ItemResult, ModelCall, Role, RunSummary, Slices
+from causal_datasets.uncertainty import Estimator
 
 if TYPE_CHECKING:
     from causal_datasets.report.views import View
@@ -130,6 +131,9 @@ class TaskContext:
     configs: tuple[str, ...]
     clients: dict[Role, ChatClient]
     _loaded: dict[str, LoadedConfig] = field(default_factory=dict)
+    #: the model name of each role that had one when the transcripts were made (a rescore's context has no
+    #: client for them)
+    models: Mapping[Role, str] = field(default_factory=dict)
 
     def load(self, config: str) -> LoadedConfig:
         """The rows of ``config`` (the run's split) and the dataset's manifest, loaded once per run."""
@@ -149,6 +153,31 @@ class TaskContext:
     def client(self, role: Role) -> ChatClient | None:
         return self.clients.get(role)
 
+    def model_name(self, role: Role) -> str | None:
+        """The name of ``role``'s model: its client's, else the one that made the transcripts (None: no model)."""
+        client = self.clients.get(role)
+        return client.config.model if client is not None else self.models.get(role)
+
+
+@dataclass(frozen=True)
+class Estimates:
+    """How a task's numbers get their intervals (:mod:`causal_datasets.runners.estimates`).
+
+    ``unit``: what the items of one cluster share ("scenario"); ``cluster``: an item's unit (None: every
+    item its own); ``groups``: the slice entries an item belongs to, ``{slice: key or keys}`` (none, one, or
+    several, as ReCAST's domains); ``estimators``: the summary's numbers that are not plain means of
+    ``item_scores`` (ratios, F1, κ, means over a subset), each replacing the mean of the same name, read off
+    each item's typed ``scores``; ``crossed``: mappings inside slice entries that break an entry down by
+    another slice, ``{field: (slice, number)}`` (CoBe's ``model_accuracy``: the accuracy of each model's
+    items within the entry).
+    """
+
+    unit: str
+    cluster: Callable[[Item], str] | None = None
+    groups: Callable[[Item, TaskContext], Mapping[str, str | Sequence[str] | None]] | None = None
+    estimators: tuple[Estimator, ...] = ()
+    crossed: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+
 
 @dataclass(frozen=True)
 class Task(Generic[G, S, M]):
@@ -162,7 +191,9 @@ class Task(Generic[G, S, M]):
     model); ``summarize`` turns the scored items into the benchmark's ``metrics`` and its slices;
     ``item_scores`` gives the headline numbers of one item's scores (what per-item tools such as
     inspect_ai average). ``check`` rejects option combinations the declaration cannot express
-    (given the settings, the options and the roles that have a model).
+    (given the settings, the options and the roles that have a model). ``estimates``: the units items
+    share and the numbers beyond the means of ``item_scores``, for the intervals of the summary
+    (None: every item its own unit, the means of ``item_scores`` only).
 
     ``scoring_options`` are the options ``rescore`` may change (the others describe the generation);
     ``judge_options`` those of them that change what a scoring role is asked; ``rescore_notes`` says,
@@ -190,6 +221,7 @@ class Task(Generic[G, S, M]):
     multiple_configs: bool = False
     from_files: bool = False
     check: Callable[[RunSettings, Any, frozenset[Role]], None] | None = None
+    estimates: Estimates | None = None
     scoring_options: tuple[str, ...] = ()
     judge_options: tuple[str, ...] = ()
     rescore_notes: Callable[[Any, Any], list[str]] | None = None

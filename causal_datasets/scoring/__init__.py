@@ -6,6 +6,8 @@ from causal_datasets.scoring.graph_compare import (
     ItemError,
     compare_graph_batch,
     compare_graphs,
+    maximal_shd,
+    unparsable_comparison,
 )
 from causal_datasets.scoring.node_matching import NodeMatch, match_nodes, normalize_name
 
@@ -17,5 +19,7 @@ __all__ = [
     "compare_graph_batch",
     "compare_graphs",
     "match_nodes",
+    "maximal_shd",
     "normalize_name",
+    "unparsable_comparison",
 ]

@@ -25,6 +25,14 @@ duplicate edges, let P be the set of predicted directed edges and R the set of r
   matching, so merged spellings count once). A rate whose denominator is 0 is 1.0 when both
   sets are empty (the graphs agree) and 0.0 otherwise; nothing divides by zero.
 
+An unparsable prediction (None, or anything the readers below refuse) gets the worst score of its
+item in a batch (:func:`unparsable_comparison`): every rate 0.0 and the maximal SHD,
+:func:`maximal_shd` — n(n−1) for the n nodes of the reference, i.e. every ordered pair of distinct
+reference nodes wrong, the most any prediction without self-loops over those nodes can score with
+``reversal_cost`` ≤ 2 (and at least the number of reference edges, and at least 1, so that it never
+ties a correct answer). Its counts are those of an empty answer (every reference edge and node
+missed), so pooled (micro) rates treat it as one.
+
 Graphs may be given as a list of ``{"source", "target"}`` dicts, ``(source, target)`` pairs or
 ``"A -> B"`` strings, a whole edge-list text (``"A -> B, B -> C"``), a
 :class:`~causal_datasets.CausalGraph`, or a square 0/1 adjacency matrix (numpy or scipy.sparse;
@@ -41,17 +49,19 @@ from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass, field
 from itertools import chain
 from operator import itemgetter
-from numbers import Integral, Real
+from numbers import Integral
 from statistics import fmean
 from typing import Any, Literal, get_args
 
 import numpy as np
 
 from causal_datasets.graph import CausalGraph, GraphError, parse_edge
+from causal_datasets.scoring.inputs import batch_size, number_option
 from causal_datasets.scoring.node_matching import (
     DEFAULT_FUZZY_THRESHOLD,
     NODE_MATCHING_MODES,
     NodeMatching,
+    id_table,
     preview,
     match_nodes,
 )
@@ -102,7 +112,7 @@ class GraphComparison:
 
 @dataclass(frozen=True, slots=True)
 class ItemError:
-    """A batch item that could not be compared (unreadable graph); its slot in ``items`` is None."""
+    """A batch item whose prediction could not be read; its slot in ``items`` holds the worst score."""
 
     index: int
     message: str
@@ -110,15 +120,15 @@ class ItemError:
 
 @dataclass(frozen=True, slots=True)
 class BatchComparison:
-    """Per-item comparisons plus micro and macro averages over the items that could be compared.
+    """Per-item comparisons plus micro and macro averages over every item, unparsable ones included.
 
     ``macro``: the mean over items of each rate, of ``shd`` and of ``normalized_shd``.
     ``micro``: rates from the counts pooled over items, ``normalized_shd`` = Σ shd / Σ
-    max(normalizer, 1), ``shd_total`` and the pooled counts. Both carry ``count`` (items
-    compared); with no comparable item every average is 0.0.
+    max(normalizer, 1), ``shd_total`` and the pooled counts. Both carry ``count`` (items) and
+    ``unparsable`` (items whose prediction could not be read, listed in ``errors``).
     """
 
-    items: list[GraphComparison | None]
+    items: list[GraphComparison]
     errors: list[ItemError]
     micro: dict[str, float]
     macro: dict[str, float]
@@ -158,7 +168,7 @@ def compare_graphs(
     ``prediction_nodes`` / ``reference_nodes`` add nodes without edges. Raises ``GraphError`` on
     an unreadable graph and ``ValueError`` on a bad option.
     """
-    _check_options(reversal_cost, node_matching, normalization, node_ids)
+    _check_options(reversal_cost, node_matching, normalization, node_ids, fuzzy_threshold)
     prediction_nodes, reference_nodes = tuple(prediction_nodes), tuple(reference_nodes)
     if (node_matching == "exact" and _is_matrix(prediction) and _is_matrix(reference)
             and not prediction_nodes and not reference_nodes):
@@ -283,10 +293,11 @@ def _result(
     )
 
 
-def _rates(tp: int, n_pred: int, n_ref: int) -> tuple[float, float, float]:
-    """(precision, recall, F1); all 1.0 when both sets are empty, a 0 denominator gives 0.0 otherwise."""
+def _rates(tp: int, n_pred: int, n_ref: int, empty_agrees: bool = True) -> tuple[float, float, float]:
+    """(precision, recall, F1); all 1.0 when both sets are empty (unless not ``empty_agrees``), a 0
+    denominator gives 0.0 otherwise."""
     if not n_pred and not n_ref:
-        return 1.0, 1.0, 1.0
+        return (1.0, 1.0, 1.0) if empty_agrees else (0.0, 0.0, 0.0)
     return (
         tp / n_pred if n_pred else 0.0,
         tp / n_ref if n_ref else 0.0,
@@ -294,12 +305,37 @@ def _rates(tp: int, n_pred: int, n_ref: int) -> tuple[float, float, float]:
     )
 
 
-def _check_options(reversal_cost: Any, node_matching: Any, normalization: Any, node_ids: Any) -> None:
-    is_number = type(reversal_cost) in (int, float) or (
-        isinstance(reversal_cost, Real) and not isinstance(reversal_cost, bool)
+def maximal_shd(reference_nodes: int, reference_edges: int) -> int:
+    """The SHD an unparsable prediction gets: n(n−1) for n reference nodes (module docstring), at least
+    the number of reference edges (an empty answer's SHD) and at least 1."""
+    return max(reference_nodes * (reference_nodes - 1), reference_edges, 1)
+
+
+def unparsable_comparison(
+    reference: Any, *, reversal_cost: float = 1, normalization: Normalization = "node_pairs",
+    reference_nodes: Iterable[Node] = (), reason: str = "the prediction could not be read",
+) -> GraphComparison:
+    """The worst score against ``reference``: every rate 0.0, :func:`maximal_shd`, and the counts of an
+    empty answer; ``reason`` becomes its warning. Raises ``GraphError`` when ``reference`` is unreadable."""
+    _check_options(reversal_cost, "exact", normalization, None)
+    ref = _read_side(reference, tuple(reference_nodes), "reference")
+    n, n_edges = len(ref.nodes), len(ref.edges)
+    shd = maximal_shd(n, n_edges)
+    normalizer = n * (n - 1) if normalization == "node_pairs" else n_edges
+    return GraphComparison(
+        node_precision=0.0, node_recall=0.0, node_f1=0.0, edge_precision=0.0, edge_recall=0.0, edge_f1=0.0,
+        shd=shd, normalized_shd=shd / max(normalizer, 1),
+        normalization=normalization, normalizer=normalizer, reversal_cost=reversal_cost,
+        true_positives=0, false_positives=0, false_negatives=n_edges, reversed=0, missing=n_edges, extra=0,
+        node_true_positives=0, node_false_positives=0, node_false_negatives=n,
+        warnings=[f"unparsable prediction, scored as the worst: {reason}"],
     )
-    if not is_number or not reversal_cost >= 0:  # also rejects NaN
-        raise ValueError(f"reversal_cost must be a number ≥ 0 (1 or 2 in use), got {reversal_cost!r}")
+
+
+def _check_options(reversal_cost: Any, node_matching: Any, normalization: Any, node_ids: Any,
+                   fuzzy_threshold: Any = DEFAULT_FUZZY_THRESHOLD) -> None:
+    number_option("reversal_cost", reversal_cost, 1, 2)  # 1 (pcalg, gadjid) or 2 (cdt, ReCAST's numbers)
+    number_option("fuzzy_threshold", fuzzy_threshold, 0, 1)
     if node_matching not in NODE_MATCHING_MODES:
         raise ValueError(f"unknown node_matching {node_matching!r}; choose one of {list(NODE_MATCHING_MODES)}")
     if normalization not in NORMALIZATIONS:
@@ -471,20 +507,28 @@ def compare_graph_batch(
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
     node_ids: Mapping[Hashable, str] | Sequence[Mapping[Hashable, str] | None] | None = None,
 ) -> BatchComparison:
-    """:func:`compare_graphs` on aligned pairs, plus averages; an unreadable item is reported, never fatal.
+    """:func:`compare_graphs` on aligned pairs, plus averages.
 
-    ``node_ids`` is one id table for every item or a sequence with one table per item.
+    A prediction that cannot be read gets the worst score (:func:`unparsable_comparison`) and is
+    listed in ``errors``; it stays in every average. An empty batch, a bad option or a reference
+    that cannot be read is a ``ValueError`` (``TypeError`` for a reference of the wrong type) naming
+    it. ``node_ids`` is one id table for every item or a sequence with one table per item.
     """
-    _check_options(reversal_cost, node_matching, normalization, node_ids)
-    if len(predictions) != len(references):
-        raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
+    _check_options(reversal_cost, node_matching, normalization, node_ids, fuzzy_threshold)
+    count = batch_size(predictions, references)
     if node_ids is None or isinstance(node_ids, Mapping):
-        tables = [node_ids] * len(predictions)
+        tables = [node_ids] * count
     else:
         tables = list(node_ids)
-        if len(tables) != len(predictions):
-            raise ValueError(f"{len(tables)} node_ids tables for {len(predictions)} items")
-    items: list[GraphComparison | None] = []
+        if len(tables) != count:
+            raise ValueError(f"{len(tables)} node_ids tables for {count} items")
+    for index, table in enumerate(tables):  # the caller's tables: a bad one is an error, never a worst score
+        try:
+            if table is not None:
+                id_table(table)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"node_ids[{index}]: {error}") from None
+    items: list[GraphComparison] = []
     errors: list[ItemError] = []
     for index, (prediction, reference, table) in enumerate(zip(predictions, references, tables)):
         try:
@@ -492,37 +536,47 @@ def compare_graph_batch(
                 prediction, reference, reversal_cost=reversal_cost, node_matching=node_matching,
                 normalization=normalization, fuzzy_threshold=fuzzy_threshold, node_ids=table,
             ))
-        except (GraphError, ValueError) as error:
-            items.append(None)
-            errors.append(ItemError(index, str(error)))
-    done = [item for item in items if item is not None]
-    return BatchComparison(items, errors, _micro(done), _macro(done))
+        except (GraphError, ValueError, TypeError) as error:
+            reason = "no prediction" if prediction is None else str(error)
+            items.append(_worst_item(reference, index, reason, reversal_cost, normalization))
+            errors.append(ItemError(index, reason))
+    return BatchComparison(items, errors, _micro(items, len(errors)), _macro(items, len(errors)))
 
 
-def _macro(items: list[GraphComparison]) -> dict[str, float]:
+def _worst_item(reference: Any, index: int, reason: str, reversal_cost: float,
+                normalization: Normalization) -> GraphComparison:
+    """The worst score of item ``index`` whose comparison failed; the failure is the reference's when it
+    cannot be read on its own: then a ``ValueError`` (``TypeError``) naming ``references[index]``."""
+    try:
+        return unparsable_comparison(reference, reversal_cost=reversal_cost, normalization=normalization, reason=reason)
+    except (GraphError, ValueError, TypeError) as error:
+        kind = TypeError if isinstance(error, TypeError) else ValueError
+        raise kind(f"references[{index}]: {str(error).removeprefix('reference: ')}") from None
+
+
+def _macro(items: list[GraphComparison], unparsable: int) -> dict[str, float]:
     fields = (*RATE_FIELDS, "shd", "normalized_shd")
-    averages = {name: fmean(getattr(item, name) for item in items) if items else 0.0 for name in fields}
-    return {**averages, "count": len(items)}
+    averages = {name: fmean(getattr(item, name) for item in items) for name in fields}
+    return {**averages, "count": len(items), "unparsable": unparsable}
 
 
-def _micro(items: list[GraphComparison]) -> dict[str, float]:
+def _micro(items: list[GraphComparison], unparsable: int) -> dict[str, float]:
     def total(name: str) -> int:
         return sum(getattr(item, name) for item in items)
 
     tp, fp, fn = total("true_positives"), total("false_positives"), total("false_negatives")
     node_tp = total("node_true_positives")
-    node_rates = _rates(node_tp, node_tp + total("node_false_positives"), node_tp + total("node_false_negatives"))
-    edge_rates = _rates(tp, tp + fp, tp + fn)
-    if not items:  # nothing compared: no agreement to report
-        node_rates = edge_rates = (0.0, 0.0, 0.0)
+    agree = not unparsable  # nothing predicted and nothing to find agrees only when every prediction was read
+    node_rates = _rates(node_tp, node_tp + total("node_false_positives"), node_tp + total("node_false_negatives"), agree)
+    edge_rates = _rates(tp, tp + fp, tp + fn, agree)
     shd_total = total("shd")
     denominator = sum(max(item.normalizer, 1) for item in items)
     return {
         **dict(zip(("node_precision", "node_recall", "node_f1"), node_rates)),
         **dict(zip(("edge_precision", "edge_recall", "edge_f1"), edge_rates)),
-        "normalized_shd": shd_total / denominator if items else 0.0,
+        "normalized_shd": shd_total / denominator,
         "shd_total": shd_total,
         "true_positives": tp, "false_positives": fp, "false_negatives": fn,
         "reversed": total("reversed"), "missing": total("missing"), "extra": total("extra"),
-        "count": len(items),
+        "count": len(items), "unparsable": unparsable,
     }

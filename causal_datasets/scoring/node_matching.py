@@ -167,14 +167,23 @@ def _id_key(token: Hashable) -> str:
     return str(token).strip()
 
 
-def _match_ids(
-    predicted: Sequence[Hashable], reference: Sequence[Hashable], node_ids: Mapping[Hashable, str]
-) -> NodeMatch:
+def id_table(node_ids: Mapping[Hashable, str]) -> dict[str, str]:
+    """``{id as text: reference name}``; ``ValueError`` for an id given twice with different names,
+    ``TypeError`` for a table that is not a mapping."""
+    if not isinstance(node_ids, Mapping):
+        raise TypeError(f"node_ids must be a mapping {{id: reference name}}, not {type(node_ids).__name__}")
     table: dict[str, str] = {}
     for key, name in node_ids.items():
         if _id_key(key) in table and table[_id_key(key)] != name:
             raise ValueError(f"node id {key!r} is given twice with different names")
         table[_id_key(key)] = name
+    return table
+
+
+def _match_ids(
+    predicted: Sequence[Hashable], reference: Sequence[Hashable], node_ids: Mapping[Hashable, str]
+) -> NodeMatch:
+    table = id_table(node_ids)
     warnings: list[str] = []
     in_reference = set(reference)
     outside = sorted({name for name in table.values() if name not in in_reference}, key=str)

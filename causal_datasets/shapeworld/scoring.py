@@ -1,7 +1,7 @@
 """ShapeWorld metrics: accuracy overall and on yes / no cases, mean steps, error counts.
 
 An episode without a valid answer (invalid format, too many attempts, invalid answer, LLM
-failure) counts as wrong. ``mean_steps`` is the paper's efficiency figure: actions taken before a
+failure; any prediction other than "yes"/"no") counts as wrong and as ``unparsable``. ``mean_steps`` is the paper's efficiency figure: actions taken before a
 final judgment, averaged over the episodes that gave one. ``errors`` counts episodes ending in
 each mode, except ``invalid_action``, which counts every rejected action (an episode goes on after
 one). ``failure_patterns`` counts wrong answers by the paper's failure patterns (see
@@ -22,8 +22,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from causal_datasets.records.shapeworld import ShapeWorldTask
+from causal_datasets.scoring.inputs import batch_size, class_label
 from causal_datasets.shapeworld.episode import ERROR_MODES
 from causal_datasets.shapeworld.failures import FAILURE_PATTERNS
+
+ANSWER_NAMES = ("yes", "no")
+#: the class labels of the dataset's columns the metric reads (names, or integers as loaded)
+_LABELS = {name: ShapeWorldTask.features()[name] for name in ("answer", "structure")}
 
 
 @dataclass(frozen=True)
@@ -47,7 +53,7 @@ class Scored:
         try:
             return cls(
                 gold=item["gold"],
-                prediction=item.get("prediction") or None,
+                prediction=item.get("prediction") if item.get("prediction") in ANSWER_NAMES else None,
                 structure=item["structure"],
                 num_variables=int(item["num_variables"]),
                 steps=int(item.get("steps", 0)),
@@ -76,6 +82,56 @@ def score_episodes(items: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
+#: the metric's optional per-episode columns: argument → (item field, default)
+METRIC_COLUMNS = {
+    "structures": ("structure", "unspecified"), "num_variables": ("num_variables", 0), "steps": ("steps", 0),
+    "errors": ("error", None), "invalid_actions": ("invalid_actions", 0), "failure_patterns": ("failure_pattern", None),
+    "setups": ("setup", None), "all_moving": ("all_moving", None),
+}
+_COUNTS = ("num_variables", "steps", "invalid_actions")
+
+
+def score_predictions(predictions: Sequence[Any], references: Sequence[Any], **columns: Sequence[Any] | None) -> dict[str, Any]:
+    """The ``shapeworld_accuracy`` metric: :func:`score_episodes` of answers against gold labels.
+
+    ``references`` and ``structures`` are labels given by name or by the integer a loaded
+    ``shapeworld`` dataset holds. A prediction other than "yes" or "no" (an empty or unreadable
+    answer) is wrong and counted in ``unparsable`` (as in :func:`score_episodes`). A gold label outside yes/no, a column of another
+    length or a bad value in one, and an empty batch are a ``ValueError`` (``TypeError`` for a wrong
+    type) naming the argument and the episode; an empty column is the same as leaving it out."""
+    unknown = set(columns) - set(METRIC_COLUMNS)
+    if unknown:
+        raise TypeError(f"unknown argument(s) {sorted(unknown)}; the columns are {list(METRIC_COLUMNS)}")
+    given = {name: list(values) for name, values in columns.items() if values is not None and len(values)}
+    batch_size(predictions, references, **given)
+    items = []
+    for index, (prediction, gold) in enumerate(zip(predictions, references)):
+        item = {"gold": class_label(gold, _LABELS["answer"], f"references[{index}]"), "prediction": prediction}
+        for argument, (name, default) in METRIC_COLUMNS.items():
+            item[name] = _column_value(argument, given[argument][index], index) if argument in given else default
+        items.append(item)
+    return score_episodes(items)
+
+
+def _column_value(argument: str, value: Any, index: int) -> Any:
+    where = f"{argument}[{index}]"
+    if argument == "structures":
+        return class_label(value, _LABELS["structure"], where)
+    if argument in _COUNTS:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{where} must be an integer count, not {type(value).__name__} {value!r:.40}")
+        if value < 0:
+            raise ValueError(f"{where} must be a count ≥ 0, not {value}")
+        return value
+    if argument == "errors" and value not in (None, "", *ERROR_MODES):
+        raise ValueError(f"{where}: unknown error mode {value!r:.40}; known: {list(ERROR_MODES)}")
+    if argument == "all_moving" and value is not None and not isinstance(value, bool):
+        raise TypeError(f"{where} must be True, False or None, not {value!r:.40}")
+    if argument in ("failure_patterns", "setups") and value is not None and not isinstance(value, str):
+        raise TypeError(f"{where} must be a string or None, not {type(value).__name__}")
+    return value
+
+
 def _by_size(episodes: Sequence[Scored]) -> dict[str, dict[str, Any]]:
     return {str(n): _group([e for e in episodes if e.num_variables == n]) for n in sorted({e.num_variables for e in episodes})}
 
@@ -98,6 +154,7 @@ def _group(episodes: Sequence[Scored]) -> dict[str, Any]:
         "true_cases": len(true_cases),
         "false_cases": len(false_cases),
         "answered": len(answered),
+        "unparsable": len(episodes) - len(answered),
         "predicted_yes": sum(e.prediction == "yes" for e in answered),
         "mean_steps": round(statistics.fmean(e.steps for e in answered), 4) if answered else None,
         "errors": errors,

@@ -27,24 +27,27 @@ numbers) and normalized SHD (by n(n-1) over the union of nodes, "node_pairs", or
 reference edges, "reference_edges"). Node names are matched exactly, after normalization (case,
 punctuation, plurals), by fuzzy one-to-one assignment, or through an id table (ReCAST's
 name-assisted task). Cycles, 2-cycles, self-loops, empty graphs and duplicate edges are allowed.
+A prediction that cannot be read (None, a malformed edge) scores the worst for its item (rates 0,
+the maximal SHD n(n-1) over the reference's n nodes) and stays in every average; references that
+cannot be read, an empty batch and out-of-range options are a ValueError naming them.
 """
 
 _KWARGS_DESCRIPTION = """
 Args:
     predictions: one graph per item, a list of {"source", "target"} edges or of "A -> B" strings
-        (integer source/target for node_matching="ids").
-    references: the reference graph of each item, in the same forms.
-    reversal_cost: what a reversed edge adds to SHD, 1 (default) or 2.
+        (integer source/target for node_matching="ids"); None or an unreadable graph scores the worst.
+    references: the reference graph of each item, in the same forms (e.g. the `edges` of recast rows).
+    reversal_cost: what a reversed edge adds to SHD, within 1..2: 1 (default) or 2.
     node_matching: "exact" (default), "normalized", "fuzzy" or "ids".
     normalization: "node_pairs" (default) or "reference_edges".
     fuzzy_threshold: minimum similarity in [0, 1] for "fuzzy" matching (default 0.8).
     node_ids: for "ids" matching, {id: reference name} for every item or a list with one per item.
 Returns:
     node_precision, node_recall, node_f1, edge_precision, edge_recall, edge_f1, shd,
-    normalized_shd: means over items (macro); micro: the rates from pooled counts, shd_total and
-    the pooled counts; per_item: each field and the warnings as a list in input order (None for
-    an item that could not be read); errors: [{index, message}] for those items; count, normalization,
-    reversal_cost.
+    normalized_shd: means over every item (macro); micro: the rates from pooled counts, shd_total and
+    the pooled counts; per_item: each field and the warnings as a list in input order; count (items),
+    unparsable (items whose prediction could not be read, scored the worst); errors: [{index,
+    message}] for those items; normalization, reversal_cost.
 Example:
     >>> metric = evaluate.load(causal_datasets.paths.metric_path("causal_graph_metrics"))
     >>> metric.compute(predictions=[["A -> B", "C -> B"]], references=[["A -> B", "B -> C"]])["shd"]
@@ -85,10 +88,7 @@ class CausalGraphMetrics(metric_base.BatchMetric):
             predictions, references, reversal_cost=reversal_cost, node_matching=node_matching,
             normalization=normalization, fuzzy_threshold=fuzzy_threshold, node_ids=node_ids,
         )
-        per_item = {
-            name: [None if item is None else getattr(item, name) for item in batch.items]
-            for name in _PER_ITEM
-        }
+        per_item = {name: [getattr(item, name) for item in batch.items] for name in _PER_ITEM}
         return {
             **batch.macro,
             "micro": batch.micro,

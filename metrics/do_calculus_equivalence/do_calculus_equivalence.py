@@ -6,6 +6,7 @@ Thin adapter over :func:`causal_datasets.docalc.scoring.score_pairs`.
 import datasets
 import evaluate
 
+from causal_datasets import metric_base  # the module, not the class: evaluate.load takes the first Metric class it finds
 from causal_datasets.docalc.scoring import score_pairs
 
 _CITATION = """\
@@ -53,7 +54,8 @@ Returns:
     equivalence_accuracy and identification_accuracy (both rules), string_match, bleu, token_f1
     (means; per pair in bleu_scores, token_f1_scores), verdicts (equivalence: True/False/None per
     pair), identified (identification: True/False/None per pair), methods ("identical", "proof",
-    "semantic", "independences", "error"), errors (reason per pair or None), method_counts, undecided.
+    "semantic", "independences", "error"), errors (reason per pair or None), method_counts, undecided, unparsable
+    (predictions that are not text or do not parse: wrong).
 Example:
     >>> metric = evaluate.load(causal_datasets.paths.metric_path("do_calculus_equivalence"))
     >>> metric.compute(predictions=["P(Y | X)"], references=["P(Y | do(X))"], graphs=["X->Y"])["accuracy"]
@@ -62,7 +64,7 @@ Example:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class DoCalculusEquivalence(evaluate.Metric):
+class DoCalculusEquivalence(metric_base.BatchMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

@@ -8,9 +8,11 @@ from pathlib import Path
 import datasets
 import evaluate
 
+from causal_datasets import metric_base  # the module, not the class: evaluate.load takes the first Metric class it finds
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.options import judge_client
 from causal_datasets.paths import DEFAULT_HUB_DIR
+from causal_datasets.recast.metric import check_options
 from causal_datasets.recast.metric import resolve_references
 from causal_datasets.recast.metric import score_predictions
 
@@ -32,13 +34,18 @@ scores through one table; precision items take the better of the graph and text 
 neither matches), recall is importance-weighted, overall precision/recall are micro-averaged over
 nodes and edges. mode="deterministic" skips the judge and reports exact- and normalized-name
 precision, recall, F1 and SHD (the paper's name-assisted evaluation); these are always included.
+A prediction that cannot be read scores the worst (every judge rate 0, without a judge call; the
+name-based SHD is the maximal n(n-1) over the reference's n nodes), stays in every mean and is
+counted in `unparsable`. An unknown sample id, a malformed reference, an empty batch or an option
+out of range is a ValueError naming it.
 """
 
 _KWARGS_DESCRIPTION = """
 Args:
     predictions: predicted graphs as text, one `source -> target` per line, or a model answer holding
-        `{"relationships": [{"source": ..., "sink": ...}]}` JSON.
-    references: ReCAST sample ids (int), or samples as JSON strings (`RecastSample.model_dump_json()`).
+        `{"relationships": [{"source": ..., "sink": ...}]}` JSON. Anything unreadable scores the worst.
+    references: ReCAST sample ids (int), `recast` dataset rows as they load (dicts), or samples as
+        JSON strings (`RecastSample.model_dump_json()`).
     mode: "judge" (default) or "deterministic".
     judge_model: the judge's model name (required in judge mode).
     judge_base_url: OpenAI-compatible endpoint (default https://api.openai.com/v1).
@@ -46,22 +53,22 @@ Args:
     judge_max_tokens, judge_temperature, judge_seed, judge_timeout: judge sampling (default 8192, 0.0, 0, 600).
     judge_config: further settings of the judge, as `causal-datasets eval --judge-model-config` reads them
         (e.g. {"reasoning_effort": "high", "extra_body": {...}}); its keys win over the judge_* arguments.
-    max_attempts: judge asks per evaluation until a valid answer (default 3).
-    reversal_cost: SHD cost of a reversed edge (default 1; 2 reproduces the paper's SHD convention).
+    max_attempts: judge asks per evaluation until a valid answer (default 3, at least 1).
+    reversal_cost: SHD cost of a reversed edge, within 1..2 (default 1; 2 reproduces the paper's SHD convention).
     dataset, revision: the Hub dataset (ORG/NAME) and revision that id references come from.
     hub_dir: or the root of local builds that id references come from (built there if missing).
-    concurrency: predictions scored at once (default 4).
+    concurrency: predictions scored at once (default 4, at least 1).
     cache_path: optional SQLite response cache of the judge.
 Returns:
     judge (mean, population SD and count of node/edge/overall precision, recall, F1), deterministic
     (per matching mode: means of node/edge P/R/F1, shd, normalized_shd), errors (counts by
-    category), n, items (per prediction: judge labels per item and scores, name-based scores),
-    judge_usage.
+    category), unparsable (predictions that could not be read), n, items (per prediction: judge
+    labels per item and scores, name-based scores), judge_usage.
 """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class RecastJudge(evaluate.Metric):
+class RecastJudge(metric_base.BatchMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -94,6 +101,7 @@ class RecastJudge(evaluate.Metric):
         concurrency=4,
         cache_path=None,
     ):
+        check_options(mode, reversal_cost, max_attempts, concurrency)
         location = None
         if dataset or hub_dir:
             location = DatasetLocation(hub_dir=Path(hub_dir or DEFAULT_HUB_DIR), repo_id=dataset, revision=revision)

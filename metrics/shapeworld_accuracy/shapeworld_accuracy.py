@@ -6,7 +6,8 @@ Thin adapter over :func:`causal_datasets.shapeworld.scoring.score_episodes`.
 import datasets
 import evaluate
 
-from causal_datasets.shapeworld.scoring import score_episodes
+from causal_datasets import metric_base  # the module, not the class: evaluate.load takes the first Metric class it finds
+from causal_datasets.shapeworld.scoring import score_predictions
 
 _CITATION = """\
 @inproceedings{feng2025causallink,
@@ -28,13 +29,16 @@ standard error over initial setups, mean steps to a judgment, error counts by mo
 the paper's failure patterns (counts and shares of the wrong answers), overall, per causal
 structure, per number of variables and per number of variables among the episodes that start with
 every shape moving. An episode without a valid answer counts as wrong.
+A prediction other than "yes"/"no" is wrong and counted in `unparsable`; a gold label outside
+yes/no, a bad column value and an empty batch are a ValueError naming the argument and episode.
 """
 
 _KWARGS_DESCRIPTION = """
 Args:
-    predictions: "yes", "no", or "" when the episode ended without a valid answer.
-    references: the ground truth, "yes" or "no" (the dataset's `answer`).
-    structures: optional structure of each episode (dataset column `structure`).
+    predictions: "yes", "no", or "" when the episode ended without a valid answer (anything else
+        is unparsable: wrong).
+    references: the ground truth, "yes" or "no", or the dataset's `answer` class label (0 yes, 1 no).
+    structures: optional structure of each episode (dataset column `structure`, names or integers).
     num_variables: optional number of shapes of each episode (dataset column `num_variables`).
     steps: optional number of actions each episode took.
     errors: optional terminal error mode of each episode ("" or None when none).
@@ -44,7 +48,7 @@ Args:
         moving at the start); without it `accuracy_se` is None.
     all_moving: optional flag per episode: every shape moves at the start (results.jsonl `all_moving`).
 Returns:
-    episodes, accuracy, accuracy_se, setups, accuracy_true, accuracy_false, true_cases,
+    episodes, unparsable, accuracy, accuracy_se, setups, accuracy_true, accuracy_false, true_cases,
     false_cases, answered, predicted_yes, mean_steps, errors {mode: count}, error_total,
     failure_patterns {pattern: count}, failure_pattern_shares {pattern: share of wrong answers},
     and the same per structure (`by_structure`), per number of variables (`by_num_variables`)
@@ -57,7 +61,7 @@ Example:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class ShapeworldAccuracy(evaluate.Metric):
+class ShapeworldAccuracy(metric_base.BatchMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -72,22 +76,7 @@ class ShapeworldAccuracy(evaluate.Metric):
         self, predictions, references, structures=None, num_variables=None, steps=None, errors=None,
         invalid_actions=None, failure_patterns=None, setups=None, all_moving=None,
     ):
-        count = len(references)
-        columns = {
-            "structure": structures or ["unspecified"] * count,
-            "num_variables": num_variables or [0] * count,
-            "steps": steps or [0] * count,
-            "error": errors or [None] * count,
-            "invalid_actions": invalid_actions or [0] * count,
-            "failure_pattern": failure_patterns or [None] * count,
-            "setup": setups or [None] * count,
-            "all_moving": all_moving or [None] * count,
-        }
-        lengths = {name: len(values) for name, values in columns.items() if len(values) != count}
-        if lengths:
-            raise ValueError(f"{count} references but {lengths} values")
-        items = [
-            {"gold": gold, "prediction": prediction or None, **{name: values[i] for name, values in columns.items()}}
-            for i, (prediction, gold) in enumerate(zip(predictions, references))
-        ]
-        return score_episodes(items)
+        return score_predictions(
+            predictions, references, structures=structures, num_variables=num_variables, steps=steps, errors=errors,
+            invalid_actions=invalid_actions, failure_patterns=failure_patterns, setups=setups, all_moving=all_moving,
+        )

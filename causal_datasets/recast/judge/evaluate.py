@@ -66,10 +66,20 @@ def judge_graph(client: ChatClient, sample: RecastSample, prediction: CausalGrap
     return Judgement(sample.id, evaluations, scores_from(evaluations))
 
 
+def unparsable_judgement(sample: RecastSample) -> Judgement:
+    """What an unreadable prediction gets, without a judge call: every evaluation's rate 0, the worst."""
+    evaluations = {kind: Evaluation(kind, rate=_rate_function(kind)([])) for kind in EVALUATION_KINDS}
+    return Judgement(sample.id, evaluations, scores_from(evaluations))
+
+
+def _rate_function(kind: str):
+    return scoring.precision if kind.endswith("precision") else scoring.recall
+
+
 def _evaluate(client: ChatClient, sample: RecastSample, prediction: CausalGraph, kind: str, count: int,
               max_attempts: int) -> Evaluation:
     evaluation = Evaluation(kind)
-    rate_of = scoring.precision if kind.endswith("precision") else scoring.recall
+    rate_of = _rate_function(kind)
     if count == 0:  # nothing to judge: an empty prediction has precision 0 and recalls nothing
         evaluation.rate = rate_of([])
         return evaluation
