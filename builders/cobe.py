@@ -55,7 +55,7 @@ def build(context: BuildContext) -> BuildOutcome:
 def prompt_row(query: CoBeQuery) -> CoBePromptRow:
     """The training-ready row of a query: the runner's request and the representative answer."""
     return CoBePromptRow(
-        id=query.id, messages=chat_messages(build_messages(query)), reference=query.representative_answer,
+        id=query.id, prompt=chat_messages(build_messages(query)), reference=query.representative_answer,
         query_id=query.id, phrasing=query.phrasing, domain=query.domain, graph_type=query.graph_type,
     )
 
@@ -69,6 +69,11 @@ BUILDER = DatasetBuilder(
     name="cobe",
     history=(
         Release("1.0.0", "First release: scenarios, queries, published responses and prompts from the CoBe website file."),
+        Release(
+            "1.1.0",
+            "The `prompts` rows carry their request as TRL's conversational `prompt` column (was `messages`, which "
+            "TRL's trainers read as a whole conversation to imitate, not as a prompt).",
+        ),
     ),
     pretty_name="CoBe: Conversational Counterfactual Text Editing",
     configs={"scenarios": CoBeScenario, "queries": CoBeQuery, "responses": CoBeResponse, "prompts": CoBePromptRow},

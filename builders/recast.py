@@ -42,6 +42,11 @@ BUILDER = DatasetBuilder(
             "follow the paper's definition over all nodes (1.0.0 counted labelled nodes only, which differs in the 77 "
             "samples that have unlabelled nodes).",
         ),
+        Release(
+            "1.2.0",
+            "The `prompts` rows carry their request as TRL's conversational `prompt` column (was `messages`, which "
+            "GRPOTrainer does not read); rows unchanged otherwise.",
+        ),
     ),
     pretty_name="ReCAST: causal graphs from real-world economics papers",
     configs={"default": RecastSample, "prompts": RecastPromptRow},

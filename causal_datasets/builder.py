@@ -103,7 +103,8 @@ class DatasetBuilder:
     ``history`` lists every version, oldest first; the last one is the dataset's ``version``, so a
     new version is one more :class:`Release`. ``citations`` are BibTeX keys of the metric cards
     (:mod:`causal_datasets.hub.citations`), ``metrics`` the evaluate modules the card shows.
-    ``card_context`` adds dataset-specific statistics (Markdown tables, figures) to the card.
+    ``card_context`` adds dataset-specific statistics (Markdown tables, figures) to the card, ``card_metadata``
+    front matter keys the rows decide (over the template's; e.g. an export's licence, from the benchmarks it holds).
     ``source_name`` is the folder or file looked up under ``--sources DIR`` by ``build --all``.
     ``options`` is the pydantic model of the build's own options (e.g. the sizes of a generated set):
     ``build`` offers its fields as flags, and the manifest records the values a build used.
@@ -119,6 +120,7 @@ class DatasetBuilder:
     needs_source: bool = False
     source_name: str | None = None
     card_context: Callable[[BuiltRecords], Mapping[str, Any]] | None = None
+    card_metadata: Callable[[BuiltRecords], Mapping[str, Any]] | None = None
     default_split: str = "test"
     card_template: Path | None = None
     citations: Sequence[str] = ()

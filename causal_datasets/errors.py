@@ -115,6 +115,11 @@ class ComparisonError(CausalDatasetsError, ValueError):
     """Two runs cannot be compared: different benchmarks, no item scored in both, an unknown number."""
 
 
+class ExportError(CausalDatasetsError, ValueError):
+    """Runs cannot be exported as a results dataset: a name the Hub refuses, runs without items or numbers, a folder
+    that is not an export (or one written by a newer causal-datasets)."""
+
+
 # --- the LLM client ---------------------------------------------------------------------------------
 
 

@@ -2,16 +2,23 @@
 
 A base URL or ``HF_ENDPOINT`` may hold ``user:password@`` or ``?key=...``. Run folders, logs, the
 response cache key and every error message (LLM client errors, push errors, the command line's
-``error:`` line) show URLs only through :func:`redact_url` / :func:`redact_urls`.
+``error:`` line) show URLs only through :func:`redact_url` / :func:`redact_urls`. What leaves the
+machine as data (an exported run, :mod:`causal_datasets.exports`) goes through a :class:`Redactor`,
+which also removes secret values, credentials and local paths.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-#: a URL in free text; a scheme starts only where a word starts, so a long run of letters is scanned once
-_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
+#: what follows a URL's scheme in free text, wherever the scheme ends (``1https://u:p@h`` too), up to a space, a
+#: quote or the next ``://`` (a URL inside a URL is redacted as one of its own); the text is read once
+_AFTER_SCHEME = re.compile(r"://(?:(?!://)[^\s'\"<>`])+")
 _USER_INFO = re.compile(r"//[^/@\s]*@")
 
 
@@ -31,4 +38,82 @@ def redact_url(url: str) -> str:
 
 def redact_urls(text: str) -> str:
     """``text`` with every URL in it redacted by :func:`redact_url`."""
-    return _URL.sub(lambda match: redact_url(match.group()), text)
+    return _AFTER_SCHEME.sub(lambda match: redact_url(f"x{match.group()}")[1:], text)
+
+
+#: environment variables whose values are secrets (``OPENAI_API_KEY``, ``HF_TOKEN``, ``DB_PASSWORD`` ...)
+SECRET_NAME = re.compile(r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)(?:_|$)", re.I)
+#: mapping keys whose string values are secrets wherever they appear (``api_key``, ``Authorization`` ...)
+SECRET_KEY = re.compile(r"(?:^|[_-])(?:api[_-]?key|apikey|token|password|passwd|secret|authorization|credentials?)"
+                        r"(?:$|[_-])", re.I)
+#: a secret value shorter than this is not looked for in text (it would match ordinary words and numbers)
+MIN_SECRET_LENGTH = 8
+REDACTED = "<redacted>"
+PATH = "<path>"
+#: the shapes of common credentials: OpenAI-style and Hugging Face keys, GitHub and Slack tokens, AWS key ids
+_CREDENTIAL = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
+                         r"|AKIA[0-9A-Z]{16}|xox[abpr]-[A-Za-z0-9-]{10,})")
+_BEARER = re.compile(r"\b(Bearer|Basic|Token)(\s+)[^\s'\"]+", re.I)
+_FILE_URL = re.compile(r"file://[^\s'\"<>`]*", re.I)
+_PATH_CHARS = r"[\w.@+~-]"
+#: a POSIX absolute (or home-relative) path of at least two parts, starting where a word could start: not inside a
+#: URL, a ratio such as ``P(Y)/P(X)`` or a date
+_ABSOLUTE_PATH = re.compile(rf"(?<![\w.:/\\~-])~?/(?:{_PATH_CHARS}+/)+{_PATH_CHARS}*")
+
+
+class Redactor:
+    """Removes secrets and local paths from text and from JSON-like values, for what leaves the machine.
+
+    In order: the values of secret environment variables (:data:`SECRET_NAME`, at least
+    :data:`MIN_SECRET_LENGTH` characters), text shaped like a credential or an ``Authorization`` value, ``file:``
+    URLs, the user info, query and fragment of other URLs (:func:`redact_url`), the given ``paths`` (absolute, and as
+    given when relative with a folder in them) and the home folder, then any absolute path of two or more parts.
+    In a mapping, the string value of a key such as ``api_key`` or ``token`` (:data:`SECRET_KEY`) is replaced whole.
+    """
+
+    def __init__(self, paths: Iterable[Path] = (), environ: Mapping[str, str] | None = None):
+        environ = os.environ if environ is None else environ
+        secrets = {value for name, value in environ.items()
+                   if SECRET_NAME.search(name) and len(value) >= MIN_SECRET_LENGTH}
+        self._secrets = _literals(secrets)
+        places = set()
+        for path in paths:
+            places.add(str(Path(path).resolve()))
+            if not Path(path).is_absolute() and "/" in str(path).strip("/"):
+                places.add(str(path).rstrip("/"))
+        self._paths = _literals(places)
+        home = str(Path.home())
+        self._home = _literals([home], boundary=True) if len(home) > 1 else None
+
+    def text(self, text: str) -> str:
+        if self._secrets is not None:
+            text = self._secrets.sub(REDACTED, text)
+        text = _CREDENTIAL.sub(REDACTED, text)
+        text = _BEARER.sub(lambda match: f"{match[1]}{match[2]}{REDACTED}", text)
+        text = redact_urls(_FILE_URL.sub(PATH, text))
+        if self._paths is not None:
+            text = self._paths.sub(PATH, text)
+        if self._home is not None:
+            text = self._home.sub("~", text)
+        return _ABSOLUTE_PATH.sub(PATH, text)
+
+    def value(self, value: Any) -> Any:
+        """``value`` (nested dicts, lists, strings, numbers) with every string redacted and secret keys' values
+        replaced; keys are kept as they are."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {key: REDACTED if isinstance(item, str) and SECRET_KEY.search(str(key)) else self.value(item)
+                    for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.value(item) for item in value]
+        return value
+
+
+def _literals(strings: Iterable[str], *, boundary: bool = False) -> re.Pattern[str] | None:
+    """One pattern matching any of ``strings``, longest first (with ``boundary``: not followed by more of a name)."""
+    ordered = sorted(set(strings), key=lambda s: (-len(s), s))
+    if not ordered:
+        return None
+    pattern = "|".join(map(re.escape, ordered))
+    return re.compile(f"(?:{pattern})(?!{_PATH_CHARS})" if boundary else pattern)

@@ -9,7 +9,9 @@ their integer index, as ``datasets`` stores them); anything else TRL adds (``tra
 
 No function raises on a completion or a column value: an unusable one gets the lowest reward,
 0.0, and each call logs at most one warning (logger ``causal_datasets.rewards``) counting the
-reasons. Each function documents the columns it reads.
+reasons. Each function documents the columns it reads; :data:`PROMPTS_CONFIGS` names the
+training-ready config of prompts each one scores (rows in TRL's conversational ``prompt`` format,
+with those columns).
 """
 
 from __future__ import annotations
@@ -324,7 +326,8 @@ def shapeworld_answer_reward(prompts: Sequence[Any], completions: Sequence[Any],
     The answer is read as the ShapeWorld protocol reads it
     (:func:`~causal_datasets.shapeworld.parsing.parse_answer`: the last JSON object with an
     ``answer`` key outside ``<think>``; reasons ``invalid_format`` / ``invalid_answer``).
-    Column: ``answer`` (``yes``/``no`` or its class-label index).
+    Column: ``answer`` (``yes``/``no`` or its class-label index) of the ``shapeworld`` ``prompts``
+    config (or ``core``/``advanced``, which hold no prompts).
     """
     def score(text: str, row: _Row) -> float:
         expected = row.label("answer", SHAPEWORLD_ANSWERS)
@@ -354,8 +357,8 @@ def cladder_answer(text: str) -> str | None:
 def cladder_answer_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
     """1.0 when the completion's final yes/no (:func:`cladder_answer`) equals the question's answer, else 0.0.
 
-    Column: ``answer`` of the ``cladder_pairs`` ``questions`` config (``yes``/``no`` or its
-    class-label index; a question without one gets 0.0, reason ``no answer column``).
+    Column: ``answer`` of the ``cladder_pairs`` ``yes_no_prompts`` config (or ``questions``;
+    ``yes``/``no`` or its class-label index; a row without one gets 0.0, reason ``no answer column``).
     """
     def score(text: str, row: _Row) -> float:
         expected = row.label("answer", CLADDER_ANSWERS)
@@ -365,3 +368,13 @@ def cladder_answer_reward(prompts: Sequence[Any], completions: Sequence[Any], **
         return float(answer == expected)
 
     return _rewards("cladder_answer_reward", completions, kwargs, score)
+
+
+#: the training-ready config of prompts each reward function scores, as (dataset, config)
+PROMPTS_CONFIGS: dict[Callable[..., list[float]], tuple[str, str]] = {
+    estimand_equivalence_reward: ("cladder_pairs", "prompts"),
+    cladder_answer_reward: ("cladder_pairs", "yes_no_prompts"),
+    recast_edge_f1_reward: ("recast", "prompts"),
+    recast_shd_reward: ("recast", "prompts"),
+    shapeworld_answer_reward: ("shapeworld", "prompts"),
+}

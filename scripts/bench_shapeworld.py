@@ -22,6 +22,7 @@ from causal_datasets.runners.engine import run_task
 from causal_datasets.runners.shapeworld import TASK
 from causal_datasets.runners.task import RunSettings
 from causal_datasets.shapeworld.agents import AGENTS
+from causal_datasets.shapeworld.answer_prompts import answer_prompt_rows
 from causal_datasets.shapeworld.episode import run_episode
 from causal_datasets.shapeworld.generate import advanced_tasks, core_tasks
 
@@ -33,7 +34,9 @@ def timed(fn):
 
 
 def main() -> None:
-    tasks, generate_s = timed(lambda: core_tasks(0) + advanced_tasks(0))
+    (core, advanced), generate_s = timed(lambda: (core_tasks(0), advanced_tasks(0)))
+    tasks = core + advanced
+    prompts, prompts_s = timed(lambda: answer_prompt_rows({"core": core, "advanced": advanced}))
     with tempfile.TemporaryDirectory() as out:
         _, folder_s = timed(lambda: build_to_folder(get_builder("shapeworld"), Path(out), BuildContext(seed=0)))
         location = DatasetLocation(hub_dir=Path(out))
@@ -48,6 +51,7 @@ def main() -> None:
         ["step", "seconds"],
         [
             ["generate core + advanced records (1284)", round(generate_s, 3)],
+            [f"`prompts` rows ({len(prompts):,}: the strategy agent's episodes in 4 prompt variants)", round(prompts_s, 3)],
             ["build hub folder (records, Parquet, card, manifest)", round(folder_s, 3)],
             *[[f"play 1284 episodes, {name} agent", round(s, 3)] for name, s in seconds.items()],
             ["**build folder + oracle episodes**", round(folder_s + seconds["oracle"], 3)],

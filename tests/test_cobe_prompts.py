@@ -18,7 +18,7 @@ def test_prompts_rows_are_the_runner_requests(tmp_path):
     assert prompts.num_rows == len(queries) == 127  # the website file asks each scenario in one phrasing
     for row in prompts:
         query = queries[row["id"]]
-        assert row["messages"] == build_messages(query)
-        assert row["messages"][0]["role"] == "user" and query.query in row["messages"][0]["content"]
+        assert row["prompt"] == build_messages(query)
+        assert row["prompt"][0]["role"] == "user" and query.query in row["prompt"][0]["content"]
         assert row["reference"] == query.representative_answer
     assert prompts.features["phrasing"].names == ["A", "B", "C"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import string
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -29,6 +30,7 @@ from causal_datasets.docalc.verdict import Verdict, check_equivalence
 from causal_datasets.graph import CausalGraph, GraphError
 from causal_datasets.llm.structured import StructuredError, extract_json_block, extract_yaml_block
 from causal_datasets.recast.parsing import AnswerFormatError, read_prediction
+from causal_datasets.redaction import Redactor
 from causal_datasets.scoring.graph_compare import compare_graph_batch, compare_graphs
 from causal_datasets.shapeworld.parsing import parse_action, parse_answer, parse_choice
 from causal_datasets.shapeworld.scoring import score_episodes
@@ -269,6 +271,7 @@ def test_the_known_pathological_inputs_on_every_parser(text):
             pass
     parse_step(text), parse_action(text), extract_estimand(text), parse_tf(text)
     assert isinstance(check_equivalence(text, "P(Y)", "Y", prove=False), Verdict)
+    assert isinstance(Redactor([Path("/tmp/run")], {"API_KEY": "a-secret-value"}).text(text), str)
 
 
 @pytest.mark.parametrize("run", [" " * 20000, "\t \n" * 5000, "\u00a0" * 20000])
@@ -492,3 +495,23 @@ def test_any_reply_body_is_a_chat_result_with_whole_counts_or_a_value_error(body
     for count in (result.prompt_tokens, result.completion_tokens, result.reasoning_tokens, result.cache_read_tokens):
         assert isinstance(count, int) and 0 <= count < 10**12
     assert result.reasoning is None or (isinstance(result.reasoning, str) and result.reasoning)
+
+
+URL_AND_PATH_CHARS = "/:@?#.~-_ab1 \n'\"=[]"
+
+
+@FUZZ
+@given(mixed(URL_AND_PATH_CHARS), mixed(URL_AND_PATH_CHARS))
+@example("http:/", "")
+@example("file:/", "x")
+@example("Token ", "@h")
+@example("a", "b/c")
+@example("1", "")
+@example("1file:/", "")
+def test_redaction_removes_a_planted_secret_whatever_surrounds_it(prefix, suffix):
+    secret, folder = "env-secret-value-9", "/tmp/run-folder/x1"
+    redactor = Redactor([Path(folder)], {"OPENAI_API_KEY": secret})
+    assert secret not in redactor.text(prefix + secret + suffix)
+    assert folder not in redactor.text(prefix + folder + suffix)
+    assert "pa55word" not in redactor.text(prefix + "https://user:pa55word@host/v1?key=k3y" + suffix)
+    assert "k3y" not in redactor.text(prefix + "https://host/v1?key=k3y" + suffix)

@@ -59,11 +59,11 @@ def replying(answers: dict[str, str]):
 def cladder_answers(hub):
     """Varied replies to the first questions: the estimand, the quantity restated, a naive estimand, nothing."""
     questions = datasets.load_dataset(str(hub / "cladder_pairs"), "questions", split="test")
+    position = {question_id: index for index, question_id in enumerate(questions["id"])}
     replies = {}
     for index, row in enumerate(prompts(hub, "cladder_pairs")):
-        question = CladderQuestionRow.from_row(questions[index], questions.features)
-        assert question.id == row["id"]
-        replies[row["messages"][-1]["content"]] = (
+        question = CladderQuestionRow.from_row(questions[position[row["id"]]], questions.features)
+        replies[row["prompt"][-1]["content"]] = (
             f"Reasoning.\nEstimand: {row['reference']}",
             f"Estimand: {formal_expression(question).text}",
             "Estimand: P(Y=1|X=1) - P(Y=1|X=0)",
@@ -115,10 +115,10 @@ def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_
     by_messages = {json.dumps(r["messages"]): r for r in lm_requests}
     assert len(lm_requests) == len(by_messages) == LIMIT
     for row in rows:
-        assert by_messages[json.dumps(row["messages"])]["messages"] == row["messages"]  # exactly the config's turns
+        assert by_messages[json.dumps(row["prompt"])]["messages"] == row["prompt"]  # exactly the config's turns
     for request in cd_requests:  # the same body as the runner's but for an empty stop list (no stop sequence)
         assert by_messages[json.dumps(request["messages"])] == request | {"stop": []}
-    assert cd_requests[0] == {"model": STUB_MODEL, "messages": rows[0]["messages"], "temperature": 0.0, "max_tokens": 512,
+    assert cd_requests[0] == {"model": STUB_MODEL, "messages": rows[0]["prompt"], "temperature": 0.0, "max_tokens": 512,
                               "seed": 0}
 
     (samples_file,) = (tmp_path / "lm").glob("*/samples_causal_cladder_estimand_*.jsonl")
@@ -127,7 +127,7 @@ def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_
     assert [s["doc"]["id"] for s in samples] == [row["id"] for row in rows]
     for sample in samples:
         reply = sample["resps"][0][0]
-        assert reply == answers[sample["doc"]["messages"][-1]["content"]]
+        assert reply == answers[sample["doc"]["prompt"][-1]["content"]]
         scores = score_answer(extract_estimand(reply), CladderQuestionRow.model_validate_json(sample["doc"]["question"]))
         ran = runner[sample["doc"]["id"]]
         assert sample["accuracy"] == sample["identification_accuracy"] == float(scores["identified"] is True) == float(
@@ -143,19 +143,20 @@ def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_
 def test_the_group_runs_recast_and_cobe_on_their_prompts(hub):
     recast = prompts(hub, "recast", n=3, keep=lambda row: row["variant"] == 0)  # the standard variant
     cobe = prompts(hub, "cobe", n=3)
-    references = {row["messages"][-1]["content"]: row["reference"] for row in recast}
+    references = {row["prompt"][-1]["content"]: row["reference"] for row in recast}
     half = {text: "```json\n" + json.dumps({"relationships": [{"source": s, "sink": t} for s, t in
                                             list(parse_graph_answer(ref).graph.edges)[::2]]}) + "\n```"
             for text, ref in references.items()}
-    answers = half | {cobe[0]["messages"][-1]["content"]: "Alice bent down.", cobe[1]["messages"][-1]["content"]: "  "}
-    answers[recast[2]["messages"][-1]["content"]] = "<think>no graph</think> Sorry."
+    answers = half | {cobe[0]["prompt"][-1]["content"]: "Alice bent down.", cobe[1]["prompt"][-1]["content"]: "  "}
+    answers[recast[2]["prompt"][-1]["content"]] = "<think>no graph</think> Sorry."
     with StubServer(replying(answers)) as server:
         results, samples = in_process(["causal_reasoning"], server.base_url, {"hub_dir": str(hub)}, limit=3)
         sent = [r["messages"] for r in server.requests]
     assert len(sent) == 9
     for row in recast + cobe:
-        assert row["messages"] in sent
-    assert [m["role"] for m in cobe[0]["messages"]] == ["user"] and [m["role"] for m in recast[0]["messages"]] == ["system", "user"]
+        assert row["prompt"] in sent
+    assert [m["role"] for m in cobe[0]["prompt"]] == ["user"]
+    assert [m["role"] for m in recast[0]["prompt"]] == ["system", "user"]
 
     graphs = samples["causal_recast_graph"]
     assert [s["doc"]["id"] for s in graphs] == [row["id"] for row in recast]
@@ -182,7 +183,7 @@ def test_a_pushed_dataset_is_read_by_hub_id(hub, local_hub):
         equivalence, _ = in_process(["causal_cladder_estimand"], server.base_url, metadata | {"scoring": "equivalence"},
                                     limit=2)
         sent = [r["messages"] for r in server.requests]
-    assert sent and all(row["messages"] in sent for row in prompts(hub, "cladder_pairs", n=2))
+    assert sent and all(row["prompt"] in sent for row in prompts(hub, "cladder_pairs", n=2))
     # item 0 answers the estimand; item 1 restates the asked quantity, which identifies nothing but is equal
     assert results["causal_cladder_estimand"]["accuracy,none"] == 0.5
     assert equivalence["causal_cladder_estimand"]["accuracy,none"] == 1.0

@@ -1,21 +1,31 @@
-"""The training-ready ``prompts`` configs: TRL's conversational format, exactly the runners' requests,
-references that parse back into the ground truth."""
+"""The training-ready ``prompts`` configs: TRL's conversational ``prompt`` column, exactly the runners'
+requests (ShapeWorld: the answer request of an episode; CLadder's yes/no: CLadder's question), references
+that parse back into the ground truth and earn the reward."""
+
+import json
 
 import datasets
 import pytest
 
+from causal_datasets import rewards
 from causal_datasets.builder import BuildContext
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.task import build_messages as cladder_messages
+from causal_datasets.docalc.task import reference_unobserved
+from causal_datasets.docalc.yes_no import build_messages as yes_no_messages
 from causal_datasets.hub.folder import build_to_folder, load_records
-from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.recast.parsing import parse_graph_answer
 from causal_datasets.recast.prompts import build_messages as recast_messages
 from causal_datasets.recast.prompts import node_ids
 from causal_datasets.records.cladder_pairs import CladderQuestionRow
 from causal_datasets.records.prompts import ChatMessage, PromptRow
 from causal_datasets.records.recast import RecastSample
+from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.registry import get_builder
+from causal_datasets.shapeworld.agents import StrategyAgent
+from causal_datasets.shapeworld.episode import run_episode
+from causal_datasets.shapeworld.prompts import answer_prompt, system_prompt
+from tests.support.data import SHARED_DATA_DIR
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +50,11 @@ def load_prompts(folder):
 
 
 def assert_conversational(rows):
-    """TRL's conversational format: ``messages`` is a list of {"role": str, "content": str} dicts."""
-    for messages in rows["messages"]:
+    """TRL's conversational prompt-only format: ``prompt`` is a list of {"role": str, "content": str} dicts
+    that ends with a user turn (the model answers it)."""
+    assert "messages" not in rows.column_names  # TRL's trainers would read it as a conversation to imitate
+    for messages in rows["prompt"]:
+        assert messages[-1]["role"] == "user"
         assert isinstance(messages, list) and messages
         for message in messages:
             assert set(message) == {"role", "content"}
@@ -57,7 +70,7 @@ def test_recast_prompts_are_the_runner_requests_with_parsable_references(recast_
     for row in rows:
         sample = samples[row["sample_id"]]
         name_assisted = variants.int2str(row["variant"]) == "name_assisted"
-        assert row["messages"] == recast_messages(sample, name_assisted=name_assisted)
+        assert row["prompt"] == recast_messages(sample, name_assisted=name_assisted)
         parsed = parse_graph_answer(row["reference"], node_ids(sample) if name_assisted else None)
         assert not parsed.unknown_ids
         assert set(parsed.graph.edges) == set(sample.graph().edges)  # node names as the graph normalizes them
@@ -68,18 +81,59 @@ def test_recast_prompts_are_the_runner_requests_with_parsable_references(recast_
 def test_cladder_prompts_are_the_runner_requests_with_the_estimand(cladder_folder):
     rows = load_prompts(cladder_folder)
     questions = {q.id: q for q in load_records(cladder_folder, "questions", "test", CladderQuestionRow)}
-    assert len(rows) == len(questions) == 3627
+    unasked = {q.id for q in questions.values() if reference_unobserved(q)}
+    assert len(questions) == 3627 and len(unasked) == 217
+    assert {(questions[i].graph_id, questions[i].query_type) for i in unasked} == {("arrowhead", "nde"), ("arrowhead", "nie")}
+    assert set(rows["id"]) == set(questions) - unasked and len(rows) == 3410  # the questions eval asks
     assert_conversational(rows)
     query_types = rows.features["query_type"]
     for row in rows:
         question = questions[row["id"]]
-        assert row["messages"] == cladder_messages(question)
+        assert row["prompt"] == cladder_messages(question)
         assert row["reference"] == question.estimand and parse(row["reference"]) == parse(question.estimand)
         assert row["rung"] == question.rung and query_types.int2str(row["query_type"]) == question.query_type
+
+
+def test_cladder_yes_no_prompts_are_cladders_questions_with_its_answer(cladder_folder):
+    rows = datasets.load_dataset(str(cladder_folder), "yes_no_prompts", split="test")
+    questions = {q.id: q for q in load_records(cladder_folder, "questions", "test", CladderQuestionRow)}
+    assert len(rows) == len(questions) == 3627  # every question has CLadder's answer, the 217 included
+    assert_conversational(rows)
+    answers = rows.features["answer"]
+    for row in rows:
+        question = questions[row["id"]]
+        (turn,) = row["prompt"]
+        assert row["prompt"] == yes_no_messages(question) and turn["role"] == "user"
+        assert turn["content"].startswith("Imagine a self-contained, hypothetical world")
+        assert question.given_info in turn["content"] and question.question in turn["content"]
+        assert answers.int2str(row["answer"]) == question.answer and row["reference"] == f"Answer: {question.answer}"
+
+
+def test_shapeworld_prompts_end_with_the_answer_request_after_the_strategy_agents_experiment(tmp_path):
+    folder = build_to_folder(get_builder("shapeworld"), tmp_path, BuildContext(seed=0)).folder
+    rows = load_prompts(folder)
+    tasks = {config: {t.id: t for t in load_records(folder, config, "test", ShapeWorldTask)}
+             for config in ("core", "advanced")}
+    assert len(rows) == 4 * (84 + 1200)
+    assert_conversational(rows)
+    features = rows.features
+    for row in rows.select(range(0, len(rows), 7)):  # every seventh row: all configs, variants and both answers
+        config, variant = features["config"].int2str(row["config"]), features["variant"].int2str(row["variant"])
+        task = tasks[config][row["task_id"]]
+        episode = run_episode(task, StrategyAgent(), variant, "agent:strategy")  # the runner's loop, replayed
+        assert row["prompt"] == episode.transcript[:-1] and row["id"] == f"{task.id}-{variant}"
+        assert row["prompt"][0]["content"] == system_prompt(variant)
+        assert row["prompt"][-1]["content"] == answer_prompt(task.question, variant)
+        assert row["reference"] == json.dumps({"answer": task.answer})
+        assert features["answer"].int2str(row["answer"]) == task.answer
+        turns = sum(m["role"] == "assistant" for m in row["prompt"])
+        assert turns == 2 * row["steps"] == 2 * episode.steps  # per step an action and a choice
+        assert rewards.shapeworld_answer_reward(prompts=[row["prompt"]], completions=[row["reference"]],
+                                                answer=[row["answer"]]) == [1.0]
 
 
 def test_prompt_rows_reject_unknown_roles():
     with pytest.raises(ValueError, match="role must be one of"):
         ChatMessage(role="tool", content="x")
     features = PromptRow.features()
-    assert features["messages"].feature["role"] == datasets.Value("string")  # a string, not a class label
+    assert features["prompt"].feature["role"] == datasets.Value("string")  # a string, not a class label

@@ -30,14 +30,14 @@ def rows_of(hub, name, config, keep=lambda row: True, n=None):
 
 
 def trl_call(reward, rows, completions, *, conversational=True):
-    """``reward`` called as GRPOTrainer does: the dataset's ``prompt`` (our ``messages``, renamed as GRPO
-    wants; the last user turn in the standard format), the completions, ``completion_ids``, every other
+    """``reward`` called as GRPOTrainer does: the dataset's ``prompt`` (the last user turn in the standard
+    format; the question for a config without prompts), the completions, ``completion_ids``, every other
     column as a list with one value per completion, and ``trainer_state``, ``log_extra``, ``log_metric``."""
     assert len(rows) == len(completions)
     inputs = []
     for row in rows:
         example = dict(row)
-        messages = example.pop("messages", None) or [{"role": "user", "content": example.get("question", "?")}]
+        messages = example.pop("prompt", None) or [{"role": "user", "content": example.get("question", "?")}]
         example["prompt"] = messages if conversational else messages[-1]["content"]
         inputs.append(example)
     if conversational:
@@ -128,7 +128,7 @@ def test_odd_completions_and_columns_get_the_lowest_reward_and_one_warning(hub, 
         "trainer_state": object(),
     }
     with caplog.at_level(logging.WARNING, LOGGER):
-        got = rewards.estimand_equivalence_reward(prompts=[row["messages"]] * 10, completions=completions, **columns)
+        got = rewards.estimand_equivalence_reward(prompts=[row["prompt"]] * 10, completions=completions, **columns)
     assert got == [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]  # [{"content": ...}]: TRL's documented shape
     (warning,) = warnings_of(caplog)
     for reason in ("8 of 10", "malformed completion: 3", "no reference or estimand column: 2", "bad reference: 1",
@@ -182,14 +182,15 @@ def test_recast_rewards_against_the_reference_graph(hub, caplog):
     assert "8 of 56 completions got the lowest reward (no relationships JSON: 8)" in warnings_of(caplog)[0]
 
 
-def test_shapeworld_answer_reward_on_the_core_config(hub, caplog):
-    rows = rows_of(hub, "shapeworld", "core")
-    assert {row["answer"] for row in rows} == {0, 1}  # class-label indices: yes, no
+def test_shapeworld_answer_reward_on_the_prompts_config(hub, caplog):
+    rows = rows_of(hub, "shapeworld", "prompts", keep=lambda row: row["config"] == 0 and row["variant"] == 0)
+    assert len(rows) == 84 and {row["answer"] for row in rows} == {0, 1}  # the core set, basic; labels: yes, no
     names = ("yes", "no")
     group, expected = [], []
     for row in rows:
         right, wrong = names[row["answer"]], names[1 - row["answer"]]
         for text, reward in [(f'I moved the shapes.\n```json\n{{"answer": "{right.upper()}."}}\n```', 1.0),
+                             (row["reference"], 1.0),
                              (f'{{"answer": "{wrong}"}}', 0.0), ('{"answer": "perhaps"}', 0.0), ("yes", 0.0)]:
             group.append(row)
             expected.append((text, reward))
@@ -217,13 +218,15 @@ def test_reading_a_cladder_answer(text, answer):
     assert rewards.cladder_answer(text) == answer
 
 
-def test_cladder_answer_reward_on_the_questions_config(hub, caplog):
-    rows = rows_of(hub, "cladder_pairs", "questions", n=40)
+def test_cladder_answer_reward_on_the_yes_no_prompts_config(hub, caplog):
+    rows = rows_of(hub, "cladder_pairs", "yes_no_prompts", n=40)
     names = ("yes", "no")
     assert {row["answer"] for row in rows} == {0, 1}
     completions = [f"Answer: {names[row['answer']].title()}" if i % 2 else f"{names[1 - row['answer']]}, it does not."
                    for i, row in enumerate(rows)]
     assert trl_call(rewards.cladder_answer_reward, rows, completions) == [float(i % 2) for i in range(len(rows))]
+    references = [f"Thinking.\n{row['reference']}" for row in rows]
+    assert trl_call(rewards.cladder_answer_reward, rows, references) == [1.0] * 40
     unlabeled = dict(rows[0]) | {"answer": None}
     with caplog.at_level(logging.WARNING, LOGGER):
         assert trl_call(rewards.cladder_answer_reward, [unlabeled, rows[0]], ["Answer: yes", "It depends."]) == [0.0, 0.0]

@@ -31,7 +31,7 @@ def test_core_loads_back_with_declared_features(built):
     assert set(core.features["structure"].names) >= {"direct", "mediation", "confounder", "confounder_with_edge"}
     answers = Counter(core.features["answer"].int2str(v) for v in core["answer"])
     assert answers == {"yes": 37, "no": 47}
-    assert verify_folder(built.folder) == {"core": {"test": 84}, "advanced": {"test": 1200}}
+    assert verify_folder(built.folder) == {"core": {"test": 84}, "advanced": {"test": 1200}, "prompts": {"test": 5136}}
 
 
 def test_records_round_trip_through_parquet(built):
@@ -42,7 +42,7 @@ def test_records_round_trip_through_parquet(built):
 def test_card_reports_the_composition(built):
     card = DatasetCard.load(built.folder / "README.md")
     configs = MetadataConfigs.from_dataset_card_data(card.data)
-    assert list(configs) == ["core", "advanced"] and configs.get_default_config_name() == "core"
+    assert list(configs) == ["core", "advanced", "prompts"] and configs.get_default_config_name() == "core"
     body = card.text
     assert "| all |  | 84 | 4 | 16 | 37 | 47 |" in body
     assert "| all |  | 1200 | 200 | 200 |" in body

@@ -43,7 +43,8 @@ def test_oracle_run_writes_results_and_the_metric_summary(dataset_dir, tmp_path)
     assert summary.metrics.accuracy == 1.0 and summary.metrics.true_cases == 37
     assert TASK.summary_model.model_validate(read_summary(out)) == summary
     assert summary.status == "complete" and summary.items.scored == 84 and summary.failures == {}
-    assert (summary.solver, summary.dataset.configs, summary.dataset.version) == ("agent:oracle", ["core"], "1.0.0")
+    assert (summary.solver, summary.dataset.configs) == ("agent:oracle", ["core"])
+    assert summary.dataset.version == get_builder("shapeworld").version
     metric = evaluate.load(metric_path("shapeworld_accuracy"))
     from_module = metric.compute(
         predictions=[i["prediction"] or "" for i in items],

@@ -1,4 +1,8 @@
-"""``causal-datasets report RUN_DIR [RUN_DIR ...] --out DIR``: Markdown tables and PNG plots of runs."""
+"""``causal-datasets report RUN [RUN ...] --out DIR``: Markdown tables and PNG plots of runs.
+
+A RUN is a run folder, the folder of an exported results dataset (``export-runs``) or an export on the Hub,
+``hf://datasets/ORG/NAME@REVISION``: every run it holds.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,9 @@ from pathlib import Path
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("report", help="tables and plots of one or more eval runs, side by side")
-    parser.add_argument("runs", nargs="+", type=Path, help="run folders written by `causal-datasets eval`")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help=(
+        "a run folder written by `causal-datasets eval`, an exported results dataset (its folder, or "
+        "hf://datasets/ORG/NAME@REVISION on the Hub): all its runs"))
     parser.add_argument("--out", type=Path, required=True, help="folder for report.md and the PNG plots")
     parser.set_defaults(handler=run)
 

@@ -86,9 +86,10 @@ _FINAL = labelled_line(r"final\s+answer")
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
 
 
-def question_story(q: CladderQuestionRow) -> str:
+def question_story(q: CladderQuestionRow, separator: str = " ") -> str:
     """The question's description as CLadder tells it: the story's causal relations, the probabilities, the question."""
-    return " ".join(part.strip() for part in (q.background or "", q.given_info, q.question) if part and part.strip())
+    parts = (q.background or "", q.given_info, q.question)
+    return separator.join(part.strip() for part in parts if part and part.strip())
 
 
 def build_messages(q: CladderQuestionRow) -> Messages:

@@ -127,11 +127,13 @@ def build_messages(q: CladderQuestionRow) -> Messages:
 
 
 def prompt_rows(questions: list[CladderQuestionRow]) -> list[CladderPromptRow]:
-    """The ``prompts`` config: each question's messages, its estimand as the reference, its slices."""
+    """The ``prompts`` config: each question's messages, its estimand as the reference, its slices; the
+    questions ``eval`` leaves out (:func:`reference_unobserved`) are left out here too, since no answer
+    the prompt asks for can earn a reward on them."""
     return [
-        CladderPromptRow(id=q.id, messages=chat_messages(build_messages(q)), reference=q.estimand,
+        CladderPromptRow(id=q.id, prompt=chat_messages(build_messages(q)), reference=q.estimand,
                          rung=q.rung, query_type=q.query_type, graph_id=q.graph_id)
-        for q in questions
+        for q in questions if not reference_unobserved(q)
     ]
 
 

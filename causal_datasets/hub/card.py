@@ -42,7 +42,7 @@ def render_card(
     if not template_path.exists():
         raise BuilderRegistrationError(f"no card template {template_path} for dataset {builder.name!r}")
     template = DatasetCard(template_path.read_text(encoding="utf-8"))
-    declared = template.data.to_dict()
+    declared = {**template.data.to_dict(), **(builder.card_metadata(outcome.records) if builder.card_metadata else {})}
     data = card_data(declared, builder.pretty_name, features, splits, builder.name)
     _check_documented(builder, list(splits))
     entries = bibtex(builder.citations)

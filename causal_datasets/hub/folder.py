@@ -99,14 +99,21 @@ def _check_target(target: Path, name: str) -> None:
     previous = read_manifest(target)
     if previous.get("name") != name:
         raise DatasetFolderError(f"{target} holds a build of {previous.get('name')!r}, not {name!r}; {hint}")
-    written = {*previous.get("files", {}), MANIFEST}
-    foreign = sorted(path.relative_to(target).as_posix() for path in target.rglob("*")
-                     if not path.is_dir() and path.relative_to(target).as_posix() not in written)
+    foreign = foreign_files(target, previous)
     if foreign:
-        shown = ", ".join(foreign[:10]) + (f", ... ({len(foreign)} in all)" if len(foreign) > 10 else "")
-        raise DatasetFolderError(
-            f"{target} holds {len(foreign)} file(s) no build wrote, which a rebuild would delete: {shown}; {hint}"
-        )
+        raise DatasetFolderError(f"{target} holds {foreign}; {hint}")
+
+
+def foreign_files(folder: Path, manifest: dict) -> str | None:
+    """The files of ``folder`` its manifest does not list (which a rebuild would delete), named for a message;
+    None when there are none."""
+    written = {*manifest.get("files", {}), MANIFEST}
+    foreign = sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*")
+                     if not path.is_dir() and path.relative_to(folder).as_posix() not in written)
+    if not foreign:
+        return None
+    shown = ", ".join(foreign[:10]) + (f", ... ({len(foreign)} in all)" if len(foreign) > 10 else "")
+    return f"{len(foreign)} file(s) no build wrote, which a rebuild would delete: {shown}"
 
 
 def _check_configs(target: Path, configs: set[str]) -> None:

@@ -93,18 +93,22 @@ class DatasetLocation:
         return folder
 
     def _hub_snapshot(self, repo_id: str, name: str, config: str) -> Path:
-        try:
-            return Path(snapshot_download(
-                repo_id, repo_type="dataset", revision=self.revision,
-                allow_patterns=[MANIFEST, CARD, f"data/{config}/*"],
-            ))
-        except (OfflineModeIsEnabled, LocalEntryNotFoundError) as error:
-            raise HubDatasetError(
-                f"{self.describe(name)} config {config!r} is not in the Hub cache and offline mode is on "
-                f"(HF_HUB_OFFLINE): download it once online first"
-            ) from error
-        except (OSError, ValueError, HfHubHTTPError, httpx2.TransportError) as error:
-            raise HubDatasetError(f"could not download {self.describe(name)} config {config!r}: {error}") from error
+        what = f"{self.describe(name)} config {config!r}"
+        return hub_snapshot(repo_id, self.revision, [f"data/{config}/*"], what)
+
+
+def hub_snapshot(repo_id: str, revision: str | None, patterns: list[str], what: str) -> Path:
+    """The folder of a Hub dataset's manifest, card and the files of ``patterns`` at ``revision``, downloaded into
+    the Hub cache (or found there offline); :class:`HubDatasetError` naming ``what`` when it cannot be had."""
+    try:
+        return Path(snapshot_download(repo_id, repo_type="dataset", revision=revision,
+                                      allow_patterns=[MANIFEST, CARD, *patterns]))
+    except (OfflineModeIsEnabled, LocalEntryNotFoundError) as error:
+        raise HubDatasetError(
+            f"{what} is not in the Hub cache and offline mode is on (HF_HUB_OFFLINE): download it once online first"
+        ) from error
+    except (OSError, ValueError, HfHubHTTPError, httpx2.TransportError) as error:
+        raise HubDatasetError(f"could not download {what}: {error}") from error
 
 
 def load_benchmark(

@@ -126,7 +126,7 @@ def prompt_rows(samples: list[RecastSample]) -> list[RecastPromptRow]:
             rows.append(
                 RecastPromptRow(
                     id=f"{sample.id}-{variant}",
-                    messages=chat_messages(build_messages(sample, name_assisted=name_assisted)),
+                    prompt=chat_messages(build_messages(sample, name_assisted=name_assisted)),
                     reference=reference_answer(sample, name_assisted=name_assisted),
                     sample_id=sample.id,
                     variant=variant,

@@ -3,7 +3,7 @@
 ``synthetic``: DoVerifier-style pairs on random DAGs with the generating proof; ``cladder``: the
 (formal form, identified estimand) pair of each CLadder question plus verified hard negatives;
 ``questions``: the CLadder questions behind those pairs (the estimand task); ``prompts``: that
-task's chat requests.
+task's chat requests; ``yes_no_prompts``: CLadder's own yes/no questions as chat requests.
 """
 
 from __future__ import annotations
@@ -139,3 +139,9 @@ class CladderPromptRow(PromptRow):
     rung: int = Field(description="Rung of the question (slice).")
     query_type: QueryType = Field(description="Query type of the question (slice).")
     graph_id: GraphFamily = Field(description="Graph family of the question (slice).")
+
+
+class CladderYesNoPromptRow(CladderPromptRow):
+    """A CLadder question as CLadder asks it, answered yes or no (``cladder_answer_reward`` reads ``answer``)."""
+
+    answer: Literal["yes", "no"] = Field(description="CLadder's yes/no answer to the question.")

@@ -1,9 +1,10 @@
-"""Chat rows of the training-ready ``prompts`` configs (TRL's conversational format).
+"""Chat rows of the training-ready ``prompts`` configs (TRL's conversational prompt-only type).
 
-Every ``prompts`` config has one row per benchmark item: ``messages`` is exactly the opening
-request the benchmark's runner sends (a list of ``{role, content}`` dicts once loaded) and
-``reference`` the reference answer as text in the format the prompt asks for. Subclasses add the
-benchmark's slice fields.
+Every ``prompts`` config has one row per benchmark item: ``prompt`` is the request the model
+answers (a list of ``{role, content}`` dicts once loaded: TRL's conversational ``prompt`` column,
+which ``GRPOTrainer`` reads as it is) and ``reference`` the reference answer as text in the format
+the prompt asks for. Subclasses add the columns the benchmark's reward function reads and its slice
+fields.
 """
 
 from __future__ import annotations
@@ -34,11 +35,11 @@ class ChatMessage(Record):
 
 
 class PromptRow(Record):
-    """One item's opening request and its reference answer."""
+    """One item's request and its reference answer."""
 
     id: str = Field(description="Id of the item the request asks about (with the prompt variant, when there are several).")
-    messages: list[ChatMessage] = Field(
-        description="The opening request exactly as `causal-datasets eval` sends it, as chat turns (TRL's conversational format)."
+    prompt: list[ChatMessage] = Field(
+        description="The request the model answers, as chat turns: TRL's conversational `prompt` column."
     )
     reference: str = Field(description="The reference answer, written in the format the request asks for.")
 

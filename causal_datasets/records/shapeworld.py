@@ -2,7 +2,9 @@
 
 A row holds everything needed to replay its episode without the generator: the graph over node
 ids, the shape naming each node, the initially moving nodes, the question (cause, effect), the
-ground-truth answer, the step cap and where the graph came from (seed, graph id).
+ground-truth answer, the step cap and where the graph came from (seed, graph id). The ``prompts``
+config holds, per episode and prompt variant, the request for the answer after an experiment
+(:class:`ShapeWorldPromptRow`).
 """
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ from typing import Literal
 from pydantic import Field
 
 from causal_datasets.records.base import Record
+from causal_datasets.records.prompts import PromptRow
 
 Structure = Literal["direct", "mediation", "confounder", "confounder_with_edge", "random"]
+#: the prompt variants of the protocol (:mod:`causal_datasets.shapeworld.prompts`)
+Variant = Literal["basic", "step_limit", "cot_step_limit", "instructed_cot"]
 Shape = Literal["circle", "square", "triangle", "rectangle", "hexagon", "pentagon", "octagon", "ellipse"]
 
 
@@ -54,3 +59,21 @@ class ShapeWorldTask(Record):
     @property
     def all_moving(self) -> bool:
         return len(self.initially_moving) == self.num_variables
+
+
+class ShapeWorldPromptRow(PromptRow):
+    """An episode's request for the answer, after the ``strategy`` agent's experiment; ``reference`` is
+    the reply it asks for (``{"answer": "yes"}``) and ``answer`` the label ``shapeworld_answer_reward`` reads."""
+
+    task_id: str = Field(description="The episode's `id` in its config.")
+    config: Literal["core", "advanced"] = Field(description="The config the episode comes from (slice).")
+    variant: Variant = Field(
+        description="Prompt variant, as `eval shapeworld --variant`: `basic`, `step_limit`, `cot_step_limit` "
+        "(think step by step before the JSON) or `instructed_cot` (the experiment procedure spelled out, too)."
+    )
+    structure: Structure = Field(description="Causal structure of the episode (slice).")
+    num_variables: int = Field(description="Number of shapes (slice).")
+    steps: int = Field(description="Actions of the experiment the conversation shows, 1 to n + 1 (slice).")
+    answer: Literal["yes", "no"] = Field(
+        description="Ground truth: `yes` iff the graph has a directed path from cause to effect."
+    )

@@ -1,16 +1,18 @@
-"""A run folder as the report reads it: its typed ``summary.json`` and, on demand, its ``results.jsonl``.
+"""A run as the report reads it: its typed ``summary.json`` and, on demand, its ``results.jsonl``.
 
-Both are typed by the benchmark's registered task (an unregistered benchmark is one clear error).
-Folders of summary formats 2 and 3 (causal-datasets 0.2 before results were typed; 3 added intervals)
-are read too: their summary is brought to the current layout (the count field renamed, failures by
-role and category) and their result lines are read untyped
-(:class:`~causal_datasets.runners.records.Untyped`), which is all the report needs of them. Older and
-newer layouts are one error naming the version that wrote them.
+A run comes from a run folder (:func:`load_run`) or from an exported results dataset
+(:mod:`causal_datasets.exports.reading`, whose runs carry their result lines with them). Both files are
+typed by the benchmark's registered task (an unregistered benchmark is one clear error). Summaries of
+formats 2 and 3 (causal-datasets 0.2 before results were typed; 3 added intervals) are read too: brought
+to the current layout (the count field renamed, failures by role and category), their result lines read
+untyped (:class:`~causal_datasets.runners.records.Untyped`), which is all the report needs of them. Older
+and newer layouts are one error naming the version that wrote them.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -47,20 +49,31 @@ class Run:
         """Who answered, then the folder: ``agent:oracle (sw-oracle)``."""
         return f"{self.summary.solver} ({self.path.name})"
 
+    @property
+    def where(self) -> str:
+        """Where the run was read from, for tables and messages."""
+        return str(self.path)
+
     @cached_property
     def results(self) -> list[ItemResult[Any, Any]]:
         """The latest line of each item of ``results.jsonl``, validated (typed by the task; untyped in an older run)."""
         lines = {line["id"]: line for line in read_results(self.path / RESULTS_FILE)}
-        model: Any = self.task.result_model if self.format == SUMMARY_FORMAT else ItemResult[Untyped, Untyped]
-        items = []
-        for number, line in enumerate(lines.values(), start=1):
-            try:
-                items.append(model.model_validate(line if self.format == SUMMARY_FORMAT else upgrade_line(line)))
-            except (ValidationError, ValueError, TypeError) as error:
-                problem = _first_problem(error) if isinstance(error, ValidationError) else str(error)
-                where = f"{self.path / RESULTS_FILE} item #{number} (id={line['id']!r})"
-                raise RunFolderError(f"{where}: {problem}") from None
-        return items
+        return validate_results(lines.values(), str(self.path / RESULTS_FILE), self.task, self.format)
+
+
+def validate_results(lines: Iterable[Mapping[str, Any]], where: str, task: Task[Any, Any, Any],
+                     layout: int = SUMMARY_FORMAT) -> list[ItemResult[Any, Any]]:
+    """Result lines as ``task``'s item results (untyped for a summary format before this one); the first invalid
+    one is a :class:`RunFolderError` naming ``where``."""
+    model: Any = task.result_model if layout == SUMMARY_FORMAT else ItemResult[Untyped, Untyped]
+    items = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            items.append(model.model_validate(line if layout == SUMMARY_FORMAT else upgrade_line(line)))
+        except (ValidationError, ValueError, TypeError) as error:
+            problem = _first_problem(error) if isinstance(error, ValidationError) else str(error)
+            raise RunFolderError(f"{where} item #{number} (id={line['id']!r}): {problem}") from None
+    return items
 
 
 def load_run(path: Path) -> Run:
@@ -69,23 +82,30 @@ def load_run(path: Path) -> Run:
     summary_path = path / SUMMARY_FILE
     if not summary_path.exists():
         raise RunFolderError(f"{path} has no {SUMMARY_FILE}; is it a finished `causal-datasets eval` run?")
-    text = summary_path.read_text(encoding="utf-8")
+    task, summary, layout = parse_summary(summary_path.read_text(encoding="utf-8"), str(summary_path))
+    return Run(path=path, summary=summary, task=task, format=layout)
+
+
+def parse_summary(text: str, where: str) -> tuple[Task[Any, Any, Any], RunSummary[Any], int]:
+    """A ``summary.json`` text as its benchmark's task, its typed summary (in the current layout) and the format it
+    was written in: not JSON, an old or newer format, an unregistered benchmark or an invalid summary is a
+    :class:`RunFolderError` naming ``where``."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise RunFolderError(f"{summary_path} is not valid JSON: {error}") from None
+        raise RunFolderError(f"{where} is not valid JSON: {error}") from None
     if not isinstance(data, dict):
-        raise RunFolderError(f"{summary_path} is not a run summary (a JSON object)")
-    layout = _check_format(summary_path, data)
+        raise RunFolderError(f"{where} is not a run summary (a JSON object)")
+    layout = _check_format(where, data)
     try:
         task = get_task(str(data.get("benchmark")))
     except UnknownBenchmark as error:
-        raise RunFolderError(f"{summary_path}: {error}") from None
+        raise RunFolderError(f"{where}: {error}") from None
     try:
         summary = task.summary_model.model_validate(data if layout == SUMMARY_FORMAT else upgrade_summary(data))
     except ValidationError as error:
-        raise RunFolderError(f"{summary_path} is not a valid run summary: {_first_problem(error)}") from None
-    return Run(path=path, summary=summary, task=task, format=layout)
+        raise RunFolderError(f"{where} is not a valid run summary: {_first_problem(error)}") from None
+    return task, summary, layout
 
 
 def upgrade_summary(data: dict[str, Any]) -> dict[str, Any]:
@@ -97,13 +117,19 @@ def upgrade_summary(data: dict[str, Any]) -> dict[str, Any]:
             metrics["count"] = metrics.pop(name)
     failures: dict[str, dict[str, int]] = {}
     for key, count in (data.get("failures") or {}).items():
+        if isinstance(count, dict):  # already by role and category (an upgraded summary exported as it was read)
+            failures[key] = count
+            continue
         role, category = old_failure(key)
         failures.setdefault(role, {})[category] = failures.get(role, {}).get(category, 0) + count
     return data | {"format": SUMMARY_FORMAT, "metrics": metrics, "failures": failures}
 
 
-def upgrade_line(line: dict[str, Any]) -> dict[str, Any]:
-    """A result line of format 2 or 3 in the current layout, its benchmark's fields kept untyped as ``scores``."""
+def upgrade_line(line: Mapping[str, Any]) -> dict[str, Any]:
+    """A result line of format 2 or 3 in the current layout, its benchmark's fields kept untyped as ``scores`` (a
+    line already upgraded, e.g. read back from an export, as it is)."""
+    if "scores" in line or "generation" in line:
+        return dict(line)
     shared = {"id", "config", "status", "failure", "calls", "cluster", "groups"}
     failure = None
     if line.get("failure"):
@@ -130,22 +156,21 @@ def old_failure(key: str) -> tuple[str, str]:
     return "model", key
 
 
-def _check_format(summary_path: Path, data: dict[str, Any]) -> int:
+def _check_format(where: str, data: dict[str, Any]) -> int:
     layout = data.get("format")
     if layout is None and "run" not in data and "metrics" not in data:
-        raise RunFolderError(f"{summary_path} has no 'format' key: it is not a summary written by "
-                             "`causal-datasets eval`")
+        raise RunFolderError(f"{where} has no 'format' key: it is not a summary written by `causal-datasets eval`")
     if layout is None or layout == 1:
         run = data.get("run")
         writer = run.get("package_version") if isinstance(run, dict) else None
         raise RunFolderError(
-            f"{summary_path} has the old untyped layout written by causal-datasets {writer or '0.1 or earlier'}; "
+            f"{where} has the old untyped layout written by causal-datasets {writer or '0.1 or earlier'}; "
             f"run it again with causal-datasets {__version__} (`causal-datasets eval` with the same options: the "
             "response cache answers the calls it already made)"
         )
     if not isinstance(layout, int) or layout > SUMMARY_FORMAT:
         raise RunFolderError(
-            f"{summary_path} has summary format {layout}, written by a newer causal-datasets; "
+            f"{where} has summary format {layout}, written by a newer causal-datasets; "
             f"this one ({__version__}) reads formats {OLDEST_FORMAT} to {SUMMARY_FORMAT}: upgrade causal-datasets "
             "to report it"
         )

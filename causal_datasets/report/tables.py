@@ -42,7 +42,7 @@ def runs_table(runs: Sequence[Run]) -> str:
             summary.status if summary.status == "complete" else f"**{summary.status}**",
             items.scored, items.failed, items.missing, items.selected,
             ", ".join(f"{role}: {name}" for role, name in summary.models.items()) or MISSING,
-            _usage(summary.usage_total), str(run.path),
+            _usage(summary.usage_total), run.where,
         ])
     return markdown_table(headers, rows)
 

@@ -12,14 +12,12 @@ what a run sends.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
-from causal_datasets.records.shapeworld import ShapeWorldTask
+from causal_datasets.records.shapeworld import ShapeWorldTask, Variant
 from causal_datasets.shapeworld.entities import DEFAULT_THEME, Theme
 from causal_datasets.shapeworld.generate import question_text, world_of
 from causal_datasets.shapeworld.world import ACTIONS
 
-Variant = Literal["basic", "step_limit", "cot_step_limit", "instructed_cot"]
 VARIANTS: tuple[Variant, ...] = ("basic", "step_limit", "cot_step_limit", "instructed_cot")
 Message = dict[str, str]
 Observation = Sequence[tuple[str, bool]]

@@ -27,7 +27,6 @@ import datasets
 
 from causal_datasets.cobe.prompts import CriteriaSet
 from causal_datasets.docalc.scoring_rules import SCORING_RULES
-from causal_datasets.docalc.task import reference_unobserved
 from causal_datasets.errors import DatasetFolderError, RunConfigurationError
 from causal_datasets.hub.layout import MANIFEST
 from causal_datasets.hub.location import DatasetLocation
@@ -68,15 +67,15 @@ def _dataset(rows: list[dict[str, Any]]) -> datasets.DatasetDict:
 
 def load_cladder_estimand(**metadata: Any) -> datasets.DatasetDict:
     """``cladder_pairs/prompts``, each row with its ``questions`` row as JSON (``question``), which
-    :func:`~causal_datasets.docalc.task.score_answer` scores against; as in ``causal-datasets eval``,
-    without the questions whose estimand uses an unobserved node (:func:`~causal_datasets.docalc.task.reference_unobserved`)."""
+    :func:`~causal_datasets.docalc.task.score_answer` scores against (the config holds the questions
+    ``causal-datasets eval`` asks: not those whose estimand uses an unobserved node)."""
     scoring = metadata.get("scoring", "identification")
     if scoring not in SCORING_RULES:
         raise RunConfigurationError(f"--metadata scoring must be one of {', '.join(SCORING_RULES)}, got {scoring!r}")
     where = location("cladder_pairs", metadata)
     questions = {q.id: q for q in where.load("cladder_pairs", "questions").records}
     return _dataset([row.model_dump(mode="json") | {"question": questions[row.id].model_dump_json(), "scoring": scoring}
-                     for row in where.load("cladder_pairs", "prompts").records if not reference_unobserved(questions[row.id])])
+                     for row in where.load("cladder_pairs", "prompts").records])
 
 
 def load_recast_graph(**metadata: Any) -> datasets.DatasetDict:

@@ -1,4 +1,4 @@
-"""lm-eval's task class for the ``prompts`` configs: each request is the row's ``messages``, exactly.
+"""lm-eval's task class for the ``prompts`` configs: each request is the row's ``prompt`` messages, exactly.
 
 lm-eval builds a chat request from a description, few-shot turns and ``doc_to_text``, joined with
 delimiters; the benchmarks' requests are already whole conversations (CLadder's carries a worked
@@ -19,7 +19,7 @@ from causal_datasets.errors import RunConfigurationError
 
 
 class PromptsTask(ConfigurableTask):
-    """A ``generate_until`` task whose context is ``doc["messages"]`` through the chat template."""
+    """A ``generate_until`` task whose context is ``doc["prompt"]`` (chat messages) through the chat template."""
 
     def __init__(self, config: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         # lm-eval hands a ``class:`` task its whole YAML; the class key is not a TaskConfig field
@@ -42,9 +42,9 @@ class PromptsTask(ConfigurableTask):
         if system_instruction:
             raise RunConfigurationError(f"{self.config.task}: --system_instruction would replace the benchmark's "
                                         "own system message; leave it out")
-        return chat_template([dict(message) for message in doc["messages"]])
+        return chat_template([dict(message) for message in doc["prompt"]])
 
 
 def final_user_message(doc: Mapping[str, Any]) -> str:
     """The last user turn: lm-eval's ``doc_to_text`` (what its logs show; the request carries every message)."""
-    return next(m["content"] for m in reversed(doc["messages"]) if m["role"] == "user")
+    return next(m["content"] for m in reversed(doc["prompt"]) if m["role"] == "user")
