@@ -62,6 +62,14 @@ def test_every_task_is_declared():
     assert sorted(tasks()) == NAMES
 
 
+def test_an_item_result_schema_needs_its_benchmark(capsys):
+    assert main(["schema", "item-result"]) == 2
+    assert "item-result needs a benchmark" in capsys.readouterr().err
+    assert main(["schema", "item-result", "cladder_pairs"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert {"CladderGeneration", "CladderScores", "Failure", "ModelCall"} <= set(schema["$defs"])
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_every_summary_and_result_validates_against_the_exported_schemas(name, hub, tmp_path, capsys):
     with StubServer(answer_t) as server:
@@ -74,6 +82,8 @@ def test_every_summary_and_result_validates_against_the_exported_schemas(name, h
     for line in read_results(tmp_path / "run"):
         jsonschema.validate(line, task.result_model.model_json_schema())
         assert line["scores"] and line["calls"] and all(call["messages"] and call["settings"] for call in line["calls"])
+    assert main(["schema", "run-summary"]) == 0  # every registered benchmark's, told apart by `benchmark`
+    jsonschema.validate(written, json.loads(capsys.readouterr().out))
     summary = task.summary_model.model_validate(written)
     assert summary.benchmark == name and summary.status == "complete"
     assert summary.items.model_dump() == {"selected": 2, "scored": 2, "failed": 0, "missing": 0}

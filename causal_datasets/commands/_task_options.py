@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from causal_datasets.cli import CommandError
 from causal_datasets.flags import add_flags, first_problem, given_values
 from causal_datasets.hub.location import DatasetLocation
+from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.runners.task import Task
 
 
@@ -50,7 +51,8 @@ def location_from_args(args: argparse.Namespace) -> DatasetLocation:
     source = getattr(args, "source", None)
     if source is not None and not source.exists():
         raise CommandError(f"--source {source} does not exist")
-    return DatasetLocation(hub_dir=args.hub_dir, repo_id=args.dataset, revision=args.revision, source=source)
+    hub_dir = args.hub_dir if args.hub_dir is not None else DEFAULT_HUB_DIR
+    return DatasetLocation(hub_dir=hub_dir, repo_id=args.dataset, revision=args.revision, source=source)
 
 
 def options_from_args(model: type[BaseModel], args: argparse.Namespace) -> BaseModel:
