@@ -13,16 +13,16 @@ import pytest
 from causal_datasets.builder import BuildContext
 from causal_datasets.cli import main
 from causal_datasets.hub.folder import build_to_folder
+from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.client import LLMClient
+from causal_datasets.llm.config import LLMConfig
+from causal_datasets.llm.options import ModelSpec
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.registry import get_builder
 from causal_datasets.runners import tasks
 from causal_datasets.runners.engine import run_task
 from causal_datasets.runners.results import read_results, read_summary
 from causal_datasets.runners.task import RunSettings
-from causal_datasets.hub.location import DatasetLocation
-from causal_datasets.llm.config import LLMConfig
-from causal_datasets.llm.options import ModelSpec
 from tests.support.data import SHARED_DATA_DIR
 
 TASK_ARGS = {
