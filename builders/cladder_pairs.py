@@ -139,6 +139,15 @@ BUILDER = DatasetBuilder(
             "which no identified estimand earns a reward (3,410 rows). New config `yes_no_prompts`: CLadder's own "
             "question with a request for a final yes/no line, for `cladder_answer_reward` (3,627 rows).",
         ),
+        Release(
+            "1.8.0",
+            "The verifier no longer restricts latent causes to two values (a latent source gets as many as a pair "
+            "needs) and computes terms by variable elimination: counterexample models of the families with latent "
+            "nodes have sources with their own values, and counterexample values and estimand values differ in the "
+            "last digits. The 81 hard negatives that paired the ATE with the IV ratio under the fork are dropped: "
+            "the ratio divides by exactly 0 there (X does not depend on V2), so it is undefined, not refuted (its "
+            "'counterexample' was rounding noise). Every other label, proof and row is unchanged.",
+        ),
     ),
     pretty_name="CLadder-pairs: causal expression equivalence under a DAG",
     configs={"synthetic": SyntheticPair, "cladder": CladderPair, "questions": CladderQuestionRow,

@@ -25,21 +25,28 @@ class CommandError(RuntimeError):
     """A command-line misuse found by a command itself: printed as ``error: <message>``, exit code 2."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of the ``only`` one (its module alone is imported: a
+    command starts without the others' libraries)."""
     parser = argparse.ArgumentParser(
         prog="causal-datasets", description="Causal-reasoning benchmarks as Hugging Face datasets, metrics and runners."
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):  # shared helpers, not subcommands
-            continue
-        importlib.import_module(f"{commands.__name__}.{info.name}").register(subparsers)
+    for name in [only] if only else command_modules():
+        importlib.import_module(f"{commands.__name__}.{name}").register(subparsers)
     return parser
 
 
+def command_modules() -> list[str]:
+    """The modules of :mod:`causal_datasets.commands` that are subcommands (not shared helpers)."""
+    return sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    named = argv[0].replace("-", "_") if argv and not argv[0].startswith("-") else None
+    args = build_parser(named if named in command_modules() else None).parse_args(argv)
     try:
         return int(args.handler(args) or 0)
     except (CommandError, CausalDatasetsError) as error:

@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
+if TYPE_CHECKING:  # imported where used: commands that never build a networkx graph start faster
+    import networkx as nx
 
 #: an edge mark between two node names (the group is the mark itself; the names around it are
 #: stripped after splitting: whitespace in the pattern would make a split quadratic in a run of spaces)
@@ -127,6 +128,8 @@ class CausalGraph:
 
     def to_networkx(self) -> nx.DiGraph:
         """A networkx DiGraph with the same nodes (in order) and edges."""
+        import networkx as nx
+
         graph = nx.DiGraph()
         graph.add_nodes_from(self.nodes)
         graph.add_edges_from(self.edges)
@@ -144,10 +147,14 @@ class CausalGraph:
         return "\n".join(lines)
 
     def is_acyclic(self) -> bool:
+        import networkx as nx
+
         return nx.is_directed_acyclic_graph(self.to_networkx())
 
     def num_cycles(self, limit: int | None = None) -> int:
         """Number of simple directed cycles (self-loops included), counted up to ``limit``."""
+        import networkx as nx
+
         count = 0
         for _ in nx.simple_cycles(self.to_networkx()):
             count += 1

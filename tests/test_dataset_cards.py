@@ -220,7 +220,7 @@ def test_cladder_pairs_version_with_the_repeats_removed():
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_evaluation_commands_of_the_card_are_real_commands(built, name):
     text = card(built[name][2])
-    commands = [line for block in re.findall(r"^```bash\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
+    commands = [line for block in re.findall(r'^```bash(?: title="[^"]*")?\n(.*?)^```$', text, re.MULTILINE | re.DOTALL)
                 for line in block.splitlines() if line.startswith("causal-datasets ")]
     assert any(f"causal-datasets eval {name}" in c for c in commands)
     for command in commands:

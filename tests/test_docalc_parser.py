@@ -114,3 +114,20 @@ def test_canonical_text_examples():
     assert parse("[P(Y=1|V2=1)-P(Y=1|V2=0)]/[P(X=1|V2=1)-P(X=1|V2=0)]").text == (
         "(P(Y=1 | V2=1) - P(Y=1 | V2=0)) / (P(X=1 | V2=1) - P(X=1 | V2=0))"
     )
+
+
+@pytest.mark.parametrize("text, fragment, position", [
+    ("P(Y_{X=1, X=0}=1)", "X is set twice in one subscript", 10),  # once the last value silently won
+    ("P(Y_{X=1, M_{X=0, X=1}}=1)", "X is set twice in one subscript", 18),
+    ("P(Y | do(X=1, X=0))", "X is set twice in one do()", 14),
+    ("P(Y | do(X, Z, X))", "X is set twice in one do()", 15),
+])
+def test_a_variable_set_twice_in_one_subscript_or_action_is_an_error_naming_it(text, fragment, position):
+    with pytest.raises(ExprParseError, match=fragment) as info:
+        parse(text)
+    assert info.value.position == position
+
+
+def test_every_number_the_parser_reads_prints():
+    tiny = parse("P(Y=1) + 0." + "0" * 50 + "1")  # 52 digits: once a ValueError from the printer
+    assert parse(tiny.text) == tiny

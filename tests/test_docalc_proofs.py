@@ -146,7 +146,8 @@ def test_napkin_estimand_is_verified_and_a_near_miss_is_not():
         ("P(Y | do(X)", "P(Y | X)", "X->Y", "position 11"),
         ("P(Y | do(X))", "P(Y | W)", "X->Y", "['W']"),
         ("P(Y | do(X))", "P(Y | X)", "X->Y,Y->X", "cycle"),
-        ("P(Y=2 | do(X))", "P(Y=2 | X)", "X->Y", "outside the domain"),  # a proof of nonsense is no verdict
+        # a proof of nonsense is no verdict
+        ("P(Y=2 | do(X))", "P(Y=2 | X)", DoGraph.parse("X->Y", domains={"Y": 2}), "outside the 2 values declared for Y"),
     ],
 )
 def test_undecidable_inputs_give_none_with_a_reason(a, b, edges, fragment):
@@ -154,14 +155,22 @@ def test_undecidable_inputs_give_none_with_a_reason(a, b, edges, fragment):
     assert verdict.equivalent is None and verdict.method == "error" and fragment in verdict.error
 
 
-def test_large_graphs_are_decided_on_the_relevant_part_or_by_proof():
-    chain = ",".join(f"A{i}->A{i + 1}" for i in range(29))  # 2^30 joint states: too many to enumerate
+def test_large_graphs_are_decided_exactly_or_by_proof():
+    chain = ",".join(f"A{i}->A{i + 1}" for i in range(29))  # 2^30 joint states, never built
     small = check_equivalence("P(A3 | do(A0))", "P(A3)", chain)  # only A0..A3 matter
     assert small.equivalent is False and small.counterexample.model["any_tables_for"][0] == "A4"
-    proved = check_equivalence("P(A29 | do(A0))", "P(A29 | A0)", chain)
+    # six layers of five nodes, each with two parents in the layer before: 2^30 joint states
+    layers = [[f"L{i}N{j}" for j in range(5)] for i in range(6)]
+    edges = ",".join(f"{layers[i][(j + k) % 5]}->{layers[i + 1][j]}" for i in range(5) for j in range(5) for k in (0, 1))
+    wide = check_equivalence("P(L5N0 | do(L0N0))", "P(L5N0)", edges, prove=False)  # variable elimination, layer by layer
+    assert wide.equivalent is False and wide.method == "semantic"
+    # every pair of 22 nodes joined: the last one's table alone has 2^22 entries per model
+    dense = ",".join(f"A{i}->A{j}" for i in range(22) for j in range(i + 1, 22))
+    given = ", ".join(f"A{i}" for i in range(20))
+    proved = check_equivalence(f"P(A21 | do(A20), {given})", f"P(A21 | A20, {given})", dense, limits=NODE_BOUNDED)
     assert proved.equivalent is True and proved.method == "proof"
-    open_question = check_equivalence("P(A29 | do(A0))", "P(A29)", chain)
-    assert open_question.equivalent is None and "joint distribution of 30 nodes" in open_question.error
+    open_question = check_equivalence("P(A21 | do(A0))", "P(A21)", dense, limits=SearchLimits(max_nodes=100))
+    assert open_question.equivalent is None and "table entries (limit" in open_question.error
     assert "no proof found" in open_question.error
 
 
@@ -172,8 +181,9 @@ def test_free_index_names_do_not_matter():
 
 def test_cli_exit_codes(capsys):
     assert main(["equiv", "P(Y | do(X))", r"\sum_{Z} P(Y | X, Z) * P(Z)", "--graph", BACKDOOR]) == 0
-    out = capsys.readouterr().out
-    assert "equivalent (proof)" in out and "rule 2: action to observation" in out
+    out = capsys.readouterr().out  # the verdict first, the proof searched afterwards
+    assert out.startswith("equivalent (semantic)") and out.index("values: ") < out.index("proof:")
+    assert "rule 2: action to observation" in out
     assert main(["equiv", "P(Y=1 | do(Z=1))", "P(Y=1 | Z=1)", "--graph", "U->Z,U->Y,Z->Y", "--latent", "U"]) == 1
     assert "counterexample" in capsys.readouterr().out
     assert main(["equiv", "P(Y | do(X))", "P(Y | W)", "--graph", "X->Y"]) == 2
@@ -183,7 +193,7 @@ def test_cli_exit_codes(capsys):
 
 
 @pytest.mark.parametrize("option", [["--models", "0"], ["--models", "-1"], ["--seed", "-1"], ["--time-limit", "0"],
-                                    ["--models", "three"]])
+                                    ["--models", "three"], ["--models", "1001"], ["--models", "1000000000"]])
 def test_cli_bad_options_are_one_line_and_exit_code_2(option, capsys):
     with pytest.raises(SystemExit) as stopped:
         main(["equiv", "P(Y=1)", "P(Y=0)", "--graph", "Y", *option])
@@ -192,8 +202,10 @@ def test_cli_bad_options_are_one_line_and_exit_code_2(option, capsys):
 
 
 def test_no_models_is_refused_rather_than_vacuously_equal():
-    with pytest.raises(ValueError, match="models must be at least 1"):
+    with pytest.raises(ValueError, match="models must be between 1 and 1000"):
         check_equivalence("P(Y=1)", "P(Y=0)", "Y", models=0)
+    with pytest.raises(ValueError, match="models must be between 1 and 1000"):  # not an allocation of 100 GiB
+        check_equivalence("P(Y=1)", "P(Y=0)", "Y", models=1_000_000_000)
 
 
 @pytest.mark.parametrize("graph", ["X<-Z,Z->Y,X->Y", "X <- Z\nZ -> Y\nX -> Y", "X<->Y,X->Y", "X ↔ Y, X → Y",

@@ -73,7 +73,7 @@ def test_models_are_strictly_positive_distributions():
     g = DoGraph.parse("Z->X,Z->Y,X->Y")
     rng = np.random.default_rng(0)
     tables = TableModel.random(g, rng, members=3)
-    joint = tables.joint(())
+    joint, _ = tables.contract(g.order, frozenset(), {})
     assert joint.shape == (3, 2, 2, 2) and joint.min() > 0
     assert joint.reshape(3, -1).sum(axis=1) == pytest.approx([1.0] * 3)
     response = ResponseModel(g, rng, members=3)
@@ -99,7 +99,7 @@ def test_given_tables_round_trip_through_the_factor_layout():
     for node in g.nodes:
         assert np.array_equal(model.table(node), tables[node])
     # the joint is the product of the given conditionals at every assignment
-    joint = model.joint(())[0]
+    joint = model.contract(g.order, frozenset(), {})[0][0]
     for z, x, y, w in itertools.product(range(3), range(2), range(2), range(2)):
         value = {"Z": z, "X": x, "Y": y, "W": w}
         index = tuple(value[n] for n in g.order)
@@ -109,18 +109,18 @@ def test_given_tables_round_trip_through_the_factor_layout():
         TableModel.single(g, {**tables, "X": tables["X"] * 2})
 
 
-def test_truncated_product_answers_every_action_value_at_once():
+def test_a_kept_action_has_every_action_value_on_its_axis():
     g = DoGraph.parse("Z->X,Z->Y,X->Y,X->M,M->Y")
     model = TableModel.random(g, np.random.default_rng(1), members=2)
-    truncated = model.truncated(frozenset({"X"}))
+    every, _ = model.contract(("X", "Y"), frozenset({"X"}), {})
     for x in (0, 1):
-        joint = model.joint((("X", x),))
-        index = [slice(None)] * joint.ndim
-        index[model.axis["X"]] = x
-        # reading X's axis at x is the joint under do(X=x); the other X value has no mass
-        assert np.allclose(truncated[tuple(index)], joint[tuple(index)])
-        index[model.axis["X"]] = 1 - x
-        assert not joint[tuple(index)].any()
+        # reading X's axis at x is the distribution of Y under do(X=x): the truncated factorization
+        single, _ = model.contract(("Y",), frozenset({"X"}), {"X": x})
+        assert np.allclose(every[:, x], single)
+        for member in (0, 1):  # Y's table has axes M, X, Z, Y (its parents in order, then Y)
+            by_hand = np.einsum("z,m,mzy->y", model.table("Z", member), model.table("M", member)[x],
+                                model.table("Y", member)[:, x])
+            assert single[member] == pytest.approx(by_hand, rel=1e-12)
 
 
 CONFOUNDED = "Z->X,Z->Y,X->Y"

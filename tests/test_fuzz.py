@@ -22,6 +22,7 @@ from causal_datasets.causalab.formula import FormulaError, evaluate_equation
 from causal_datasets.causalab.upstream_run import parse_observations, parse_submissions
 from causal_datasets.cli import main
 from causal_datasets.cobe.judge import parse_tf
+from causal_datasets.docalc.domains import DomainError, parse_values
 from causal_datasets.docalc.identify import QueryError, identify
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring import score_pairs
@@ -64,6 +65,7 @@ JSON_CHARS = '{}[]":,0123456789 \n`truefalsenull<think></think>abc-'
 @example(PATHOLOGICAL[0])
 @example(PATHOLOGICAL[6])
 @example("P(Y|do(X=0),do(X=1))")
+@example("P(Y_{X=1, X=0}=1)")
 @example(" + ".join(["P(Y)"] * 3000))
 @example("P(Y)" + "/P(Y)" * 3000)
 def test_expression_parser(text):
@@ -97,6 +99,20 @@ def test_verifier_always_gives_a_verdict(a, b, graph):
     assert isinstance(verdict, Verdict)
     assert verdict.equivalent is not False or verdict.counterexample is not None  # never "no" without a model
     assert verdict.equivalent is not None or verdict.error
+
+
+@FUZZ
+@given(mixed("XYZ'=,0123456789 -"))
+@example("Z=3, W=4")
+@example("Z=3,Z=4")
+@example("Z=" + "9" * 5000)
+def test_values_option_reader(text):
+    try:
+        values = parse_values(text)
+    except DomainError as error:
+        assert len(str(error)) < 400
+    else:
+        assert all(type(count) is int for count in values.values())
 
 
 @FUZZ

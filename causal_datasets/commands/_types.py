@@ -22,6 +22,20 @@ def at_least(low: int) -> Callable[[str], int]:
     return parse
 
 
+def between(low: int, high: int) -> Callable[[str], int]:
+    """An integer option that must be in ``low..high``."""
+    check = at_least(low)
+
+    def parse(text: str) -> int:
+        value = check(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"{value} is above {high}")
+        return value
+
+    parse.__name__ = f"integer in {low}..{high}"
+    return parse
+
+
 def positive_seconds(text: str) -> float:
     """A duration in seconds that must be above 0."""
     try:

@@ -102,7 +102,7 @@ def _run(task: Task[Any, Any, Any], args: argparse.Namespace) -> int:
 
 
 def status_line(summary: RunSummary[Any]) -> str:
-    """One line saying how the run ended: counts, failures by category, what to do next."""
+    """One line saying how the run ended: counts, failures by role and category, what to do next."""
     counts = summary.items
     line = f"{summary.benchmark}: {summary.status}: {counts.scored} of {counts.selected} items scored"
     if counts.failed:

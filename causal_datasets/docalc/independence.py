@@ -252,7 +252,7 @@ class StatementGraph:
         return frozenset(self.nodes)
 
     def domain(self, node: str) -> int:
-        return 2
+        return self.domains.get(node, 2)
 
 
 # ---- the Markov equivalence class of a complete list ------------------------------------------------

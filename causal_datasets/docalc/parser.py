@@ -320,11 +320,15 @@ class _Parser:
         return tuple(assigns)
 
     def assigns(self, nested: bool = False) -> list[tuple[str, int | str | Potential]]:
-        """``X=1, Z`` in ``do(...)``; in a subscript (``nested``) also ``M_{X=0}`` and ``M=M_{X=0}``."""
-        result = []
+        """``X=1, Z`` in ``do(...)``; in a subscript (``nested``) also ``M_{X=0}`` and ``M=M_{X=0}``.
+        A variable set twice is an error naming it."""
+        result, seen = [], set()
         while True:
             start = self.tok
             var = self.name("a variable name")
+            if var in seen:
+                self.fail(f"{var} is set twice in one {'subscript' if nested else 'do()'}", start)
+            seen.add(var)
             if self.at("_"):
                 if not nested:
                     self.fail("a nested counterfactual can only be a counterfactual subscript's value", start)

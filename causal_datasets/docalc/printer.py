@@ -62,7 +62,7 @@ def _number(value: Fraction) -> str:
     while scaled.denominator != 1:
         scaled *= 10
         digits += 1
-        if digits > 30:
+        if digits > 64:  # the parser reads at most 60 digits: every parsed number prints
             raise ValueError(f"{value} has no finite decimal expansion")
     sign = "-" if scaled < 0 else ""
     magnitude = str(abs(scaled.numerator)).rjust(digits + 1, "0")

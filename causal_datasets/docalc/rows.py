@@ -87,15 +87,18 @@ class _Verifier:
         self.seed = seed
         self.cache: dict[tuple[str, str, str], tuple[Verdict, list[ProofStepRow], str | None]] = {}
 
-    def __call__(self, a: Expr, b: Expr, graph: DoGraph) -> tuple[Verdict, list[ProofStepRow], str | None]:
+    def __call__(self, a: Expr, b: Expr, graph: DoGraph,
+                 required: bool = True) -> tuple[Verdict, list[ProofStepRow], str | None]:
+        """The verdict; an undecided one raises unless not ``required`` (a candidate mistake)."""
         key = (a.text, b.text, graph.edge_text() + "|" + ",".join(sorted(graph.latent)))
         if key not in self.cache:
             verdict = check_equivalence(a, b, graph, seed=self.seed, limits=PROOF_LIMITS)
             if verdict.proof is not None:
                 check_proof(verdict.proof, graph, seed=self.seed)
-            if verdict.equivalent is None and not verdict.invalid:
-                raise UnsoundProof(f"CLadder pair {key} could not be decided: {verdict.error}")
             self.cache[key] = (verdict, _proof_rows(verdict.proof), _counterexample_json(verdict.counterexample))
+        verdict = self.cache[key][0]
+        if required and verdict.equivalent is None and not verdict.invalid:
+            raise UnsoundProof(f"CLadder pair {key} could not be decided: {verdict.error}")
         return self.cache[key]
 
 
@@ -110,13 +113,13 @@ def _pair_row(q: CladderQuestion, verify: _Verifier, kind: str = "formal_vs_esti
     a, b = formal_expression(q), wrong if wrong is not None else try_parse(q.estimand)
     if a is None or b is None:
         return None
-    verdict, proof_rows, counterexample = verify(a, b, q.graph)
+    verdict, proof_rows, counterexample = verify(a, b, q.graph, required=wrong is None)
     if verdict.invalid and kind == "formal_vs_estimand" and uses_unobserved(b, q.graph):
         # CLadder's own estimand adjusts for a variable its story calls unobserved (the arrowhead natural
         # effects and V2): the pair is still an identity to label, on the same DAG with every node modeled
         verdict, proof_rows, counterexample = verify(a, b, all_observed(q.graph))
-    if verdict.invalid:  # e.g. a candidate mistake that adjusts for the unobserved V1: no estimand at all
-        return None
+    if verdict.invalid or verdict.equivalent is None:  # e.g. a candidate mistake that adjusts for the unobserved
+        return None  # V1 (no estimand at all), or one undefined on every model (the IV ratio where X ignores V2)
     value = estimand_value(b, q) if kind == "formal_vs_estimand" else None
     agree = None if value is None or q.groundtruth is None else abs(value - q.groundtruth) <= NUMBER_TOLERANCE
     suffix = "" if kind == "formal_vs_estimand" else f"-{kind}-{b.text}"

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from causal_datasets.docalc.baselines import mean, surface_scores
 from causal_datasets.docalc.expr import variables
 from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.domains import DomainError, parse_values
 from causal_datasets.docalc.independence import Independences, IndependenceError
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring_rules import SCORING_RULES, ScoringRule, all_observed, identification_error, identified
@@ -32,6 +33,7 @@ def score_pairs(
     prove: bool = False,
     limits: SearchLimits = SearchLimits(),
     scoring: ScoringRule = "equivalence",
+    values: Mapping[str, int] | Sequence[Mapping[str, int] | str | None] | None = None,
 ) -> dict:
     """Verdict per pair plus ``accuracy`` (the share right under ``scoring``), the surface baselines
     (``string_match``, ``bleu``, ``token_f1``, means and per pair), method and error counts.
@@ -44,13 +46,17 @@ def score_pairs(
 
     Each pair is judged under its DAG (``graphs``) or, where that is None, under its independence
     statements (``independences``: ``"X ⊥ Y | Z; ..."`` or a list of them; ``complete`` says they
-    are every independence of the DAG). A pair that cannot be decided (parse error, unknown
-    variable, statements that do not decide it, ...) counts as not equivalent in ``accuracy`` and
-    is listed in ``errors``; it never stops the batch. A prediction that is not text or that the
-    parser refuses is counted in ``unparsable`` as well. An empty batch, columns of different
-    lengths and a reference that is not text are a ``ValueError`` / ``TypeError`` naming them.
+    are every independence of the DAG). ``values`` gives the number of values of observed
+    variables (2 by default): one mapping for every pair, or one per pair (a mapping, ``"Z=3,W=4"``
+    or None). A pair that cannot be decided (parse error, unknown variable, statements that do not
+    decide it, ...) counts as not equivalent in ``accuracy`` and is listed in ``errors``; it never
+    stops the batch. A prediction that is not text or that the parser refuses is counted in
+    ``unparsable`` as well. An empty batch, columns of different lengths and a reference that is not
+    text are a ``ValueError`` / ``TypeError`` naming them.
     """
-    count = batch_size(predictions, references, graphs=graphs, latents=latents, independences=independences)
+    per_pair = None if values is None or isinstance(values, Mapping) else values  # else one mapping for every pair
+    count = batch_size(predictions, references, graphs=graphs, latents=latents, independences=independences,
+                       values=per_pair)
     if scoring not in SCORING_RULES:
         raise ValueError(f"scoring must be one of {', '.join(SCORING_RULES)}, got {scoring!r}")
     bad = next((i for i, reference in enumerate(references) if not isinstance(reference, str)), None)
@@ -60,11 +66,13 @@ def score_pairs(
     graphs = list(graphs) if graphs is not None else [None] * count
     latents = list(latents) if latents is not None else [None] * count
     independences = list(independences) if independences is not None else [None] * count
+    values = [values] * count if per_pair is None else list(per_pair)
     verdicts: list[Verdict] = []
     identifications: list[bool | None] = []
     unparsable = 0
     built: dict = {}  # items with the same graph share one DoGraph (its d-separations and random models)
-    for prediction, reference, graph, latent, statements in zip(predictions, references, graphs, latents, independences):
+    for prediction, reference, graph, latent, statements, counts in zip(predictions, references, graphs, latents,
+                                                                        independences, values):
         answer = _parsed(prediction)
         unparsable += answer is None
         shape = None
@@ -73,9 +81,13 @@ def score_pairs(
             knowledge = _knowledge(graph, statements, names, complete, built)
             if answer is not None:
                 shape, knowledge, names = _answer_shape(answer, knowledge, names)
-            verdict = check_equivalence(prediction, reference, knowledge, names, seed=seed, prove=prove, limits=limits)
+            counts = parse_values(counts) if isinstance(counts, str) else counts
+            verdict = check_equivalence(prediction, reference, knowledge, names, seed=seed, prove=prove, limits=limits,
+                                        values=counts)
         except IndependenceError as error:
             verdict = Verdict(None, "error", error=f"independences: {error}", invalid=True)
+        except DomainError as error:
+            verdict = Verdict(None, "error", error=f"values: {error}", invalid=True)
         except Exception as error:  # noqa: BLE001 - one bad item never aborts a batch
             verdict = Verdict(None, "error", error=f"{type(error).__name__}: {error}")
         verdicts.append(verdict)

@@ -1,19 +1,26 @@
-"""Exact evaluation of causal expressions on random discrete models compatible with a DAG.
+"""Exact evaluation of causal expressions on random discrete models of a DAG.
 
 A model object holds a *family* of ``members`` random models of one graph that are evaluated
 together: every probability is an array with one value per member (axis 0). Two kinds, both
 strictly positive and seeded:
 
-* :class:`TableModel` — one random conditional table per node; the (mutilated) joint
-  distribution is enumerated exactly. Answers observational and interventional terms.
-* :class:`ResponseModel` — the canonical structural model: each node's exogenous variable picks
-  one of all functions from parent values to node values (a "response type") with random
-  positive probabilities. Every world ``do(...)`` is computed from the same exogenous states, so
-  counterfactual terms (``Y_{X=1}``, nested subscripts) are exact too; members share the worlds
-  and differ only in the type probabilities.
+* :class:`TableModel` — one random conditional table per node. A term is a sum of products of
+  tables, computed by variable elimination (:mod:`.elimination`) over the ancestors of the term's
+  variables in the graph whose intervened nodes lost their incoming edges: the joint distribution
+  of all nodes is never built. Answers observational and interventional terms.
+* :class:`ResponseModel` — the canonical structural model: each observed node's exogenous
+  variable picks one of all functions from its observed parents' values to its values (a
+  "response type"), with random positive probabilities that may depend on the values of its
+  latent parents (the sources of :mod:`.latent`, which have random distributions of their own).
+  Every world ``do(...)`` is computed from the same exogenous states, so counterfactual terms
+  (``Y_{X=1}``, nested subscripts) are exact too; members share the worlds and differ only in the
+  probabilities.
 
-Latent nodes are ordinary nodes here. An expression is evaluated for every assignment of its free
-indices (:func:`evaluate`, the reference interpreter). :mod:`.decide` compares two expressions.
+The random families are drawn for the *model graph* of :mod:`.latent`: observed nodes with their
+numbers of values, and latent sources with as many values as the pair needs. An expression is
+evaluated for every assignment of its free indices (:func:`evaluate`, the reference interpreter,
+which can also bound its own rounding error: :class:`Bounded`). :mod:`.decide` compares two
+expressions.
 """
 
 from __future__ import annotations
@@ -21,10 +28,12 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 
+from causal_datasets.docalc.elimination import EPSILON, Table, TooLarge, contract
 from causal_datasets.docalc.expr import (
     Add,
     Atom,
@@ -43,8 +52,8 @@ from causal_datasets.docalc.graph import DoGraph
 
 #: largest number of exogenous states a response model may enumerate
 MAX_RESPONSE_STATES = 1 << 18
-#: largest joint distribution (value combinations of all nodes) a table model may enumerate
-MAX_JOINT_STATES = 1 << 20
+#: most entries (members included) one step of a term's variable elimination may touch
+MAX_TERM_ENTRIES = 1 << 24
 #: smallest probability of any table entry / response type (keeps every model strictly positive)
 POSITIVITY_FLOOR = 0.02
 
@@ -54,7 +63,7 @@ class EvaluationError(ValueError):
 
 
 class ModelTooLarge(EvaluationError):
-    """The graph's relevant part has too many states to enumerate exactly."""
+    """The graph's relevant part has too many states to evaluate exactly."""
 
 
 # ---- models -------------------------------------------------------------------------------
@@ -73,42 +82,42 @@ def safe_divide(num, den) -> np.ndarray:
     return np.where(nonzero, num / np.where(nonzero, den, 1.0), np.nan)
 
 
-class TableModel:
-    """Random conditional probability tables ``P(node | parents)`` for each member; exact joints.
+def _family(graph: DoGraph, node: str) -> tuple[str, ...]:
+    """The node and its parents in ``graph.order`` (the node last): the axes of its table."""
+    position = graph._cache.get("order index")
+    if position is None:
+        position = graph._cache["order index"] = {n: i for i, n in enumerate(graph.order)}
+    return tuple(sorted(graph.parents(node) + (node,), key=position.__getitem__))
 
-    Arrays over the nodes have the member axis first, then one axis per node in
-    ``graph.order`` (``self.axis[node]``)."""
+
+class TableModel:
+    """Random conditional probability tables ``P(node | parents)`` for each member; exact terms.
+
+    ``factors[node]`` is a :class:`~.elimination.Table` over the node's family in graph order (the
+    node last), member axis first."""
 
     kind = "tables"
 
-    def __init__(self, graph: DoGraph, factors: dict[str, np.ndarray]) -> None:
-        """``factors[node]``: ``P(node | parents)`` as a member-first array over all nodes, of full
-        size on the node and its parents and size 1 elsewhere (rows summing to 1 over the node)."""
+    def __init__(self, graph: DoGraph, factors: dict[str, Table]) -> None:
         self.graph = graph
-        self.axis = {n: i + 1 for i, n in enumerate(graph.order)}
-        self.members = len(factors[graph.order[0]])
-        self.shape = (self.members,) + tuple(graph.domain(n) for n in graph.order)
-        self._factors = factors
-        self._truncated: dict[frozenset, np.ndarray] = {}
-        self._joints: dict[tuple, np.ndarray] = {}
-        self._memo: dict[tuple, np.ndarray] = {}
+        self.factors = factors
+        self.members = factors[graph.order[0]].array.shape[0]
+        self._memo: dict[tuple, tuple[np.ndarray, float]] = {}
         self._terms: dict = {}  # vectorized term values (see :mod:`.vectorized`)
 
     @classmethod
     def single(cls, graph: DoGraph, tables: dict[str, np.ndarray]) -> TableModel:
         """A one-member model from given tables: ``tables[node]`` has one axis per parent (in
         ``graph.parents(node)`` order) then the node's values; checked."""
-        axis = {n: i for i, n in enumerate(graph.order)}
-        shapes = _factor_shapes(graph, 1)
         factors = {}
         for node in graph.order:
-            family = graph.parents(node) + (node,)
-            expected = tuple(graph.domain(n) for n in family)
+            given = graph.parents(node) + (node,)
+            expected = tuple(graph.domain(n) for n in given)
             table = np.asarray(tables[node], dtype=float)
             if table.shape != expected or table.min() < 0 or np.abs(table.sum(axis=-1) - 1.0).max() > 1e-9:
                 raise EvaluationError(f"table of {node} must have shape {expected} and rows summing to 1")
-            moved = np.transpose(table, sorted(range(len(family)), key=lambda i: axis[family[i]]))
-            factors[node] = moved.reshape(shapes[node])
+            family = _family(graph, node)
+            factors[node] = Table(family, np.transpose(table, [given.index(n) for n in family])[None])
         return cls(graph, factors)
 
     @classmethod
@@ -116,15 +125,10 @@ class TableModel:
         """``members`` random models: each row of each table is a flat Dirichlet draw (normalized
         exponentials) mixed with the positivity floor.
 
-        A node comes after its parents in ``graph.order``, so its own axis is the last of its
-        factor and each row (one member, one parent configuration) is contiguous: the rows of
-        all tables with the same domain size are drawn and normalized in one array."""
-        states = math.prod(graph.domain(n) for n in graph.order)
-        if states > MAX_JOINT_STATES:
-            raise ModelTooLarge(
-                f"exact evaluation needs the joint distribution of {len(graph.order)} nodes ({states} states; limit {MAX_JOINT_STATES})"
-            )
-        shapes = _factor_shapes(graph, members)
+        A node is the last axis of its table, so each row (one member, one parent configuration)
+        is contiguous: the rows of all tables with the same domain size are drawn and normalized
+        in one array."""
+        shapes = {n: (members, *(graph.domain(m) for m in _family(graph, n))) for n in graph.order}
         factors = {}
         for size in sorted({graph.domain(n) for n in graph.order}):
             nodes = [n for n in graph.order if graph.domain(n) == size]
@@ -133,58 +137,61 @@ class TableModel:
             flat, offset = rows.reshape(-1), 0
             for node in nodes:
                 count = math.prod(shapes[node])
-                factors[node] = flat[offset : offset + count].reshape(shapes[node])
+                factors[node] = Table(_family(graph, node), flat[offset : offset + count].reshape(shapes[node]))
                 offset += count
         return cls(graph, factors)
 
     def table(self, node: str, member: int = 0) -> np.ndarray:
         """One member's table of ``node``: one axis per parent (``graph.parents`` order), then the node."""
-        family = self.graph.parents(node) + (node,)
-        in_joint_order = sorted(family, key=self.axis.__getitem__)
-        squeezed = self._factors[node][member].reshape([self.shape[self.axis[n]] for n in in_joint_order])
-        return np.transpose(squeezed, [in_joint_order.index(n) for n in family])
+        factor = self.factors[node]
+        given = self.graph.parents(node) + (node,)
+        return np.transpose(factor.array[member], [factor.names.index(n) for n in given])
 
-    def truncated(self, cut: frozenset) -> np.ndarray:
-        """The product of every table except those of the ``cut`` nodes.
-
-        Truncated factorization: read at ``node = x`` for each cut node, this is the joint
-        distribution under ``do(node = x)`` — so one array answers every value of the actions."""
-        found = self._truncated.get(cut)
-        if found is None:
-            found = np.ones(self.shape)
-            for node in self.graph.order:
-                if node not in cut:
-                    found *= self._factors[node]
-            self._truncated[cut] = found
-        return found
-
-    def joint(self, do: tuple) -> np.ndarray:
-        """The exact joint distribution of all nodes under ``do`` (sorted assignments): the
-        truncated product times an indicator of each action's value."""
-        found = self._joints.get(do)
-        if found is None:
-            found = self.truncated(frozenset(node for node, _ in do))
-            for node, value in do:
-                shape = [1] * len(self.shape)
-                shape[self.axis[node]] = self.shape[self.axis[node]]
-                indicator = np.zeros(shape)
-                indicator[(0,) * self.axis[node] + (value,)] = 1.0
-                found = found * indicator
-            self._joints[do] = found
-        return found
+    def contract(self, keep: tuple[str, ...], do: frozenset[str], fixed: dict[str, int]) -> tuple[np.ndarray, float]:
+        """The joint distribution under ``do(do)`` of the ``keep`` variables and the ``fixed`` ones
+        read at their values: an array over (member, *keep) — a kept action has its action values
+        on its axis — and a bound on its relative rounding error. Only the tables of the
+        ancestors of the variables (edges into the actions cut) take part."""
+        for var, value in fixed.items():
+            if not 0 <= value < self.graph.domain(var):
+                raise EvaluationError(f"value {value} is outside the domain of {var} (0..{self.graph.domain(var) - 1})")
+        targets = [v for v in (*keep, *fixed) if v not in do]
+        tables = []
+        for node in sorted(self.graph.ancestors(targets, cut_in=do) - do):
+            factor = self.factors[node]
+            index = (slice(None), *(fixed.get(n, slice(None)) for n in factor.names))
+            tables.append(Table(tuple(n for n in factor.names if n not in fixed), factor.array[index]))
+        sizes = {n: self.graph.domain(n) for n in (*keep, *(n for t in tables for n in t.names))}
+        try:
+            return contract(tables, keep, sizes, MAX_TERM_ENTRIES)
+        except TooLarge as error:
+            raise ModelTooLarge(f"exact evaluation of a term is too large: {error}") from None
 
     def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> np.ndarray:
         """``P(event | do, given)`` in each member (NaN where the condition has probability zero)."""
+        return self.prob_with_error(event, do, given)[0]
+
+    def prob_with_error(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> tuple[np.ndarray, float]:
+        """``P(event | do, given)`` and a bound on its relative rounding error."""
         key = (event, do, given)
         found = self._memo.get(key)
         if found is None:
             if any(a.cf for a in event + given):
                 raise EvaluationError("counterfactual terms need a response model")
-            joint = self.joint(do)
-            numerator = _mass(joint, self.axis, event + given)
-            denominator = _mass(joint, self.axis, given) if given else 1.0
-            found = self._memo[key] = safe_divide(numerator, denominator)
+            numerator, error = self._mass(event + given, do)
+            denominator, den_error = self._mass(given, do) if given else (1.0, 0.0)
+            found = self._memo[key] = (safe_divide(numerator, denominator), error + den_error + EPSILON)
         return found
+
+    def _mass(self, atoms: tuple[Atom, ...], do: tuple) -> tuple[np.ndarray, float]:
+        """Probability of the (constant-valued) ``atoms`` under ``do`` in each member: zero when two
+        of them, or one and an action, give a variable different values."""
+        fixed = dict(do)
+        for atom in atoms:
+            if fixed.setdefault(atom.var, atom.value) != atom.value:
+                return np.zeros(self.members), 0.0
+        mass, error = self.contract((), frozenset(var for var, _ in do), fixed)
+        return mass.reshape(-1), error
 
     def describe(self, member: int = 0) -> dict:
         return {
@@ -196,33 +203,13 @@ class TableModel:
         }
 
 
-def _factor_shapes(graph: DoGraph, members: int) -> dict[str, tuple[int, ...]]:
-    """Shape of each node's factor: members, then the domain on the node and its parents, 1 elsewhere."""
-    position = {n: i + 1 for i, n in enumerate(graph.order)}
-    shapes = {}
-    for node in graph.order:
-        shape = [1] * (len(position) + 1)
-        shape[0] = members
-        for n in graph.parents(node) + (node,):
-            shape[position[n]] = graph.domain(n)
-        shapes[node] = tuple(shape)
-    return shapes
-
-
-def _mass(joint: np.ndarray, axis: dict[str, int], atoms: tuple[Atom, ...]) -> np.ndarray:
-    """Probability of the (constant-valued) ``atoms`` in each member."""
-    index: list = [slice(None)] * joint.ndim
-    for atom in atoms:
-        position = axis[atom.var]
-        current = index[position]
-        if isinstance(current, int) and current != atom.value:
-            return np.zeros(joint.shape[0])
-        index[position] = atom.value
-    return joint[tuple(index)].reshape(joint.shape[0], -1).sum(axis=1)
-
-
 class ResponseModel:
-    """The canonical structural model: independent random response types per node, per member."""
+    """The canonical structural model: random response-type probabilities per node and member.
+
+    Latent nodes (sources: no parents) have a random distribution over their values; an observed
+    node's response types are the functions of its observed parents, with probabilities that
+    depend on the values of its latent parents. The exogenous states (every source value and
+    response type) are enumerated."""
 
     kind = "response-functions"
 
@@ -231,45 +218,65 @@ class ResponseModel:
         self.members = members
         counts = []
         self.functions: dict[str, np.ndarray] = {}
-        self.type_probs: dict[str, np.ndarray] = {}
+        self.type_probs: dict[str, np.ndarray] = {}  # member, latent parents' configuration, type
+        self._observed_parents: dict[str, tuple[str, ...]] = {}
         for node in graph.order:
+            if node in graph.latent and graph.parents(node):
+                raise EvaluationError(f"latent node {node} has parents: response models take latent sources only")
             d = graph.domain(node)
-            configs = math.prod(graph.domain(p) for p in graph.parents(node))
-            n_types = d**configs
+            observed = tuple(p for p in graph.parents(node) if p not in graph.latent)
+            latent_configs = math.prod(graph.domain(p) for p in graph.parents(node) if p in graph.latent)
+            configs = math.prod(graph.domain(p) for p in observed)
+            n_types = d if node in graph.latent else d**configs
             if n_types > MAX_RESPONSE_STATES:
                 raise ModelTooLarge(f"node {node} has too many parent configurations for a response model")
             counts.append(n_types)
+            self._observed_parents[node] = observed
             types = np.arange(n_types)[:, None]
             # function table: type t maps parent configuration c to digit c of t in base d
             self.functions[node] = (types // d ** np.arange(configs)[None, :]) % d
-            self.type_probs[node] = _positive_simplex(rng, n_types, members)
-        if math.prod(counts) > MAX_RESPONSE_STATES:
+            probs = _positive_simplex(rng, n_types, members * latent_configs)
+            self.type_probs[node] = probs.reshape(members, latent_configs, n_types)
+        states = math.prod(counts)
+        if states > MAX_RESPONSE_STATES or members * states > MAX_TERM_ENTRIES:
             raise ModelTooLarge(
-                f"a response model of this graph needs {math.prod(counts)} exogenous states (limit {MAX_RESPONSE_STATES})"
+                f"a response model of this graph needs {states:,} exogenous states for {members} member(s) "
+                f"(limits {MAX_RESPONSE_STATES:,} states, {MAX_TERM_ENTRIES:,} entries)"
             )
         grids = np.indices(counts).reshape(len(counts), -1)
         self.types = {node: grids[i] for i, node in enumerate(graph.order)}
         # weights[m, s]: probability of exogenous state s in member m
-        self.weights = np.prod([self.type_probs[n][:, self.types[n]] for n in graph.order], axis=0)
+        self.weights = np.prod([self.type_probs[n][:, self._latent_config(n), self.types[n]] for n in graph.order],
+                               axis=0)
         self._worlds: dict[tuple, dict[str, np.ndarray]] = {}
-        self._memo: dict[tuple, np.ndarray] = {}
+        self._memo: dict[tuple, tuple[np.ndarray, float]] = {}
+
+    def _latent_config(self, node: str) -> np.ndarray:
+        """The configuration of ``node``'s latent parents in every exogenous state."""
+        config = np.zeros(len(self.types[node]), dtype=np.int64)
+        for parent in self.graph.parents(node):
+            if parent in self.graph.latent:
+                config = config * self.graph.domain(parent) + self.types[parent]
+        return config
 
     def world(self, do: tuple) -> dict[str, np.ndarray]:
-        """Node values in every exogenous state under the intervention ``do`` (sorted assignments;
-        a :class:`~.expr.Potential` value sets the node, state by state, to the value its variable
-        takes under the nested intervention)."""
+        """Observed node values in every exogenous state under the intervention ``do`` (sorted
+        assignments; a :class:`~.expr.Potential` value sets the node, state by state, to the value
+        its variable takes under the nested intervention)."""
         found = self._worlds.get(do)
         if found is None:
             intervened = dict(do)
             states = self.weights.shape[1]
             found = {}
             for node in self.graph.order:
+                if node in self.graph.latent:
+                    continue
                 if node in intervened:
                     value = intervened[node]
                     found[node] = self.world(value.cf)[value.var] if isinstance(value, Potential) else np.full(states, value)
                     continue
                 config = np.zeros(states, dtype=np.int64)
-                for parent in self.graph.parents(node):
+                for parent in self._observed_parents[node]:
                     config = config * self.graph.domain(parent) + found[parent]
                 found[node] = self.functions[node][self.types[node], config]
             self._worlds[do] = found
@@ -280,6 +287,11 @@ class ResponseModel:
 
     def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> np.ndarray:
         """``P(event | do, given)`` in each member (NaN where the condition has probability zero)."""
+        return self.prob_with_error(event, do, given)[0]
+
+    def prob_with_error(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> tuple[np.ndarray, float]:
+        """``P(event | do, given)`` and a bound on its relative rounding error (the weights are
+        products of one probability per node, summed over the states)."""
         key = (event, do, given)
         found = self._memo.get(key)
         if found is None:
@@ -289,17 +301,24 @@ class ResponseModel:
             joint = condition.copy()
             for atom in event:
                 joint &= self._mask(atom, do)
-            found = self._memo[key] = safe_divide(self.weights @ joint, self.weights @ condition)
+            error = 2 * (len(self.graph.order) + self.weights.shape[1]) * EPSILON + EPSILON
+            found = self._memo[key] = (safe_divide(self.weights @ joint, self.weights @ condition), error)
         return found
 
     def describe(self, member: int = 0) -> dict:
         return {
             "kind": self.kind,
             "response_type_probabilities": [
-                {"node": n, "parents": list(self.graph.parents(n)), "p": np.round(self.type_probs[n][member], 6).tolist()}
+                {"node": n, "parents": list(self.graph.parents(n)),
+                 "p": np.round(self._type_probs(n, member), 6).tolist()}
                 for n in self.graph.order
             ],
         }
+
+    def _type_probs(self, node: str, member: int) -> np.ndarray:
+        """One member's type probabilities of ``node``: one row per configuration of its latent parents, if any."""
+        probs = self.type_probs[node][member]
+        return probs if any(p in self.graph.latent for p in self.graph.parents(node)) else probs[0]
 
 
 def _within(do: tuple, cf: tuple) -> tuple:
@@ -357,12 +376,15 @@ class IndexDomains:
             yield dict(zip(names, values))
 
 
-def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int]) -> np.ndarray:
-    """Value of ``e`` in each member model (shape ``(members,)``) with free indices bound by ``env``."""
+def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int], bounded: bool = False):
+    """Value of ``e`` in each member model (shape ``(members,)``) with free indices bound by ``env``;
+    with ``bounded``, a :class:`Bounded`: the same values with a bound on their rounding error."""
     if isinstance(e, Num):
-        return np.full(model.members, float(e.value))
+        value = np.full(model.members, float(e.value))
+        return Bounded(value, np.full(model.members, rounding(e.value))) if bounded else value
     if isinstance(e, Prob):
-        return model.prob(_bind_atoms(e.event, graph, env), _bind_do(e.do, graph, env), _bind_atoms(e.given, graph, env))
+        event, given = _bind_atoms(e.event, graph, env), _bind_atoms(e.given, graph, env)
+        return _term(model, event, _bind_do(e.do, graph, env), given, bounded)
     if isinstance(e, Expect):
         do = _bind_do(e.do, graph, env)
         given = _bind_atoms(e.given, graph, env)
@@ -371,23 +393,77 @@ def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int]) -> np.n
             if atom.value is None:
                 cf = _bind_do(atom.cf, graph, env)
                 for v in range(1, graph.domain(atom.var)):
-                    total = total + coef * v * model.prob((Atom(atom.var, v, cf),), do, given)
+                    total = total + coef * v * _term(model, (Atom(atom.var, v, cf),), do, given, bounded)
             else:
-                total = total + coef * model.prob(_bind_atoms((atom,), graph, env), do, given)
+                total = total + coef * _term(model, _bind_atoms((atom,), graph, env), do, given, bounded)
         return total
     if isinstance(e, Neg):
-        return -evaluate(e.arg, model, graph, env)
+        return -evaluate(e.arg, model, graph, env, bounded)
     if isinstance(e, Add):
-        return sum(evaluate(t, model, graph, env) for t in e.terms)
+        return sum(evaluate(t, model, graph, env, bounded) for t in e.terms)
     if isinstance(e, Mul):
-        return math.prod(evaluate(f, model, graph, env) for f in e.factors)
+        return math.prod(evaluate(f, model, graph, env, bounded) for f in e.factors)
     if isinstance(e, Div):
-        return safe_divide(evaluate(e.num, model, graph, env), evaluate(e.den, model, graph, env))
+        num, den = evaluate(e.num, model, graph, env, bounded), evaluate(e.den, model, graph, env, bounded)
+        return num.divided_by(den) if bounded else safe_divide(num, den)
     if isinstance(e, Sum):
         return sum(
-            evaluate(e.body, model, graph, {**env, e.index: value}) for value in range(graph.domain(e.var))
+            evaluate(e.body, model, graph, {**env, e.index: value}, bounded) for value in range(graph.domain(e.var))
         )
     raise EvaluationError(f"cannot evaluate {type(e).__name__}")
+
+
+def _term(model: Model, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...], bounded: bool):
+    if not bounded:  # any model with ``prob`` will do (the benchmark's pgmpy peer has nothing else)
+        return model.prob(event, do, given)
+    value, relative = model.prob_with_error(event, do, given)
+    return Bounded(value, relative * np.abs(value))
+
+
+def rounding(constant: Fraction) -> float:
+    """The error of a constant written as a float."""
+    return float(abs(Fraction(float(constant)) - constant))
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """Values (one per member) with a bound on their absolute rounding error: each operation adds
+    the propagated errors of its operands (products of errors included) and its own rounding."""
+
+    value: np.ndarray
+    error: np.ndarray
+    __array_ufunc__ = None  # numpy arrays and numbers defer to the operators below
+
+    @staticmethod
+    def of(x) -> Bounded:
+        """``x`` itself, or an exact number (an integer coefficient) as a value without error."""
+        return x if isinstance(x, Bounded) else Bounded(np.asarray(x, dtype=float), np.zeros(np.shape(x)))
+
+    def __add__(self, other) -> Bounded:
+        other = Bounded.of(other)
+        value = self.value + other.value
+        return Bounded(value, self.error + other.error + EPSILON * np.abs(value))
+
+    __radd__ = __add__
+
+    def __neg__(self) -> Bounded:
+        return Bounded(-self.value, self.error)
+
+    def __mul__(self, other) -> Bounded:
+        other = Bounded.of(other)
+        value = self.value * other.value
+        error = np.abs(self.value) * other.error + np.abs(other.value) * self.error + self.error * other.error
+        return Bounded(value, error + EPSILON * np.abs(value))
+
+    __rmul__ = __mul__
+
+    def divided_by(self, other: Bounded) -> Bounded:
+        """The quotient; its error is infinite where the divisor's error could reach zero."""
+        value = safe_divide(self.value, other.value)
+        margin = np.abs(other.value) - other.error
+        safe = margin > 0
+        error = (self.error + np.abs(value) * other.error) / np.where(safe, margin, 1.0) + EPSILON * np.abs(value)
+        return Bounded(value, np.where(safe, error, np.inf))
 
 
 def _bind(var: str, value, graph: DoGraph, env: dict[str, int]) -> int | Potential:

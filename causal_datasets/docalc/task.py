@@ -188,18 +188,26 @@ def _graph(graph_id: str, latent: tuple[str, ...]) -> DoGraph:
 def _verdict(expression: str, estimand: str, graph_id: str, latent: tuple[str, ...], seed: int, observed: bool) -> Verdict:
     """check_equivalence memoized (answers repeat across CLadder's questions: few distinct estimands per
     family, and a proof search can take a second); ``observed``: with every node observed (:func:`all_observed`)."""
-    graph = _graph(graph_id, latent)
-    return check_equivalence(expression, estimand, all_observed(graph) if observed else graph, seed=seed,
-                             limits=PROOF_LIMITS)
+    return _checked(expression, estimand, _graph(graph_id, latent), seed, observed)
 
 
 @lru_cache(maxsize=4_096)
 def _verdict_under(expression: str, estimand: str, edges: str, latent: tuple[str, ...], seed: int,
                    observed: bool) -> Verdict:
     """check_equivalence under another graph (a model's own), memoized the same way."""
-    graph = DoGraph.parse(edges, latent=latent)
-    return check_equivalence(expression, estimand, all_observed(graph) if observed else graph, seed=seed,
-                             limits=PROOF_LIMITS)
+    return _checked(expression, estimand, DoGraph.parse(edges, latent=latent), seed, observed)
+
+
+def _checked(expression: str, estimand: str, graph: DoGraph, seed: int, observed: bool) -> Verdict:
+    """The verdict under ``graph`` (every node observed if ``observed``), CLadder's variables binary."""
+    if observed:
+        graph = all_observed(graph)
+    return check_equivalence(expression, estimand, graph, seed=seed, limits=PROOF_LIMITS, values=_binary(graph))
+
+
+def _binary(graph: DoGraph) -> dict[str, int]:
+    """CLadder's variables are binary: a value above 1 in an answer is bad input, not a larger domain."""
+    return {n: 2 for n in graph.nodes if n not in graph.latent}
 
 
 def reference_unobserved(q: CladderQuestionRow) -> bool:

@@ -2,21 +2,26 @@
 
 An expression becomes a :class:`Factor` — an array with the member models on axis 0 and one axis
 per free index — computed with numpy slices and sums instead of one Python call per index value
-and model. A term ``P(E | do(D), G)`` reads the truncated product without D's tables, whose D
-axes are the action values (see :meth:`~.semantics.TableModel.truncated`), so a symbolic action
-costs no loop. Shapes this path does not cover (a variable twice in one term, an index shared
-within one term, counterfactual atoms) raise :class:`NotVectorizable`; the caller then uses the
-plain interpreter :func:`~.semantics.evaluate`, which is the reference implementation.
+and model. A term ``P(E | do(D), G)`` is one variable elimination over the tables but D's
+(:meth:`~.semantics.TableModel.contract`) that keeps the axes of E, of the indexed conditions and of
+the indexed actions — an action's axis holds its values —, so a symbolic action costs no loop.
+Every value carries a bound on its rounding error (see :class:`~.semantics.Bounded`). Shapes this
+path does not cover (a variable twice in one term, an index shared within one term,
+counterfactual atoms) raise :class:`NotVectorizable`; the caller then uses the plain interpreter
+:func:`~.semantics.evaluate`, which is the reference implementation.
 """
 
 from __future__ import annotations
 
+import math
+import operator
 from dataclasses import dataclass
 
 import numpy as np
 
+from causal_datasets.docalc.elimination import EPSILON
 from causal_datasets.docalc.expr import Add, Atom, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum
-from causal_datasets.docalc.semantics import EvaluationError, TableModel, safe_divide
+from causal_datasets.docalc.semantics import Bounded, EvaluationError, TableModel, rounding
 
 
 class NotVectorizable(ValueError):
@@ -26,50 +31,56 @@ class NotVectorizable(ValueError):
 @dataclass(frozen=True)
 class Factor:
     """Values over free indices: axis 0 = member model (size 1 for constants), then one axis per
-    name in ``names`` (sorted)."""
+    name in ``names`` (sorted); ``error`` bounds the rounding error of each value (same shape)."""
 
     names: tuple[str, ...]
     array: np.ndarray
+    error: np.ndarray
 
-    def aligned(self, names: tuple[str, ...]) -> np.ndarray:
-        """The array broadcastable over ``names`` (a sorted superset of ``self.names``)."""
+    def aligned(self, names: tuple[str, ...]) -> Bounded:
+        """Values and errors broadcastable over ``names`` (a sorted superset of ``self.names``)."""
         shape = [self.array.shape[0]]
         shape += [self.array.shape[1 + self.names.index(n)] if n in self.names else 1 for n in names]
-        return self.array.reshape(shape)
+        return Bounded(self.array.reshape(shape), self.error.reshape(shape))
 
 
 def _combine(factors: list[Factor], op) -> Factor:
     names = tuple(sorted(set().union(*(f.names for f in factors))))
-    arrays = [f.aligned(names) for f in factors]
-    result = arrays[0]
-    for other in arrays[1:]:
+    operands = [f.aligned(names) for f in factors]
+    result = operands[0]
+    for other in operands[1:]:
         result = op(result, other)
-    return Factor(names, np.asarray(result, dtype=float))
+    return Factor(names, result.value, np.broadcast_to(result.error, np.shape(result.value)))
 
 
 def vector_evaluate(e: Expr, model: TableModel, sizes: dict[str, int]) -> Factor:
     """``e`` as a factor over its free indices (``sizes``: the values of each index)."""
     if isinstance(e, Num):
-        return Factor((), np.full(1, float(e.value)))
+        return Factor((), np.full(1, float(e.value)), np.full(1, rounding(e.value)))
     if isinstance(e, Prob):
         return _prob(e, model, sizes)
     if isinstance(e, Expect):
         return vector_evaluate(_expectation_as_sum(e, model), model, sizes)
     if isinstance(e, Neg):
         inner = vector_evaluate(e.arg, model, sizes)
-        return Factor(inner.names, -inner.array)
+        return Factor(inner.names, -inner.array, inner.error)
     if isinstance(e, Add):
-        return _combine([vector_evaluate(t, model, sizes) for t in e.terms], np.add)
+        return _combine([vector_evaluate(t, model, sizes) for t in e.terms], operator.add)
     if isinstance(e, Mul):
-        return _combine([vector_evaluate(f, model, sizes) for f in e.factors], np.multiply)
+        return _combine([vector_evaluate(f, model, sizes) for f in e.factors], operator.mul)
     if isinstance(e, Div):
-        return _combine([vector_evaluate(e.num, model, sizes), vector_evaluate(e.den, model, sizes)], safe_divide)
+        parts = [vector_evaluate(e.num, model, sizes), vector_evaluate(e.den, model, sizes)]
+        return _combine(parts, Bounded.divided_by)
     if isinstance(e, Sum):
-        body = vector_evaluate(e.body, model, {**sizes, e.index: model.graph.domain(e.var)})
+        m = model.graph.domain(e.var)
+        body = vector_evaluate(e.body, model, {**sizes, e.index: m})
         if e.index in body.names:
             axis = body.names.index(e.index)
-            return Factor(body.names[:axis] + body.names[axis + 1 :], body.array.sum(axis=1 + axis))
-        return Factor(body.names, body.array * model.graph.domain(e.var))
+            total = body.array.sum(axis=1 + axis)
+            # a sum of m values rounds at most m - 1 times, each by EPSILON of a partial sum
+            error = body.error.sum(axis=1 + axis) + (m - 1) * EPSILON * np.abs(body.array).sum(axis=1 + axis)
+            return Factor(body.names[:axis] + body.names[axis + 1 :], total, error)
+        return Factor(body.names, body.array * m, body.error * m + EPSILON * np.abs(body.array * m))
     raise EvaluationError(f"cannot evaluate {type(e).__name__}")
 
 
@@ -114,27 +125,26 @@ def _check_shape(p: Prob, sizes: dict[str, int]) -> None:
 
 
 def _prob_factor(p: Prob, model: TableModel) -> Factor:
-    joint = model.truncated(frozenset(v for v, _ in p.do))
-    # joint axis -> the term's value there (int constant or index name); other axes are summed out
-    values = {model.axis[a.var]: a.value for a in p.event + p.given} | {model.axis[v]: x for v, x in p.do}
-    for axis, value in values.items():
-        if isinstance(value, int) and not 0 <= value < joint.shape[axis]:
-            var = model.graph.order[axis - 1]
-            raise EvaluationError(f"value {value} is outside the domain of {var} (0..{joint.shape[axis] - 1})")
-    event = {model.axis[a.var] for a in p.event}
-    fixed_condition = {ax for ax, value in values.items() if isinstance(value, int) and ax not in event}
-    selected = joint[(slice(None), *(values[ax] if ax in fixed_condition else slice(None) for ax in range(1, joint.ndim)))]
-    kept = [ax for ax in range(1, joint.ndim) if ax not in fixed_condition]
-    outside = tuple(1 + i for i, ax in enumerate(kept) if ax not in values)
-    reduced = selected.sum(axis=outside) if outside else selected
-    kept = [ax for ax in kept if ax in values]
-    fixed_event = [values[ax] if ax in event and isinstance(values[ax], int) else slice(None) for ax in kept]
+    # the term's value at each variable: an int constant or an index name
+    values = {a.var: a.value for a in p.event + p.given} | {v: x for v, x in p.do}
+    event = {a.var for a in p.event}
+    fixed = {var: value for var, value in values.items() if isinstance(value, int) and var not in event}
+    kept = tuple(var for var in values if var not in fixed)  # the event's variables, indexed conditions and actions
+    for var in kept:
+        if isinstance(values[var], int) and not 0 <= values[var] < model.graph.domain(var):
+            top = model.graph.domain(var) - 1
+            raise EvaluationError(f"value {values[var]} is outside the domain of {var} (0..{top})")
+    reduced, relative = model.contract(kept, frozenset(v for v, _ in p.do), fixed)
+    fixed_event = [values[var] if isinstance(values[var], int) else slice(None) for var in kept]
     result = reduced[(slice(None), *fixed_event)]
     if p.given:
-        event_positions = tuple(1 + i for i, ax in enumerate(kept) if ax in event)
+        event_positions = tuple(1 + i for i, var in enumerate(kept) if var in event)
         denominator = reduced.sum(axis=event_positions, keepdims=True)
         # a zero condition has zero events too: 0/0 = NaN, undefined (callers silence the warning)
         result = result / denominator[(slice(None), *(0 if isinstance(f, int) else f for f in fixed_event))]
-    names = [values[ax] for ax, f in zip(kept, fixed_event) if not isinstance(f, int)]
+        # nonnegative numbers: the denominator's sum and the division add their roundings to the joint's, twice
+        relative = 2 * relative + (math.prod(reduced.shape[i] for i in event_positions) + 1) * EPSILON
+    names = [values[var] for var, f in zip(kept, fixed_event) if not isinstance(f, int)]
     order = sorted(range(len(names)), key=names.__getitem__)
-    return Factor(tuple(names[i] for i in order), np.transpose(result, [0] + [1 + i for i in order]))
+    array = np.transpose(result, [0] + [1 + i for i in order])
+    return Factor(tuple(names[i] for i in order), array, relative * np.abs(array))

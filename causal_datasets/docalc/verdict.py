@@ -1,9 +1,12 @@
 """``check_equivalence``: the verdict API over parsing, graph checks, semantics and proof search.
 
-Order of work: parse and validate (errors give ``equivalent=None`` with the reason) → identical
-canonical forms → semantic decision on random models (decides the verdict; a difference comes
-with a counterexample) → for equal pairs, a bounded proof search, so a returned proof's
-conclusion has passed the semantic check (except where the graph is too large for exact models:
+Order of work: parse and validate (errors give ``equivalent=None`` with the reason) → the number
+of values of every observed variable (:mod:`.domains`, stated in the verdict) → identical
+canonical forms, or numbers only (exact arithmetic) → semantic decision on random models (decides
+the verdict; a difference comes with a counterexample; numeric constants are compared exactly
+where the rest of the two expressions is the same, and the float tolerance is stated in the
+verdict) → for equal pairs, a bounded proof search after the verdict is known, so a returned
+proof's conclusion has passed the semantic check (except where the exact evaluation is too large:
 then only a proof can decide, and only for equality). :func:`check_proof` re-checks every single step
 and raises :class:`UnsoundProof` if one changes the value (used by the tests and the dataset
 builder: an unsound rule is surfaced, never hidden).
@@ -11,16 +14,17 @@ builder: an unsound rule is surfaced, never hidden).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from causal_datasets.docalc.domains import with_domains
 from causal_datasets.docalc.expr import Expr, constant_value, free_indices, leaf_values, substitute, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.independence import MAX_VARIABLES, Independences, IndependenceError, StatementGraph, TooManyGraphs
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.search import NormalizationBudget, Proof, SearchLimits, find_proof
-from causal_datasets.docalc.decide import Counterexample, semantic_check
+from causal_datasets.docalc.decide import MAX_MODELS, Counterexample, semantic_check
 from causal_datasets.docalc.semantics import EvaluationError, ModelTooLarge
 from causal_datasets.graph import GraphError
 
@@ -39,8 +43,15 @@ class UnsoundProof(AssertionError):
 @dataclass(frozen=True)
 class Verdict:
     """``equivalent`` is True/False, or None with ``error`` saying why: bad input (``invalid``: a
-    parse error, an unknown variable, a malformed or cyclic graph) or a pair the checks could not
-    decide (an undefined value, too large a model without a proof)."""
+    parse error, an unknown variable, a malformed or cyclic graph, numbers of values that do not
+    fit) or a pair the checks could not decide (an undefined value, too large a model without a
+    proof).
+
+    What the verdict assumed: ``domains`` (the number of values of each observed variable),
+    ``latent_values`` (how many values each latent source had in the random models: enough to show
+    any difference, :mod:`.latent`; latent causes themselves are unrestricted) and ``tolerance``
+    (the largest difference, relative to the values, that the comparison on models counted as
+    equal: their rounding-error bounds; None where nothing was evaluated in floating point)."""
 
     equivalent: bool | None
     method: Method
@@ -51,6 +62,9 @@ class Verdict:
     b: str | None = None
     invalid: bool = False
     note: str | None = None  # with independence statements: what the verdict rests on
+    domains: dict[str, int] | None = None
+    latent_values: dict[str, int] | None = None
+    tolerance: float | None = None
 
     def __bool__(self) -> bool:
         return bool(self.equivalent)
@@ -93,22 +107,27 @@ def check_equivalence(
     models: int = 3,
     limits: SearchLimits = SearchLimits(),
     prove: bool = True,
+    values: Mapping[str, int] | None = None,
 ) -> Verdict:
     """Decide whether ``a`` and ``b`` are equal in every model of ``graph``.
 
+    Every observed variable has 2 values unless ``values`` (or the graph's ``domains``) gives it
+    another number, or the expressions mention a larger value; latent variables are unrestricted.
     ``equivalent`` is never True without identical canonical forms, equality on every sampled
-    model, or — where the graph is too large for exact models — a proof; it is never False without
-    a counterexample model. ``prove=False`` skips the proof search (the verdict is the same where
-    models can be evaluated; only the explanation differs). ``models`` must be at least 1.
+    model, or — where the exact evaluation is too large — a proof; it is never False without a
+    counterexample model. ``prove=False`` skips the proof search (the verdict is the same where
+    models can be evaluated; only the explanation differs). ``models`` must be in 1..MAX_MODELS.
 
     ``graph`` may be :class:`~.independence.Independences` instead of a DAG: then the verdict is
     what the statements imply for every DAG they fit (see :func:`_under_independences`), and
     ``None`` whenever that differs between such DAGs.
     """
-    if models < 1:
-        raise ValueError(f"models must be at least 1, got {models}: equality on no model proves nothing")
+    if not 1 <= models <= MAX_MODELS:
+        raise ValueError(f"models must be between 1 and {MAX_MODELS}, got {models}: "
+                         "equality on no model proves nothing, and more cost memory without deciding more")
     if isinstance(graph, Independences):
-        return _under_independences(a, b, graph, latent, seed=seed, models=models, limits=limits, prove=prove)
+        return _under_independences(a, b, graph, latent, seed=seed, models=models, limits=limits, prove=prove,
+                                    values=values)
     try:
         g = as_graph(graph, latent)
         left = canonical_indices(parse(a) if isinstance(a, str) else a)
@@ -124,10 +143,15 @@ def check_equivalence(
     if hidden:
         return Verdict(None, "error", error=f"uses the unobserved variable(s) {hidden}: an estimand must be "
                        "a function of observed variables", invalid=True, **texts)
+    try:
+        g = with_domains(g, (left, right), values)
+    except GraphError as error:
+        return Verdict(None, "error", error=f"values: {error}", invalid=True, **texts)
+    texts["domains"] = {n: g.domain(n) for n in g.nodes if n not in g.latent}
     if left == right:
         return Verdict(True, "identical", **texts)
     if not variables(left) and not variables(right):  # numbers only: exact arithmetic, no model needed
-        return _compare_numbers(left, right)
+        return _compare_numbers(left, right, texts)
     try:
         semantic = semantic_check(left, right, g, seed=seed, models=models)
     except EvaluationError as error:
@@ -135,6 +159,7 @@ def check_equivalence(
         if prove and isinstance(error, ModelTooLarge):
             return _proof_only(left, right, g, limits, reason, texts)
         return Verdict(None, "error", error=reason, **texts)
+    texts |= {"latent_values": semantic.latent_values or None, "tolerance": semantic.tolerance}
     if semantic.equal is None:
         return Verdict(None, "semantic", error=semantic.reason, **texts)
     if semantic.equal is False:
@@ -150,7 +175,7 @@ def check_equivalence(
 
 
 def _under_independences(a, b, known: Independences, latent: Iterable[str], *, seed: int, models: int,
-                         limits: SearchLimits, prove: bool) -> Verdict:
+                         limits: SearchLimits, prove: bool, values: Mapping[str, int] | None) -> Verdict:
     """The verdict the statements imply, never one a DAG they fit would contradict.
 
     Complete statements: the verdict shared by every DAG with exactly these independences (their
@@ -169,18 +194,24 @@ def _under_independences(a, b, known: Independences, latent: Iterable[str], *, s
     if hidden:
         return Verdict(None, "error", error=f"uses the unobserved variable(s) {hidden}: an estimand must be "
                        "a function of observed variables", invalid=True, **texts)
+    nodes = tuple(sorted(variables(left) | variables(right) | known.variables | hidden_names))
+    try:
+        independent = with_domains(DoGraph(nodes, (), hidden_names), (left, right), values)
+    except GraphError as error:
+        return Verdict(None, "error", error=f"values: {error}", invalid=True, **texts)
+    texts["domains"] = {n: independent.domain(n) for n in nodes if n not in hidden_names}
     if left == right:
         return Verdict(True, "identical", **texts)
     if not variables(left) and not variables(right):
-        return _compare_numbers(left, right)
-    nodes = tuple(sorted(variables(left) | variables(right) | known.variables | hidden_names))
+        return _compare_numbers(left, right, texts)
     if len(nodes) > MAX_VARIABLES:
         return Verdict(None, "error", error=f"{len(nodes)} variables: independence reasoning takes at most "
                        f"{MAX_VARIABLES}", **texts)
     if known.complete:
-        return _over_class(left, right, known, nodes, texts, seed=seed, models=models, limits=limits, prove=prove)
-    independent = DoGraph(nodes, (), hidden_names)
+        return _over_class(left, right, known, nodes, texts, seed=seed, models=models, limits=limits, prove=prove,
+                           values=values)
     base = check_equivalence(left, right, independent, seed=seed, models=models, prove=False)
+    texts |= {"latent_values": base.latent_values, "tolerance": base.tolerance}
     if base.equivalent is False:
         return Verdict(False, "independences", counterexample=base.counterexample, **texts,
                        note="the two differ on a model in which every variable is independent, which satisfies "
@@ -188,7 +219,7 @@ def _under_independences(a, b, known: Independences, latent: Iterable[str], *, s
     if base.equivalent is None:
         return Verdict(None, "error", error=base.error, **texts)
     try:
-        outcome = find_proof(left, right, StatementGraph(known, nodes, hidden_names), limits)
+        outcome = find_proof(left, right, StatementGraph(known, nodes, hidden_names, dict(independent.domains)), limits)
     except NormalizationBudget as budget:
         return Verdict(None, "error", error=str(budget), **texts)
     if outcome.proof is not None:
@@ -199,7 +230,7 @@ def _under_independences(a, b, known: Independences, latent: Iterable[str], *, s
 
 
 def _over_class(left: Expr, right: Expr, known: Independences, nodes: tuple[str, ...], texts: dict, *, seed: int,
-                models: int, limits: SearchLimits, prove: bool) -> Verdict:
+                models: int, limits: SearchLimits, prove: bool, values: Mapping[str, int] | None) -> Verdict:
     """The verdict every DAG with exactly the stated independences gives, or None naming two that differ."""
     try:
         members = known.equivalence_class(nodes)
@@ -207,7 +238,9 @@ def _over_class(left: Expr, right: Expr, known: Independences, nodes: tuple[str,
         return Verdict(None, "error", error=f"independences: {error}", **texts)
     except IndependenceError as error:
         return Verdict(None, "error", error=f"independences: {error}", invalid=True, **texts)
-    verdicts = [check_equivalence(left, right, g, seed=seed, models=models, limits=limits, prove=prove) for g in members]
+    verdicts = [check_equivalence(left, right, g, seed=seed, models=models, limits=limits, prove=prove, values=values)
+                for g in members]
+    texts = texts | {"tolerance": next((v.tolerance for v in verdicts if v.tolerance), None)}
     outcomes = {v.equivalent for v in verdicts}
     every = f"each of the {len(members)} DAG(s) with exactly these independences"
     if outcomes == {True}:
@@ -222,9 +255,8 @@ def _over_class(left: Expr, right: Expr, known: Independences, nodes: tuple[str,
                                ((True, "equal"), (False, "different"), (None, "undecided")) if value in shown))
 
 
-def _compare_numbers(left: Expr, right: Expr) -> Verdict:
+def _compare_numbers(left: Expr, right: Expr, texts: dict) -> Verdict:
     """Two expressions of numbers only, compared exactly (rationals, no tolerance)."""
-    texts = {"a": left.text, "b": right.text}
     a, b = constant_value(left), constant_value(right)
     if a is None or b is None:
         return Verdict(None, "arithmetic", error="an expression divides by zero", **texts)

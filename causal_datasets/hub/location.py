@@ -124,7 +124,7 @@ def load_benchmark(
     """Typed rows of one config of a benchmark, from a Hub id or from a local build (made on demand).
 
     >>> tasks = load_benchmark("shapeworld", "core")                                   # hub/shapeworld
-    >>> tasks = load_benchmark("shapeworld", "core", repo_id="ORG/shapeworld", revision="v1.0.0")
+    >>> tasks = load_benchmark("shapeworld", "core", repo_id="ORG/shapeworld", revision="v1.1.0")
     """
     location = DatasetLocation(hub_dir=hub_dir, repo_id=repo_id, revision=revision, source=source)
     return location.load(name, config, split).records

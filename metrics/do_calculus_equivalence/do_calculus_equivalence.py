@@ -31,7 +31,8 @@ _DESCRIPTION = """
 Decides, for each pair, whether the predicted expression equals the reference in every causal
 model of the given DAG (do-calculus proof search plus an exact check on random structural
 models: "equivalent" is never returned for a false identity, "not equivalent" always has a
-counterexample). Where the DAG is unknown, independence statements "X ⊥ Y | Z" stand in for it and
+counterexample). Observed variables have two values unless `values` says otherwise; latent
+common causes (`A<->B`) have any number. Where the DAG is unknown, independence statements "X ⊥ Y | Z" stand in for it and
 only what they imply is decided. Reports the share of equivalent predictions beside the surface
 baselines: normalized string match, BLEU and token F1.
 """
@@ -44,6 +45,8 @@ Args:
     latents: optional unobserved nodes per pair (list of names or comma-separated string).
     independences: optional, per pair whose graph is None: statements "X ⊥ Y | Z; W ⊥ Y" (or a list).
     complete_independences: the statements are every independence of the DAG (default False: some).
+    values: optional numbers of values of observed variables (default 2 each): one mapping for all
+        pairs, e.g. {"Z": 3}, or one per pair (a mapping, "Z=3,W=4" or None).
     seed: seed of the random models (default 0).
     prove: also search a proof for equivalent pairs (slower; the verdicts are the same).
     scoring: "equivalence" (default, DoVerifier's rule: equal to the reference in every model of the
@@ -76,8 +79,10 @@ class DoCalculusEquivalence(metric_base.BatchMetric):
         )
 
     def _compute(self, predictions, references, graphs=None, latents=None, independences=None,
-                 complete_independences=False, seed=0, prove=False, scoring="equivalence"):
+                 complete_independences=False, seed=0, prove=False, scoring="equivalence",
+                 values=None):
         if graphs is None and independences is None:
             raise ValueError("graphs is required: one edge list per pair (or independences per pair)")
         return score_pairs(predictions, references, graphs, latents, independences=independences,
-                           complete=complete_independences, seed=seed, prove=prove, scoring=scoring)
+                           complete=complete_independences, seed=seed, prove=prove, scoring=scoring,
+                           values=values)

@@ -1,0 +1,131 @@
+"""The verifier on random ADMGs: wrong verdicts, undecided share and tail latency, old code beside new.
+
+Pairs come from ``tests/support/admg.py``: random ADMGs, for random queries P(y | do(x)) the ID
+formula, its mutations and plausible wrong answers (conditional, back-door adjustments for the
+parents or all non-descendants of x), each labelled by the test suite's independent evaluator
+(explicit latent variables with ``--latent-values`` values, observed variables with 2 or 3).
+
+* verdicts: every pair verified, verdict only (``prove=False``, as the metric and the rewards run
+  it) by the code of this checkout and — in a subprocess, with ``PYTHONPATH`` — by the code of
+  ``--old`` (a source tree, e.g. ``git archive f29bd4a causal_datasets | tar -x -C /tmp/old``):
+  wrong verdicts against the labels, undecided share, CPU time per pair (median, p99, max).
+  Each pair's graph is built fresh from its edge list with the pair's numbers of values.
+* undecided again with the default proof search (1 s limit);
+* ``equiv`` start-up: wall time of ``causal-datasets equiv`` on a one-edge graph (median of 5).
+
+    .venv/bin/python scripts/bench_docalc_latent.py --pairs 4000 --old /tmp/old30
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT))  # after PYTHONPATH: the test support: the generator and the independent evaluator
+
+from tests.support.admg import Pair, corpus  # noqa: E402
+
+
+def verify(pairs: list[Pair], prove: bool) -> list[tuple[bool | None, float]]:
+    """(verdict, CPU seconds) per pair, with the code importable as ``causal_datasets`` here."""
+    from causal_datasets.docalc.graph import DoGraph
+    from causal_datasets.docalc.verdict import check_equivalence
+
+    check_equivalence("P(Y | do(X))", "P(Y | X)", "X->Y")  # imports and caches warmed, not timed
+    results = []
+    for pair in pairs:
+        start = time.process_time()
+        graph = DoGraph.parse(pair.graph.text(), domains=pair.domains)
+        verdict = check_equivalence(pair.a, pair.b, graph, prove=prove)
+        results.append((verdict.equivalent, time.process_time() - start))
+    return results
+
+
+def run_elsewhere(source: Path, pairs_file: Path, prove: bool) -> list[tuple[bool | None, float]]:
+    """:func:`verify` in a subprocess importing ``causal_datasets`` from ``source``."""
+    environment = {**os.environ, "PYTHONPATH": f"{source}{os.pathsep}{ROOT}"}
+    command = [sys.executable, __file__, "--worker", str(pairs_file)] + (["--prove"] if prove else [])
+    output = subprocess.run(command, env=environment, capture_output=True, text=True, check=True).stdout
+    return [tuple(row) for row in json.loads(output)]
+
+
+def summary(label: str, pairs: list[Pair], results: list[tuple[bool | None, float]]) -> None:
+    times = sorted(t for _, t in results)
+    p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+    undecided = sum(v is None for v, _ in results)
+    wrong = sum(v is not None and v != p.equivalent for (v, _), p in zip(results, pairs))
+    false_equal = sum(v is True and not p.equivalent for (v, _), p in zip(results, pairs))
+    print(f"{label:<44} n={len(results):>5}  wrong {wrong:>3} (false 'equivalent' {false_equal:>3})  undecided "
+          f"{undecided:>3} ({undecided / len(results):.2%})  median {statistics.median(times) * 1e3:6.2f} ms  "
+          f"p99 {p99 * 1e3:7.2f} ms  max {times[-1] * 1e3:8.1f} ms", flush=True)
+
+
+def startup(source: Path | None) -> float:
+    """Median wall time of ``causal-datasets equiv`` (5 runs), this checkout's code or ``source``'s."""
+    environment = {**os.environ, **({"PYTHONPATH": str(source)} if source else {})}
+    command = [sys.executable, "-m", "causal_datasets.cli", "equiv", "P(Y | do(X))", "P(Y | X)", "--graph", "X->Y"]
+    walls = []
+    # run elsewhere than this checkout: ``-m`` imports from the working directory first
+    with tempfile.TemporaryDirectory() as elsewhere:
+        for _ in range(5):
+            start = time.perf_counter()
+            subprocess.run(command, env=environment, capture_output=True, check=False, cwd=elsewhere)
+            walls.append(time.perf_counter() - start)
+    return statistics.median(walls)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=2000,
+                        help="labelled pairs on graphs of 4-8 nodes, 0-17 latent edges")
+    parser.add_argument("--large", type=int, default=200,
+                        help="pairs on graphs of 9-12 nodes, 12-20 latent edges (0: skip)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--latent-values", default="2,3,4", help="values of the evaluator's latent variables")
+    parser.add_argument("--old", type=Path, help="a source tree of the old code (its causal_datasets package)")
+    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--prove", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:  # a subprocess: verify the pickled pairs, print (verdict, seconds) as JSON
+        print(json.dumps(verify(pickle.loads(args.worker.read_bytes()), args.prove)))
+        return
+
+    latent_values = tuple(int(v) for v in args.latent_values.split(","))
+    start = time.perf_counter()
+    pairs = corpus(args.seed, args.pairs, nodes=(4, 8), latent_edges=(0, 17), label_models=3,
+                   latent_values=latent_values)
+    large = corpus(args.seed + 1, args.large, nodes=(9, 12), latent_edges=(12, 20), label_models=2,
+                   latent_values=(2, 3)) if args.large else []
+    equal = sum(p.equivalent for p in pairs)
+    print(f"{len(pairs)} pairs ({equal} equivalent by the evaluator) and {len(large)} large-graph pairs generated and "
+          f"labelled in {time.perf_counter() - start:.0f} s", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        pairs_file, large_file = Path(folder) / "pairs.pickle", Path(folder) / "large.pickle"
+        pairs_file.write_bytes(pickle.dumps(pairs))
+        large_file.write_bytes(pickle.dumps(large))
+        if args.old:
+            summary("old code, 4-8 nodes, verdict only", pairs, run_elsewhere(args.old, pairs_file, prove=False))
+        summary("new code, 4-8 nodes, verdict only", pairs, run_elsewhere(ROOT, pairs_file, prove=False))
+        summary("new code, 4-8 nodes, with proof search", pairs, run_elsewhere(ROOT, pairs_file, prove=True))
+        if large:
+            if args.old:
+                summary("old code, 9-12 nodes, verdict only", large, run_elsewhere(args.old, large_file, prove=False))
+            summary("new code, 9-12 nodes, verdict only", large, run_elsewhere(ROOT, large_file, prove=False))
+    if args.old:
+        print(f"equiv start-up (median wall of 5): old {startup(args.old):.2f} s, new {startup(None):.2f} s")
+    else:
+        print(f"equiv start-up (median wall of 5): {startup(None):.2f} s")
+    print(f"load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+
+
+if __name__ == "__main__":
+    main()
