@@ -5,7 +5,14 @@ from types import SimpleNamespace
 
 import pytest
 
+from causal_datasets.cli import main
+from causal_datasets.docalc import paper_task
+from causal_datasets.docalc.baselines import normalize_string
 from causal_datasets.docalc.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
+from causal_datasets.docalc.derivation import DERIVATION_REQUEST
+from causal_datasets.docalc.expr import is_observational
+from causal_datasets.docalc.judge import JUDGE_SYSTEM, parse_verdict
+from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rows import cladder_rows, question_rows
 from causal_datasets.docalc.task import (
     SYSTEM_PROMPT,
@@ -15,21 +22,14 @@ from causal_datasets.docalc.task import (
     reference_unobserved,
     score_answer,
 )
-from causal_datasets.docalc.expr import is_observational
-from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import check_equivalence
+from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.runners import cladder_pairs as cladder_runner
 from causal_datasets.runners.records import ModelCall
+from causal_datasets.runners.results import read_summary
 from causal_datasets.runners.task import Item, Transcript
-from causal_datasets.cli import main
-from causal_datasets.docalc.baselines import normalize_string
-from causal_datasets.docalc.derivation import DERIVATION_REQUEST
-from causal_datasets.docalc import paper_task
-from causal_datasets.docalc.judge import JUDGE_SYSTEM, parse_verdict
-from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from tests.support.builds import small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
-from causal_datasets.runners.results import read_summary
 from tests.support.runs import item_fields, run_eval
 
 CLADDER = SHARED_DATA_DIR / "cladder"
@@ -219,9 +219,9 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
     assert first.status == "failed" and first.failures == {"model": {"retries_exhausted": 2}}
     assert first.metrics.count == 0
     with StubServer(respond) as server:
-        summary = run_eval(*common, "--limit", "5", "--resume", "--model", "stub", "--base-url", server.base_url)
+        summary = run_eval(*common, "--limit", "5", "--extend", "--model", "stub", "--base-url", server.base_url)
         assert server.count == 5  # the two failed items are asked again, then three new ones
-        again = run_eval(*common, "--limit", "5", "--resume", "--model", "stub", "--base-url", server.base_url)
+        again = run_eval(*common, "--resume", "--model", "stub", "--base-url", server.base_url)  # the run's --limit 5
         assert server.count == 5  # nothing left to ask
     items = {i["id"]: i for i in item_fields(out)}
     assert len(items) == 5
@@ -624,6 +624,7 @@ def test_rescore_under_equivalence_credits_the_do_answers_of_an_identification_r
     assert after["metrics"]["scoring"] == "equivalence" and after["metrics"]["accuracy"] == 1.0  # the do() ones too
     assert after["metrics"]["equivalence_accuracy"] == before["metrics"]["equivalence_accuracy"] == 1.0
     assert after["options"]["scoring"] == "equivalence" and after["rescored"]["options_before"]["scoring"] == "identification"
+    assert after["selection"] == before["selection"] and before["selection"]["limit"] == 4  # what --resume would continue
     old, new = item_fields(run), item_fields(tmp_path / "again")
     assert [i["raw"] for i in new] == [i["raw"] for i in old] and [i["scoring"] for i in new] == ["equivalence"] * 4
     assert [i["identified"] for i in new] == [True, False, True, False]  # verdicts kept; only the headline rule moved
@@ -666,3 +667,19 @@ def test_rescore_flags_an_oracle_run_under_another_rule(dataset_dir, tmp_path, c
     assert main(["rescore", str(run), "--out", str(tmp_path / "again"), "--scoring", "equivalence"]) == 0
     assert "note: --feedback oracle chose its rounds by the identification verdict" in capsys.readouterr().err
     assert read_summary(tmp_path / "again")["rescored"]["notes"]
+
+
+@pytest.mark.llm
+def test_ten_items_on_the_local_model_with_default_options_are_all_scored_and_repeat(dataset_dir, tmp_path, local_llm):
+    """``eval cladder_pairs --limit 10`` against the local server with default options (512 tokens, the server's
+    one slot and its long timeout found by themselves): every item is scored, and a second run with its own
+    cache gets every reply again from the server, identical."""
+    replies = []
+    for run in ("first", "second"):
+        summary = run_eval("cladder_pairs", "--limit", "10", "--model", local_llm.model, "--base-url",
+                           local_llm.base_url, "--hub-dir", str(dataset_dir), "--out", str(tmp_path / run),
+                           "--cache-dir", str(tmp_path / f"cache-{run}"))
+        assert summary.status == "complete" and summary.items.scored == 10 and summary.failures == {}
+        assert summary.usage["model"].http_requests == 10  # no retry: each request had one copy
+        replies.append({item["id"]: item["raw"] for item in item_fields(tmp_path / run)})
+    assert replies[0] == replies[1]

@@ -194,7 +194,7 @@ def test_report_from_an_export_folder_is_the_report_of_its_run_folders(runs, tmp
 def test_pushed_export_loads_by_hub_id_and_revision_and_reports_from_the_hub(local_hub, runs, tmp_path, capsys):
     hub = tmp_path / "hub"
     assert _export(hub, runs["oracle"], runs["random"]) == 0
-    assert main(["push", NAME, "--repo-id", f"org/{NAME}", "--hub-dir", str(hub)]) == 0
+    assert main(["push", NAME, "--dataset", f"org/{NAME}", "--hub-dir", str(hub)]) == 0
     first = _files(hub / NAME)
     assert local_hub.files(f"org/{NAME}", revision="v1.0.0") == first
 
@@ -205,7 +205,7 @@ def test_pushed_export_loads_by_hub_id_and_revision_and_reports_from_the_hub(loc
     assert datasets.load_dataset(f"org/{NAME}", "details", split="train", revision="v1.0.0").num_rows == 168
 
     assert _export(hub, runs["random-seed-1"]) == 0
-    assert main(["push", NAME, "--repo-id", f"org/{NAME}", "--hub-dir", str(hub)]) == 0
+    assert main(["push", NAME, "--dataset", f"org/{NAME}", "--hub-dir", str(hub)]) == 0
     assert set(local_hub.tags(f"org/{NAME}")) == {"v1.0.0", "v1.1.0"}
     assert datasets.load_dataset(f"org/{NAME}", "details", split="train", revision="v1.1.0").num_rows == 252
     assert datasets.load_dataset(f"org/{NAME}", "results", split="train", revision="v1.0.0").num_rows == 8

@@ -90,7 +90,9 @@ def test_each_revision_is_read_exactly_also_offline(local_hub, tiny_registered, 
         for tag, records in expected.items():
             loaded = DatasetLocation(repo_id="org/tiny", revision=tag).load("tiny", "default", "test")
             assert loaded.records == records and loaded.manifest["version"] == tag[1:], (offline, tag)
-    assert load_benchmark("tiny", "default", repo_id="org/tiny", revision="v2.0.0") == expected["v2.0.0"]
+    assert load_benchmark("tiny", "default", dataset="org/tiny", revision="v2.0.0") == expected["v2.0.0"]
+    with pytest.warns(FutureWarning, match=r"repo_id=\.\.\.\) is deprecated; use dataset="):  # the old name still works
+        assert load_benchmark("tiny", "default", repo_id="org/tiny", revision="v1.2.3") == expected["v1.2.3"]
 
 
 def test_hub_failures_are_typed_and_name_the_dataset(local_hub, tiny_registered, tmp_path, monkeypatch):

@@ -90,6 +90,26 @@ def test_the_inspect_command_runs_a_registered_task_and_its_log_reads_back(tmp_p
         assert sample.store[RESULT_KEY] == sample.scores[SCORER].metadata
 
 
+def test_the_readme_inspect_line_runs_from_the_repository_root(tmp_path):
+    """The README's ``inspect eval causal_datasets/shapeworld_core`` from the checkout's root, with the root on
+    ``sys.path`` (``python -m`` puts it there) behind a ``causal_datasets.egg-info`` as an editable install
+    leaves in the root: inspect then finds no installed package and would read the name as a path."""
+    shadow = tmp_path / "shadow" / "causal_datasets.egg-info"
+    shadow.mkdir(parents=True)
+    (shadow / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: causal-datasets\nVersion: 0.0.0\n")
+    entry_point = "causal_datasets = causal_datasets.integrations.inspect_tasks"
+    (shadow / "entry_points.txt").write_text(f"[inspect_ai]\n{entry_point}\n")
+    env = {**os.environ, "PYTHONPATH": str(shadow.parent)}
+    command = [sys.executable, "-m", "tests.support.inspect_offline", "eval", "causal_datasets/shapeworld_core",
+               "--model", "mockllm/model", "-T", "agent=oracle", "-T", f"hub_dir={tmp_path / 'hub'}", "--limit", "3",
+               "--log-dir", str(tmp_path / "logs"), "--display", "none"]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [path] = (tmp_path / "logs").glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.status == "success" and log.eval.task == "causal_datasets/shapeworld_core" and len(log.samples) == 3
+
+
 @pytest.mark.parametrize(("parameters", "message"), [
     ({"agent_seeds": 1}, "has no option 'agent_seeds'"),
     ({"agent_seed": -1}, "option agent_seed: Input should be greater than or equal to 0"),
@@ -144,6 +164,31 @@ def test_an_unreachable_server_is_a_sample_error_never_a_wrong_answer(tmp_path):
     assert all(not sample.scores for sample in log.samples)
 
 
+def test_requests_carry_the_seed_and_sampling_of_causal_datasets_eval(tmp_path):
+    with StubServer(lambda request, index: StubReply(text='{"answer": "yes"}')) as server:
+        [log] = inspect_eval(
+            inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")), model="openai-api/stub/m",
+            model_base_url=server.base_url, log_dir=str(tmp_path / "logs"), display="none", limit=1,
+        )
+    assert log.status == "success" and server.count >= 1
+    assert {(r.get("seed"), r["temperature"], r["max_tokens"]) for r in server.requests} == {(0, 0.0, 512)}
+
+
+def test_a_failure_that_is_not_the_models_fails_the_sample_with_its_own_cause(tmp_path, monkeypatch):
+    """inspect's mock model counts tokens with tiktoken; a tokenizer that cannot be loaded (offline, no file) is
+    the sample's error as it is, not the model's ``llm_error``."""
+
+    def unavailable(name):
+        raise OSError(f"cannot download the {name} tokenizer")
+
+    monkeypatch.setattr("tiktoken.get_encoding", unavailable)
+    [log] = inspect_eval(inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")), model="mockllm/model",
+                         log_dir=str(tmp_path / "logs"), display="none", limit=1)
+    assert log.status == "error"
+    assert log.error.message.startswith("OSError") and "cannot download the" in log.error.message
+    assert "llm_error" not in log.error.message and "SampleFailed" not in log.error.traceback
+
+
 @pytest.mark.llm
 @pytest.mark.parametrize(("name", "task"), [("shapeworld_core", "shapeworld"), ("cladder_estimand", "cladder_pairs")])
 def test_local_model_gives_the_same_items_as_causal_datasets_eval(name, task, hub, tmp_path, local_llm):
@@ -151,7 +196,7 @@ def test_local_model_gives_the_same_items_as_causal_datasets_eval(name, task, hu
     with those replies (temperature 0, 256 tokens; see tests/support/replay.py): the same requests,
     and identical result lines but the solver's model name, which each tool spells its own way."""
     respond, replies = recording(local_llm.base_url)
-    with StubServer(respond) as proxy:
+    with StubServer(respond, slots=1) as proxy:  # the one slot of the server behind it
         run_eval(task, "--out", str(tmp_path / "run"), "--hub-dir", str(hub), "--limit", "3", "--model", local_llm.model,
                  "--base-url", proxy.base_url, "--max-tokens", "256", "--no-cache")
         ours_sent = proxy.requests

@@ -227,7 +227,7 @@ def test_parity_with_causal_datasets_eval_on_the_local_model(hub, local_llm, tmp
     the same extracted expressions and verdicts."""
     tokens = 96
     respond, replies = recording(local_llm.base_url)
-    with StubServer(respond) as proxy:
+    with StubServer(respond, slots=1) as proxy:  # the one slot of the server behind it
         run_eval("cladder_pairs", "--limit", "3", "--max-tokens", str(tokens), "--temperature", "0", "--model",
                  local_llm.model, "--base-url", proxy.base_url, "--hub-dir", str(hub), "--out", str(tmp_path / "cd"),
                  "--no-cache", "--concurrency", "1")

@@ -71,7 +71,7 @@ def test_advanced_oracle_and_resume_after_an_interruption(dataset_dir, tmp_path)
         handle.write('{"id": "advanced-n4-g09-p5", "tor')  # a crash mid-line
     with pytest.raises(ResultsExist, match="--resume"):
         run(*common)
-    summary = run(*common, "--resume", "--limit", "100", "--concurrency", "3")
+    summary = run(*common, "--extend", "--limit", "100", "--concurrency", "3")
     text = (out / "results.jsonl").read_text()
     assert text.startswith(first)  # the finished episodes were kept, not played again
     assert len(item_fields(out)) == 100 == len(text.splitlines()) and summary.metrics.accuracy == 1.0
@@ -147,7 +147,7 @@ def test_a_run_that_reaches_no_server_exits_non_zero_and_says_so(dataset_dir, tm
     with StubServer() as server:
         dead = server.base_url  # nothing listens there once the server stopped
     code = main(["eval", "shapeworld", "--model", "m", "--base-url", dead, "--max-retries", "0", "--limit", "3",
-                 "--no-cache", "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir)])
+                 "--no-cache", "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir), "--json"])
     captured = capsys.readouterr()
     assert code == 1 and json.loads(captured.out)["status"] == "failed"
     assert captured.err.splitlines()[-1].startswith("shapeworld: failed: 0 of 3 items scored, 3 failed (3 model retries_exhausted)")
@@ -169,9 +169,26 @@ def test_metric_counts_by_mode_and_group():
         score_episodes([items[0] | {"error": "timeout"}])
 
 
-def test_command_line_prints_the_summary(dataset_dir, tmp_path, capsys):
+def test_command_line_prints_a_short_table_of_the_headline_scores(dataset_dir, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["eval", "shapeworld", "--agent", "oracle", "--limit", "12", "--out", str(out),
+                 "--hub-dir", str(dataset_dir)]) == 0
+    printed = capsys.readouterr().out
+    summary = read_summary(out)
+    interval = summary["intervals"]["metrics"]["accuracy"]  # the summary's own interval, to 3 places
+    assert summary["metrics"]["accuracy"] == 1.0 and interval["ci_low"] < 1.0 and interval["ci_high"] == 1.0
+    assert printed.splitlines() == [
+        "shapeworld core, agent:oracle:", "",
+        "| score | mean | 95% interval | items |", "|---|---|---|---|",
+        f"| accuracy | 1.000 | [{interval['ci_low']:.3f}, 1.000] | 12 |", "",
+        "items: 12 selected, 12 scored, 0 failed, 0 not run",
+        f"run folder: {out} (summary.json: every metric and slice; results.jsonl: every item)",
+    ]
+
+
+def test_command_line_prints_the_summary_with_json(dataset_dir, tmp_path, capsys):
     code = main(["eval", "shapeworld", "--agent", "strategy", "--variant", "instructed_cot", "--limit", "12", "--no-system-role",
-                 "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir)])
+                 "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir), "--json"])
     captured = capsys.readouterr()
     printed = json.loads(captured.out)
     assert code == 0 and printed["metrics"]["count"] == 12 and printed["options"]["variant"] == "instructed_cot"

@@ -8,7 +8,7 @@ the model rejects is one line naming the flag (exit code 2).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +55,10 @@ def location_from_args(args: argparse.Namespace) -> DatasetLocation:
     return DatasetLocation(hub_dir=hub_dir, repo_id=args.dataset, revision=args.revision, source=source)
 
 
-def options_from_args(model: type[BaseModel], args: argparse.Namespace) -> BaseModel:
+def options_from_args(model: type[BaseModel], args: argparse.Namespace,
+                      earlier: Mapping[str, Any] | None = None) -> BaseModel:
+    """The options the flags give, over ``earlier`` values (a resumed run's) where a flag is not given."""
     try:
-        return model.model_validate(given_values(model, args))
+        return model.model_validate({**(earlier or {}), **given_values(model, args)})
     except ValidationError as error:
         raise CommandError(first_problem(error)) from None

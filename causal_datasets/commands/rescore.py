@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from causal_datasets.cli import CommandError
+from causal_datasets.cli import CommandError, describe
 from causal_datasets.commands._task_options import (
     add_dataset_arguments,
     add_options,
@@ -25,12 +25,13 @@ from causal_datasets.commands._types import at_least
 from causal_datasets.commands.eval import EXIT_CODES, status_line
 from causal_datasets.flags import flag, given_values
 from causal_datasets.llm.options import add_model_arguments, spec_from_args
-from causal_datasets.runners.rescore import read_run_summary, rescore_run
+from causal_datasets.runners.rescore import rescore_run
+from causal_datasets.runners.results import read_typed_summary
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("rescore", help="score a finished run again with the current code (no model asked)",
-                                   description=__doc__.split("\n\n", 1)[1])
+                                   description=describe(__doc__))
     parser.add_argument("run", type=Path, metavar="RUN", help="the run folder to score again")
     parser.add_argument("options", nargs=argparse.REMAINDER, metavar="...",
                         help="--out NEW and the benchmark's scoring options (RUN --help lists them)")
@@ -38,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    task, before = read_run_summary(args.run)
+    task, before = read_typed_summary(args.run, "rescore")
     parser = argparse.ArgumentParser(prog=f"causal-datasets rescore {args.run}",
                                      description=f"score a {task.name} run again (it was scored by causal-datasets "
                                                  f"{before.package_version})")

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Union
 
 from pydantic import Field
 
-from causal_datasets.cli import CommandError
+from causal_datasets.cli import CommandError, describe
 from causal_datasets.registry import get_task, tasks
 from causal_datasets.runners.records import RunSummary
 
@@ -22,7 +22,7 @@ RECORDS = ("run-summary", "item-result")
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("schema", help="print the JSON Schema of run summaries or of item results",
-                                   description=__doc__.split("\n\n", 1)[1])
+                                   description=describe(__doc__))
     parser.add_argument("record", choices=RECORDS,
                         help="run-summary (summary.json) or item-result (a results.jsonl line)")
     parser.add_argument("benchmark", nargs="?", help=f"the benchmark ({', '.join(tasks())})")

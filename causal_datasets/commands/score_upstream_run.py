@@ -14,13 +14,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from causal_datasets.cli import describe
 from causal_datasets.runners.causalab import score_upstream_runs
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score-upstream-run", help="score the authors' CausaLab run folders with our metrics (a run folder for report)",
-        description=__doc__.split("\n\n", 1)[1],
+        description=describe(__doc__),
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="an upstream run folder, or a folder holding several")
     parser.add_argument("--out", type=Path, required=True, help="run folder to write results.jsonl and summary.json to")

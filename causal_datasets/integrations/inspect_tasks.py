@@ -22,7 +22,9 @@ Task parameters (``-T``): ``hub_dir``, ``dataset`` (a Hub id) and ``revision``, 
 An item the model server could not finish raises, so inspect records a sample error (run again with
 ``--retry-on-error`` or ``inspect eval-retry``), its message the failure's role and category in the
 engine's vocabulary (inspect's own errors mapped to the LLM client's categories); an exceeded inspect
-limit ends the sample as inspect ends any other.
+limit ends the sample as inspect ends any other, and any other failure inside a model call (e.g. a
+tokenizer file inspect cannot download offline) fails the sample with its own exception, not as the
+model's error.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, TaskState, solver
-from inspect_ai.util import LimitExceededError
+from inspect_ai.util import LimitExceededError, registry_info
 from pydantic import ValidationError
 
 from causal_datasets import __version__
@@ -70,6 +72,8 @@ from causal_datasets.runners.estimates import item_units
 from causal_datasets.runners.records import Failure, Role
 from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext
 
+#: what inspect puts before each task's name: ``inspect eval causal_datasets/shapeworld_core``
+NAMESPACE = "causal_datasets"
 #: the key of a sample's store that holds its ``results.jsonl`` line between solver and scorer
 RESULT_KEY = "causal_datasets:result"
 #: the key of a sample's metadata that holds its cluster (its task's unit; its own id when items share none)
@@ -107,6 +111,8 @@ def generate_config(settings: dict[str, Any]) -> GenerateConfig:
 DEFAULT_GENERATE_CONFIG = generate_config(
     {name: LLMConfig.model_fields[name].default for name in ("temperature", "max_tokens", "seed")}
 )
+#: inspect's own timeouts of a model call (not exported by inspect_ai.model)
+MODEL_TIMEOUTS = ("AttemptTimeoutError", "StreamIdleTimeoutError")
 
 
 #: inspect's stop reasons spelled as an OpenAI-compatible server's finish_reason (the others are spelled alike)
@@ -131,8 +137,9 @@ class InspectChatClient:
 
     The task's code runs in a worker thread; each ``chat`` hands its request to inspect's event loop
     (so inspect's retries, connection limits, usage limits and transcript apply) and waits for it.
-    Any failure becomes an :class:`~causal_datasets.errors.LLMError`, as the package's own client
-    raises; an exceeded inspect limit is kept in ``limit_error`` for the solver to re-raise.
+    A failure of the model (:func:`model_failure`) becomes an :class:`~causal_datasets.errors.LLMError`,
+    as the package's own client raises; an exceeded inspect limit is kept in ``limit_error`` and any
+    other exception in ``other_error`` for the solver to re-raise as the sample's error.
     """
 
     def __init__(self, model: Model):
@@ -140,6 +147,7 @@ class InspectChatClient:
         self.config = _ModelName(str(model))
         self.last: tuple[list[ChatMessage], ModelOutput] | None = None
         self.limit_error: LimitExceededError | None = None
+        self.other_error: Exception | None = None
         self.cancelled = False
 
     def chat(self, messages: list[Message], **overrides: Any) -> ChatResult:
@@ -154,7 +162,10 @@ class InspectChatClient:
             self.limit_error = error
             kind = LLMTimeout if error.type in ("time", "working") else LLMError
             raise self._error(kind, f"inspect limit exceeded: {error}") from error
-        except Exception as error:  # noqa: BLE001 - whatever the provider raised, the task sees an LLMError
+        except Exception as error:  # noqa: BLE001 - the model's failures become LLMError, others are kept as they are
+            if not model_failure(self.model, error):
+                self.other_error = error
+                raise
             raise self._error(_category(error), _describe(error)) from error
         if output.error:
             raise self._error(LLMError, output.error)
@@ -199,6 +210,21 @@ def _category(error: BaseException) -> type[LLMError]:
     return LLMError
 
 
+def model_failure(model: Model, error: BaseException) -> bool:
+    """Whether ``error``, raised by ``model.generate``, is the model's failure: an HTTP status or error reply
+    from the provider (``status_code``), a timeout, or a failure its provider retries (connection, rate limit,
+    5xx). Anything else, such as a tokenizer file inspect cannot load, is not."""
+    error = _last_attempt(error)
+    if hasattr(error, "status_code") or isinstance(error, (TimeoutError, ConnectionError)):
+        return True
+    if type(error).__name__ in MODEL_TIMEOUTS:
+        return True
+    try:
+        return bool(model.api.should_retry(error))  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - a provider that cannot classify the error does not claim it
+        return False
+
+
 def _prompt_tokens(usage: ModelUsage | None) -> int:
     """All prompt tokens, as an OpenAI-compatible server counts them: inspect leaves cache reads and writes out."""
     if usage is None:
@@ -216,10 +242,16 @@ def _thoughts(output: ModelOutput) -> list[str]:
 
 def _describe(error: BaseException) -> str:
     """``Type: message`` of the provider's error, looking through a retry wrapper to the last attempt's."""
+    error = _last_attempt(error)
+    return f"{type(error).__name__}: {error}"
+
+
+def _last_attempt(error: BaseException) -> BaseException:
+    """The last attempt's exception of a retry wrapper (tenacity's ``RetryError``), else ``error``."""
     attempt = getattr(error, "last_attempt", None)
     if attempt is not None and attempt.failed:
-        error = attempt.exception()
-    return f"{type(error).__name__}: {error}"
+        return attempt.exception()
+    return error
 
 
 def _chat_message(message: Message) -> ChatMessage:
@@ -318,9 +350,10 @@ def engine_solver(task: Task, context: TaskContext, items: dict[str, Item]) -> C
             state.output = output
         state.store.set(RESULT_KEY, line)
         if line["status"] == "failed":
-            limit = next((c.limit_error for c in clients.values() if c.limit_error is not None), None)
-            if limit is not None:
-                raise limit
+            for kept in ("limit_error", "other_error"):  # an inspect limit, or a failure that is not the model's
+                error = next((getattr(c, kept) for c in clients.values() if getattr(c, kept) is not None), None)
+                if error is not None:
+                    raise error
             raise SampleFailed(Failure.model_validate(line["failure"]))
         return state
 
@@ -368,7 +401,12 @@ def _task_function(name: str, task: Task, config: str) -> Callable[..., InspectT
     create.__signature__ = inspect.Signature(common + own)  # type: ignore[attr-defined]
     create.__name__ = create.__qualname__ = name
     create.__doc__ = f"{task.help} (config {config}; causal-datasets {__version__})"
-    return register_task(name=name)(create)
+    registered = register_task(name=name)(create)
+    if registry_info(registered).name != f"{NAMESPACE}/{name}":
+        # inspect puts a package's name in front only when it finds the package installed, which it does not
+        # when a checkout's own causal_datasets.egg-info comes first on sys.path (the current folder on it)
+        registered = register_task(name=f"{NAMESPACE}/{name}")(create)
+    return registered
 
 
 def register_tasks() -> dict[str, Callable[..., InspectTask]]:

@@ -1,13 +1,14 @@
 """The one loop every evaluation task runs through.
 
-``run_task(task, settings)``: check the settings against the task's declaration, load the dataset
-(local build, on-demand build or Hub id), select the items (``limit``), skip the ones already
-scored when resuming, run the rest concurrently — each item solved (its transcript generated and
-recorded), then scored from that transcript (:func:`solve_item`), its result appended the moment it
-ends, a failed model call or a crash recorded as a failed item —, compact ``results.jsonl``,
-summarize the scored items into the task's typed metrics (:func:`summarize_run`), and write
-``summary.json`` with counts, failures by role and category, usage (summed over every invocation of
-the run) and status. Every model client is closed at the end, whatever happens; Ctrl-C writes the
+``run_task(task, settings)``: check the settings against the task's declaration (and, when resuming,
+against the run's own selection: :mod:`causal_datasets.runners.resume`), load the dataset (local
+build, on-demand build or Hub id), select the items (``limit``), skip the ones already scored when
+resuming, run the rest concurrently — each item solved (its transcript generated and recorded), then
+scored from that transcript (:func:`solve_item`), its result appended the moment it ends, a failed
+model call or a crash recorded as a failed item —, compact ``results.jsonl``, summarize the scored
+items into the task's typed metrics (:func:`summarize_run`), and write ``summary.json`` with the
+run's selection, counts, failures by role and category, usage (summed over every invocation of the
+run) and status. Every model client is closed at the end, whatever happens; Ctrl-C writes the
 summary of what is done (status ``interrupted``) and re-raises. Scoring a transcript again without
 the model is :mod:`causal_datasets.runners.rescore`.
 """
@@ -36,13 +37,24 @@ from causal_datasets.runners.records import (
     ItemCounts,
     Rescored,
     Role,
+    RunSelection,
     RunStatus,
     RunSummary,
     Usage,
     failure_counts,
 )
-from causal_datasets.runners.results import SUMMARY_FILE, ResultsLog, write_summary
-from causal_datasets.runners.task import CallFailed, Item, RunSettings, Scored, Task, TaskContext, Transcript
+from causal_datasets.runners.results import ResultsLog, write_summary
+from causal_datasets.runners.resume import check_continuation, check_item_count, read_run_summary, solver_of
+from causal_datasets.runners.task import (
+    DEFAULT_CONCURRENCY,
+    CallFailed,
+    Item,
+    RunSettings,
+    Scored,
+    Task,
+    TaskContext,
+    Transcript,
+)
 
 
 def run_task(task: Task[Any, Any, Any], settings: RunSettings) -> RunSummary[Any]:
@@ -52,18 +64,24 @@ def run_task(task: Task[Any, Any, Any], settings: RunSettings) -> RunSummary[Any
     options, configs = check_settings(task, settings, frozenset(settings.models))
     for spec in settings.models.values():
         spec.config.api_key()  # a missing key is an LLMConfigError now, before anything is written
-    log = ResultsLog(settings.out, resume=settings.resume, model=task.result_model)
-    earlier = _earlier_usage(task, settings) if settings.resume else None
+    continuing = settings.resume or settings.extend
+    earlier = read_run_summary(settings.out) if continuing else None
+    if earlier is not None:
+        check_continuation(task, settings, configs, options, earlier)
+    log = ResultsLog(settings.out, resume=continuing, model=task.result_model)
     with ExitStack() as stack:
         clients = _clients(task, settings, stack)
         context = TaskContext(task, settings, options, configs, dict(clients))
         items = task.items(context)
         if settings.limit is not None:
             items = items[: settings.limit]
+        if earlier is not None:
+            check_item_count(settings, len(items), earlier)
         pending = [item for item in items if log.needs_run(item.id)]
         interrupted = False
         try:
-            log.record_all(pending, lambda item: solve_item(task, item, context), concurrency=settings.concurrency,
+            concurrency = _concurrency(settings, clients) if pending else 1
+            log.record_all(pending, lambda item: solve_item(task, item, context), concurrency=concurrency,
                            desc=f"{task.name} items", progress=settings.progress)
         except KeyboardInterrupt:
             interrupted = True
@@ -71,9 +89,9 @@ def run_task(task: Task[Any, Any, Any], settings: RunSettings) -> RunSummary[Any
             log.compact()
         usage, usage_total = _usage(clients, earlier)
         summary = summarize_run(
-            task, context, items, log.items, dataset=dataset_ref(context), solver=_solver(context),
-            models={role: client.config.model for role, client in clients.items()},
-            invocations=(earlier["invocations"] if earlier else 0) + 1, usage=usage, usage_total=usage_total,
+            task, context, items, log.items, dataset=dataset_ref(context), solver=solver_of(settings),
+            models={role: client.config.model for role, client in clients.items()}, selection=selection_of(settings),
+            invocations=(earlier.invocations if earlier else 0) + 1, usage=usage, usage_total=usage_total,
             interrupted=interrupted,
         )
         write_summary(settings.out, summary)
@@ -131,6 +149,15 @@ def _clients(task: Task[Any, Any, Any], settings: RunSettings, stack: ExitStack)
         if role_spec.role not in clients and role_spec.fallback in clients:
             clients[role_spec.role] = clients[role_spec.fallback]
     return clients
+
+
+def _concurrency(settings: RunSettings, clients: dict[Role, LLMClient]) -> int:
+    """``settings.concurrency``, else :data:`DEFAULT_CONCURRENCY` items at once but no more than the slots
+    a model server reports (one for serve-local: an item's requests then never queue behind another's)."""
+    if settings.concurrency is not None:
+        return settings.concurrency
+    distinct = {id(client): client for client in clients.values()}.values()
+    return min([DEFAULT_CONCURRENCY, *(slots for client in distinct if (slots := client.server_slots()) is not None)])
 
 
 def solve_item(task: Task[Any, Any, Any], item: Item, context: TaskContext) -> dict[str, Any]:
@@ -201,8 +228,8 @@ def result_line(task: Task[Any, Any, Any], item: Item, context: TaskContext, cal
 
 def summarize_run(
     task: Task[Any, Any, Any], context: TaskContext, items: list[Item], results: Mapping[str, dict[str, Any]], *,
-    dataset: DatasetRef, solver: str, models: Mapping[Role, str], invocations: int, usage: dict[Role, Usage],
-    usage_total: Usage, interrupted: bool = False, rescored: Rescored | None = None,
+    dataset: DatasetRef, solver: str, models: Mapping[Role, str], selection: RunSelection | None, invocations: int,
+    usage: dict[Role, Usage], usage_total: Usage, interrupted: bool = False, rescored: Rescored | None = None,
 ) -> RunSummary[Any]:
     """The summary of the results of ``items`` (latest line per id): counts, failures, the task's
     metrics and slices over the scored items with their intervals, and what the caller says about the run."""
@@ -223,6 +250,7 @@ def summarize_run(
         solver=solver,
         models=dict(models),
         options=json.loads(context.options.model_dump_json()),
+        selection=selection,
         items=counts,
         failures=failure_counts(failures),
         invocations=invocations,
@@ -233,6 +261,13 @@ def summarize_run(
         slices=slices,
         intervals=intervals,
     )
+
+
+def selection_of(settings: RunSettings) -> RunSelection:
+    """The limit and the reply-deciding model settings a run with ``settings`` was asked for (what ``--resume``
+    continues)."""
+    return RunSelection(limit=settings.limit, models={
+        role: spec.config.reply_settings() for role, spec in sorted(settings.models.items())})
 
 
 def dataset_ref(context: TaskContext) -> DatasetRef:
@@ -253,23 +288,16 @@ def _status(counts: ItemCounts, interrupted: bool) -> RunStatus:
     return "failed" if counts.scored == 0 else "incomplete"
 
 
-def _solver(context: TaskContext) -> str:
-    if context.settings.agent is not None:
-        return f"agent:{context.settings.agent}"
-    model = context.clients.get("model")
-    return f"model:{model.config.model}" if model is not None else "published"
-
-
-def _usage(clients: Mapping[Role, ChatClient], earlier: dict[str, Any] | None) -> tuple[dict[Role, Usage], Usage]:
+def _usage(clients: Mapping[Role, ChatClient], earlier: RunSummary[Any] | None) -> tuple[dict[Role, Usage], Usage]:
     """This invocation's usage per role plus the earlier invocations' (a client serving two roles counted
     once in the total)."""
     now = {role: usage_of(client) for role, client in clients.items()}
     distinct = {id(client): now[role] for role, client in clients.items()}
     total = sum(distinct.values(), Usage())
     if earlier:
-        for role, usage in earlier["usage"].items():
-            now[role] = now.get(role, Usage()) + Usage.model_validate(usage)
-        total = total + Usage.model_validate(earlier["usage_total"])
+        for role, usage in earlier.usage.items():
+            now[role] = now.get(role, Usage()) + usage
+        total = total + earlier.usage_total
     return dict(sorted(now.items())), total
 
 
@@ -279,19 +307,3 @@ def usage_of(client: ChatClient) -> Usage:
     summary: dict[str, Any] = summarize() if callable(summarize) else {}
     return Usage(**{name: summary.get(name) or 0 for name in Usage.model_fields if name != "cost_usd"},
                  cost_usd=summary.get("cost_usd"))
-
-
-def _earlier_usage(task: Task[Any, Any, Any], settings: RunSettings) -> dict[str, Any] | None:
-    """Usage and invocation count of the summary a resumed run already has (None when there is none yet)."""
-    assert settings.out is not None
-    path = settings.out / SUMMARY_FILE
-    if not path.exists():
-        return None
-    try:
-        earlier = task.summary_model.model_validate_json(path.read_text(encoding="utf-8"))
-    except (ValidationError, ValueError) as error:
-        raise RunConfigurationError(
-            f"{path} is not a summary this version can resume ({str(error).splitlines()[0]}); start a new run"
-        ) from None
-    return {"usage": {r: u.model_dump() for r, u in earlier.usage.items()},
-            "usage_total": earlier.usage_total.model_dump(), "invocations": earlier.invocations}

@@ -20,8 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from causal_datasets.errors import LLM_CATEGORIES
 from causal_datasets.uncertainty.intervals import ALPHA, CONFIDENCE, POWER, RESAMPLES, SEED, Interval
 
-#: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: no intervals;
-#: 3: one failure string per item, a count field named per benchmark, calls without their requests, untyped lines)
+#: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: without ``intervals``
+#: and ``selection``; 3: one failure string per item, a count field named per benchmark, calls without their
+#: requests, untyped lines)
 SUMMARY_FORMAT: Literal[4] = 4
 
 Role = Literal["model", "judge", "corrector"]
@@ -138,6 +139,16 @@ class DatasetRef(_Strict):
     split: str
 
 
+class RunSelection(_Strict):
+    """What the run was asked for beyond its dataset, configs, split, solver and options: ``--resume``
+    continues exactly this selection, ``--extend`` may raise the limit (and add configs)."""
+
+    limit: int | None = Field(description="--limit: only the first N items (None: every item)")
+    models: dict[Role, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="per role, the model settings that decide its replies (model, sampling, seed ...)")
+
+
 class ItemCounts(_Strict):
     selected: int = Field(description="items the run was asked for (after --limit and filters)")
     scored: int
@@ -230,6 +241,9 @@ class RunSummary(_Strict, Generic[M]):
                         "outputs)")
     models: dict[Role, str] = Field(description="model name per role used")
     options: dict[str, Any] = Field(description="the task's own options as given")
+    selection: RunSelection | None = Field(
+        default=None,
+        description="the run's limit and model settings (None in format 2 summaries, written without them)")
     items: ItemCounts
     failures: dict[FailureRole, dict[str, int]] = Field(
         description="failed items by the role whose call failed (or 'task'), then by category")

@@ -19,7 +19,6 @@ upstream runs) through the same path and writes them as a run folder.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
@@ -34,17 +33,17 @@ from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.llm.options import ModelSpec
-from causal_datasets.registry import get_task
 from causal_datasets.runners.calls import CallLog, replaying
 from causal_datasets.runners.engine import (
     check_settings,
     dataset_ref,
     score_transcript,
+    selection_of,
     summarize_run,
     usage_of,
 )
-from causal_datasets.runners.records import SUMMARY_FORMAT, DatasetRef, Rescored, Role, RunSummary, Usage
-from causal_datasets.runners.results import SUMMARY_FILE, ResultsLog, read_results, write_summary
+from causal_datasets.runners.records import DatasetRef, Rescored, Role, RunSummary, Usage
+from causal_datasets.runners.results import ResultsLog, read_results, read_typed_summary, write_summary
 from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext, Transcript
 
 _HUB_ID = re.compile(r"[\w.-]+/[\w.-]+@\S+")
@@ -59,7 +58,7 @@ def rescore_run(
     change, by field name; ``models``: scoring roles to ask anew; ``location``: where to read the
     dataset (default: where the run read it)."""
     source, out = Path(source), Path(out)
-    task, before = read_run_summary(source)
+    task, before = read_typed_summary(source, "rescore")
     if out.resolve() == source.resolve():
         raise RunConfigurationError("rescore writes a new run folder: give an --out other than the run rescored")
     ResultsLog(out, resume=False, model=task.result_model)  # an --out that holds results: refused before any work
@@ -111,34 +110,9 @@ def rescore_run(
         return write_scored(
             task, context, items, results, out, dataset=before.dataset, solver=before.solver,
             models=before.models | {role: client.config.model for role, client in live.items()},
-            invocations=before.invocations, usage=dict(sorted(usage.items())), usage_total=total, rescored=rescored,
+            selection=before.selection, invocations=before.invocations, usage=dict(sorted(usage.items())),
+            usage_total=total, rescored=rescored,
         )
-
-
-def read_run_summary(folder: Path) -> tuple[Task[Any, Any, Any], RunSummary[Any]]:
-    """The task and typed summary of a run folder this version can score again; one clear error otherwise."""
-    path = Path(folder) / SUMMARY_FILE
-    if not path.is_file():
-        raise RunFolderError(f"{folder} has no {SUMMARY_FILE}; is it a `causal-datasets eval` run?")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise RunFolderError(f"{path} is not valid JSON: {error}") from None
-    if not isinstance(data, dict):
-        raise RunFolderError(f"{path} is not a run summary (a JSON object)")
-    if data.get("format") != SUMMARY_FORMAT:
-        raise RunFolderError(
-            f"{path} is summary format {data.get('format')}, written by causal-datasets "
-            f"{data.get('package_version', 'an unknown version')}, whose results do not keep whole transcripts: "
-            f"rescore reads format {SUMMARY_FORMAT}; run it again with `causal-datasets eval` (the response cache "
-            "answers the calls it already made)")
-    task = get_task(str(data.get("benchmark")))
-    try:
-        return task, task.summary_model.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        raise RunFolderError(f"{path} is not a valid {task.name} summary: field "
-                             f"'{'.'.join(map(str, first['loc']))}': {first['msg']}") from None
 
 
 def location_of(dataset: DatasetRef) -> DatasetLocation:
@@ -219,7 +193,8 @@ def score_published(
     results = {item.id: score_transcript(task, item, transcript, context, CallLog())
                for item, transcript in transcripts}
     return write_scored(task, context, [item for item, _ in transcripts], results, out, dataset=dataset,
-                        solver="published", models=models, invocations=1, usage={}, usage_total=Usage())
+                        solver="published", models=models, selection=selection_of(settings), invocations=1,
+                        usage={}, usage_total=Usage())
 
 
 def write_scored(task: Task[Any, Any, Any], context: TaskContext, items: list[Item],

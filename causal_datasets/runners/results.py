@@ -16,14 +16,18 @@ import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from causal_datasets import staging
 from causal_datasets.errors import ResultsExist, RunFolderError
 from causal_datasets.llm.concurrency import map_concurrent
-from causal_datasets.runners.records import RunSummary
+from causal_datasets.registry import get_task
+from causal_datasets.runners.records import SUMMARY_FORMAT, RunSummary
+
+if TYPE_CHECKING:
+    from causal_datasets.runners.task import Task
 
 Item = TypeVar("Item")
 
@@ -124,6 +128,34 @@ def write_summary(out_dir: Path, summary: RunSummary[Any]) -> Path:
 def read_summary(out_dir: Path) -> dict[str, Any]:
     """``summary.json`` of a run folder as plain JSON (see :mod:`causal_datasets.report.runs` for the typed reader)."""
     return json.loads((Path(out_dir) / SUMMARY_FILE).read_text(encoding="utf-8"))
+
+
+def read_typed_summary(out_dir: Path, reader: str) -> tuple[Task[Any, Any, Any], RunSummary[Any]]:
+    """The task and typed summary of a run folder written in this version's summary format, for ``reader`` (what
+    needs it: ``rescore``, ``--resume``); one clear :class:`RunFolderError` otherwise (the report reads older
+    formats too: :mod:`causal_datasets.report.runs`)."""
+    path = Path(out_dir) / SUMMARY_FILE
+    if not path.is_file():
+        raise RunFolderError(f"{out_dir} has no {SUMMARY_FILE}; is it a `causal-datasets eval` run?")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise RunFolderError(f"{path} is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise RunFolderError(f"{path} is not a run summary (a JSON object)")
+    if data.get("format") != SUMMARY_FORMAT:
+        raise RunFolderError(
+            f"{path} is summary format {data.get('format')}, written by causal-datasets "
+            f"{data.get('package_version', 'an unknown version')}, whose results do not keep typed transcripts: "
+            f"{reader} reads format {SUMMARY_FORMAT}; run it again with `causal-datasets eval` into a new --out (the "
+            "response cache answers the calls it already made)")
+    task = get_task(str(data.get("benchmark")))
+    try:
+        return task, task.summary_model.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise RunFolderError(f"{path} is not a valid {task.name} summary: field "
+                             f"'{'.'.join(map(str, first['loc']))}': {first['msg']}") from None
 
 
 def _write_atomic(path: Path, text: str) -> None:

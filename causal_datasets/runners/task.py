@@ -34,6 +34,10 @@ M = TypeVar("M", bound=BenchmarkMetrics)
 R = TypeVar("R", bound=Record)
 
 
+#: items a run works on at once unless told otherwise (or limited by the model server's slots)
+DEFAULT_CONCURRENCY = 4
+
+
 class NoOptions(BaseModel):
     """A task without options of its own."""
 
@@ -102,9 +106,12 @@ class CallFailed(Exception):
 class RunSettings:
     """Everything one run is asked for. ``out``: the run folder (``run_task`` needs one; None where
     another tool keeps the results, e.g. inspect_ai); ``configs`` empty: the task's defaults;
-    ``options``: an instance of the task's options model (None: its defaults); ``item_timeout``:
-    seconds an item may spend on model calls (a call started later fails at once, and the item
-    counts as failed)."""
+    ``options``: an instance of the task's options model (None: its defaults); ``resume``: continue the
+    run in ``out`` exactly as it was asked for (:mod:`causal_datasets.runners.resume`); ``extend``: continue
+    it and add the configs or items these settings ask for beyond it; ``concurrency``:
+    items run at once (None: :data:`DEFAULT_CONCURRENCY`, or fewer when a model server reports fewer
+    slots); ``item_timeout``: seconds an item may spend on model calls (a call started later fails at
+    once, and the item counts as failed)."""
 
     out: Path | None = None
     location: DatasetLocation = field(default_factory=DatasetLocation)
@@ -112,7 +119,8 @@ class RunSettings:
     split: str = "test"
     limit: int | None = None
     resume: bool = False
-    concurrency: int = 4
+    extend: bool = False
+    concurrency: int | None = None
     agent: str | None = None
     item_timeout: float | None = 3600.0
     models: Mapping[Role, ModelSpec] = field(default_factory=dict)
