@@ -6,9 +6,9 @@ import pytest
 
 from causal_datasets.cli import main
 from causal_datasets.errors import RunConfigurationError, SourceUnavailable, UnknownConfig
-from causal_datasets.runners.results import read_results, read_summary
+from causal_datasets.runners.results import read_summary
 from tests.support.data import SHARED_DATA_DIR
-from tests.support.runs import run_eval
+from tests.support.runs import item_fields, run_eval
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +22,9 @@ def test_experimenter_run_builds_the_dataset_and_scores(dataset_dir, tmp_path):
                  "--source", str(SHARED_DATA_DIR / "causalab" / "data"),
                  "--hub-dir", str(dataset_dir), "--out", str(out), "--concurrency", "2"])
     assert code == 0
-    items = read_results(out)
+    items = item_fields(out)
     assert [i["id"] for i in items] and len(items) == 4
-    assert all(i["outcome"] == "solved" and i["scores"]["edge_f1"] == 1.0 for i in items)
+    assert all(i["outcome"] == "solved" and i["mechanism"]["edge_f1"] == 1.0 for i in items)
     assert all(i["config"] == "upstream_5nodes" for i in items)
     assert all(len(i["trajectory"]) == len(i["steps"]) == 17 for i in items)  # 16 interventions + submit
     summary = read_summary(out)
@@ -37,11 +37,11 @@ def test_resume_skips_finished_episodes(dataset_dir, tmp_path):
     out = tmp_path / "run"
     base = ["eval", "causalab", "--config", "3nodes", "--agent", "random", "--hub-dir", str(dataset_dir), "--out", str(out)]
     assert main([*base, "--limit", "2"]) == 0
-    first = {i["id"]: i for i in read_results(out)}
+    first = {i["id"]: i for i in item_fields(out)}
     assert main([*base, "--limit", "2"]) == 2  # results exist and --resume was not given
     assert main([*base, "--limit", "3", "--resume"]) == 2  # more items than the run has: that extends it
     assert main([*base, "--limit", "3", "--extend"]) == 0
-    items = read_results(out)
+    items = item_fields(out)
     assert len(items) == 3 and all(items[k] == v for k, v in enumerate(first.values()))
     assert read_summary(out)["items"] == {"selected": 3, "scored": 3, "failed": 0, "missing": 0}
 

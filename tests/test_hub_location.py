@@ -52,7 +52,7 @@ def test_eval_reads_a_pushed_dataset_by_hub_id_and_revision_online_then_offline(
         summary = read_summary(tmp_path / run)
         assert summary["dataset"]["read_from"] == f"org/shapeworld@v{version}"
         assert summary["dataset"]["version"] == version
-        assert summary["metrics"]["episodes"] == 84 and summary["metrics"]["accuracy"] == 1.0
+        assert summary["metrics"]["count"] == 84 and summary["metrics"]["accuracy"] == 1.0
     assert not empty.exists()  # nothing was built locally
 
 

@@ -68,15 +68,19 @@ def test_extend_adds_items_or_configs_and_never_removes_any(run, capsys):
     assert "--extend only adds" in capsys.readouterr().err
 
 
-def test_a_summary_of_an_older_version_is_resumed_only_with_as_many_items(run, capsys):
+def test_a_run_of_an_older_summary_format_is_not_continued(run, capsys):
+    """Result lines before summary format 4 are untyped: such a run is refused, named, and left as it was."""
     out = Path(run[run.index("--out") + 1])
     summary = json.loads((out / "summary.json").read_text())
-    del summary["selection"]  # format 2, written before runs recorded their limit
-    summary["format"] = 2
+    summary.update(format=3, package_version="0.3.0")
     (out / "summary.json").write_text(json.dumps(summary))
-    assert main([*run, "--resume"]) == 2  # no limit recorded: every item would grow the run
-    assert "holds a run of 6 items" in capsys.readouterr().err
-    assert main([*run, "--limit", "6", "--resume"]) == 0
+    before = (out / "results.jsonl").read_bytes()
+    for flag in ("--resume", "--extend"):
+        assert main([*run, flag]) == 2
+        error = capsys.readouterr().err
+        assert "summary format 3, written by causal-datasets 0.3.0" in error
+        assert "--resume/--extend reads format 4" in error
+    assert (out / "results.jsonl").read_bytes() == before
 
 
 def test_a_model_run_keeps_its_model_settings_but_not_its_server(hub, tmp_path):

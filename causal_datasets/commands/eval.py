@@ -15,20 +15,25 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
-from causal_datasets.cli import CommandError, describe
-from causal_datasets.commands._task_options import add_options, options_from_args
+from causal_datasets.cli import describe
+from causal_datasets.commands._task_options import (
+    add_dataset_arguments,
+    add_options,
+    location_from_args,
+    options_from_args,
+)
 from causal_datasets.commands._types import at_least, positive_seconds
-from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.options import add_model_arguments, spec_from_args
+from causal_datasets.markdown import markdown_table
 from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.runners import tasks
-from causal_datasets.markdown import markdown_table
 from causal_datasets.runners.engine import run_task
 from causal_datasets.runners.headline import headline_scores
-from causal_datasets.runners.resume import read_run_summary, recorded_selection
 from causal_datasets.runners.records import RunSummary
 from causal_datasets.runners.results import read_results
+from causal_datasets.runners.resume import read_run_summary, recorded_selection
 from causal_datasets.runners.task import DEFAULT_CONCURRENCY, RunSettings, Task
 from causal_datasets.uncertainty.intervals import Interval
 
@@ -49,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         task_parser.set_defaults(handler=lambda args, task=task: _run(task, args))
 
 
-def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
+def add_task_arguments(parser: argparse.ArgumentParser, task: Task[Any, Any, Any]) -> None:
     """Every option of ``causal-datasets eval <task>``, from the task's declaration."""
     parser.add_argument("--out", type=Path, required=True, help="run folder for results.jsonl and summary.json")
     parser.add_argument("--json", action="store_true",
@@ -71,19 +76,12 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
     configs = ", ".join(task.default_configs)
     if task.multiple_configs:
         parser.add_argument("--config", nargs="+", choices=task.configs, metavar="CONFIG",
-                            help=f"one or more configs of {task.dataset} (default {configs}; choices: {', '.join(task.configs)})")
+                            help=f"one or more configs of {task.dataset} (default {configs}; choices: "
+                                 f"{', '.join(task.configs)})")
     else:
         parser.add_argument("--config", choices=task.configs, help=f"config of {task.dataset} (default {configs})")
     parser.add_argument("--split", help="split of the config (default test)")
-    dataset = parser.add_argument_group("dataset")
-    dataset.add_argument("--hub-dir", type=Path, default=DEFAULT_HUB_DIR,
-                         help=f"root of built datasets; {task.dataset} is built there when missing (default hub/)")
-    dataset.add_argument("--dataset", metavar="ORG/NAME",
-                         help=f"read {task.dataset} from this Hugging Face Hub dataset instead of a local build")
-    dataset.add_argument("--revision", help="with --dataset: a tag, branch or commit, e.g. v1.2.0 (default main)")
-    if task.from_files:
-        dataset.add_argument("--source", type=Path,
-                             help=f"released files a local build of {task.dataset} reads (default: under $CAUSAL_DATASETS_SOURCES)")
+    add_dataset_arguments(parser, task, hub_dir=DEFAULT_HUB_DIR)
     if task.agents:
         parser.add_argument("--agent", choices=task.agents, help="a reference agent instead of --model")
     for spec in task.roles:
@@ -93,14 +91,10 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
     add_options(parser, task.options)
 
 
-def settings_from_args(task: Task, args: argparse.Namespace) -> RunSettings:
+def settings_from_args(task: Task[Any, Any, Any], args: argparse.Namespace) -> RunSettings:
     """The :class:`RunSettings` of a parsed ``eval <task>`` command line; with ``--resume`` or ``--extend``,
     what it leaves out of the selection comes from the run's own ``summary.json``."""
-    if args.revision and not args.dataset:
-        raise CommandError("--revision needs --dataset ORG/NAME (a local build has no revisions)")
-    source = getattr(args, "source", None)
-    if source is not None and not source.exists():
-        raise CommandError(f"--source {source} does not exist")
+    location = location_from_args(args)
     models = {spec.role: model for spec in task.roles if (model := spec_from_args(args, spec.flag)) is not None}
     earlier = read_run_summary(args.out) if args.resume or args.extend else None
     recorded = recorded_selection(earlier) if earlier is not None else None
@@ -108,7 +102,7 @@ def settings_from_args(task: Task, args: argparse.Namespace) -> RunSettings:
     configs = tuple(config if isinstance(config, list) else [config] if config else [])
     return RunSettings(
         out=args.out,
-        location=DatasetLocation(hub_dir=args.hub_dir, repo_id=args.dataset, revision=args.revision, source=source),
+        location=location,
         configs=configs or (recorded.configs if recorded else ()),
         split=args.split or (recorded.split if recorded else "test"),
         limit=args.limit if args.limit is not None or recorded is None else recorded.limit,
@@ -122,7 +116,7 @@ def settings_from_args(task: Task, args: argparse.Namespace) -> RunSettings:
     )
 
 
-def _run(task: Task, args: argparse.Namespace) -> int:
+def _run(task: Task[Any, Any, Any], args: argparse.Namespace) -> int:
     settings = settings_from_args(task, args)
     try:
         summary = run_task(task, settings)
@@ -134,7 +128,7 @@ def _run(task: Task, args: argparse.Namespace) -> int:
     return EXIT_CODES[summary.status]
 
 
-def result_table(task: Task, summary: RunSummary, out: Path) -> str:
+def result_table(task: Task[Any, Any, Any], summary: RunSummary[Any], out: Path) -> str:
     """What a person reads after a run: the headline scores, the item counts and where everything else is."""
     scores = headline_scores(task, summary, read_results(out))
     rows = [[s.title, f"{s.mean:.3f}", _bounds(s.interval), s.n] for s in scores]
@@ -153,12 +147,13 @@ def _bounds(interval: Interval | None) -> str:
     return f"[{interval.ci_low:.3f}, {interval.ci_high:.3f}]"
 
 
-def status_line(summary: RunSummary) -> str:
-    """One line saying how the run ended: counts, failures by category, what to do next."""
+def status_line(summary: RunSummary[Any]) -> str:
+    """One line saying how the run ended: counts, failures by role and category, what to do next."""
     counts = summary.items
     line = f"{summary.benchmark}: {summary.status}: {counts.scored} of {counts.selected} items scored"
     if counts.failed:
-        kinds = ", ".join(f"{n} {kind}" for kind, n in summary.failures.items())
+        kinds = ", ".join(f"{n} {role} {category}" for role, categories in summary.failures.items()
+                          for category, n in categories.items())
         line += f", {counts.failed} failed ({kinds})"
     if counts.missing:
         line += f", {counts.missing} not run"

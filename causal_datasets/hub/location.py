@@ -65,7 +65,7 @@ class DatasetLocation:
         builder = get_builder(name)
         if config not in builder.configs:
             raise UnknownConfig(f"unknown {name} config {config!r}; choose from {', '.join(builder.configs)}")
-        folder = self._hub_snapshot(name, config) if self.repo_id else self._local_folder(name, config)
+        folder = self._hub_snapshot(self.repo_id, name, config) if self.repo_id else self._local_folder(name, config)
         manifest = read_manifest(folder)
         if manifest.get("name") != name:
             error = HubDatasetError if self.repo_id else DatasetFolderError
@@ -100,9 +100,9 @@ class DatasetLocation:
             build_to_folder(builder, Path(self.hub_dir), BuildContext(seed=builder.default_seed, source=source))
         return folder
 
-    def _hub_snapshot(self, name: str, config: str) -> Path:
+    def _hub_snapshot(self, repo_id: str, name: str, config: str) -> Path:
         what = f"{self.describe(name)} config {config!r}"
-        return hub_snapshot(str(self.repo_id), self.revision, [f"data/{config}/*"], what)
+        return hub_snapshot(repo_id, self.revision, [f"data/{config}/*"], what)
 
 
 def hub_snapshot(repo_id: str, revision: str | None, patterns: list[str], what: str) -> Path:

@@ -1,17 +1,18 @@
 """The benchmarks as inspect_ai tasks: ``inspect eval causal_datasets/shapeworld_core --model ...``.
 
-One ``@task`` per benchmark and config (:data:`INSPECT_TASKS`), registered through inspect's
-``inspect_ai`` entry point. Each runs the engine's own task declaration: the samples are the
-task's items, the solver runs the task's ``solve`` (the same prompts, environments, step limits,
-parsing and error handling as ``causal-datasets eval``) with inspect's models behind the package's
-chat-client interface, and the scorer reports the task's per-item scores (their mean and standard
-error, clustered by the task's unit as in ``summary.json``) with the whole ``results.jsonl`` line as the
-score's metadata.
+One ``@task`` per benchmark and config, as each registered task names them (``Task.inspect``;
+:func:`inspect_tasks`), registered through inspect's ``inspect_ai`` entry point. Each runs the
+engine's own task declaration: the samples are the task's items, the solver runs the engine's
+``solve_item`` — the task's ``solve`` then its ``score`` of the transcript (the same prompts,
+environments, step limits, parsing and error handling as ``causal-datasets eval``) — with inspect's
+models behind the package's chat-client interface, and the scorer reports the task's per-item scores
+(their mean and standard error, clustered by the task's unit as in ``summary.json``) with the whole
+``results.jsonl`` line as the score's metadata.
 
 Generation settings are inspect's own options, named as ``causal-datasets eval``'s
 (:data:`GENERATE_FIELDS`: ``--reasoning-effort``, ``--extra-body``, ``--max-tokens``, ``--seed``,
-``--temperature`` ...); the task's defaults are ``causal-datasets eval``'s. Each reply's reasoning
-and tokens are kept in the item's result line (``calls``), as the engine keeps them.
+``--temperature`` ...); the task's defaults are ``causal-datasets eval``'s. Each call's request,
+reply, reasoning and tokens are kept in the item's result line (``calls``), as the engine keeps them.
 
 Models: the eval's model plays the ``model`` role; ``--model-role judge=...`` and
 ``--model-role corrector=...`` fill the others (a role left out behaves as in ``causal-datasets
@@ -19,9 +20,11 @@ eval``: CoBe's judge falls back to the model, ReCAST without a judge gives name-
 Task parameters (``-T``): ``hub_dir``, ``dataset`` (a Hub id) and ``revision``, ``source``,
 ``split``, ``agent`` (a reference agent instead of the model) and the task's own options.
 An item the model server could not finish raises, so inspect records a sample error (run again with
-``--retry-on-error`` or ``inspect eval-retry``); an exceeded inspect limit ends the sample as
-inspect ends any other, and any other failure inside a model call (e.g. a tokenizer file inspect
-cannot download offline) fails the sample with its own exception, not as the model's error.
+``--retry-on-error`` or ``inspect eval-retry``), its message the failure's role and category in the
+engine's vocabulary (inspect's own errors mapped to the LLM client's categories); an exceeded inspect
+limit ends the sample as inspect ends any other, and any other failure inside a model call (e.g. a
+tokenizer file inspect cannot download offline) fails the sample with its own exception, not as the
+model's error.
 """
 
 from __future__ import annotations
@@ -58,15 +61,15 @@ from inspect_ai.util import LimitExceededError, registry_info
 from pydantic import ValidationError
 
 from causal_datasets import __version__
-from causal_datasets.errors import LLMError, RunConfigurationError
+from causal_datasets.errors import LLMError, LLMRequestError, LLMRetriesExhausted, LLMTimeout, RunConfigurationError
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.chat import ChatResult, reasoning_text
 from causal_datasets.llm.config import LLMConfig, Message
 from causal_datasets.paths import DEFAULT_HUB_DIR
-from causal_datasets.runners import tasks
+from causal_datasets.registry import tasks
 from causal_datasets.runners.engine import check_settings, solve_item
 from causal_datasets.runners.estimates import item_units
-from causal_datasets.runners.records import Role
+from causal_datasets.runners.records import Failure, Role
 from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext
 
 #: what inspect puts before each task's name: ``inspect eval causal_datasets/shapeworld_core``
@@ -76,16 +79,12 @@ RESULT_KEY = "causal_datasets:result"
 #: the key of a sample's metadata that holds its cluster (its task's unit; its own id when items share none)
 CLUSTER_KEY = "cluster"
 
-#: inspect task name -> (engine task, config)
-INSPECT_TASKS: dict[str, tuple[str, str]] = {
-    "shapeworld_core": ("shapeworld", "core"),
-    "shapeworld_advanced": ("shapeworld", "advanced"),
-    **{f"causalab_{config}": ("causalab", config) for config in tasks()["causalab"].configs},
-    "cladder_estimand": ("cladder_pairs", "questions"),
-    "recast": ("recast", "default"),
-    "cobe": ("cobe", "queries"),
-    "cobe_responses": ("cobe", "responses"),
-}
+
+
+def inspect_tasks() -> dict[str, tuple[str, str]]:
+    """inspect task name -> (engine task, config), as every registered task names its inspect tasks."""
+    return {name: (task.name, config) for task in tasks().values() for name, config in task.inspect_tasks().items()}
+
 
 #: each ``LLMConfig`` field inspect carries, and the ``GenerateConfig`` field (inspect's option of that name) carrying
 #: it; the rest belong to the inspect model (provider, base URL, key, timeouts, connections) or have no counterpart
@@ -121,7 +120,11 @@ FINISH_REASONS = {"max_tokens": "length", "model_length": "length"}
 
 
 class SampleFailed(RuntimeError):
-    """The item ended with a model or transport error (``failure`` of its result): inspect's sample error."""
+    """The item failed (``failure`` of its result line): inspect's sample error, ``<role> <category>: <detail>``."""
+
+    def __init__(self, failure: Failure):
+        self.failure = failure
+        super().__init__(f"{failure.key}: {failure.detail}")
 
 
 @dataclass(frozen=True)
@@ -150,21 +153,22 @@ class InspectChatClient:
     def chat(self, messages: list[Message], **overrides: Any) -> ChatResult:
         """One reply for ``messages``; ``overrides``: temperature, max_tokens, seed, extra_body. Raises ``LLMError``."""
         if self.cancelled:
-            raise self._error("the sample was cancelled before this call")
+            raise self._error(LLMError, "the sample was cancelled before this call")
         conversation = [_chat_message(message) for message in messages]
         generate = partial(self.model.generate, conversation, config=generate_config(overrides))
         try:
             output = anyio.from_thread.run(generate)
         except LimitExceededError as error:
             self.limit_error = error
-            raise self._error(f"inspect limit exceeded: {error}") from error
+            kind = LLMTimeout if error.type in ("time", "working") else LLMError
+            raise self._error(kind, f"inspect limit exceeded: {error}") from error
         except Exception as error:  # noqa: BLE001 - the model's failures become LLMError, others are kept as they are
             if not model_failure(self.model, error):
                 self.other_error = error
                 raise
-            raise self._error(_describe(error)) from error
+            raise self._error(_category(error), _describe(error)) from error
         if output.error:
-            raise self._error(output.error)
+            raise self._error(LLMError, output.error)
         self.last = (conversation, output)
         usage = output.usage
         return ChatResult(
@@ -180,8 +184,30 @@ class InspectChatClient:
             cache_read_tokens=(usage.input_tokens_cache_read or 0) if usage else 0,
         )
 
-    def _error(self, detail: str) -> LLMError:
-        return LLMError(detail, model=self.config.model, base_url=self.model.api.base_url or "")
+    def request_settings(self, **overrides: Any) -> dict[str, Any]:
+        """What a request with ``overrides`` sends besides its messages: the model and inspect's generation settings."""
+        merged = self.model.config.merge(generate_config(overrides))
+        return {"model": self.config.model, **merged.model_dump(mode="json", exclude_none=True)}
+
+    def _error(self, kind: type[LLMError], detail: str) -> LLMError:
+        context = {"model": self.config.model, "base_url": self.model.api.base_url or ""}
+        if issubclass(kind, LLMRetriesExhausted):
+            return kind(detail, kind="provider", **context)
+        return kind(detail, **context)
+
+
+def _category(error: BaseException) -> type[LLMError]:
+    """The LLM client's error class (so its category) of an error inspect's provider raised: a timeout, retries
+    exhausted (inspect's retry wrapper), a request the server refused (4xx other than 429), or any other."""
+    attempt = getattr(error, "last_attempt", None)
+    if attempt is not None:
+        return LLMTimeout if attempt.failed and isinstance(attempt.exception(), TimeoutError) else LLMRetriesExhausted
+    if isinstance(error, TimeoutError) or "Timeout" in type(error).__name__:
+        return LLMTimeout
+    status = getattr(error, "status_code", None)
+    if isinstance(status, int) and 400 <= status < 500 and status != 429:
+        return LLMRequestError
+    return LLMError
 
 
 def model_failure(model: Model, error: BaseException) -> bool:
@@ -328,7 +354,7 @@ def engine_solver(task: Task, context: TaskContext, items: dict[str, Item]) -> C
                 error = next((getattr(c, kept) for c in clients.values() if getattr(c, kept) is not None), None)
                 if error is not None:
                     raise error
-            raise SampleFailed(line["failure"])
+            raise SampleFailed(Failure.model_validate(line["failure"]))
         return state
 
     return solve
@@ -357,7 +383,8 @@ def engine_scorer(task: Task) -> Callable:
 
     async def score(state: TaskState, target: Target) -> Score:
         line = state.store.get(RESULT_KEY)
-        return Score(value=task.item_scores(line), explanation=line.get("error") or None, metadata=line)
+        scores = task.scores.model_validate(line["scores"])
+        return Score(value=task.item_scores(scores), explanation=getattr(scores, "error", None) or None, metadata=line)
 
     return score
 
@@ -382,9 +409,10 @@ def _task_function(name: str, task: Task, config: str) -> Callable[..., InspectT
     return registered
 
 
-def _register() -> dict[str, Callable[..., InspectTask]]:
+def register_tasks() -> dict[str, Callable[..., InspectTask]]:
+    """Every registered task's inspect tasks, registered with inspect (and returned by name)."""
     engine_tasks = tasks()
-    return {name: _task_function(name, engine_tasks[task], config) for name, (task, config) in INSPECT_TASKS.items()}
+    return {name: _task_function(name, engine_tasks[task], config) for name, (task, config) in inspect_tasks().items()}
 
 
-globals().update(_register())
+globals().update(register_tasks())

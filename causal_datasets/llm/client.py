@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx2
 
@@ -36,6 +36,7 @@ from causal_datasets.llm.config import DEFAULT_TIMEOUT, SINGLE_SLOT_TIMEOUT, LLM
 from causal_datasets.llm.context import (
     TOKENS_PER_MESSAGE,
     ContextCheck,
+    LimitFrom,
     count_from_reply,
     estimate_tokens,
     prompt_text,
@@ -53,6 +54,13 @@ log = logging.getLogger(__name__)
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 #: seconds between two looks at a busy server's slots
 SLOT_POLL_INTERVAL = 0.5
+
+
+class ErrorContext(TypedDict):
+    """Where a request went, as every LLM error names it."""
+
+    model: str
+    base_url: str
 
 
 def parse_completion(body: Any, *, cached: bool = False, attempts: int = 0, fallback_model: str = "") -> ChatResult:
@@ -165,6 +173,13 @@ class LLMClient:
             result = dataclasses.replace(result, text=prefill + result.text)
         return result
 
+    def request_settings(self, **overrides: Any) -> dict[str, Any]:
+        """What a request with ``overrides`` sends besides its messages: the body's other fields, and the
+        prefill (sent as a last assistant message) when there is one."""
+        body = self.config.request_body([], **overrides)
+        del body["messages"]
+        return body | ({"prefill": self.config.prefill} if self.config.prefill else {})
+
     def check_context(self, messages: list[Message], *, max_tokens: int | None = None) -> ContextCheck:
         """Whether ``messages`` (and a reply of ``max_tokens``, default the config's) fit the model's context
         window (see :mod:`causal_datasets.llm.context`); nothing is sent to the chat endpoint."""
@@ -175,7 +190,7 @@ class LLMClient:
             return ContextCheck(estimate_tokens(messages), reserved, limit, "estimate", limit_from)
         return ContextCheck(count + TOKENS_PER_MESSAGE * len(messages), reserved, limit, "server", limit_from)
 
-    def context_window(self) -> tuple[int | None, str | None]:
+    def context_window(self) -> tuple[int | None, LimitFrom | None]:
         """The model's context window and where it came from (``flag``, ``server``; None when unknown), asked once."""
         if self.config.context_window is not None:
             return self.config.context_window, "flag"
@@ -372,7 +387,7 @@ class LLMClient:
                            response.status_code)
         return data
 
-    def _context(self) -> dict[str, str]:
+    def _context(self) -> ErrorContext:
         return {"model": self.config.model, "base_url": self.config.endpoint}
 
     def _thread_pool(self) -> ThreadPoolExecutor:
@@ -382,7 +397,7 @@ class LLMClient:
             return self._pool
 
 
-def _checked(messages: Any, context: dict[str, str]) -> list[Message]:
+def _checked(messages: Any, context: ErrorContext) -> list[Message]:
     """The messages if they look like a chat request, else ``LLMRequestError`` (nothing is sent)."""
     ok = isinstance(messages, list) and messages and all(
         isinstance(m, dict) and isinstance(m.get("role"), str) and "content" in m for m in messages
@@ -401,7 +416,7 @@ def _error_detail(response: httpx2.Response) -> str:
     return str(message or response.text or response.reason_phrase)[:300]
 
 
-def _as_llm_error(error: Exception, context: dict[str, str]) -> LLMError:
+def _as_llm_error(error: Exception, context: ErrorContext) -> LLMError:
     if isinstance(error, LLMError):
         return error
     wrapped = LLMError(f"unexpected {type(error).__name__}: {error}", **context)

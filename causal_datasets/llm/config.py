@@ -104,7 +104,7 @@ class LLMConfig(BaseModel):
     def reply_settings(self) -> dict[str, Any]:
         """The fields that decide the model's replies (model, sampling, seed, prefill ...), as JSON: what a
         resumed run must keep; where the server is and how long or often to try are left out."""
-        return self.model_dump(mode="json", exclude=TRANSPORT_FIELDS)
+        return self.model_dump(mode="json", exclude=set(TRANSPORT_FIELDS))
 
     def is_loopback(self) -> bool:
         host = urlsplit(self.base_url).hostname or ""

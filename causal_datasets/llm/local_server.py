@@ -96,7 +96,8 @@ def create_app(model: str, alias: str, n_ctx: int, threads: int) -> Any:
         evaluate_prompts_in_fixed_batches(llama, slot)
         return llama
 
-    LlamaProxy.load_llama_from_model_settings = staticmethod(load_reproducible)  # this process serves only this model
+    # this process serves only this model
+    LlamaProxy.load_llama_from_model_settings = staticmethod(load_reproducible)  # type: ignore[method-assign]
     # the prompt on as many threads as the reply: llama-cpp-python's default takes every CPU for it, whose spinning
     # threads slowed prompts down up to threefold on a shared 2-core machine
     settings = ModelSettings(model=model, model_alias=alias, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,

@@ -30,12 +30,15 @@ class HeadlineScore:
     interval: Interval | None = None
 
 
-def headline_scores(task: Task, summary: RunSummary, results: Iterable[Mapping[str, Any]]) -> list[HeadlineScore]:
-    """Each of ``task``'s headline scores over the scored ``results`` (``results.jsonl`` lines), first seen first."""
+def headline_scores(task: Task[Any, Any, Any], summary: RunSummary[Any],
+                    results: Iterable[Mapping[str, Any]]) -> list[HeadlineScore]:
+    """Each of ``task``'s headline scores over the scored ``results`` (``results.jsonl`` lines, read by the task's
+    result model), first seen first."""
     values: dict[str, list[float]] = {}
     for line in results:
-        if line.get("status") == "scored":
-            for name, value in task.item_scores(line).items():
+        result = task.result_model.model_validate(line)
+        if result.status == "scored":
+            for name, value in task.item_scores(result.scores).items():
                 values.setdefault(name, []).append(value)
     fields = type(summary.metrics).model_fields
     intervals = summary.intervals.metrics if summary.intervals is not None else {}

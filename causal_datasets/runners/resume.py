@@ -17,11 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from causal_datasets.errors import RunConfigurationError
-from causal_datasets.runners.records import RunSummary
-from causal_datasets.runners.results import SUMMARY_FILE
+from causal_datasets.runners.records import Role, RunSummary
+from causal_datasets.runners.results import SUMMARY_FILE, read_typed_summary
 from causal_datasets.runners.task import RunSettings, Task
 
 RESUME_HINT = ("--resume continues a run as it is: leave out the selection flags (they come from its summary.json), "
@@ -29,17 +27,12 @@ RESUME_HINT = ("--resume continues a run as it is: leave out the selection flags
 EXTEND_HINT = "--extend only adds configs or raises the limit of a run; for another run choose another --out"
 
 
-def read_run_summary(out: Path) -> RunSummary | None:
-    """The summary of the run in ``out`` (None when it has none yet); a clear error when it cannot be read."""
-    path = Path(out) / SUMMARY_FILE
-    if not path.exists():
+def read_run_summary(out: Path) -> RunSummary[Any] | None:
+    """The typed summary of the run in ``out`` (None when it has none yet); a clear error when this version
+    cannot continue it (another summary format: its result lines are not this version's typed ones)."""
+    if not (Path(out) / SUMMARY_FILE).exists():
         return None
-    try:
-        return RunSummary.model_validate_json(path.read_text(encoding="utf-8"))
-    except (ValidationError, ValueError) as error:
-        raise RunConfigurationError(
-            f"{path} is not a summary this version can resume ({str(error).splitlines()[0]}); start a new run"
-        ) from None
+    return read_typed_summary(out, "--resume/--extend")[1]
 
 
 @dataclass(frozen=True)
@@ -53,7 +46,7 @@ class RecordedSelection:
     options: dict[str, Any]
 
 
-def recorded_selection(summary: RunSummary) -> RecordedSelection:
+def recorded_selection(summary: RunSummary[Any]) -> RecordedSelection:
     """The configs, split, limit, agent and options ``summary``'s run was asked for."""
     solver = summary.solver
     return RecordedSelection(
@@ -73,8 +66,8 @@ def solver_of(settings: RunSettings) -> str:
     return f"model:{model.config.model}" if model is not None else "published"
 
 
-def check_continuation(task: Task, settings: RunSettings, configs: tuple[str, ...], options: Any,
-                       earlier: RunSummary) -> None:
+def check_continuation(task: Task[Any, Any, Any], settings: RunSettings, configs: tuple[str, ...], options: Any,
+                       earlier: RunSummary[Any]) -> None:
     """A :class:`RunConfigurationError` unless ``settings`` (with these configs and options) continue the run of
     ``earlier`` as it is, or, with ``settings.extend``, add configs or items to it and change nothing else."""
     where = settings.out
@@ -91,9 +84,9 @@ def check_continuation(task: Task, settings: RunSettings, configs: tuple[str, ..
                                     "pass --extend to add them, or leave them out to resume it as it is")
 
 
-def check_item_count(settings: RunSettings, selected: int, earlier: RunSummary) -> None:
-    """The items selected now may not be fewer than the run's (nor more, unless ``settings.extend``): a guard
-    that holds also for an older summary, which did not record its limit."""
+def check_item_count(settings: RunSettings, selected: int, earlier: RunSummary[Any]) -> None:
+    """The items selected now may not be fewer than the run's (nor more, unless ``settings.extend``): the same
+    selection from the same rows gives as many items, so this guards against rows that changed under the run."""
     before = earlier.items.selected
     if selected < before or (selected > before and not settings.extend):
         verb = "narrow" if selected < before else "grow"
@@ -102,8 +95,8 @@ def check_item_count(settings: RunSettings, selected: int, earlier: RunSummary) 
             f"it{' (give --limit ' + str(before) + ')' if selected > before else ''}. {RESUME_HINT}")
 
 
-def _differences(task: Task, settings: RunSettings, configs: tuple[str, ...], options: Any,
-                 earlier: RunSummary) -> tuple[list[str], list[str]]:
+def _differences(task: Task[Any, Any, Any], settings: RunSettings, configs: tuple[str, ...], options: Any,
+                 earlier: RunSummary[Any]) -> tuple[list[str], list[str]]:
     """What ``settings`` change in the run (never allowed) and what they add to it (with ``--extend``)."""
     changed: list[str] = []
     grown: list[str] = []
@@ -133,7 +126,7 @@ def _differences(task: Task, settings: RunSettings, configs: tuple[str, ...], op
     return changed, grown
 
 
-def _model_changes(settings: RunSettings, recorded: Mapping[str, dict[str, Any]]) -> list[str]:
+def _model_changes(settings: RunSettings, recorded: Mapping[Role, dict[str, Any]]) -> list[str]:
     """Roles whose model settings differ from the run's (a role the run had without a model now, or the reverse)."""
     asked = {role: spec.config.reply_settings() for role, spec in settings.models.items()}
     changes = []
@@ -150,7 +143,7 @@ def _model_changes(settings: RunSettings, recorded: Mapping[str, dict[str, Any]]
     return changes
 
 
-def _describe(summary: RunSummary) -> str:
+def _describe(summary: RunSummary[Any]) -> str:
     """``configs a, b; agent:x; every item`` — the run's selection in a few words."""
     limit = f"; {_limit(summary.selection.limit)}" if summary.selection else ""
     return f"(configs {', '.join(summary.dataset.configs)}; {summary.solver}{limit}; {summary.items.selected} items)"

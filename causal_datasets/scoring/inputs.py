@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:  # `import causal_datasets` stays light: equiv's start-up must not load datasets
     import datasets
@@ -56,7 +56,7 @@ def class_label(value: Any, names: datasets.ClassLabel | Sequence[str], where: s
             raise ValueError(f"{where}: {value!r} is not one of the labels {names}")
         return value
     if isinstance(value, Integral) and not isinstance(value, bool):
-        if not 0 <= value < len(names):
+        if not 0 <= int(value) < len(names):
             raise ValueError(f"{where}: class label {value} is outside 0..{len(names) - 1} ({names})")
         return names[int(value)]
     raise TypeError(f"{where}: a label must be one of {names} or its index, not {type(value).__name__} {value!r:.60}")
@@ -65,7 +65,7 @@ def class_label(value: Any, names: datasets.ClassLabel | Sequence[str], where: s
 def number_option(name: str, value: Any, low: float, high: float = math.inf, *, integer: bool = False) -> Any:
     """``value`` when it is a number (an integer if ``integer``) within ``[low, high]``; ``ValueError`` otherwise."""
     kind = Integral if integer else Real
-    if not isinstance(value, kind) or isinstance(value, bool) or not low <= value <= high:  # NaN fails the range
+    if not isinstance(value, kind) or isinstance(value, bool) or not low <= cast(float, value) <= high:  # NaN fails
         span = f"≥ {low}" if high == math.inf else f"within {low}..{high}"
         raise ValueError(f"{name} must be {'an integer' if integer else 'a number'} {span}, got {value!r}")
     return value
