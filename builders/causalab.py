@@ -18,7 +18,10 @@ UPSTREAM_PREFIX = "upstream_"
 
 class CausaLabBuildOptions(BaseModel):
     episodes_per_suite: int = Field(
-        default=EPISODES_PER_SUITE, ge=1, le=1_000_000, description="episodes of every generated suite (the release's 50)"
+        default=EPISODES_PER_SUITE,
+        ge=1,
+        le=1_000_000,
+        description="episodes of every generated suite (the release's 50)",
     )
 
 
@@ -27,11 +30,16 @@ def build(context: BuildContext) -> BuildOutcome:
     release = None if context.source is None else context.require_source(hint, files=[f"{s}.jsonl" for s in SUITES])
     options = context.options or CausaLabBuildOptions()
     # the release is read first: a broken or empty suite file stops the build before any generation
-    upstream = {} if release is None else {UPSTREAM_PREFIX + suite: load_suite(release, suite, context.seed) for suite in SUITES}
+    upstream = (
+        {}
+        if release is None
+        else {UPSTREAM_PREFIX + suite: load_suite(release, suite, context.seed) for suite in SUITES}
+    )
     generated = generate_suites(list(SUITE_SPECS.values()), context.seed, options.episodes_per_suite, context.num_proc)
     records = {name: {SPLIT: episodes} for name, episodes in {**generated, **upstream}.items()}
-    notes = [] if release is not None else [
-        f"upstream_<suite> configs skipped (they need the CausaLab release): {hint}"]
+    notes = (
+        [] if release is not None else [f"upstream_<suite> configs skipped (they need the CausaLab release): {hint}"]
+    )
     return BuildOutcome(records=records, notes=notes, findings=upstream_findings(upstream) if upstream else [])
 
 
@@ -40,14 +48,19 @@ def card_context(records: BuiltRecords) -> dict[str, str]:
     upstream = {name: split[SPLIT] for name, split in records.items() if name.startswith(UPSTREAM_PREFIX)}
     return {
         "generated_table": suite_table(generated),
-        "upstream_table": suite_table(upstream) if upstream else "Not included in this build (built without the release).",
+        "upstream_table": suite_table(upstream)
+        if upstream
+        else "Not included in this build (built without the release).",
     }
 
 
 BUILDER = DatasetBuilder(
     name="causalab",
     history=(
-        Release("1.0.0", "First release: 19 generated suites mirroring the release, and the 950 released configurations as `upstream_<suite>`."),
+        Release(
+            "1.0.0",
+            "First release: 19 generated suites mirroring the release, and the 950 released configurations as `upstream_<suite>`.",
+        ),
         Release(
             "1.1.0",
             "`upstream_<suite>`: the prior observation records are the authors' own (their environment's fixed "

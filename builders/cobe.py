@@ -15,7 +15,6 @@ from causal_datasets.errors import SourceUnavailable
 from causal_datasets.records.cobe import CoBePromptRow, CoBeQuery, CoBeResponse, CoBeScenario
 from causal_datasets.records.prompts import chat_messages
 
-
 #: the card's source line per source format
 SOURCES = {
     "website": "CoBe website file {name} (cobe-benchmark/cobe-benchmark.github.io, eval-results/category-examples.json)",
@@ -41,7 +40,9 @@ def build(context: BuildContext) -> BuildOutcome:
     else:
         notes.append("no model outputs in this source: config 'responses' not built")
     return BuildOutcome(
-        records=records, notes=notes, findings=findings(parsed.scenarios, parsed.duplicates),
+        records=records,
+        notes=notes,
+        findings=findings(parsed.scenarios, parsed.duplicates),
         source_description=SOURCES[parsed.source_format].format(name=source.name),
     )
 
@@ -49,8 +50,13 @@ def build(context: BuildContext) -> BuildOutcome:
 def prompt_row(query: CoBeQuery) -> CoBePromptRow:
     """The training-ready row of a query: the runner's request and the representative answer."""
     return CoBePromptRow(
-        id=query.id, prompt=chat_messages(build_messages(query)), reference=query.representative_answer,
-        query_id=query.id, phrasing=query.phrasing, domain=query.domain, graph_type=query.graph_type,
+        id=query.id,
+        prompt=chat_messages(build_messages(query)),
+        reference=query.representative_answer,
+        query_id=query.id,
+        phrasing=query.phrasing,
+        domain=query.domain,
+        graph_type=query.graph_type,
     )
 
 
@@ -62,7 +68,9 @@ def card_context(records) -> dict:
 BUILDER = DatasetBuilder(
     name="cobe",
     history=(
-        Release("1.0.0", "First release: scenarios, queries, published responses and prompts from the CoBe website file."),
+        Release(
+            "1.0.0", "First release: scenarios, queries, published responses and prompts from the CoBe website file."
+        ),
         Release(
             "1.1.0",
             "The `prompts` rows carry their request as TRL's conversational `prompt` column (was `messages`, which "
@@ -75,8 +83,10 @@ BUILDER = DatasetBuilder(
     source_description="CoBe website file eval-results/category-examples.json (cobe-benchmark/cobe-benchmark.github.io) or the paper-format JSON",
     needs_source=True,
     source_name="cobe/category-examples.json",
-    source_hint=("FILE, the website file eval-results/category-examples.json of "
-                 "github.com/cobe-benchmark/cobe-benchmark.github.io (CC-BY-SA-4.0) or the paper-format JSON"),
+    source_hint=(
+        "FILE, the website file eval-results/category-examples.json of "
+        "github.com/cobe-benchmark/cobe-benchmark.github.io (CC-BY-SA-4.0) or the paper-format JSON"
+    ),
     card_context=card_context,
     citations=("raghavan2026cobe",),
     metrics=("cobe_edit_criteria",),

@@ -34,7 +34,10 @@ def card_context(records: BuiltRecords) -> dict[str, str]:
 BUILDER = DatasetBuilder(
     name="recast",
     history=(
-        Release("1.0.0", "First release: the 292 samples of the RyanSaklad/ReCast release with derived fields, and the `prompts` config."),
+        Release(
+            "1.0.0",
+            "First release: the 292 samples of the RyanSaklad/ReCast release with derived fields, and the `prompts` config.",
+        ),
         Release(
             "1.1.0",
             "`explicitness` is the release's stored value again (1.0.0 recomputed it over the labelled nodes, which "

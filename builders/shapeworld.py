@@ -17,8 +17,12 @@ from causal_datasets.shapeworld.statistics import composition_table, graph_table
 
 
 class ShapeWorldBuildOptions(BaseModel):
-    sizes: list[int] = Field(default=list(ADVANCED_SIZES), description="numbers of variables of the advanced set, 2 to 8")
-    graphs_per_size: int = Field(default=GRAPHS_PER_SIZE, ge=1, le=10_000, description="random graphs per size in the advanced set")
+    sizes: list[int] = Field(
+        default=list(ADVANCED_SIZES), description="numbers of variables of the advanced set, 2 to 8"
+    )
+    graphs_per_size: int = Field(
+        default=GRAPHS_PER_SIZE, ge=1, le=10_000, description="random graphs per size in the advanced set"
+    )
 
     @field_validator("sizes")
     @classmethod
@@ -29,8 +33,10 @@ class ShapeWorldBuildOptions(BaseModel):
 
 def build(context: BuildContext) -> BuildOutcome:
     options = context.options or ShapeWorldBuildOptions()
-    tasks = {"core": core_tasks(context.seed),
-             "advanced": advanced_tasks(context.seed, options.sizes, options.graphs_per_size, context.num_proc)}
+    tasks = {
+        "core": core_tasks(context.seed),
+        "advanced": advanced_tasks(context.seed, options.sizes, options.graphs_per_size, context.num_proc),
+    }
     records = {config: {"test": episodes} for config, episodes in tasks.items()}
     return BuildOutcome(
         records=records | {"prompts": {"test": answer_prompt_rows(tasks)}},
@@ -50,7 +56,10 @@ def card_context(records: BuiltRecords) -> dict[str, str]:
 BUILDER = DatasetBuilder(
     name="shapeworld",
     history=(
-        Release("1.0.0", "First release: the paper's core (84) and advanced (1200) task sets, seeded, each row with its graph."),
+        Release(
+            "1.0.0",
+            "First release: the paper's core (84) and advanced (1200) task sets, seeded, each row with its graph.",
+        ),
         Release(
             "1.1.0",
             "New config `prompts` (training-ready, for `shapeworld_answer_reward`): per episode and prompt variant, "

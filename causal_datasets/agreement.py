@@ -64,29 +64,38 @@ def table_rates(counts: Mapping[str, Any]) -> dict[str, np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         observed = (tp + tn) / n
         chance = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / n**2
-        return {"accuracy": observed, "precision": tp / (tp + fp), "recall": tp / (tp + fn),
-                "f1": 2 * tp / (2 * tp + fp + fn),
-                "cohen_kappa": np.where(chance < 1, (observed - chance) / np.where(chance < 1, 1 - chance, 1), np.nan)}
+        return {
+            "accuracy": observed,
+            "precision": tp / (tp + fp),
+            "recall": tp / (tp + fn),
+            "f1": 2 * tp / (2 * tp + fp + fn),
+            "cohen_kappa": np.where(chance < 1, (observed - chance) / np.where(chance < 1, 1 - chance, 1), np.nan),
+        }
 
 
 def _scalar(value: np.ndarray) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
-def agreement_estimators(prefix: str, labels: Callable[[Any], tuple[str, str | None]],
-                         positive: str = "correct") -> tuple[Statistic, ...]:
+def agreement_estimators(
+    prefix: str, labels: Callable[[Any], tuple[str, str | None]], positive: str = "correct"
+) -> tuple[Statistic, ...]:
     """``<prefix>.accuracy`` ... ``<prefix>.cohen_kappa`` of :func:`agreement` as statistics of a run's results;
     ``labels(result)``: its (predicted, reference) verdicts (pairs not both "correct"/"wrong" count nowhere)."""
+
     def cells(result: Any) -> dict[str, float]:
         predicted, reference = labels(result)
         if predicted not in ("correct", "wrong") or reference not in ("correct", "wrong"):
             return dict.fromkeys(TABLE, 0.0)
         cell = {(True, True): "tp", (True, False): "fp", (False, True): "fn", (False, False): "tn"}[
-            (predicted == positive, reference == positive)]
+            (predicted == positive, reference == positive)
+        ]
         return {name: float(name == cell) for name in TABLE}
 
-    return tuple(Statistic(f"{prefix}.{rate}", TABLE, cells, lambda totals, rate=rate: table_rates(totals)[rate])
-                 for rate in RATES)
+    return tuple(
+        Statistic(f"{prefix}.{rate}", TABLE, cells, lambda totals, rate=rate: table_rates(totals)[rate])
+        for rate in RATES
+    )
 
 
 def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
@@ -102,9 +111,10 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
         raise ValueError("Fleiss' kappa needs the same number (at least 2) of ratings for every item")
     items = len(ratings)
     per_item = [Counter(item) for item in ratings]
-    observed = sum(
-        (sum(count * count for count in counts.values()) - raters) / (raters * (raters - 1)) for counts in per_item
-    ) / items
+    observed = (
+        sum((sum(count * count for count in counts.values()) - raters) / (raters * (raters - 1)) for counts in per_item)
+        / items
+    )
     pooled = sum(per_item, Counter())
     chance = sum((count / (items * raters)) ** 2 for count in pooled.values())
     return _kappa(observed, chance)

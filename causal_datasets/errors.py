@@ -133,7 +133,9 @@ class LLMError(CausalDatasetsError):
 
     category = "llm_error"
 
-    def __init__(self, detail: str, *, model: str = "", base_url: str = "", status: int | None = None, attempts: int = 0):
+    def __init__(
+        self, detail: str, *, model: str = "", base_url: str = "", status: int | None = None, attempts: int = 0
+    ):
         detail, base_url = redact_urls(detail), redact_url(base_url) if base_url else base_url
         self.detail = detail
         self.model = model
@@ -184,11 +186,11 @@ class MissingExtra(CausalDatasetsError, ImportError):
 
     def __init__(self, feature: str, extra: str, module: str):
         self.extra = extra
-        super().__init__(
-            f"{feature} needs the optional dependency {module!r}: pip install 'causal-datasets[{extra}]'"
-        )
+        super().__init__(f"{feature} needs the optional dependency {module!r}: pip install 'causal-datasets[{extra}]'")
 
 
 #: the ``category`` of every LLM failure: a result whose error is one of these was ended by the
 #: model server or the transport, not by the model's answer
-LLM_CATEGORIES = frozenset(error.category for error in (LLMError, LLMConfigError, LLMRequestError, LLMRetriesExhausted, LLMTimeout))
+LLM_CATEGORIES = frozenset(
+    error.category for error in (LLMError, LLMConfigError, LLMRequestError, LLMRetriesExhausted, LLMTimeout)
+)

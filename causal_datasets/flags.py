@@ -33,7 +33,11 @@ def dest(name: str, prefix: str = "") -> str:
 
 
 def add_flags(
-    group: argparse._ActionsContainer, model: type[BaseModel], *, prefix: str = "", exclude: Collection[str] = (),
+    group: argparse._ActionsContainer,
+    model: type[BaseModel],
+    *,
+    prefix: str = "",
+    exclude: Collection[str] = (),
     helps: Mapping[str, str] | None = None,
 ) -> None:
     """A flag on ``group`` for every field of ``model`` but ``exclude``; ``helps`` replaces a field's description."""
@@ -44,11 +48,21 @@ def add_flags(
         annotation = _without_none(field.annotation)
         if annotation is bool:
             if field.default is True:
-                group.add_argument(f"--{prefix}no-{name.replace('_', '-')}", dest=dest(name, prefix),
-                                   action="store_false", default=argparse.SUPPRESS, help=f"off: {described}")
+                group.add_argument(
+                    f"--{prefix}no-{name.replace('_', '-')}",
+                    dest=dest(name, prefix),
+                    action="store_false",
+                    default=argparse.SUPPRESS,
+                    help=f"off: {described}",
+                )
             else:
-                group.add_argument(flag(name, prefix), dest=dest(name, prefix), action="store_true",
-                                   default=argparse.SUPPRESS, help=described)
+                group.add_argument(
+                    flag(name, prefix),
+                    dest=dest(name, prefix),
+                    action="store_true",
+                    default=argparse.SUPPRESS,
+                    help=described,
+                )
             continue
         many = typing.get_origin(annotation) is list
         value_type = typing.get_args(annotation)[0] if many else annotation
@@ -56,19 +70,27 @@ def add_flags(
         mapping = typing.get_origin(value_type) is dict or value_type is dict
         shown = field.default not in (None, PydanticUndefined) and field.default_factory is None
         group.add_argument(
-            flag(name, prefix), dest=dest(name, prefix), nargs="+" if many else None, choices=choices,
-            type=json_object if mapping else None, default=argparse.SUPPRESS,
+            flag(name, prefix),
+            dest=dest(name, prefix),
+            nargs="+" if many else None,
+            choices=choices,
+            type=json_object if mapping else None,
+            default=argparse.SUPPRESS,
             metavar=None if choices else ("JSON" if mapping else name.upper()),
             help=described + (f" (default {field.default})" if shown else ""),
         )
 
 
-def given_values(model: type[BaseModel], args: argparse.Namespace, *, prefix: str = "",
-                 exclude: Collection[str] = ()) -> dict[str, Any]:
+def given_values(
+    model: type[BaseModel], args: argparse.Namespace, *, prefix: str = "", exclude: Collection[str] = ()
+) -> dict[str, Any]:
     """The fields of ``model`` but ``exclude`` whose flags were given, by field name (``exclude`` as for
     :func:`add_flags`: a command's own option of the same name is not the field's flag)."""
-    return {name: getattr(args, dest(name, prefix)) for name in model.model_fields
-            if name not in exclude and hasattr(args, dest(name, prefix))}
+    return {
+        name: getattr(args, dest(name, prefix))
+        for name in model.model_fields
+        if name not in exclude and hasattr(args, dest(name, prefix))
+    }
 
 
 def flag_problem(problem: Mapping[str, Any], prefix: str = "") -> str:

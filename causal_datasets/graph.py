@@ -62,7 +62,11 @@ class CausalGraph:
 
     @classmethod
     def from_edges(
-        cls, edges: Iterable[Any], nodes: Iterable[str] = (), *, allow_self_loops: bool = True,
+        cls,
+        edges: Iterable[Any],
+        nodes: Iterable[str] = (),
+        *,
+        allow_self_loops: bool = True,
         bidirected: Iterable[tuple[str, str]] = (),
     ) -> CausalGraph:
         """Build from ``(source, target)`` pairs, ``{"source", "target"}`` dicts or ``"A -> B"`` strings."""
@@ -122,9 +126,7 @@ class CausalGraph:
     @classmethod
     def from_networkx(cls, graph: nx.DiGraph) -> CausalGraph:
         """Build from a networkx DiGraph (node names converted to ``str``)."""
-        return cls.from_edges(
-            ((str(u), str(v)) for u, v in graph.edges), nodes=(str(n) for n in graph.nodes)
-        )
+        return cls.from_edges(((str(u), str(v)) for u, v in graph.edges), nodes=(str(n) for n in graph.nodes))
 
     def to_networkx(self) -> nx.DiGraph:
         """A networkx DiGraph with the same nodes (in order) and edges."""

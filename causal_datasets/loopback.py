@@ -17,8 +17,9 @@ class LoopbackServer:
 
     def __init__(self, handler: type[BaseHTTPRequestHandler], *, port: int = 0, name: str = "loopback-server"):
         self._httpd = _ThreadingServer(("127.0.0.1", port), handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=name, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name=name, daemon=True
+        )
 
     @property
     def origin(self) -> str:

@@ -44,15 +44,20 @@ def redact_urls(text: str) -> str:
 #: environment variables whose values are secrets (``OPENAI_API_KEY``, ``HF_TOKEN``, ``DB_PASSWORD`` ...)
 SECRET_NAME = re.compile(r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)(?:_|$)", re.I)
 #: mapping keys whose string values are secrets wherever they appear (``api_key``, ``Authorization`` ...)
-SECRET_KEY = re.compile(r"(?:^|[_-])(?:api[_-]?key|apikey|token|password|passwd|secret|authorization|credentials?)"
-                        r"(?:$|[_-])", re.I)
+SECRET_KEY = re.compile(
+    r"(?:^|[_-])(?:api[_-]?key|apikey|token|password|passwd|secret|authorization|credentials?)"
+    r"(?:$|[_-])",
+    re.I,
+)
 #: a secret value shorter than this is not looked for in text (it would match ordinary words and numbers)
 MIN_SECRET_LENGTH = 8
 REDACTED = "<redacted>"
 PATH = "<path>"
 #: the shapes of common credentials: OpenAI-style and Hugging Face keys, GitHub and Slack tokens, AWS key ids
-_CREDENTIAL = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
-                         r"|AKIA[0-9A-Z]{16}|xox[abpr]-[A-Za-z0-9-]{10,})")
+_CREDENTIAL = re.compile(
+    r"\b(?:sk-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
+    r"|AKIA[0-9A-Z]{16}|xox[abpr]-[A-Za-z0-9-]{10,})"
+)
 _BEARER = re.compile(r"\b(Bearer|Basic|Token)(\s+)[^\s'\"]+", re.I)
 _FILE_URL = re.compile(r"file://[^\s'\"<>`]*", re.I)
 _PATH_CHARS = r"[\w.@+~-]"
@@ -73,8 +78,9 @@ class Redactor:
 
     def __init__(self, paths: Iterable[Path] = (), environ: Mapping[str, str] | None = None):
         environ = os.environ if environ is None else environ
-        secrets = {value for name, value in environ.items()
-                   if SECRET_NAME.search(name) and len(value) >= MIN_SECRET_LENGTH}
+        secrets = {
+            value for name, value in environ.items() if SECRET_NAME.search(name) and len(value) >= MIN_SECRET_LENGTH
+        }
         self._secrets = _literals(secrets)
         places = set()
         for path in paths:
@@ -103,8 +109,10 @@ class Redactor:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, Mapping):
-            return {key: REDACTED if isinstance(item, str) and SECRET_KEY.search(str(key)) else self.value(item)
-                    for key, item in value.items()}
+            return {
+                key: REDACTED if isinstance(item, str) and SECRET_KEY.search(str(key)) else self.value(item)
+                for key, item in value.items()
+            }
         if isinstance(value, (list, tuple)):
             return [self.value(item) for item in value]
         return value

@@ -62,8 +62,10 @@ def tasks() -> dict[str, Task[Any, Any, Any]]:
 def get_task(name: str) -> Task[Any, Any, Any]:
     known = tasks()
     if name not in known:
-        raise UnknownBenchmark(f"unknown benchmark {name!r}: no installed package registers a task of that name "
-                               f"(known: {', '.join(known) or 'none'})")
+        raise UnknownBenchmark(
+            f"unknown benchmark {name!r}: no installed package registers a task of that name "
+            f"(known: {', '.join(known) or 'none'})"
+        )
     return known[name]
 
 

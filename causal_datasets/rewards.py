@@ -111,7 +111,9 @@ def _rewards(name: str, completions: Sequence[Any], columns: Mapping[str, Any], 
             rewards.append(LOWEST)
     if reasons:
         counts = ", ".join(f"{reason}: {n}" for reason, n in reasons.most_common())
-        logger.warning("%s: %d of %d completions got the lowest reward (%s)", name, reasons.total(), len(rewards), counts)
+        logger.warning(
+            "%s: %d of %d completions got the lowest reward (%s)", name, reasons.total(), len(rewards), counts
+        )
     return rewards
 
 
@@ -136,8 +138,9 @@ def _completion_text(completion: Any) -> str:
 GraphKey = tuple[Any, ...]
 
 
-def estimand_equivalence_reward(prompts: Sequence[Any], completions: Sequence[Any], *,
-                                scoring: ScoringRule = "identification", **kwargs: Any) -> list[float]:
+def estimand_equivalence_reward(
+    prompts: Sequence[Any], completions: Sequence[Any], *, scoring: ScoringRule = "identification", **kwargs: Any
+) -> list[float]:
     """1.0 when the completion's expression is right for the row's reference under ``scoring``, else 0.0.
 
     The expression is the last ``Estimand: ...`` line (:func:`~causal_datasets.docalc.task.extract_estimand`),
@@ -162,8 +165,9 @@ def estimand_equivalence_reward(prompts: Sequence[Any], completions: Sequence[An
     """
     if scoring not in SCORING_RULES:
         raise ValueError(f"scoring must be one of {', '.join(SCORING_RULES)}, got {scoring!r}")
-    return _rewards("estimand_equivalence_reward", completions, kwargs,
-                    lambda text, row: _estimand_score(text, row, scoring))
+    return _rewards(
+        "estimand_equivalence_reward", completions, kwargs, lambda text, row: _estimand_score(text, row, scoring)
+    )
 
 
 def _estimand_score(text: str, row: _Row, scoring: str) -> float:
@@ -186,8 +190,12 @@ def _estimand_score(text: str, row: _Row, scoring: str) -> float:
         raise _Lowest(shape)
     verdict = _verdict(expression, reference, key, latent_as_observed=bool(variables(expression) & graph.latent))
     if verdict.equivalent is None:
-        raise _Lowest(next((category for prefix, category in ERROR_PREFIXES if (verdict.error or "").startswith(prefix)),
-                           "undecided"))
+        raise _Lowest(
+            next(
+                (category for prefix, category in ERROR_PREFIXES if (verdict.error or "").startswith(prefix)),
+                "undecided",
+            )
+        )
     return float(verdict.equivalent)
 
 
@@ -273,6 +281,7 @@ def _verdict(expression: Expr, reference: str, key: GraphKey, *, latent_as_obser
 
 # ---- ReCAST graph ------------------------------------------------------------------------------------
 
+
 def recast_edge_f1_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
     """Edge F1 of the completion's graph against the row's reference graph.
 
@@ -283,7 +292,9 @@ def recast_edge_f1_reward(prompts: Sequence[Any], completions: Sequence[Any], **
     ids, which both sides use. Column: ``reference`` (the ``recast`` ``prompts`` config's JSON code
     block, or ``A -> B`` lines).
     """
-    return _rewards("recast_edge_f1_reward", completions, kwargs, lambda text, row: _recast_comparison(text, row).edge_f1)
+    return _rewards(
+        "recast_edge_f1_reward", completions, kwargs, lambda text, row: _recast_comparison(text, row).edge_f1
+    )
 
 
 def recast_shd_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
@@ -294,8 +305,12 @@ def recast_shd_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwar
     (``normalization="reference_edges"``) rather than ReCAST's n(n−1), under which an empty answer
     to a sparse graph would still earn nearly 1. Column: ``reference``.
     """
-    return _rewards("recast_shd_reward", completions, kwargs,
-                    lambda text, row: max(0.0, 1.0 - _recast_comparison(text, row).normalized_shd))
+    return _rewards(
+        "recast_shd_reward",
+        completions,
+        kwargs,
+        lambda text, row: max(0.0, 1.0 - _recast_comparison(text, row).normalized_shd),
+    )
 
 
 def _recast_comparison(text: str, row: _Row) -> GraphComparison:
@@ -320,6 +335,7 @@ def _reference_graph(reference: str) -> CausalGraph | str:
 
 # ---- yes/no answers ---------------------------------------------------------------------------------
 
+
 def shapeworld_answer_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
     """1.0 when the completion's final ``{"answer": "yes" | "no"}`` equals the row's answer, else 0.0.
 
@@ -329,6 +345,7 @@ def shapeworld_answer_reward(prompts: Sequence[Any], completions: Sequence[Any],
     Column: ``answer`` (``yes``/``no`` or its class-label index) of the ``shapeworld`` ``prompts``
     config (or ``core``/``advanced``, which hold no prompts).
     """
+
     def score(text: str, row: _Row) -> float:
         expected = row.label("answer", SHAPEWORLD_ANSWERS)
         parsed = parse_answer(text)
@@ -360,6 +377,7 @@ def cladder_answer_reward(prompts: Sequence[Any], completions: Sequence[Any], **
     Column: ``answer`` of the ``cladder_pairs`` ``yes_no_prompts`` config (or ``questions``;
     ``yes``/``no`` or its class-label index; a row without one gets 0.0, reason ``no answer column``).
     """
+
     def score(text: str, row: _Row) -> float:
         expected = row.label("answer", CLADDER_ANSWERS)
         answer = cladder_answer(text)

@@ -24,7 +24,7 @@ def remove_stale(parent: Path, name: str) -> list[Path]:
     ``.NAME.*`` and ``.NAME-*`` names without a process id); returns the paths removed."""
     removed = []
     for path in sorted(Path(parent).glob(f".{glob.escape(name)}[.-]*")):
-        pid = path.name[len(name) + 2:].split("-", 1)[0]
+        pid = path.name[len(name) + 2 :].split("-", 1)[0]
         if pid.isdigit() and process_alive(int(pid)):
             continue
         if path.is_dir() and not path.is_symlink():

@@ -30,12 +30,23 @@ def tiny_random_model(seed: int = 0) -> tuple[Any, Any]:
     its byte-level chat tokenizer, for ``GRPOTrainer(model=model, processing_class=tokenizer, ...)``."""
     transformers, torch = _optional("transformers"), _optional("torch")
     tokenizer = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=_byte_tokenizer(), pad_token="<|pad|>", eos_token="<|end|>", chat_template=CHAT_TEMPLATE,
+        tokenizer_object=_byte_tokenizer(),
+        pad_token="<|pad|>",
+        eos_token="<|end|>",
+        chat_template=CHAT_TEMPLATE,
     )
     config = transformers.LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
-        num_key_value_heads=1, max_position_embeddings=1 << 17, tie_word_embeddings=True,
-        pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id, bos_token_id=None,
+        vocab_size=len(tokenizer),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=1 << 17,
+        tie_word_embeddings=True,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        bos_token_id=None,
     )
     with torch.random.fork_rng(devices=[]):  # the caller's random state stays as it was
         torch.manual_seed(seed)

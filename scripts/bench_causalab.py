@@ -10,6 +10,8 @@ import argparse
 import time
 from statistics import fmean
 
+from checkout import SHARED_DATA_DIR
+
 from causal_datasets.causalab.episode import run_episode
 from causal_datasets.causalab.experimenter import ExperimenterAgent
 from causal_datasets.causalab.generator import generate_suite
@@ -17,7 +19,6 @@ from causal_datasets.causalab.random_agent import RandomAgent
 from causal_datasets.causalab.suites import SUITE_SPECS
 from causal_datasets.causalab.upstream import SUITES, load_suite
 from causal_datasets.markdown import markdown_table
-from checkout import SHARED_DATA_DIR
 
 
 def scores_row(label: str, episodes, agent_factory) -> tuple[list, float]:
@@ -49,7 +50,9 @@ def main() -> None:
     generate_s = time.perf_counter() - start
     start = time.perf_counter()
     release = SHARED_DATA_DIR / "causalab" / "data"
-    upstream = {} if args.no_upstream or not release.exists() else {s: load_suite(release, s, args.seed) for s in SUITES}
+    upstream = (
+        {} if args.no_upstream or not release.exists() else {s: load_suite(release, s, args.seed) for s in SUITES}
+    )
     import_s = time.perf_counter() - start
 
     headers = ["suite", "episodes", "task acc.", "edge F1", "SHD", "coef. F1", "root F1", "budget used"]

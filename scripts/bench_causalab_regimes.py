@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from statistics import fmean
 
+from checkout import SHARED_DATA_DIR
+
 from causal_datasets.causalab.episode import run_episode
 from causal_datasets.causalab.experimenter import ExperimenterAgent
 from causal_datasets.causalab.lab import Lab
@@ -22,7 +24,6 @@ from causal_datasets.causalab.regimes import REGIMES, SCALING_COUNTS, scaling_se
 from causal_datasets.causalab.upstream import SUITES, load_suite
 from causal_datasets.markdown import markdown_table
 from causal_datasets.runners.causalab import score_upstream_runs
-from checkout import SHARED_DATA_DIR
 
 RELEASE = SHARED_DATA_DIR / "causalab" / "data"
 SAMPLE = SHARED_DATA_DIR / "causalab" / "sample_run_4nodes_0_gpt-5-mini"
@@ -36,8 +37,12 @@ def play(episodes, setting) -> tuple[list, float]:
     elapsed = time.perf_counter() - start
     scores = [r.scores(e) for r, e in zip(results, variants)]
     budgets = [r.interventions_used / e.budget for r, e in zip(results, variants) if e.budget]
-    row = [fmean(r.success for r in results), fmean(s["edge_f1"] for s in scores), fmean(s["coefficient_f1"] for s in scores),
-           fmean(budgets) if budgets else "–"]
+    row = [
+        fmean(r.success for r in results),
+        fmean(s["edge_f1"] for s in scores),
+        fmean(s["coefficient_f1"] for s in scores),
+        fmean(budgets) if budgets else "–",
+    ]
     return [round(v, 3) if isinstance(v, float) else v for v in row], elapsed
 
 
@@ -79,9 +84,11 @@ def main() -> None:
         start = time.perf_counter()
         summary = score_upstream_runs([SAMPLE], Path(folder) / "scored")
         metrics = summary.metrics
-        print(f"score-upstream-run on the released gpt-5-mini episode: {time.perf_counter() - start:.2f} s; "
-              f"task accuracy {metrics.task_accuracy}, edge F1 {metrics.edge_f1:.3f}, SHD {metrics.shd}, "
-              f"coefficient F1 {metrics.coefficient_f1}, budget used {metrics.budget_used}, consistent {metrics.consistent}")
+        print(
+            f"score-upstream-run on the released gpt-5-mini episode: {time.perf_counter() - start:.2f} s; "
+            f"task accuracy {metrics.task_accuracy}, edge F1 {metrics.edge_f1:.3f}, SHD {metrics.shd}, "
+            f"coefficient F1 {metrics.coefficient_f1}, budget used {metrics.budget_used}, consistent {metrics.consistent}"
+        )
 
 
 if __name__ == "__main__":

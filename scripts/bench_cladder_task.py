@@ -17,10 +17,11 @@ import statistics
 import time
 from collections import Counter
 
+from checkout import SHARED_DATA_DIR
+
 from causal_datasets.docalc.cladder import formal_expression, read_questions
 from causal_datasets.docalc.rows import cladder_rows, question_rows
 from causal_datasets.docalc.task import build_messages, score_answer
-from checkout import SHARED_DATA_DIR
 
 CLADDER = SHARED_DATA_DIR / "cladder"
 
@@ -37,8 +38,10 @@ def timed_scores(questions, answer_of) -> tuple[list[dict], list[float]]:
 def report(label: str, times: list[float]) -> None:
     ordered = sorted(times)
     p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
-    print(f"{label:<40} n={len(times):>5}  median {statistics.median(times) * 1e3:7.2f} ms  "
-          f"p99 {p99 * 1e3:8.2f} ms  total {sum(times):6.1f} s CPU")
+    print(
+        f"{label:<40} n={len(times):>5}  median {statistics.median(times) * 1e3:7.2f} ms  "
+        f"p99 {p99 * 1e3:8.2f} ms  total {sum(times):6.1f} s CPU"
+    )
 
 
 def main() -> None:
@@ -49,8 +52,10 @@ def main() -> None:
 
     start = time.process_time()
     sizes = [sum(len(m["content"]) for m in build_messages(q)) for q in questions]
-    print(f"build_messages: {(time.process_time() - start) / len(questions) * 1e6:.0f} µs per question; "
-          f"request {min(sizes)}–{max(sizes)} characters (median {statistics.median(sizes):.0f})")
+    print(
+        f"build_messages: {(time.process_time() - start) / len(questions) * 1e6:.0f} µs per question; "
+        f"request {min(sizes)}–{max(sizes)} characters (median {statistics.median(sizes):.0f})"
+    )
 
     oracle, times = timed_scores(questions, lambda q: q.estimand)
     report("score_answer, answer = estimand", times)
@@ -60,10 +65,14 @@ def main() -> None:
 
     formal, times = timed_scores(questions, lambda q: formal_expression(q).text)
     report("score_answer, answer = formal form", times)
-    labels = {r.id: r.equivalent for r in cladder_rows(read_questions(CLADDER), seed=0) if r.pair_kind == "formal_vs_estimand"}
+    labels = {
+        r.id: r.equivalent for r in cladder_rows(read_questions(CLADDER), seed=0) if r.pair_kind == "formal_vs_estimand"
+    }
     agree = sum(s["equivalent"] == labels[q.id] for q, s in zip(questions, formal))
-    print(f"  formal form: {sum(s['equivalent'] is True for s in formal)}/{len(formal)} equivalent "
-          f"({dict(Counter(s['method'] for s in formal))}); verdict = cladder config label for {agree}/{len(formal)}")
+    print(
+        f"  formal form: {sum(s['equivalent'] is True for s in formal)}/{len(formal)} equivalent "
+        f"({dict(Counter(s['method'] for s in formal))}); verdict = cladder config label for {agree}/{len(formal)}"
+    )
     lengths = Counter(s["proof_length"] for s in formal if s["proof_length"] is not None)
     print(f"  proof lengths: {dict(sorted(lengths.items()))}")
 

@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from checkout import SHARED_DATA_DIR
+
 from causal_datasets.cli import build_parser
 from causal_datasets.cobe.failure_modes import FailureCase, classify_failure, label_agreement
 from causal_datasets.cobe.formats import read_source
@@ -26,7 +28,6 @@ from causal_datasets.llm import LLMClient, LLMConfig
 from causal_datasets.markdown import markdown_table
 from causal_datasets.runners import tasks
 from causal_datasets.runners.engine import run_task
-from checkout import SHARED_DATA_DIR
 
 SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 LABELS = Path(__file__).resolve().parents[1] / "tests" / "data" / "cobe" / "failure_modes.json"
@@ -35,17 +36,40 @@ CACHE = Path(".cache") / "bench_cobe_failure_modes.sqlite"
 
 def bench_published() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        args = build_parser().parse_args(["eval", "cobe", "--config", "responses", "--source", str(SOURCE),
-                                          "--hub-dir", f"{tmp}/hub", "--out", f"{tmp}/run"])
+        args = build_parser().parse_args(
+            [
+                "eval",
+                "cobe",
+                "--config",
+                "responses",
+                "--source",
+                str(SOURCE),
+                "--hub-dir",
+                f"{tmp}/hub",
+                "--out",
+                f"{tmp}/run",
+            ]
+        )
         task = tasks()["cobe"]
         start = time.perf_counter()
         summary = run_task(task, settings_from_args(task, args))
         seconds = time.perf_counter() - start
     print(f"## published verdicts, offline: {summary.metrics.count} responses in {seconds:.2f} s (build included)\n")
-    rows = [[model, e["n"], round(e["accuracy"], 4), round(e["accuracy_decided"], 4),
-             f"{100 * e['accuracy_phrasing_mean']:.2f} ± {100 * e['accuracy_phrasing_sd']:.2f}"]
-            for model, e in summary.slices["by_model"].items()]
-    print(markdown_table(["model", "responses", "accuracy", "correct / decided", "accuracy % over phrasings (mean ± SD)"], rows))
+    rows = [
+        [
+            model,
+            e["n"],
+            round(e["accuracy"], 4),
+            round(e["accuracy_decided"], 4),
+            f"{100 * e['accuracy_phrasing_mean']:.2f} ± {100 * e['accuracy_phrasing_sd']:.2f}",
+        ]
+        for model, e in summary.slices["by_model"].items()
+    ]
+    print(
+        markdown_table(
+            ["model", "responses", "accuracy", "correct / decided", "accuracy % over phrasings (mean ± SD)"], rows
+        )
+    )
 
 
 def bench_judge(config: LLMConfig) -> None:
@@ -66,9 +90,21 @@ def bench_judge(config: LLMConfig) -> None:
         calls = client.usage_summary()["calls"]
     result = label_agreement([v.mode for v in verdicts], [label["mode"] for label in labels])
     print(f"\n## failure-mode judge {config.model} on the {len(labels)} hand labels\n")
-    print(markdown_table(["answered", "accuracy", "Cohen's κ", "calls", "seconds", "s/call"], [[
-        f"{result['answered']} of {result['n']}", result["accuracy"], result["cohen_kappa"], calls, round(seconds, 1),
-        round(seconds / max(calls, 1), 2)]]))
+    print(
+        markdown_table(
+            ["answered", "accuracy", "Cohen's κ", "calls", "seconds", "s/call"],
+            [
+                [
+                    f"{result['answered']} of {result['n']}",
+                    result["accuracy"],
+                    result["cohen_kappa"],
+                    calls,
+                    round(seconds, 1),
+                    round(seconds / max(calls, 1), 2),
+                ]
+            ],
+        )
+    )
     print(f"\nconfusions (label→judge): {result['confusions']}")
 
 

@@ -26,18 +26,18 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from checkout import SHARED_DATA_DIR
 
 from causal_datasets.docalc.cladder import family_graph, formal_expression, read_questions, try_parse
 from causal_datasets.docalc.decide import semantic_check
+from causal_datasets.docalc.expr import free_indices, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rows import synthetic_rows
 from causal_datasets.docalc.scoring import score_pairs
 from causal_datasets.docalc.semantics import IndexDomains, TableModel, evaluate, random_models
 from causal_datasets.docalc.verdict import canonical_indices, check_equivalence
-from causal_datasets.docalc.expr import free_indices, variables
 from causal_datasets.hub.folder import load_records
-from checkout import SHARED_DATA_DIR
 from causal_datasets.records.cladder_pairs import SyntheticPair
 
 FULL_SYNTHETIC = 20_000
@@ -100,7 +100,9 @@ class PgmpyFamily:
                 table = tables.table(node, member)
                 values = table.reshape(-1, graph.domain(node)).T
                 cards = [graph.domain(p) for p in parents]
-                network.add_cpds(TabularCPD(node, graph.domain(node), values, evidence=parents or None, evidence_card=cards or None))
+                network.add_cpds(
+                    TabularCPD(node, graph.domain(node), values, evidence=parents or None, evidence_card=cards or None)
+                )
             self.networks.append(network)
         self._engines: dict = {}
         self._tables: dict = {}
@@ -120,7 +122,9 @@ class PgmpyFamily:
             engine = self._engine(member, tuple(v for v, _ in do))
             factor = engine.query(list(variables), evidence=dict(do) or None, joint=True, show_progress=False)
             factor = factor.copy()
-            factor.values = np.moveaxis(factor.values, [factor.variables.index(v) for v in variables], range(len(variables)))
+            factor.values = np.moveaxis(
+                factor.values, [factor.variables.index(v) for v in variables], range(len(variables))
+            )
             self._tables[key] = factor.values
         return self._tables[key]
 
@@ -174,8 +178,12 @@ def compare_with_peer(rows: list[SyntheticPair]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, help="a built cladder_pairs folder: verify its whole synthetic config")
-    parser.add_argument("--synthetic-count", type=int, default=1000, help="without --dataset: positive pairs to generate")
-    parser.add_argument("--proof-rows", type=int, default=2000, help="synthetic rows verified again with the proof search")
+    parser.add_argument(
+        "--synthetic-count", type=int, default=1000, help="without --dataset: positive pairs to generate"
+    )
+    parser.add_argument(
+        "--proof-rows", type=int, default=2000, help="synthetic rows verified again with the proof search"
+    )
     parser.add_argument("--peer-pairs", type=int, default=200, help="synthetic rows also decided with pgmpy (0: skip)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=FutureWarning)
@@ -207,12 +215,16 @@ def main() -> None:
         start = time.process_time()
         rows = synthetic_rows(seed=0, count=args.synthetic_count)
         generation = time.process_time() - start
-        print(f"synthetic generation: {len(rows)} rows in {generation:.1f} s CPU ({generation / len(rows) * 1e3:.1f} ms/row)")
+        print(
+            f"synthetic generation: {len(rows)} rows in {generation:.1f} s CPU ({generation / len(rows) * 1e3:.1f} ms/row)"
+        )
     times, wrong = verify_rows(rows, prove=False)
     report("synthetic rows from text, verdict only", times)
     print(f"  verdicts differing from the labels: {wrong} of {len(rows)}")
     if len(rows) < FULL_SYNTHETIC:
-        print(f"  projected whole synthetic config ({FULL_SYNTHETIC} rows): {statistics.mean(times) * FULL_SYNTHETIC:.0f} s CPU")
+        print(
+            f"  projected whole synthetic config ({FULL_SYNTHETIC} rows): {statistics.mean(times) * FULL_SYNTHETIC:.0f} s CPU"
+        )
     if args.proof_rows:
         half = args.proof_rows // 2
         times, _ = verify_rows(rows[:half] + rows[len(rows) // 2 : len(rows) // 2 + half], prove=True)

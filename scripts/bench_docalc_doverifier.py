@@ -25,7 +25,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from checkout import SHARED_DATA_DIR
+
 from causal_datasets.builder import BuildContext
+from causal_datasets.cli import build_parser
+from causal_datasets.commands.eval import settings_from_args
 from causal_datasets.docalc.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
 from causal_datasets.docalc.derivation import WrittenStep, check_derivation
 from causal_datasets.docalc.feedback import diagnose, feedback_message
@@ -43,9 +47,6 @@ from causal_datasets.runners import tasks
 from causal_datasets.runners.cladder_pairs import ESTIMAND_FORMAT
 from causal_datasets.runners.engine import run_task
 from causal_datasets.runners.results import read_results
-from causal_datasets.cli import build_parser
-from causal_datasets.commands.eval import settings_from_args
-from checkout import SHARED_DATA_DIR
 
 CLADDER = SHARED_DATA_DIR / "cladder"
 CONFOUNDED = "Estimand: P(Y=1|X=1) - P(Y=1|X=0)"
@@ -55,8 +56,10 @@ def report(label: str, times: list[float], unit: str = "ms") -> None:
     ordered = sorted(times)
     p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
     scale = 1e3 if unit == "ms" else 1e6
-    print(f"  {label:<58} n={len(times):>5}  median {statistics.median(times) * scale:8.3f} {unit}  "
-          f"p99 {p99 * scale:9.3f} {unit}  total {sum(times):6.2f} s")
+    print(
+        f"  {label:<58} n={len(times):>5}  median {statistics.median(times) * scale:8.3f} {unit}  "
+        f"p99 {p99 * scale:9.3f} {unit}  total {sum(times):6.2f} s"
+    )
 
 
 def distinct(questions):
@@ -76,8 +79,13 @@ def bench_diagnosis(questions) -> None:
     times, kinds, sizes = [], Counter(), []
     for q in distinct(questions):
         graph = family_graph(q.graph_id)
-        wrong = ["P(Y=1|X=1) - P(Y=1|X=0)", formal_expression(q).text, "P(Y=1|X=", None,
-                 *(e for family, e in others.items() if family != q.graph_id)]
+        wrong = [
+            "P(Y=1|X=1) - P(Y=1|X=0)",
+            formal_expression(q).text,
+            "P(Y=1|X=",
+            None,
+            *(e for family, e in others.items() if family != q.graph_id),
+        ]
         for answer in wrong:
             if score_answer(answer, q)["identified"] is True:  # the oracle loop's "wrong": not an identified estimand
                 continue
@@ -89,14 +97,30 @@ def bench_diagnosis(questions) -> None:
             sizes.append(len(note))
     report("diagnose + feedback_message per wrong answer", times)
     print(f"  first diagnosis: {dict(kinds.most_common())}")
-    print(f"  feedback turn: {min(sizes)}–{max(sizes)} characters (median {statistics.median(sizes):.0f}); the first "
-          f"request is {statistics.median(sum(len(m['content']) for m in build_messages(q)) for q in questions):.0f} "
-          "characters (median), so each round adds the answer and about a tenth of the request")
+    print(
+        f"  feedback turn: {min(sizes)}–{max(sizes)} characters (median {statistics.median(sizes):.0f}); the first "
+        f"request is {statistics.median(sum(len(m['content']) for m in build_messages(q)) for q in questions):.0f} "
+        "characters (median), so each round adds the answer and about a tenth of the request"
+    )
 
 
 def eval_args(hub: Path, out: Path, base_url: str, *flags: str) -> list[str]:
-    return ["eval", "cladder_pairs", "--out", str(out), "--hub-dir", str(hub), "--no-cache", "--concurrency", "1",
-            "--model", "stub", "--base-url", base_url, *flags]
+    return [
+        "eval",
+        "cladder_pairs",
+        "--out",
+        str(out),
+        "--hub-dir",
+        str(hub),
+        "--no-cache",
+        "--concurrency",
+        "1",
+        "--model",
+        "stub",
+        "--base-url",
+        base_url,
+        *flags,
+    ]
 
 
 def run(argv: list[str]):
@@ -106,24 +130,50 @@ def run(argv: list[str]):
 
 
 def bench_feedback_runs(hub: Path, count: int, local: bool) -> None:
-    with StubServer(lambda request, index: StubReply(body=completion_body(CONFOUNDED))) as server, \
-            tempfile.TemporaryDirectory() as folder:
-        run(eval_args(hub, Path(folder) / "warm", server.base_url, "--limit", str(count), "--graph-families", "confounding",
-                      "IV"))  # load the dataset, memoize the verdicts
+    with (
+        StubServer(lambda request, index: StubReply(body=completion_body(CONFOUNDED))) as server,
+        tempfile.TemporaryDirectory() as folder,
+    ):
+        run(
+            eval_args(
+                hub,
+                Path(folder) / "warm",
+                server.base_url,
+                "--limit",
+                str(count),
+                "--graph-families",
+                "confounding",
+                "IV",
+            )
+        )  # load the dataset, memoize the verdicts
         walls = {}
         for rounds in (0, 2):
             start = time.perf_counter()
-            summary = run(eval_args(hub, Path(folder) / f"r{rounds}", server.base_url, "--limit", str(count),
-                                    "--graph-families", "confounding", "IV", "--feedback-rounds", str(rounds)))
+            summary = run(
+                eval_args(
+                    hub,
+                    Path(folder) / f"r{rounds}",
+                    server.base_url,
+                    "--limit",
+                    str(count),
+                    "--graph-families",
+                    "confounding",
+                    "IV",
+                    "--feedback-rounds",
+                    str(rounds),
+                )
+            )
             walls[rounds] = (time.perf_counter() - start) / summary.items.selected
             calls = summary.usage["model"].calls
         items = read_results(Path(folder) / "r2")
         made = sum(len(i["generation"]["feedback"]) for i in items)
     per_round = (walls[2] - walls[0]) * count / made if made else float("nan")
-    print(f"  eval, stub model answering the correlation, {count} confounding and IV questions: "
-          f"{walls[0] * 1e3:.1f} ms per item without feedback, "
-          f"{walls[2] * 1e3:.1f} ms with up to 2 rounds ({made} rounds, {calls} model calls): "
-          f"{per_round * 1e3:.1f} ms per round besides the model")
+    print(
+        f"  eval, stub model answering the correlation, {count} confounding and IV questions: "
+        f"{walls[0] * 1e3:.1f} ms per item without feedback, "
+        f"{walls[2] * 1e3:.1f} ms with up to 2 rounds ({made} rounds, {calls} model calls): "
+        f"{per_round * 1e3:.1f} ms per round besides the model"
+    )
     if local:
         bench_local(hub)
 
@@ -133,17 +183,42 @@ def bench_local(hub: Path) -> None:
 
     with LocalServer() as server, tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
-        summary = run(["eval", "cladder_pairs", "--out", str(Path(folder) / "local"), "--hub-dir", str(hub), "--no-cache",
-                       "--concurrency", "1", "--model", server.model, "--base-url", server.base_url, "--max-tokens", "128",
-                       "--graph-families", "confounding", "--query-types", "ate", "--limit", "3",
-                       "--feedback-rounds", "1"])
+        summary = run(
+            [
+                "eval",
+                "cladder_pairs",
+                "--out",
+                str(Path(folder) / "local"),
+                "--hub-dir",
+                str(hub),
+                "--no-cache",
+                "--concurrency",
+                "1",
+                "--model",
+                server.model,
+                "--base-url",
+                server.base_url,
+                "--max-tokens",
+                "128",
+                "--graph-families",
+                "confounding",
+                "--query-types",
+                "ate",
+                "--limit",
+                "3",
+                "--feedback-rounds",
+                "1",
+            ]
+        )
         wall = time.perf_counter() - start
         items = read_results(Path(folder) / "local")
     usage = summary.usage["model"]
     rounds = sum(len(i["generation"]["feedback"]) for i in items)
-    print(f"  SmolLM2-135M, 3 confounding ATE questions, 1 round: {wall:.0f} s wall, {usage.calls} calls "
-          f"({rounds} feedback rounds), {usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens; "
-          f"accuracy {summary.metrics.accuracy} before, {summary.metrics.accuracy_after_feedback} after")
+    print(
+        f"  SmolLM2-135M, 3 confounding ATE questions, 1 round: {wall:.0f} s wall, {usage.calls} calls "
+        f"({rounds} feedback rounds), {usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens; "
+        f"accuracy {summary.metrics.accuracy} before, {summary.metrics.accuracy_after_feedback} after"
+    )
 
 
 def bench_derivations(questions) -> None:
@@ -152,7 +227,9 @@ def bench_derivations(questions) -> None:
     for q in distinct(questions):
         proof = check_equivalence(formal_expression(q), q.estimand, family_graph(q.graph_id), limits=PROOF_LIMITS).proof
         if proof is not None and proof.steps:
-            proofs.append((q, [WrittenStep(proof.start, None)] + [WrittenStep(s.expression, s.rule) for s in proof.steps]))
+            proofs.append(
+                (q, [WrittenStep(proof.start, None)] + [WrittenStep(s.expression, s.rule) for s in proof.steps])
+            )
     for label, change in (("valid steps (the verifier's own proofs)", False), ("a do-calculus rule renamed", True)):
         per_step, statuses = [], Counter()
         for q, steps in proofs:
@@ -187,12 +264,18 @@ def bench_independences(questions) -> None:
                     continue
                 start = time.process_time()  # statements parsed per pair: the closure is part of the cost
                 known = Independences.parse(statements, complete=mode == "complete", latent=graph.latent)
-                verdict = check_equivalence(a, b, known, prove=mode == "partial",
-                                            limits=SearchLimits(max_nodes=3000, time_limit=600.0))
+                verdict = check_equivalence(
+                    a, b, known, prove=mode == "partial", limits=SearchLimits(max_nodes=3000, time_limit=600.0)
+                )
                 times.append(time.process_time() - start)
                 truth = check_equivalence(a, b, graph, prove=False).equivalent
-                outcomes["agrees" if verdict.equivalent == truth else "undecided" if verdict.equivalent is None
-                         else "CONTRADICTS"] += 1
+                outcomes[
+                    "agrees"
+                    if verdict.equivalent == truth
+                    else "undecided"
+                    if verdict.equivalent is None
+                    else "CONTRADICTS"
+                ] += 1
         report(f"{mode} statements, per distinct pair", times)
         print(f"  {dict(outcomes)}")
 
@@ -207,9 +290,11 @@ def bench_synthetic(count: int) -> None:
     graphs = [",".join([f"{e.source}->{e.target}" for e in r.edges] + list(r.nodes)) for r in rows]
     scored = score_pairs([r.expr_b for r in rows], [r.expr_a for r in rows], graphs)
     agree = sum(v == r.equivalent for v, r in zip(scored["verdicts"], rows))
-    print(f"  verifier: {agree}/{len(rows)} verdicts equal the labels; string match {scored['string_match']:.3f}, "
-          f"BLEU {scored['bleu']:.3f}, token F1 {scored['token_f1']:.3f} over all pairs "
-          f"({time.process_time() - start:.1f} s CPU for score_pairs)")
+    print(
+        f"  verifier: {agree}/{len(rows)} verdicts equal the labels; string match {scored['string_match']:.3f}, "
+        f"BLEU {scored['bleu']:.3f}, token F1 {scored['token_f1']:.3f} over all pairs "
+        f"({time.process_time() - start:.1f} s CPU for score_pairs)"
+    )
 
 
 def main() -> None:

@@ -81,11 +81,13 @@ def summary(label: str, pairs: list[Pair], results: list[tuple[bool | None, floa
     wrong = sum(v is not None and v != p.equivalent for (v, _, _), p in zip(results, pairs))
     false_equal = sum(v is True and not p.equivalent for (v, _, _), p in zip(results, pairs))
     collected = max(results, key=lambda r: r[2])[2]
-    print(f"{label:<44} n={len(results):>5}  wrong {wrong:>3} (false 'equivalent' {false_equal:>3})  undecided "
-          f"{undecided:>3} ({undecided / len(results):.2%})  median {statistics.median(times) * 1e3:6.2f} ms  "
-          f"p99 {p99 * 1e3:7.2f} ms  max {times[-1] * 1e3:8.1f} ms  (without garbage collection "
-          f"{max(t - c for _, t, c in results) * 1e3:.1f} ms; longest collection {collected * 1e3:.1f} ms)",
-          flush=True)
+    print(
+        f"{label:<44} n={len(results):>5}  wrong {wrong:>3} (false 'equivalent' {false_equal:>3})  undecided "
+        f"{undecided:>3} ({undecided / len(results):.2%})  median {statistics.median(times) * 1e3:6.2f} ms  "
+        f"p99 {p99 * 1e3:7.2f} ms  max {times[-1] * 1e3:8.1f} ms  (without garbage collection "
+        f"{max(t - c for _, t, c in results) * 1e3:.1f} ms; longest collection {collected * 1e3:.1f} ms)",
+        flush=True,
+    )
 
 
 def startup(source: Path | None) -> float:
@@ -104,10 +106,12 @@ def startup(source: Path | None) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=2000,
-                        help="labelled pairs on graphs of 4-8 nodes, 0-17 latent edges")
-    parser.add_argument("--large", type=int, default=200,
-                        help="pairs on graphs of 9-12 nodes, 12-20 latent edges (0: skip)")
+    parser.add_argument(
+        "--pairs", type=int, default=2000, help="labelled pairs on graphs of 4-8 nodes, 0-17 latent edges"
+    )
+    parser.add_argument(
+        "--large", type=int, default=200, help="pairs on graphs of 9-12 nodes, 12-20 latent edges (0: skip)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--latent-values", default="2,3,4", help="values of the evaluator's latent variables")
     parser.add_argument("--old", type=Path, help="a source tree of the old code (its causal_datasets package)")
@@ -120,13 +124,20 @@ def main() -> None:
 
     latent_values = tuple(int(v) for v in args.latent_values.split(","))
     start = time.perf_counter()
-    pairs = corpus(args.seed, args.pairs, nodes=(4, 8), latent_edges=(0, 17), label_models=3,
-                   latent_values=latent_values)
-    large = corpus(args.seed + 1, args.large, nodes=(9, 12), latent_edges=(12, 20), label_models=2,
-                   latent_values=(2, 3)) if args.large else []
+    pairs = corpus(
+        args.seed, args.pairs, nodes=(4, 8), latent_edges=(0, 17), label_models=3, latent_values=latent_values
+    )
+    large = (
+        corpus(args.seed + 1, args.large, nodes=(9, 12), latent_edges=(12, 20), label_models=2, latent_values=(2, 3))
+        if args.large
+        else []
+    )
     equal = sum(p.equivalent for p in pairs)
-    print(f"{len(pairs)} pairs ({equal} equivalent by the evaluator) and {len(large)} large-graph pairs generated and "
-          f"labelled in {time.perf_counter() - start:.0f} s", flush=True)
+    print(
+        f"{len(pairs)} pairs ({equal} equivalent by the evaluator) and {len(large)} large-graph pairs generated and "
+        f"labelled in {time.perf_counter() - start:.0f} s",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory() as folder:
         pairs_file, large_file = Path(folder) / "pairs.pickle", Path(folder) / "large.pickle"
         pairs_file.write_bytes(pickle.dumps(pairs))

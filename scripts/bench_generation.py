@@ -71,20 +71,36 @@ def measure_case(name: str, size: int, workers: int) -> None:
 def generation_rows(args: argparse.Namespace) -> list[list]:
     """Each case with 1 and 2 workers, each in a fresh process (a forked pool of a process that
     already holds a large run's rows and caches starts slower than a user's ``build`` does)."""
-    sizes = {"verified synthetic pairs": args.pairs, "CausaLab episodes": args.episodes,
-             "ShapeWorld advanced tasks": args.graphs}
+    sizes = {
+        "verified synthetic pairs": args.pairs,
+        "CausaLab episodes": args.episodes,
+        "ShapeWorld advanced tasks": args.graphs,
+    }
     rows = []
     for name, size in sizes.items():
         runs = []
         for workers in (1, 2):
             command = [sys.executable, __file__, "--case", name, "--size", str(size), "--workers", str(workers)]
-            done = subprocess.run(command, check=True, capture_output=True, text=True, env={**os.environ, "HF_DATASETS_OFFLINE": "1"})
+            done = subprocess.run(
+                command, check=True, capture_output=True, text=True, env={**os.environ, "HF_DATASETS_OFFLINE": "1"}
+            )
             run = json.loads(done.stdout.strip().splitlines()[-1])
             runs.append(run)
             wall, cpu, items = run["wall"], run["cpu"], run["items"]
-            rows.append([name, workers, items, f"{wall:.1f}", f"{cpu:.1f}", f"{items / wall:,.0f}",
-                         f"{items / wall / workers:,.0f}", f"{items / cpu:,.0f}" if cpu else "—",
-                         f"{runs[0]['wall'] / wall:.2f}×", "—" if workers == 1 else str(runs[0]["digest"] == run["digest"])])
+            rows.append(
+                [
+                    name,
+                    workers,
+                    items,
+                    f"{wall:.1f}",
+                    f"{cpu:.1f}",
+                    f"{items / wall:,.0f}",
+                    f"{items / wall / workers:,.0f}",
+                    f"{items / cpu:,.0f}" if cpu else "—",
+                    f"{runs[0]['wall'] / wall:.2f}×",
+                    "—" if workers == 1 else str(runs[0]["digest"] == run["digest"]),
+                ]
+            )
     return rows
 
 
@@ -106,7 +122,9 @@ def build_all(hub: Path, workers: int | None, tree: Path | None = None) -> tuple
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--pairs", type=int, default=2000, help="synthetic rows to generate (half proved, half refuted)")
+    parser.add_argument(
+        "--pairs", type=int, default=2000, help="synthetic rows to generate (half proved, half refuted)"
+    )
     parser.add_argument("--episodes", type=int, default=200, help="CausaLab episodes per suite (19 suites)")
     parser.add_argument("--graphs", type=int, default=1000, help="ShapeWorld graphs per size (4 sizes, 6 tasks each)")
     parser.add_argument("--baseline-tree", type=Path, help="an unpacked earlier commit to time `build --all` on")
@@ -118,8 +136,18 @@ def main() -> None:
         measure_case(args.case, args.size, args.workers)
         return
     print(f"CPUs: {os.cpu_count()}, load average at start: {os.getloadavg()[0]:.1f}\n")
-    header = ["generated", "workers", "items", "wall s", "CPU s", "items/s", "items/s per core", "items per CPU s",
-              "speed-up", "same output"]
+    header = [
+        "generated",
+        "workers",
+        "items",
+        "wall s",
+        "CPU s",
+        "items/s",
+        "items/s per core",
+        "items per CPU s",
+        "speed-up",
+        "same output",
+    ]
     print(markdown_table(header, generation_rows(args)))
     print()
     rows = []

@@ -30,11 +30,11 @@ import evaluate
 import gadjid
 import numpy as np
 import scipy.sparse as sp
+from timing import best_of
 
 from causal_datasets import compare_graph_batch, compare_graphs
 from causal_datasets.markdown import markdown_table
 from causal_datasets.paths import metric_path
-from timing import best_of
 
 
 def sparse_pair(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -49,7 +49,7 @@ def sparse_pair(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarra
     source, target = keys // n, keys % n
     cut = n // 20
     pred_source, pred_target = source[cut:].copy(), target[cut:].copy()
-    pred_source[:cut], pred_target[:cut] = target[cut:2 * cut], source[cut:2 * cut]
+    pred_source[:cut], pred_target[:cut] = target[cut : 2 * cut], source[cut : 2 * cut]
     return source, target, pred_source, pred_target
 
 
@@ -90,17 +90,19 @@ def large_graphs(sizes: list[int], repeats: int) -> list[dict]:
         shds = {shd_gadjid, ours_csr.shd, ours_pairs.shd, ours_dicts.shd, shd_gadjid_pairs}
         if len(shds) != 1:
             raise AssertionError(f"n={n}: SHDs disagree: {shds}")
-        rows.append({
-            "n = edges": f"{n:,}",
-            "SHD": f"{shd_gadjid:,}",
-            "gadjid csr (ms)": f"{t_gadjid * 1e3:.2f}",
-            "ours csr (ms)": f"{t_csr * 1e3:.2f}",
-            "ratio csr": f"{t_csr / t_gadjid:.2f}",
-            "ours name pairs (ms)": f"{t_pairs * 1e3:.1f}",
-            "ours dicts (ms)": f"{t_dicts * 1e3:.1f}",
-            "gadjid from name pairs (ms)": f"{t_gadjid_pairs * 1e3:.1f}",
-            "ratio name pairs": f"{t_pairs / t_gadjid_pairs:.2f}",
-        })
+        rows.append(
+            {
+                "n = edges": f"{n:,}",
+                "SHD": f"{shd_gadjid:,}",
+                "gadjid csr (ms)": f"{t_gadjid * 1e3:.2f}",
+                "ours csr (ms)": f"{t_csr * 1e3:.2f}",
+                "ratio csr": f"{t_csr / t_gadjid:.2f}",
+                "ours name pairs (ms)": f"{t_pairs * 1e3:.1f}",
+                "ours dicts (ms)": f"{t_dicts * 1e3:.1f}",
+                "gadjid from name pairs (ms)": f"{t_gadjid_pairs * 1e3:.1f}",
+                "ratio name pairs": f"{t_pairs / t_gadjid_pairs:.2f}",
+            }
+        )
     return rows
 
 
@@ -139,20 +141,24 @@ def throughput(count: int) -> list[dict]:
     runs = {
         "compare_graphs (loop)": lambda: [compare_graphs(p, r) for p, r in zip(predictions, references)],
         "compare_graph_batch": lambda: compare_graph_batch(predictions, references),
-        "evaluate module .compute (one call: no Arrow)": lambda: metric.compute(predictions=predictions, references=references),
+        "evaluate module .compute (one call: no Arrow)": lambda: metric.compute(
+            predictions=predictions, references=references
+        ),
         "evaluate module add_batch + compute() (Arrow)": lambda: incremental(metric, predictions, references),
     }
     rows = []
     for name, run in runs.items():
         cpu, wall, _ = cpu_seconds(run)
-        rows.append({
-            "path": name,
-            "comparisons": f"{count:,}",
-            "CPU s": f"{cpu:.2f}",
-            "wall s": f"{wall:.2f}",
-            "comparisons per 10 s (CPU)": f"{count / cpu * 10:,.0f}",
-            "µs per comparison": f"{cpu / count * 1e6:.1f}",
-        })
+        rows.append(
+            {
+                "path": name,
+                "comparisons": f"{count:,}",
+                "CPU s": f"{cpu:.2f}",
+                "wall s": f"{wall:.2f}",
+                "comparisons per 10 s (CPU)": f"{count / cpu * 10:,.0f}",
+                "µs per comparison": f"{cpu / count * 1e6:.1f}",
+            }
+        )
     return rows
 
 
@@ -166,9 +172,11 @@ def main() -> None:
     parser.add_argument("--comparisons", type=int, default=100_000)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 20_000, 100_000])
     args = parser.parse_args()
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-          f"Python {platform.python_version()}, gadjid {version('gadjid')}, "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, gadjid {version('gadjid')}, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     print("\n### Large sparse graphs (best of %d)\n" % args.repeats)
     print(table(large_graphs(args.sizes, args.repeats)))
     print("\n### ReCAST-sized graphs (25 nodes, 37 edges, dict edges)\n")

@@ -24,19 +24,25 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' catalogue and random ADMGs
 
+from timing import best_of  # noqa: E402
+
 from causal_datasets.docalc.identify import identify  # noqa: E402
 from causal_datasets.markdown import markdown_table  # noqa: E402
 from tests.support.admgs import MixedGraph, query_text, random_admg, random_query  # noqa: E402
 from tests.support.y0_bridge import Case, catalogue, graph_text, to_y0, y0_identify  # noqa: E402
-from timing import best_of  # noqa: E402
 
 
 def long_graph(size: int) -> MixedGraph:
     """A chain of ``size`` mediators from X to Y, every seventh also a parent of Y, and a back-door Z:
     ``P(Y | do(X))`` is identified by ID's line 4 into ``size + 2`` c-components."""
     chain = [f"V{i}" for i in range(size)]
-    directed = [(a, b) for a, b in zip(chain, chain[1:])] + [("X", chain[0]), (chain[-1], "Y"), ("X", "Y"),
-                                                            ("Z", "X"), ("Z", "Y")]
+    directed = [(a, b) for a, b in zip(chain, chain[1:])] + [
+        ("X", chain[0]),
+        (chain[-1], "Y"),
+        ("X", "Y"),
+        ("Z", "X"),
+        ("Z", "Y"),
+    ]
     directed += [(v, "Y") for v in chain[::7]]
     return MixedGraph(tuple(["Z", "X"] + chain + ["Y"]), tuple(directed), ())
 
@@ -51,8 +57,11 @@ def workloads(count: int, seed: int, sizes: list[int]) -> dict[str, list[tuple[C
         generated.append((Case(f"random {number}", to_y0(graph), tuple(xs), tuple(ys), tuple(zs)), graph.text))
     assert all(case.query == query_text(case.outcomes, case.treatments, case.conditions) for case, _ in generated)
     long = [(Case(f"{size} mediators", to_y0(g), ("X",), ("Y",)), g.text) for size in sizes for g in [long_graph(size)]]
-    return {"y0 catalogue": [(case, graph_text(case.graph)) for case in catalogue()], "random ADMGs": generated,
-            "long graphs": long}
+    return {
+        "y0 catalogue": [(case, graph_text(case.graph)) for case in catalogue()],
+        "random ADMGs": generated,
+        "long graphs": long,
+    }
 
 
 def main() -> None:
@@ -84,12 +93,37 @@ def main() -> None:
         total = {tool: sum(values) for tool, values in times.items()}
         for tool, values in times.items():
             slowest = max(range(len(values)), key=values.__getitem__)
-            rows.append([name, len(values), failures, identified, disagreements, tool,
-                         f"{1000 * statistics.median(values):.2f} ms", f"{total[tool]:.2f} s",
-                         f"{total['y0'] / total[tool]:.1f}×",
-                         f"{1000 * values[slowest]:.1f} ms ({timed[slowest].name})"])
-    print(markdown_table(["workload", "queries timed", "y0 raised (not timed)", "identified", "decisions differ",
-                          "tool", "median", "total", "y0 total / this", "slowest"], rows))
+            rows.append(
+                [
+                    name,
+                    len(values),
+                    failures,
+                    identified,
+                    disagreements,
+                    tool,
+                    f"{1000 * statistics.median(values):.2f} ms",
+                    f"{total[tool]:.2f} s",
+                    f"{total['y0'] / total[tool]:.1f}×",
+                    f"{1000 * values[slowest]:.1f} ms ({timed[slowest].name})",
+                ]
+            )
+    print(
+        markdown_table(
+            [
+                "workload",
+                "queries timed",
+                "y0 raised (not timed)",
+                "identified",
+                "decisions differ",
+                "tool",
+                "median",
+                "total",
+                "y0 total / this",
+                "slowest",
+            ],
+            rows,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,9 @@ RESAMPLES = 1000
 def bench_summary(root: Path) -> list[list[object]]:
     build_to_folder(get_builder("cobe"), root, BuildContext(seed=0, source=COBE_SOURCE))
     task = tasks()["cobe"]
-    settings = RunSettings(out=root / "run", location=DatasetLocation(hub_dir=root), configs=("responses",),
-                           progress=False)
+    settings = RunSettings(
+        out=root / "run", location=DatasetLocation(hub_dir=root), configs=("responses",), progress=False
+    )
     run_task(task, settings)
     options, configs = check_settings(task, settings, frozenset())
     context = TaskContext(task, settings, options, configs, clients={})
@@ -50,11 +51,19 @@ def bench_summary(root: Path) -> list[list[object]]:
     before, (metrics, slices) = best_of(lambda: task.summarize(results, context), 3)
     units = [item_units(task, items[r["id"]], context) for r in results]
     added, intervals = best_of(lambda: summary_intervals(task, metrics, slices, results, units), 3)
-    count = len(intervals.metrics) + sum(len(numbers) for entries in intervals.slices.values()
-                                         for numbers in entries.values())
-    return [["CoBe responses: summarize (before)", len(results), "–", round(before, 3), "1.00×"],
-            [f"CoBe responses: + summary_intervals ({count} intervals)", len(results), intervals.clusters,
-             round(added, 3), f"{(before + added) / before:.2f}×"]]
+    count = len(intervals.metrics) + sum(
+        len(numbers) for entries in intervals.slices.values() for numbers in entries.values()
+    )
+    return [
+        ["CoBe responses: summarize (before)", len(results), "–", round(before, 3), "1.00×"],
+        [
+            f"CoBe responses: + summary_intervals ({count} intervals)",
+            len(results),
+            intervals.clusters,
+            round(added, 3),
+            f"{(before + added) / before:.2f}×",
+        ],
+    ]
 
 
 def bench_bootstrap() -> list[list[object]]:
@@ -64,13 +73,33 @@ def bench_bootstrap() -> list[list[object]]:
     peer = bootstrap_stderr(num_samples=RESAMPLES)
     peer_seconds, peer_se = best_of(lambda: peer(scores), 5)
     components = np.column_stack([values, np.ones_like(values)])
-    ours, interval = best_of(lambda: bootstrap_interval(
-        components, ("numerator", "denominator"), lambda t: t["numerator"] / t["denominator"], np.arange(len(values)),
-        "item", resamples=RESAMPLES), 5)
-    return [[f"inspect_ai bootstrap_stderr, {RESAMPLES} resamples", len(values), f"SE {peer_se:.5f}",
-             round(peer_seconds, 3), "1.00×"],
-            [f"bootstrap_interval (vectorised), {RESAMPLES} resamples", len(values), f"SE {interval.se:.5f}",
-             round(ours, 3), f"{peer_seconds / ours:.1f}× faster"]]
+    ours, interval = best_of(
+        lambda: bootstrap_interval(
+            components,
+            ("numerator", "denominator"),
+            lambda t: t["numerator"] / t["denominator"],
+            np.arange(len(values)),
+            "item",
+            resamples=RESAMPLES,
+        ),
+        5,
+    )
+    return [
+        [
+            f"inspect_ai bootstrap_stderr, {RESAMPLES} resamples",
+            len(values),
+            f"SE {peer_se:.5f}",
+            round(peer_seconds, 3),
+            "1.00×",
+        ],
+        [
+            f"bootstrap_interval (vectorised), {RESAMPLES} resamples",
+            len(values),
+            f"SE {interval.se:.5f}",
+            round(ours, 3),
+            f"{peer_seconds / ours:.1f}× faster",
+        ],
+    ]
 
 
 def main() -> None:

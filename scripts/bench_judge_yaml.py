@@ -16,13 +16,13 @@ from dataclasses import replace
 
 import yaml
 from bench_recast import RELEASE, perfect_answer
+from timing import best_of
 
 from causal_datasets.llm import LLMClient, LLMConfig, structured
 from causal_datasets.llm.stub_server import StubServer
 from causal_datasets.markdown import markdown_table
 from causal_datasets.recast.metric import score_predictions
 from causal_datasets.recast.release import read_release
-from timing import best_of
 
 LOADERS = {"pure Python (SafeLoader)": yaml.SafeLoader, "libyaml (CSafeLoader)": yaml.CSafeLoader}
 
@@ -45,17 +45,31 @@ def main() -> None:
         answer = None
         for name, loader in LOADERS.items():
             structured.SAFE_YAML_LOADER = loader
-            seconds, _ = best_of(lambda: score_predictions([s.graph() for s in chosen], chosen, judge=judge, concurrency=1),
-                           args.repeats)
+            seconds, _ = best_of(
+                lambda: score_predictions([s.graph() for s in chosen], chosen, judge=judge, concurrency=1), args.repeats
+            )
             server.requests.clear()
             score_predictions([largest.graph()], [largest], judge=judge, concurrency=1)
-            answer = next(r for r in server.requests if "edge_recall" in r["messages"][1]["content"].rsplit("Answer with the ", 1)[1])
+            answer = next(
+                r
+                for r in server.requests
+                if "edge_recall" in r["messages"][1]["content"].rsplit("Answer with the ", 1)[1]
+            )
             text = perfect_answer(answer, 0).text
             parse, _ = best_of(lambda: structured.extract_yaml_block(text), args.repeats)
             rows.append([name, f"{seconds:.2f}", f"{args.samples * 4 / seconds:.0f}", f"{parse * 1000:.1f}"])
     structured.SAFE_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    print(markdown_table(["YAML loader", f"judge loop, {args.samples} samples (s)", "evaluations/s",
-                          f"largest answer ({len(largest.graph().edges)} edges) parse (ms)"], rows))
+    print(
+        markdown_table(
+            [
+                "YAML loader",
+                f"judge loop, {args.samples} samples (s)",
+                "evaluations/s",
+                f"largest answer ({len(largest.graph().edges)} edges) parse (ms)",
+            ],
+            rows,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -34,7 +34,9 @@ def run_batch(server: StubServer, prompts: list, concurrency: int, cache: Path |
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--delay", type=float, default=0.05, help="server delay per request in seconds")
-    parser.add_argument("--requests", type=int, default=256, help="requests per concurrency level (min 8 x concurrency for 1)")
+    parser.add_argument(
+        "--requests", type=int, default=256, help="requests per concurrency level (min 8 x concurrency for 1)"
+    )
     args = parser.parse_args()
     rows = []
     with StubServer(echo(delay=args.delay)) as server:
@@ -43,10 +45,20 @@ def main() -> None:
             prompts = [[{"role": "user", "content": f"c{concurrency} request {i}"}] for i in range(count)]
             elapsed, _ = run_batch(server, prompts, concurrency, None)
             ideal = concurrency / args.delay
-            rows.append([concurrency, count, f"{elapsed:.2f}", f"{count / elapsed:.1f}", f"{ideal:.0f}",
-                         f"{100 * count / elapsed / ideal:.0f}%"])
+            rows.append(
+                [
+                    concurrency,
+                    count,
+                    f"{elapsed:.2f}",
+                    f"{count / elapsed:.1f}",
+                    f"{ideal:.0f}",
+                    f"{100 * count / elapsed / ideal:.0f}%",
+                ]
+            )
         print(f"fresh requests, server delay {args.delay * 1000:.0f} ms")
-        print(markdown_table(["concurrency", "requests", "seconds", "requests/s", "ideal requests/s", "of ideal"], rows))
+        print(
+            markdown_table(["concurrency", "requests", "seconds", "requests/s", "ideal requests/s", "of ideal"], rows)
+        )
 
         prompts = [[{"role": "user", "content": f"cached request {i}"}] for i in range(args.requests * 4)]
         with tempfile.TemporaryDirectory() as folder:
@@ -56,11 +68,15 @@ def main() -> None:
             again, usage = run_batch(server, prompts, 64, cache)
             sent = server.count - sent_before
         print(f"\ncached re-run of {len(prompts)} requests (concurrency 64)")
-        print(markdown_table(
-            ["run", "seconds", "requests/s", "HTTP requests", "cache hits"],
-            [["first (fills cache)", f"{first:.2f}", f"{len(prompts) / first:.0f}", len(prompts), 0],
-             ["re-run (cached)", f"{again:.3f}", f"{len(prompts) / again:.0f}", sent, usage["cache_hits"]]],
-        ))
+        print(
+            markdown_table(
+                ["run", "seconds", "requests/s", "HTTP requests", "cache hits"],
+                [
+                    ["first (fills cache)", f"{first:.2f}", f"{len(prompts) / first:.0f}", len(prompts), 0],
+                    ["re-run (cached)", f"{again:.3f}", f"{len(prompts) / again:.0f}", sent, usage["cache_hits"]],
+                ],
+            )
+        )
 
 
 if __name__ == "__main__":

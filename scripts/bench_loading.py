@@ -23,8 +23,11 @@ from causal_datasets.markdown import markdown_table
 from causal_datasets.records.base import Record, records_from_dataset
 from causal_datasets.registry import get_builder
 
-CASES = (("shapeworld", "core", None), ("shapeworld", "advanced", None),
-         ("recast", "default", SHARED_DATA_DIR / "recast" / "test.parquet"))
+CASES = (
+    ("shapeworld", "core", None),
+    ("shapeworld", "advanced", None),
+    ("recast", "default", SHARED_DATA_DIR / "recast" / "test.parquet"),
+)
 
 
 def row_by_row(dataset: datasets.Dataset, model: type[Record]) -> list[Record]:
@@ -43,13 +46,16 @@ def main() -> None:
             builder = get_builder(name)
             if not (Path(root) / name).exists():
                 build_to_folder(builder, Path(root), BuildContext(seed=builder.default_seed, source=source))
-            dataset = datasets.load_dataset(str(Path(root) / name), config, split="test",
-                                            data_files={"test": f"data/{config}/test-*.parquet"})
+            dataset = datasets.load_dataset(
+                str(Path(root) / name), config, split="test", data_files={"test": f"data/{config}/test-*.parquet"}
+            )
             model = builder.configs[config]
             assert records_from_dataset(dataset, model) == row_by_row(dataset, model)
             new, _ = best_of(lambda: records_from_dataset(dataset, model), args.repeats)
             old, _ = best_of(lambda: row_by_row(dataset, model), args.repeats)
-            rows.append([f"{name}/{config}", f"{len(dataset):,}", f"{old * 1000:.0f}", f"{new * 1000:.0f}", f"{old / new:.1f}×"])
+            rows.append(
+                [f"{name}/{config}", f"{len(dataset):,}", f"{old * 1000:.0f}", f"{new * 1000:.0f}", f"{old / new:.1f}×"]
+            )
     print(markdown_table(["config", "rows", "row by row (ms)", "one conversion (ms)", "speed-up"], rows))
 
 

@@ -41,22 +41,49 @@ def bench(label: str, tree: Path | None, hub: Path, work: Path) -> list[list]:
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1"}
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
-    server = subprocess.Popen(cli("serve-local"), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                              env=env, cwd=work)
+    server = subprocess.Popen(
+        cli("serve-local"), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=work
+    )
     base_url = server.stdout.readline().split(" at ")[-1].strip()
     rows, seen = [], []
     try:
         for attempt in (1, 2):
             out = work / f"{label}-{attempt}"
             start = time.perf_counter()
-            done = subprocess.run(cli("eval", "cladder_pairs", "--limit", str(ITEMS), "--model", MODEL_ALIAS,
-                                      "--base-url", base_url, "--hub-dir", str(hub), "--out", str(out),
-                                      "--cache-dir", str(work / f"{label}-cache-{attempt}")),
-                                  capture_output=True, text=True, env=env, cwd=work)
+            done = subprocess.run(
+                cli(
+                    "eval",
+                    "cladder_pairs",
+                    "--limit",
+                    str(ITEMS),
+                    "--model",
+                    MODEL_ALIAS,
+                    "--base-url",
+                    base_url,
+                    "--hub-dir",
+                    str(hub),
+                    "--out",
+                    str(out),
+                    "--cache-dir",
+                    str(work / f"{label}-cache-{attempt}"),
+                ),
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=work,
+            )
             seconds = time.perf_counter() - start
             seen.append(replies(out))
-            rows.append([label, attempt, f"{seconds:.0f}", done.stderr.strip().splitlines()[-1],
-                         done.stderr.count("retrying"), round(os.getloadavg()[0], 1)])
+            rows.append(
+                [
+                    label,
+                    attempt,
+                    f"{seconds:.0f}",
+                    done.stderr.strip().splitlines()[-1],
+                    done.stderr.count("retrying"),
+                    round(os.getloadavg()[0], 1),
+                ]
+            )
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=600)
@@ -68,8 +95,9 @@ def bench(label: str, tree: Path | None, hub: Path, work: Path) -> list[list]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hub-dir", type=Path, required=True,
-                        help="root holding a cladder_pairs build with its CLadder configs")
+    parser.add_argument(
+        "--hub-dir", type=Path, required=True, help="root holding a cladder_pairs build with its CLadder configs"
+    )
     parser.add_argument("--other-tree", type=Path, help="source folder of another version to compare with")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:

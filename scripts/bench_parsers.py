@@ -63,15 +63,29 @@ def cases() -> list[tuple[str, str, Callable[[str], object], Callable[[int], str
         ("CausalGraph.parse", "A1 -> B1, ... (valid)", CausalGraph.parse, lambda n: repeat("A1 -> B1", n, ", ")),
         ("read_prediction", "a + spaces + b", read_prediction, lambda n: pad("a", " ", "b", n)),
         ("read_prediction", "cause -> effect lines", read_prediction, lambda n: repeat("cause -> effect", n, "\n")),
-        ("read_prediction", "relationships JSON", read_prediction,
-         lambda n: '{"relationships": [' + repeat(relationship, n - 22, ", ") + "]}"),
+        (
+            "read_prediction",
+            "relationships JSON",
+            read_prediction,
+            lambda n: '{"relationships": [' + repeat(relationship, n - 22, ", ") + "]}",
+        ),
         ("ShapeWorld parse_answer", "spaces + answer", parse_answer, lambda n: pad("", " ", '{"answer": "yes"}', n)),
         ("ShapeWorld parse_answer", "unclosed {", parse_answer, lambda n: "{" * n),
         ("ShapeWorld parse_answer", "many answers", parse_answer, lambda n: repeat('{"answer": "no"}', n, " ")),
         ("CausaLab parse_step", "spaces + step", parse_step, lambda n: pad("", " ", '{"action": "submit"}', n)),
         ("CausaLab parse_step", "unclosed [", parse_step, lambda n: "[" * n),
-        ("extract_json_block", "prose + spaces + object", extract_json_block, lambda n: pad("Answer:", " ", '{"a": 1}', n)),
-        ("extract_json_block", "fenced block of spaces", extract_json_block, lambda n: pad("```json\n[", " ", "1]\n```", n)),
+        (
+            "extract_json_block",
+            "prose + spaces + object",
+            extract_json_block,
+            lambda n: pad("Answer:", " ", '{"a": 1}', n),
+        ),
+        (
+            "extract_json_block",
+            "fenced block of spaces",
+            extract_json_block,
+            lambda n: pad("```json\n[", " ", "1]\n```", n),
+        ),
         ("extract_yaml_block", "key: value lines", extract_yaml_block, lambda n: repeat("key: value", n, "\n")),
         ("extract_yaml_block", "spaces in a value", extract_yaml_block, lambda n: pad("a: b", " ", "c", n)),
         ("extract_estimand", "label + backticks + x", extract_estimand, lambda n: pad("Estimand: x", "`", "y", n)),
@@ -127,8 +141,17 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # the child's output format
     args = parser.parse_args()
     if args.baseline is not None:
-        child = [sys.executable, __file__, "--json", "--repeats", str(args.repeats), "--budget", str(args.budget),
-                 "--sizes", *map(str, args.sizes)]
+        child = [
+            sys.executable,
+            __file__,
+            "--json",
+            "--repeats",
+            str(args.repeats),
+            "--budget",
+            str(args.budget),
+            "--sizes",
+            *map(str, args.sizes),
+        ]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(args.baseline), str(Path(__file__).parent)])}
         baseline = json.loads(subprocess.run(child, env=env, check=True, capture_output=True, text=True).stdout)
         print(table(baseline["rows"], args.sizes, f"baseline ({baseline['package']})") + "\n")

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pymupdf
+from checkout import SHARED_DATA_DIR
 
 from causal_datasets.builder import BuildContext
 from causal_datasets.graph import CausalGraph
@@ -22,7 +23,6 @@ from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm import LLMClient, LLMConfig
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.markdown import markdown_table
-from checkout import SHARED_DATA_DIR
 from causal_datasets.recast.deterministic import deterministic_scores
 from causal_datasets.recast.metric import score_predictions
 from causal_datasets.recast.raw.pdf import pdf_markdown, pdf_text
@@ -61,10 +61,10 @@ def perfect_answer(request: dict, index: int) -> StubReply:
     strong = "presence_label: PRESENCE_STRONG_MATCH, abstraction_label: ABSTRACTION_ALIGNED"
     fields = {
         "node_precision": f"graph_evaluation: {{{strong}, semantic_label: SEMANTIC_STRONG}}, "
-                          f"text_evaluation: {{{strong}, semantic_label: SEMANTIC_STRONG}}",
+        f"text_evaluation: {{{strong}, semantic_label: SEMANTIC_STRONG}}",
         "node_recall": f"importance_label: IMPORTANCE_CORE, {strong}, semantic_label: SEMANTIC_COMPLETE",
         "edge_precision": f"graph_evaluation: {{{strong}, directionality_label: DIRECTION_CORRECT}}, text_evaluation: "
-                          "{presence_label: PRESENCE_GRAPH_ONLY, inference_label: INFERENCE_DIRECT, abstraction_label: ABSTRACTION_ALIGNED}",
+        "{presence_label: PRESENCE_GRAPH_ONLY, inference_label: INFERENCE_DIRECT, abstraction_label: ABSTRACTION_ALIGNED}",
         "edge_recall": f"importance_label: IMPORTANCE_CENTRAL, {strong}, directionality_label: DIRECTION_CORRECT",
     }[kind]
     items = "\n".join(f"  - {{{number}: {i}, {fields}}}" for i in range(1, count + 1))
@@ -81,12 +81,16 @@ def main() -> None:
     samples = imported.samples
     rows.append(["read release + derive fields (292 rows)", f"{seconds:.2f} s"])
     with tempfile.TemporaryDirectory() as folder:
-        seconds, _ = timed(lambda: build_to_folder(get_builder("recast"), Path(folder), BuildContext(seed=0, source=RELEASE)))
+        seconds, _ = timed(
+            lambda: build_to_folder(get_builder("recast"), Path(folder), BuildContext(seed=0, source=RELEASE))
+        )
     rows.append(["build hub folder (Parquet + card + manifest)", f"{seconds:.2f} s"])
 
     predictions = [perturbed(s.graph()) for s in samples]
     seconds, scores = timed(lambda: [deterministic_scores(p, s, reversal_cost=2) for p, s in zip(predictions, samples)])
-    rows.append(["name-based scores, 292 graphs × 2 matchings", f"{seconds * 1000:.0f} ms ({seconds / 292 * 1e6:.0f} µs/graph)"])
+    rows.append(
+        ["name-based scores, 292 graphs × 2 matchings", f"{seconds * 1000:.0f} ms ({seconds / 292 * 1e6:.0f} µs/graph)"]
+    )
     exact = sum(s["exact"]["edge_f1"] for s in scores) / len(scores)
     normalized = sum(s["normalized"]["edge_f1"] for s in scores) / len(scores)
 
@@ -95,17 +99,24 @@ def main() -> None:
         judge = LLMClient(LLMConfig(model="stub", base_url=server.base_url))
         for concurrency in (1, 4, 16):
             server.requests.clear()
-            seconds, result = timed(lambda: score_predictions(
-                [s.graph() for s in chosen], chosen, judge=judge, concurrency=concurrency))
+            seconds, result = timed(
+                lambda: score_predictions([s.graph() for s in chosen], chosen, judge=judge, concurrency=concurrency)
+            )
             calls = len(server.requests)
-            rows.append([f"judge loop, {len(chosen)} samples, concurrency {concurrency} ({STUB_DELAY * 1000:.0f} ms stub)",
-                         f"{seconds:.2f} s, {calls} calls, {calls / seconds:.0f} calls/s, mean F1 {result['judge']['f1']:.3f}"])
+            rows.append(
+                [
+                    f"judge loop, {len(chosen)} samples, concurrency {concurrency} ({STUB_DELAY * 1000:.0f} ms stub)",
+                    f"{seconds:.2f} s, {calls} calls, {calls / seconds:.0f} calls/s, mean F1 {result['judge']['f1']:.3f}",
+                ]
+            )
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "paper.pdf"
         document = pymupdf.open()
         for page in range(10):
-            document.new_page().insert_textbox(pymupdf.Rect(72, 72, 540, 770), (samples[0].input_text[page * 3000:(page + 1) * 3000]), fontsize=9)
+            document.new_page().insert_textbox(
+                pymupdf.Rect(72, 72, 540, 770), (samples[0].input_text[page * 3000 : (page + 1) * 3000]), fontsize=9
+            )
         document.save(path)
         seconds, text = timed(lambda: pdf_text(path))
         rows.append(["PyMuPDF plain text, 10 pages", f"{seconds * 1000:.0f} ms ({len(text)} chars)"])
@@ -113,7 +124,9 @@ def main() -> None:
         rows.append(["pymupdf4llm Markdown, 10 pages", f"{seconds * 1000:.0f} ms ({len(text)} chars)"])
 
     print(markdown_table(["step", "time"], rows))
-    print(f"\nperturbed predictions (edges reversed/dropped, names lower-cased): mean edge F1 exact {exact:.3f}, normalized {normalized:.3f}")
+    print(
+        f"\nperturbed predictions (edges reversed/dropped, names lower-cased): mean edge F1 exact {exact:.3f}, normalized {normalized:.3f}"
+    )
 
 
 if __name__ == "__main__":

@@ -33,12 +33,18 @@ from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.registry import get_builder
 
-DO_DIFFERENCE = ("Solution:\nExpression: E[Y | do(X = 1)] - E[Y | do(X = 0)]\nGraphical Representation: V1->X, "
-                 "V1->Y, X->Y\nFinal Answer: Yes")
-ADJUSTED = ("Solution:\nExpression: \\sum_{V1} P(V1) * [P(Y=1 | X=1, V1) - P(Y=1 | X=0, V1)]\nGraphical "
-            "Representation: V1->X, V1->Y, X->Y\nFinal Answer: Yes")
-TIMED = ("import sys, time\nfrom causal_datasets.cli import main\nstart = time.perf_counter()\n"
-         "code = main(sys.argv[1:])\nprint(f'WALL {time.perf_counter() - start}', file=sys.stderr)\nsys.exit(code)")
+DO_DIFFERENCE = (
+    "Solution:\nExpression: E[Y | do(X = 1)] - E[Y | do(X = 0)]\nGraphical Representation: V1->X, "
+    "V1->Y, X->Y\nFinal Answer: Yes"
+)
+ADJUSTED = (
+    "Solution:\nExpression: \\sum_{V1} P(V1) * [P(Y=1 | X=1, V1) - P(Y=1 | X=0, V1)]\nGraphical "
+    "Representation: V1->X, V1->Y, X->Y\nFinal Answer: Yes"
+)
+TIMED = (
+    "import sys, time\nfrom causal_datasets.cli import main\nstart = time.perf_counter()\n"
+    "code = main(sys.argv[1:])\nprint(f'WALL {time.perf_counter() - start}', file=sys.stderr)\nsys.exit(code)"
+)
 
 
 def cli(argv: list[str], code_dir: Path | None = None) -> float:
@@ -46,8 +52,14 @@ def cli(argv: list[str], code_dir: Path | None = None) -> float:
     env = dict(os.environ)
     if code_dir is not None:
         env["PYTHONPATH"] = str(code_dir)
-    done = subprocess.run([sys.executable, "-c", TIMED, *argv], env=env, capture_output=True, text=True, check=False,
-                          cwd=tempfile.gettempdir())  # not the checkout: its folder would shadow ``code_dir``
+    done = subprocess.run(
+        [sys.executable, "-c", TIMED, *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tempfile.gettempdir(),
+    )  # not the checkout: its folder would shadow ``code_dir``
     if done.returncode not in (0, 3):
         raise RuntimeError(f"{' '.join(argv[:2])} exited {done.returncode}: {done.stderr[-800:]}")
     return float(next(line for line in done.stderr.splitlines() if line.startswith("WALL ")).split()[1])
@@ -56,8 +68,11 @@ def cli(argv: list[str], code_dir: Path | None = None) -> float:
 def sizes(run: Path) -> tuple[int, int]:
     """Bytes of ``results.jsonl`` and of the requests' messages in it."""
     text = (run / "results.jsonl").read_text(encoding="utf-8")
-    messages = sum(len(json.dumps(call.get("messages", []), ensure_ascii=False))
-                   for line in map(json.loads, text.splitlines()) for call in line.get("calls", []))
+    messages = sum(
+        len(json.dumps(call.get("messages", []), ensure_ascii=False))
+        for line in map(json.loads, text.splitlines())
+        for call in line.get("calls", [])
+    )
     return len(text.encode()), messages
 
 
@@ -75,9 +90,25 @@ def cladder(hub: Path, folder: Path, count: int, old: Path | None) -> None:
 
     lines = ["| cladder_pairs, paper prompt | ms per item | KiB per item | messages |", "|---|---|---|---|"]
     with StubServer(respond) as server:
-        base = ["eval", "cladder_pairs", "--prompt", "paper", "--scoring", "identification", "--limit", str(count),
-                "--model", "stub", "--base-url", server.base_url, "--no-cache", "--concurrency", "1",
-                "--hub-dir", str(hub)]
+        base = [
+            "eval",
+            "cladder_pairs",
+            "--prompt",
+            "paper",
+            "--scoring",
+            "identification",
+            "--limit",
+            str(count),
+            "--model",
+            "stub",
+            "--base-url",
+            server.base_url,
+            "--no-cache",
+            "--concurrency",
+            "1",
+            "--hub-dir",
+            str(hub),
+        ]
         lines.append(row("eval", cli([*base, "--out", str(folder / "new")]), count, folder / "new"))
         if old is not None:
             lines.append(row("eval (old code)", cli([*base, "--out", str(folder / "old")], old), count, folder / "old"))
@@ -92,20 +123,36 @@ def cladder(hub: Path, folder: Path, count: int, old: Path | None) -> None:
 def shapeworld(hub: Path, folder: Path, count: int, old: Path | None) -> None:
     def respond(request: dict, index: int) -> StubReply:
         last = request["messages"][-1]["content"]
-        return StubReply(text='{"shape": "circle", "action": "move"}' if '"shape"' in last
-                         else '{"next": "continue interaction"}')
+        return StubReply(
+            text='{"shape": "circle", "action": "move"}' if '"shape"' in last else '{"next": "continue interaction"}'
+        )
 
     lines = ["| shapeworld, episodes to the step limit | ms per item | KiB per item | messages |", "|---|---|---|---|"]
     with StubServer(respond) as server:
-        base = ["eval", "shapeworld", "--config", "advanced", "--limit", str(count), "--model", "stub", "--base-url",
-                server.base_url, "--no-cache", "--concurrency", "1", "--hub-dir", str(hub)]
+        base = [
+            "eval",
+            "shapeworld",
+            "--config",
+            "advanced",
+            "--limit",
+            str(count),
+            "--model",
+            "stub",
+            "--base-url",
+            server.base_url,
+            "--no-cache",
+            "--concurrency",
+            "1",
+            "--hub-dir",
+            str(hub),
+        ]
         lines.append(row("eval", cli([*base, "--out", str(folder / "sw-new")]), count, folder / "sw-new"))
         if old is not None:
-            lines.append(row("eval (old code)", cli([*base, "--out", str(folder / "sw-old")], old), count,
-                             folder / "sw-old"))
+            lines.append(
+                row("eval (old code)", cli([*base, "--out", str(folder / "sw-old")], old), count, folder / "sw-old")
+            )
         calls = server.count
-        lines.append(row("rescore", cli(["rescore", str(folder / "sw-new"), "--out", str(folder / "sw-again")]),
-                         count))
+        lines.append(row("rescore", cli(["rescore", str(folder / "sw-new"), "--out", str(folder / "sw-again")]), count))
         assert server.count == calls, "rescore asked the model"
     print("\n".join(lines) + f"\n\n({calls / count / (2 if old else 1):.1f} calls per episode)\n")
 

@@ -44,7 +44,9 @@ def encoded(records: list[Record]) -> list[dict[str, Any]]:
     return [features.encode_example(record.to_row()) for record in records]
 
 
-def pick(rng: random.Random, rows: list[dict[str, Any]], n: int, answers: Callable[[dict[str, Any]], list[str]]) -> list[Case]:
+def pick(
+    rng: random.Random, rows: list[dict[str, Any]], n: int, answers: Callable[[dict[str, Any]], list[str]]
+) -> list[Case]:
     """``n`` completions: per random row one of its answers, cycling right, right, wrong, right, wrong, malformed."""
     cases = []
     for index in range(n):
@@ -61,18 +63,31 @@ def cladder_cases(rng: random.Random, n: int) -> tuple[list[Case], list[Case], l
     formal = {q.id: formal_expression(q).text for q in questions}
 
     def estimands(row):
-        return [f"{PREAMBLE}\nEstimand: {row['reference']}",
-                rng.choice([f"{PREAMBLE}\nEstimand: ({row['reference']}) + P(X=1)", f"{PREAMBLE}\nEstimand: P(Y=1|X=1) - P(Y=1|X=0)",
-                            f"{PREAMBLE}\nEstimand: {formal[row['id']]}"]),
-                rng.choice([PREAMBLE, f"{PREAMBLE}\nEstimand: P(Y=1|X=", f"{PREAMBLE}\nEstimand: P(Z=1)"])]
+        return [
+            f"{PREAMBLE}\nEstimand: {row['reference']}",
+            rng.choice(
+                [
+                    f"{PREAMBLE}\nEstimand: ({row['reference']}) + P(X=1)",
+                    f"{PREAMBLE}\nEstimand: P(Y=1|X=1) - P(Y=1|X=0)",
+                    f"{PREAMBLE}\nEstimand: {formal[row['id']]}",
+                ]
+            ),
+            rng.choice([PREAMBLE, f"{PREAMBLE}\nEstimand: P(Y=1|X=", f"{PREAMBLE}\nEstimand: P(Z=1)"]),
+        ]
 
     def yes_no(row):
         names = ("yes", "no")
-        return [f"{PREAMBLE}\nAnswer: {names[row['answer']]}", f"{PREAMBLE}\nAnswer: {names[1 - row['answer']]}", PREAMBLE]
+        return [
+            f"{PREAMBLE}\nAnswer: {names[row['answer']]}",
+            f"{PREAMBLE}\nAnswer: {names[1 - row['answer']]}",
+            PREAMBLE,
+        ]
 
     cases = pick(rng, prompts, n, estimands)
-    unique = [(row, f"{PREAMBLE}\nEstimand: ({row['reference']}) + {index + 1}/{n} * P(X=1)" if index % 3 == 2 else text)
-              for index, (row, text) in enumerate(cases)]  # a third of the answers each need a verdict of their own
+    unique = [
+        (row, f"{PREAMBLE}\nEstimand: ({row['reference']}) + {index + 1}/{n} * P(X=1)" if index % 3 == 2 else text)
+        for index, (row, text) in enumerate(cases)
+    ]  # a third of the answers each need a verdict of their own
     return cases, unique, pick(rng, encoded(questions), n, yes_no)
 
 
@@ -83,8 +98,11 @@ def recast_cases(rng: random.Random, n: int) -> list[Case]:
     def answers(row):
         edges = list(parse_graph_answer(row["reference"]).graph.edges)
         half = json.dumps({"relationships": [{"source": s, "sink": t} for s, t in edges[: len(edges) // 2]]})
-        return [f"<think>{PREAMBLE}</think>\n{row['reference']}", f"<think>{PREAMBLE}</think>\n```json\n{half}\n```",
-                f"<think>{PREAMBLE}</think>\nThe paper describes no clear graph."]
+        return [
+            f"<think>{PREAMBLE}</think>\n{row['reference']}",
+            f"<think>{PREAMBLE}</think>\n```json\n{half}\n```",
+            f"<think>{PREAMBLE}</think>\nThe paper describes no clear graph.",
+        ]
 
     return pick(rng, rows, n, answers)
 
@@ -94,8 +112,11 @@ def shapeworld_cases(rng: random.Random, n: int) -> list[Case]:
 
     def answers(row):
         names = ("yes", "no")
-        return [f'{PREAMBLE}\n```json\n{{"answer": "{names[row["answer"]]}"}}\n```',
-                f'{PREAMBLE}\n```json\n{{"answer": "{names[1 - row["answer"]]}"}}\n```', f'{PREAMBLE}\n{{"answer": ""}}']
+        return [
+            f'{PREAMBLE}\n```json\n{{"answer": "{names[row["answer"]]}"}}\n```',
+            f'{PREAMBLE}\n```json\n{{"answer": "{names[1 - row["answer"]]}"}}\n```',
+            f'{PREAMBLE}\n{{"answer": ""}}',
+        ]
 
     return pick(rng, rows, n, answers)
 
@@ -103,9 +124,13 @@ def shapeworld_cases(rng: random.Random, n: int) -> list[Case]:
 def trl_call(reward: Callable[..., list[float]], cases: list[Case]) -> list[float]:
     """As GRPOTrainer calls it: prompts, conversational completions, each column as a list, extra kwargs."""
     columns = {key: [row[key] for row, _ in cases] for key in cases[0][0] if key != "messages"}
-    return reward(prompts=[row.get("messages") for row, _ in cases],
-                  completions=[[{"role": "assistant", "content": text}] for _, text in cases],
-                  completion_ids=[[0]] * len(cases), trainer_state=None, **columns)
+    return reward(
+        prompts=[row.get("messages") for row, _ in cases],
+        completions=[[{"role": "assistant", "content": text}] for _, text in cases],
+        completion_ids=[[0]] * len(cases),
+        trainer_state=None,
+        **columns,
+    )
 
 
 def clear_caches() -> None:
@@ -113,7 +138,9 @@ def clear_caches() -> None:
         cached.cache_clear()
 
 
-def timed(reward: Callable[..., list[float]], cases: list[Case], repeat: int) -> tuple[float, float, float, list[float]]:
+def timed(
+    reward: Callable[..., list[float]], cases: list[Case], repeat: int
+) -> tuple[float, float, float, list[float]]:
     """Seconds of the first call in this process, best cold and warm seconds for the batch, and its rewards."""
     cold, warm = [], []
     for _ in range(repeat):

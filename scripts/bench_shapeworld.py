@@ -41,24 +41,38 @@ def main() -> None:
         _, folder_s = timed(lambda: build_to_folder(get_builder("shapeworld"), Path(out), BuildContext(seed=0)))
         location = DatasetLocation(hub_dir=Path(out))
         _, load_s = timed(lambda: location.load("shapeworld", "advanced"))
-        settings = RunSettings(out=Path(out) / "run", location=location, configs=("advanced",), agent="oracle",
-                               concurrency=1, progress=False)
+        settings = RunSettings(
+            out=Path(out) / "run",
+            location=location,
+            configs=("advanced",),
+            agent="oracle",
+            concurrency=1,
+            progress=False,
+        )
         _, runner_s = timed(lambda: run_task(TASK, settings))
     results, seconds = {}, {}
     for name, make in AGENTS.items():
         results[name], seconds[name] = timed(lambda: [run_episode(t, make(t, 0), "basic", name) for t in tasks])
-    print(markdown_table(
-        ["step", "seconds"],
-        [
-            ["generate core + advanced records (1284)", round(generate_s, 3)],
-            [f"`prompts` rows ({len(prompts):,}: the strategy agent's episodes in 4 prompt variants)", round(prompts_s, 3)],
-            ["build hub folder (records, Parquet, card, manifest)", round(folder_s, 3)],
-            *[[f"play 1284 episodes, {name} agent", round(s, 3)] for name, s in seconds.items()],
-            ["**build folder + oracle episodes**", round(folder_s + seconds["oracle"], 3)],
-            ["load the advanced config back as typed records (`DatasetLocation.load`, hashes checked)", round(load_s, 3)],
-            ["`eval shapeworld --agent oracle --config advanced` (load, play, JSONL, summary)", round(runner_s, 3)],
-        ],
-    ))
+    print(
+        markdown_table(
+            ["step", "seconds"],
+            [
+                ["generate core + advanced records (1284)", round(generate_s, 3)],
+                [
+                    f"`prompts` rows ({len(prompts):,}: the strategy agent's episodes in 4 prompt variants)",
+                    round(prompts_s, 3),
+                ],
+                ["build hub folder (records, Parquet, card, manifest)", round(folder_s, 3)],
+                *[[f"play 1284 episodes, {name} agent", round(s, 3)] for name, s in seconds.items()],
+                ["**build folder + oracle episodes**", round(folder_s + seconds["oracle"], 3)],
+                [
+                    "load the advanced config back as typed records (`DatasetLocation.load`, hashes checked)",
+                    round(load_s, 3),
+                ],
+                ["`eval shapeworld --agent oracle --config advanced` (load, play, JSONL, summary)", round(runner_s, 3)],
+            ],
+        )
+    )
     print()
     groups = defaultdict(lambda: defaultdict(list))
     for name, played in results.items():
@@ -69,7 +83,10 @@ def main() -> None:
         row = [structure, n, len(by_agent["oracle"])]
         for name in AGENTS:
             played = by_agent[name]
-            row += [round(sum(r.correct for r in played) / len(played), 3), round(statistics.fmean(r.steps for r in played), 2)]
+            row += [
+                round(sum(r.correct for r in played) / len(played), 3),
+                round(statistics.fmean(r.steps for r in played), 2),
+            ]
         rows.append(row)
     headers = ["structure", "n", "episodes"] + [f"{name} {what}" for name in AGENTS for what in ("acc", "steps")]
     print(markdown_table(headers, rows))

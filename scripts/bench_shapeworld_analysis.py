@@ -25,10 +25,14 @@ def main() -> None:
     for agent in ("oracle", "strategy", "random"):
         for theme in THEMES.values() if agent == "oracle" else [THEMES["shapes"]]:
             start = time.perf_counter()
-            results = [run_episode(t, AGENTS[agent](t, 0, theme), "basic", agent, theme=theme).model_dump() for t in tasks]
+            results = [
+                run_episode(t, AGENTS[agent](t, 0, theme), "basic", agent, theme=theme).model_dump() for t in tasks
+            ]
             seconds = time.perf_counter() - start
             summary = score_episodes(results)
-            rows.append([agent, theme.name, round(seconds, 2), summary["accuracy"], summary["accuracy_se"], summary["setups"]])
+            rows.append(
+                [agent, theme.name, round(seconds, 2), summary["accuracy"], summary["accuracy_se"], summary["setups"]]
+            )
             scores.setdefault(agent, summary)
     print(f"{len(tasks)} episodes per row")
     print(markdown_table(headers, rows))
@@ -36,12 +40,20 @@ def main() -> None:
     print()
     print("Fig. 2: accuracy ± SE over initial setups, per structure (random agent)")
     structures = scores["random"]["by_structure"]
-    print(markdown_table(["structure", "setups", "accuracy", "SE"],
-                         [[s, g["setups"], g["accuracy"], g["accuracy_se"]] for s, g in structures.items()]))
+    print(
+        markdown_table(
+            ["structure", "setups", "accuracy", "SE"],
+            [[s, g["setups"], g["accuracy"], g["accuracy_se"]] for s, g in structures.items()],
+        )
+    )
     print()
     print("Fig. 3: accuracy of the all-moving episodes per number of variables (random agent)")
     sizes = scores["random"]["by_num_variables_all_moving"]
-    print(markdown_table(["variables", "episodes", "accuracy"], [[n, g["episodes"], g["accuracy"]] for n, g in sizes.items()]))
+    print(
+        markdown_table(
+            ["variables", "episodes", "accuracy"], [[n, g["episodes"], g["accuracy"]] for n, g in sizes.items()]
+        )
+    )
     print()
     print("Table 2: failure patterns as a share of the wrong answers (random agent)")
     print(markdown_table(["pattern", "share"], list(scores["random"]["failure_pattern_shares"].items())))
@@ -49,7 +61,9 @@ def main() -> None:
     start = time.perf_counter()
     larger = advanced_tasks(0, sizes=(4, 5, 6, 7, 8), graphs_per_size=100)
     print()
-    print(f"advanced set with sizes 4-8 and 100 graphs each: {len(larger)} tasks in {time.perf_counter() - start:.2f} s")
+    print(
+        f"advanced set with sizes 4-8 and 100 graphs each: {len(larger)} tasks in {time.perf_counter() - start:.2f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -48,37 +48,63 @@ def check(condition: bool, message: str) -> None:
 
 def main() -> None:
     package = Path(causal_datasets.__file__).resolve()
-    check("site-packages" in package.parts and not (Path.cwd() / "causal_datasets").exists(),
-          f"causal_datasets {causal_datasets.__version__} is imported from {package.parent}")
+    check(
+        "site-packages" in package.parts and not (Path.cwd() / "causal_datasets").exists(),
+        f"causal_datasets {causal_datasets.__version__} is imported from {package.parent}",
+    )
 
     listing = cli("info")
     check(all(f"| {name} |" in listing for name in DATASETS), "info lists all five datasets")
 
     built = cli("build", "--all", "--hub-dir", "hub")
-    check(all((Path("hub") / name / "manifest.json").is_file() for name in NO_SOURCE),
-          f"build --all built {', '.join(NO_SOURCE)} into ./hub")
+    check(
+        all((Path("hub") / name / "manifest.json").is_file() for name in NO_SOURCE),
+        f"build --all built {', '.join(NO_SOURCE)} into ./hub",
+    )
     check("skipped recast" in built and "skipped cobe" in built, "build --all says why recast and cobe were skipped")
     check(len(load_benchmark("shapeworld", "core")) == 84, "load_benchmark reads the 84 ShapeWorld core tasks back")
 
     cli("eval", "shapeworld", "--agent", "oracle", "--out", "runs/oracle")
     summary = json.loads(Path("runs/oracle/summary.json").read_text())
-    check(summary["metrics"]["accuracy"] == 1.0 and summary["metrics"]["count"] == 84,
-          "eval shapeworld --agent oracle: 84 episodes, accuracy 1.0")
+    check(
+        summary["metrics"]["accuracy"] == 1.0 and summary["metrics"]["count"] == 84,
+        "eval shapeworld --agent oracle: 84 episodes, accuracy 1.0",
+    )
 
-    check(metric_names() == sorted(["causal_graph_metrics", "causalab_mechanism", "cobe_edit_criteria",
-                                    "do_calculus_equivalence", "recast_judge", "shapeworld_accuracy"]),
-          "the wheel ships six metric modules")
+    check(
+        metric_names()
+        == sorted(
+            [
+                "causal_graph_metrics",
+                "causalab_mechanism",
+                "cobe_edit_criteria",
+                "do_calculus_equivalence",
+                "recast_judge",
+                "shapeworld_accuracy",
+            ]
+        ),
+        "the wheel ships six metric modules",
+    )
     for name in metric_names():
         for part in (f"{name}.py", "app.py", "requirements.txt", "README.md"):
             check(Path(metric_path(name), part).is_file(), f"{name}/{part} is installed")
     compute_every_metric()
     inspect_eval_oracle()
-    folder = subprocess.run([sys.executable, "-m", "causal_datasets.integrations.lm_eval"], capture_output=True,
-                            text=True, check=True).stdout.strip()
+    folder = subprocess.run(
+        [sys.executable, "-m", "causal_datasets.integrations.lm_eval"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     shipped = sorted(path.name for path in Path(folder).glob("causal_*.yaml"))
-    check(shipped == ["causal_cladder_estimand.yaml", "causal_cobe_queries.yaml", "causal_reasoning.yaml",
-                      "causal_recast_graph.yaml"] and (Path(folder) / "utils.py").is_file(),
-          f"the lm-eval task configs ship in {folder}")
+    check(
+        shipped
+        == [
+            "causal_cladder_estimand.yaml",
+            "causal_cobe_queries.yaml",
+            "causal_reasoning.yaml",
+            "causal_recast_graph.yaml",
+        ]
+        and (Path(folder) / "utils.py").is_file(),
+        f"the lm-eval task configs ship in {folder}",
+    )
 
     proof = cli("equiv", "P(Y | do(X))", r"\sum_{Z} P(Y | X, Z) * P(Z)", "--graph", "X->Y,Z->X,Z->Y")
     check(proof.startswith("equivalent"), "equiv proves the back-door adjustment")
@@ -93,8 +119,21 @@ def inspect_eval_oracle() -> None:
     needs no token-estimate download offline)."""
     from inspect_ai.log import read_eval_log
 
-    command = [str(Path(sys.executable).parent / "inspect"), "eval", "causal_datasets/shapeworld_core", "--model",
-               "mockllm/model", "-T", "agent=oracle", "--limit", "8", "--log-dir", "inspect-logs", "--display", "none"]
+    command = [
+        str(Path(sys.executable).parent / "inspect"),
+        "eval",
+        "causal_datasets/shapeworld_core",
+        "--model",
+        "mockllm/model",
+        "-T",
+        "agent=oracle",
+        "--limit",
+        "8",
+        "--log-dir",
+        "inspect-logs",
+        "--display",
+        "none",
+    ]
     print("$ inspect", " ".join(command[1:]), flush=True)
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -102,9 +141,13 @@ def inspect_eval_oracle() -> None:
     [log_file] = Path("inspect-logs").glob("*.eval")
     log = read_eval_log(str(log_file))
     [score] = log.results.scores
-    check(log.status == "success" and log.eval.task == "causal_datasets/shapeworld_core"
-          and score.metrics["mean"].value == 1.0 and score.scored_samples == 8,
-          "inspect eval causal_datasets/shapeworld_core -T agent=oracle: 8 samples, accuracy 1.0, log reads back")
+    check(
+        log.status == "success"
+        and log.eval.task == "causal_datasets/shapeworld_core"
+        and score.metrics["mean"].value == 1.0
+        and score.scored_samples == 8,
+        "inspect eval causal_datasets/shapeworld_core -T agent=oracle: 8 samples, accuracy 1.0, log reads back",
+    )
 
 
 def compute_every_metric() -> None:
@@ -113,8 +156,11 @@ def compute_every_metric() -> None:
     check(result["shd"] == 1.0 and result["edge_f1"] == 0.5, "causal_graph_metrics computes SHD 1, edge F1 0.5")
 
     equivalence = evaluate.load(metric_path("do_calculus_equivalence"))
-    result = equivalence.compute(predictions=[r"\sum_{Z} P(Y | X, Z) * P(Z)", "P(Y | X)"],
-                                 references=["P(Y | do(X))", "P(Y | do(X))"], graphs=["X->Y,Z->X,Z->Y"] * 2)
+    result = equivalence.compute(
+        predictions=[r"\sum_{Z} P(Y | X, Z) * P(Z)", "P(Y | X)"],
+        references=["P(Y | do(X))", "P(Y | do(X))"],
+        graphs=["X->Y,Z->X,Z->Y"] * 2,
+    )
     check(result["verdicts"] == [True, False], "do_calculus_equivalence: adjustment equal, plain conditional not")
 
     episode = load_benchmark("causalab", "3nodes")[0]
@@ -131,20 +177,38 @@ def compute_every_metric() -> None:
         cobe = evaluate.load(metric_path("cobe_edit_criteria"))
         result = cobe.compute(
             predictions=["The streets stayed dry because it did not rain."],
-            references=[{"should_not_change": ["The city is large."], "should_change": ["The streets are dry."],
-                         "numerical_change": [], "latent_factors": [], "domain": "", "graph_type": "",
-                         "phrasing": ""}],
-            judge_model="stub", judge_base_url=server.base_url, judge_api_key_env="NO_KEY_NEEDED",
+            references=[
+                {
+                    "should_not_change": ["The city is large."],
+                    "should_change": ["The streets are dry."],
+                    "numerical_change": [],
+                    "latent_factors": [],
+                    "domain": "",
+                    "graph_type": "",
+                    "phrasing": "",
+                }
+            ],
+            judge_model="stub",
+            judge_base_url=server.base_url,
+            judge_api_key_env="NO_KEY_NEEDED",
         )
         check(result["n"] == 1 and server.count >= 2, f"cobe_edit_criteria judged 1 rewrite with {server.count} calls")
     sample = make_sample(
-        id=1, title="Rain and streets", source="MDPI", url="https://www.mdpi.com/2071-1050/1/1/1",
-        publication_date=None, domains=["Economics & Public Policy"], nodes=[("Rain", "explicit"), ("Wet streets", "implicit")],
-        edges=[("Rain", "Wet streets")], input_text="Rain makes the streets wet.", abstract="",
+        id=1,
+        title="Rain and streets",
+        source="MDPI",
+        url="https://www.mdpi.com/2071-1050/1/1/1",
+        publication_date=None,
+        domains=["Economics & Public Policy"],
+        nodes=[("Rain", "explicit"), ("Wet streets", "implicit")],
+        edges=[("Rain", "Wet streets")],
+        input_text="Rain makes the streets wet.",
+        abstract="",
     )
     recast = evaluate.load(metric_path("recast_judge"))
-    result = recast.compute(predictions=["Rain -> Wet streets"], references=[sample.model_dump_json()],
-                            mode="deterministic")
+    result = recast.compute(
+        predictions=["Rain -> Wet streets"], references=[sample.model_dump_json()], mode="deterministic"
+    )
     check(result["deterministic"]["exact"]["edge_f1"] == 1.0, "recast_judge: the true graph scores edge F1 1.0")
 
 

@@ -31,7 +31,9 @@ def recast_sources(tmp_path):
     release = pq.read_table(SHARED_DATA_DIR / "recast" / "test.parquet")
     yield "the release sliced to 0 rows", parquet_bytes(release.slice(0, 0), tmp_path)
     yield "the release without its nodes column", parquet_bytes(release.drop_columns(["nodes"]), tmp_path)
-    same_id = release.set_column(release.column_names.index("id"), "id", pa.array([1] * release.num_rows, release.schema.field("id").type))
+    same_id = release.set_column(
+        release.column_names.index("id"), "id", pa.array([1] * release.num_rows, release.schema.field("id").type)
+    )
     yield "292 rows sharing one id", parquet_bytes(same_id, tmp_path)
 
 
@@ -50,9 +52,13 @@ def cobe_sources(tmp_path):
     yield "nested 100,000 deep", b"[" * 100_000 + b"]" * 100_000
 
 
-@pytest.mark.parametrize("dataset, make, name", [
-    ("recast", recast_sources, "test.parquet"), ("cobe", cobe_sources, "category-examples.json"),
-])
+@pytest.mark.parametrize(
+    "dataset, make, name",
+    [
+        ("recast", recast_sources, "test.parquet"),
+        ("cobe", cobe_sources, "category-examples.json"),
+    ],
+)
 def test_a_broken_source_file_is_named_in_one_line(dataset, make, name, tmp_path, capsys):
     for label, content in make(tmp_path):
         source = tmp_path / label.replace(" ", "_") / name
@@ -68,9 +74,12 @@ def test_a_broken_source_file_is_named_in_one_line(dataset, make, name, tmp_path
 def causalab_damage(good: bytes) -> dict[str, bytes]:
     first = good.splitlines(keepends=True)[0]
     return {
-        "a broken line": b'{"graph_id": "x", "nodes', "bytes that are not UTF-8": b"\xff\xfe\x00",
-        "a line of the wrong schema": b'{"graph_id": "g", "nodes": 3}\n', "an empty suite file": b"",
-        "only blank lines": b"\n\n", "a line nested 100,000 deep": b"[" * 100_000 + b"]" * 100_000 + b"\n",
+        "a broken line": b'{"graph_id": "x", "nodes',
+        "bytes that are not UTF-8": b"\xff\xfe\x00",
+        "a line of the wrong schema": b'{"graph_id": "g", "nodes": 3}\n',
+        "an empty suite file": b"",
+        "only blank lines": b"\n\n",
+        "a line nested 100,000 deep": b"[" * 100_000 + b"]" * 100_000 + b"\n",
         "a graph_id twice": first + good,
     }
 
@@ -79,7 +88,9 @@ def causalab_damage(good: bytes) -> dict[str, bytes]:
 def test_a_broken_causalab_release_names_the_file_before_any_generation(damage, tmp_path, capsys, monkeypatch):
     import builders.causalab
 
-    monkeypatch.setattr(builders.causalab, "generate_suites", lambda *args: pytest.fail("generated before reading the release"))
+    monkeypatch.setattr(
+        builders.causalab, "generate_suites", lambda *args: pytest.fail("generated before reading the release")
+    )
     release = tmp_path / "data"
     shutil.copytree(SHARED_DATA_DIR / "causalab" / "data", release)
     broken = release / "4nodes.jsonl"
@@ -89,14 +100,17 @@ def test_a_broken_causalab_release_names_the_file_before_any_generation(damage, 
     assert err.startswith(f"error: {broken}") and err.count("\n") == 1 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("file, content", [
-    ("test-model-meta.json", b"[1, 2"),
-    ("test-generate-easy.json", b'[{"question_id": 1}]'),
-    ("derived/cladder-v1-q-balanced_rand-top1000.derived.jsonl", b"garbage\n"),
-    ("test-generate-easy.json", b"[]"),
-    ("derived/cladder-v1-q-balanced_rand-top1000.derived.jsonl", b""),
-    ("test-generate-det.json", "A QUESTION TWICE"),
-])
+@pytest.mark.parametrize(
+    "file, content",
+    [
+        ("test-model-meta.json", b"[1, 2"),
+        ("test-generate-easy.json", b'[{"question_id": 1}]'),
+        ("derived/cladder-v1-q-balanced_rand-top1000.derived.jsonl", b"garbage\n"),
+        ("test-generate-easy.json", b"[]"),
+        ("derived/cladder-v1-q-balanced_rand-top1000.derived.jsonl", b""),
+        ("test-generate-det.json", "A QUESTION TWICE"),
+    ],
+)
 def test_a_broken_cladder_file_is_named_before_the_synthetic_pairs_are_built(file, content, tmp_path, capsys):
     folder = tmp_path / "cladder"
     shutil.copytree(SHARED_DATA_DIR / "cladder", folder)
@@ -114,12 +128,34 @@ def test_a_cladder_run_without_the_cladder_files_fails_before_building(tmp_path,
     the flag, the files and the environment variable, at once; nothing is built."""
     monkeypatch.delenv("CAUSAL_DATASETS_SOURCES", raising=False)
     hub = tmp_path / "hub"
-    assert main(["eval", "cladder_pairs", "--limit", "10", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
-                 "--hub-dir", str(hub), "--out", str(tmp_path / "run")]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                "cladder_pairs",
+                "--limit",
+                "10",
+                "--model",
+                "m",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--hub-dir",
+                str(hub),
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 2
+    )
     error = capsys.readouterr().err
-    assert error.startswith(f"error: cladder_pairs config 'questions' is built from released files, and none were "
-                            f"given, so {hub / 'cladder_pairs'} was not built: pass --source DIR, the folder of "
-                            "CLadder's test-generate-*.json") and "$CAUSAL_DATASETS_SOURCES" in error
+    assert (
+        error.startswith(
+            f"error: cladder_pairs config 'questions' is built from released files, and none were "
+            f"given, so {hub / 'cladder_pairs'} was not built: pass --source DIR, the folder of "
+            "CLadder's test-generate-*.json"
+        )
+        and "$CAUSAL_DATASETS_SOURCES" in error
+    )
     assert error.count("\n") == 1 and not hub.exists()
     with pytest.raises(SourceUnavailable, match="--source DIR"):
         inspect_tasks.cladder_estimand(hub_dir=str(hub))

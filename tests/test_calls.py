@@ -56,8 +56,13 @@ def test_a_continued_conversation_keeps_its_new_messages_and_reads_back_whole():
         judge.chat([user("judge this"), said("v1"), user("again")])
     calls = log.calls()
     assert [(c.role, c.continues, len(c.messages)) for c in calls] == [
-        ("model", None, 1), ("model", 1, 1), ("judge", None, 1), ("model", 2, 1), ("model", None, 3),
-        ("judge", 3, 1)]
+        ("model", None, 1),
+        ("model", 1, 1),
+        ("judge", None, 1),
+        ("model", 2, 1),
+        ("model", None, 3),
+        ("judge", 3, 1),
+    ]
     assert (calls[-1].reply, calls[-1].category) == (None, "timeout")
     whole = full_messages(calls)
     assert [whole[i] for i in (0, 1, 3, 4)] == requests

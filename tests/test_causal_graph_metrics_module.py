@@ -45,9 +45,7 @@ def test_arrow_strings_and_options(metric):
         normalization="reference_edges",
     )
     assert result["edge_f1"] == 1.0 and result["shd"] == 0.0
-    exact = metric.compute(
-        predictions=[["Interest rates -> investment"]], references=[["Interest rate -> Investment"]]
-    )
+    exact = metric.compute(predictions=[["Interest rates -> investment"]], references=[["Interest rate -> Investment"]])
     assert exact["edge_f1"] == 0.0 and exact["node_f1"] == 0.0
 
 
@@ -66,7 +64,10 @@ def test_an_unreadable_item_scores_the_worst_and_stays_in_the_average(metric):
     assert result["count"] == 2 and result["unparsable"] == 1
     assert result["per_item"]["edge_f1"] == [0.0, 1.0] and result["edge_f1"] == 0.5
     assert result["per_item"]["shd"] == [2, 0]  # both ordered pairs of the reference's two nodes
-    assert result["per_item"]["warnings"][0][0].startswith("unparsable prediction") and result["per_item"]["warnings"][1] == []
+    assert (
+        result["per_item"]["warnings"][0][0].startswith("unparsable prediction")
+        and result["per_item"]["warnings"][1] == []
+    )
     assert result["errors"][0]["index"] == 0 and "not of the form" in result["errors"][0]["message"]
 
 
@@ -83,8 +84,10 @@ def test_a_missing_prediction_scores_no_better_than_an_empty_one(metric):
 def test_recast_release_through_the_module_matches_the_library(metric):
     rows = pq.read_table(SHARED_DATA_DIR / "recast" / "test.parquet", columns=["edges"]).to_pylist()
     references = [row["edges"] for row in rows]
-    predictions = [graph[: len(graph) // 2] + [{"source": e["target"], "target": e["source"]} for e in graph[len(graph) // 2:]]
-                   for graph in references]
+    predictions = [
+        graph[: len(graph) // 2] + [{"source": e["target"], "target": e["source"]} for e in graph[len(graph) // 2 :]]
+        for graph in references
+    ]
     result = metric.compute(predictions=predictions, references=references, reversal_cost=2)
     library = compare_graph_batch(predictions, references, reversal_cost=2)
     assert result["count"] == 292
@@ -100,7 +103,9 @@ def test_one_call_compute_skips_arrow_and_gives_what_evaluates_own_path_gives(me
     incremental path (``add_batch`` then ``compute()``) goes through Arrow: the results are equal."""
     rows = pq.read_table(SHARED_DATA_DIR / "recast" / "test.parquet", columns=["edges"]).to_pylist()[:40]
     references = [row["edges"] for row in rows]
-    predictions = [graph[::2] + [{"source": e["target"], "target": e["source"]} for e in graph[1::4]] for graph in references]
+    predictions = [
+        graph[::2] + [{"source": e["target"], "target": e["source"]} for e in graph[1::4]] for graph in references
+    ]
     direct = metric.compute(predictions=predictions, references=references, reversal_cost=2, node_matching="normalized")
     metric.add_batch(predictions=predictions[:25], references=references[:25])
     metric.add_batch(predictions=predictions[25:], references=references[25:])
@@ -108,13 +113,19 @@ def test_one_call_compute_skips_arrow_and_gives_what_evaluates_own_path_gives(me
     assert direct == through_arrow and direct["count"] == 40
 
 
-@pytest.mark.parametrize(("inputs", "message"), [
-    ({"predictions": [["a -> b"]], "references": [["a -> b"], ["b -> c"]]}, "Mismatch in the number of inputs"),
-    ({"predictions": "a -> b", "references": "a -> b"}, "predictions must be a list"),
-    ({"predictions": [], "references": []}, "empty batch"),
-    ({"predictions": [["a -> b"]], "references": [["a -> b"]], "reversal_cost": 7}, "reversal_cost must be a number within 1..2"),
-    ({"predictions": [["a -> b"]], "references": [["a - b"]]}, r"references\[0\]"),
-])
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"predictions": [["a -> b"]], "references": [["a -> b"], ["b -> c"]]}, "Mismatch in the number of inputs"),
+        ({"predictions": "a -> b", "references": "a -> b"}, "predictions must be a list"),
+        ({"predictions": [], "references": []}, "empty batch"),
+        (
+            {"predictions": [["a -> b"]], "references": [["a -> b"]], "reversal_cost": 7},
+            "reversal_cost must be a number within 1..2",
+        ),
+        ({"predictions": [["a -> b"]], "references": [["a - b"]]}, r"references\[0\]"),
+    ],
+)
 def test_one_call_compute_refuses_inputs_evaluate_refuses(metric, inputs, message):
     with pytest.raises(ValueError, match=message):
         metric.compute(**inputs)

@@ -110,7 +110,9 @@ def test_loop_classifies_unreadable_agents_and_keeps_their_steps():
 
 def test_loop_reports_refusals_and_survives_agent_failures():
     episode = load_suite(RELEASE, "3nodes")[0]
-    refused = AgentStep(step=DslStep(action="intervene", experiment=Experiment(target_prop="resonanceFreq", target_value=3)))
+    refused = AgentStep(
+        step=DslStep(action="intervene", experiment=Experiment(target_prop="resonanceFreq", target_value=3))
+    )
     result = run_episode(episode, Scripted([refused, AgentFailure("endpoint down")]))
     assert result.outcome == "llm_error" and result.refusals == {"not_controllable": 1} and len(result.steps) == 1
     crashed = run_episode(episode, Scripted([ValueError("bug")]))

@@ -34,8 +34,14 @@ class ScriptedClient:
 
 
 def step(action: str, **extra) -> str:
-    hypothesis = {"edges": [{"from": "density", "to": "resonanceFreq"}], "freq_equation": "resonanceFreq = base", "coefficients": {"base": 1}}
-    return json.dumps({"memory": "m", "thought": "t", "past_data": [], "hypothesis": hypothesis, "action": action, **extra})
+    hypothesis = {
+        "edges": [{"from": "density", "to": "resonanceFreq"}],
+        "freq_equation": "resonanceFreq = base",
+        "coefficients": {"base": 1},
+    }
+    return json.dumps(
+        {"memory": "m", "thought": "t", "past_data": [], "hypothesis": hypothesis, "action": action, **extra}
+    )
 
 
 def test_opening_messages_are_a_pure_function_of_the_record():
@@ -82,7 +88,12 @@ def test_a_scripted_episode_with_verification_and_a_history_window():
 
 def test_an_endpoint_failure_ends_the_episode_as_llm_error():
     episode = load_suite(RELEASE, "3nodes")[0]
-    client = ScriptedClient([step("intervene", experiment={"target_prop": episode.controllable[0], "target_value": 1}), LLMTimeout("no answer in 60 s", kind="timeout")])
+    client = ScriptedClient(
+        [
+            step("intervene", experiment={"target_prop": episode.controllable[0], "target_value": 1}),
+            LLMTimeout("no answer in 60 s", kind="timeout"),
+        ]
+    )
     result = run_episode(episode, ChatAgent(client, episode))
     assert result.outcome == "llm_error" and "LLMTimeout" in result.error and len(result.steps) == 1
 

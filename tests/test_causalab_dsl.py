@@ -29,11 +29,21 @@ def test_every_step_of_the_real_episode_parses():
         assert parsed.step.memory and parsed.step.thought
     final = parse_step(run.replies[-1]).step
     assert [(e.source, e.target) for e in final.hypothesis.edges] == [
-        ("moisture", "resonanceFreq"), ("quantumSize", "resonanceFreq"), ("density", "quantumSize"),
+        ("moisture", "resonanceFreq"),
+        ("quantumSize", "resonanceFreq"),
+        ("density", "quantumSize"),
     ]
-    assert final.hypothesis.coefficients == {"base": -56.70212765957447, "c_moisture": 1.2340425531914894, "c_quantumSize": 1.0}
+    assert final.hypothesis.coefficients == {
+        "base": -56.70212765957447,
+        "c_moisture": 1.2340425531914894,
+        "c_quantumSize": 1.0,
+    }
     assert final.action == "submit" and final.prediction == 99.25531914893617
-    assert len(final.past_data) == 5 and final.past_data[2].props == {"density": 39.0, "moisture": 50.0, "quantumSize": 109.0}
+    assert len(final.past_data) == 5 and final.past_data[2].props == {
+        "density": 39.0,
+        "moisture": 50.0,
+        "quantumSize": 109.0,
+    }
     intervention = parse_step(actions[3]).step  # the step that set moisture to 50
     assert intervention.action == "intervene"
     assert (intervention.experiment.target_prop, intervention.experiment.target_value) == ("moisture", 50.0)
@@ -51,18 +61,28 @@ def test_tolerant_reading_of_model_replies():
     assert parsed.error is None
     step = parsed.step
     assert [(e.source, e.target) for e in step.hypothesis.edges] == [
-        ("ph", "resonanceFreq"), ("density", "resonanceFreq"), ("temperatureC", "ph"),
+        ("ph", "resonanceFreq"),
+        ("density", "resonanceFreq"),
+        ("temperatureC", "ph"),
     ]
     assert step.hypothesis.coefficients == {"base": 20.0, "c_ph": 2.5}
     assert len(parsed.warnings) == 2  # the one-ended edge and the non-numeric coefficient
-    assert (step.action, step.experiment.target_prop, step.experiment.target_value) == ("intervene", "temperatureC", 30.0)
+    assert (step.action, step.experiment.target_prop, step.experiment.target_value) == (
+        "intervene",
+        "temperatureC",
+        30.0,
+    )
 
 
 @pytest.mark.parametrize(
     ("reply", "action", "prediction"),
     [
         ('{"action": "submit", "prediction": 123.5}', "submit", 123.5),
-        ('{"action": "SUBMIT", "experiment": {"target_prop": "set_reactor_frequency", "target_value": 7}}', "submit", 7.0),
+        (
+            '{"action": "SUBMIT", "experiment": {"target_prop": "set_reactor_frequency", "target_value": 7}}',
+            "submit",
+            7.0,
+        ),
         ('{"action": "submit", "value": 0, "answer": 5}', "submit", 0.0),
         ('{"action": "submit", "answer": "42 Hz"}', "submit", 42.0),
         ('{"action": "stop"}', "stop", None),
@@ -85,7 +105,9 @@ def test_quadratic_coefficient_naming_follows_the_authors_prompts():
     terms = coefficient_terms({"base": 90, "c_density_1": 0.016, "c_density_2": -1.7, "c_moisture": 2, "c_ph_2": 0})
     assert terms == {("density", "quadratic"): 0.016, ("density", "linear"): -1.7, ("moisture", "linear"): 2}
     assert coefficient_terms({"c2_density": 0.016, "c1_density": -1.7}) == {
-        ("density", "quadratic"): 0.016, ("density", "linear"): -1.7}
+        ("density", "quadratic"): 0.016,
+        ("density", "linear"): -1.7,
+    }
 
 
 def test_name_normalization():
@@ -97,7 +119,10 @@ def test_name_normalization():
 
 def test_equation_evaluator_is_safe_and_exact():
     coefficients = {"base": 10.0, "c_density_1": 0.5, "c_density_2": -1.0}
-    assert evaluate_equation("freq = base + c_density_1*density^2 + c_density_2*Density", coefficients, {"density": 4}) == 14.0
+    assert (
+        evaluate_equation("freq = base + c_density_1*density^2 + c_density_2*Density", coefficients, {"density": 4})
+        == 14.0
+    )
     for bad in ("__import__('os')", "base.real", "base + unknown", "base +", "1/0"):
         with pytest.raises(FormulaError):
             evaluate_equation(bad, coefficients, {"density": 4})

@@ -31,7 +31,11 @@ HIDDEN = [suite for suite in SUITES if "hidden" in suite]
 def released_configs(suite: str) -> list[dict]:
     import json
 
-    return [json.loads(line) for line in (RELEASE / f"{suite}.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line)
+        for line in (RELEASE / f"{suite}.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 def evaluate_released(config: dict, bases: dict[str, float], shift: dict[str, float] | None = None) -> dict[str, float]:
@@ -46,7 +50,11 @@ def evaluate_released(config: dict, bases: dict[str, float], shift: dict[str, fl
             env = dict(config["params"]) | {p: value(p) for p in parents[node]}
             if spec["is_controllable"]:
                 env[f"base_{node}"] = bases[node]
-            raw = eval(spec["computation"].replace("^", "**"), {"__builtins__": {}}, env) if "computation" in spec else bases[node]
+            raw = (
+                eval(spec["computation"].replace("^", "**"), {"__builtins__": {}}, env)
+                if "computation" in spec
+                else bases[node]
+            )
             values[node] = round(raw, 2)
             if shift.get(node):
                 values[node] = round(values[node] + shift[node], 2)
@@ -62,7 +70,9 @@ def authors_observation_bases(config: dict, count: int) -> list[dict[str, float]
     controllable = [n for n, spec in config["nodes"].items() if spec["is_controllable"]]
     presets = (config.get("quadratic_metadata") or {}).get("observation_presets", [])
     return [
-        {n: float(presets[i][n]) for n in controllable} if i < len(presets) else {n: rng.randint(0, 100) for n in controllable}
+        {n: float(presets[i][n]) for n in controllable}
+        if i < len(presets)
+        else {n: rng.randint(0, 100) for n in controllable}
         for i in range(count)
     ]
 
@@ -77,7 +87,9 @@ def test_prior_observations_are_the_authors_for_every_released_config(suite):
         expected = [evaluate_released(config, bases) for bases in authors_observation_bases(config, 2)]
         assert [as_values(r) for r in episode.prior_records[:2]] == expected, episode.id
         supplied = config.get("bootstrap_past_data", [])  # the Golden trace follows, as the authors' prompt shows it
-        assert [as_values(r) for r in episode.prior_records[2:]] == [item["props"] | {"resonanceFreq": item["freq"]} for item in supplied]
+        assert [as_values(r) for r in episode.prior_records[2:]] == [
+            item["props"] | {"resonanceFreq": item["freq"]} for item in supplied
+        ]
 
 
 @pytest.mark.parametrize("suite", ["4nodes", "6nodes", "4nodes_quad_hard", "4nodes_golden"])
@@ -108,7 +120,9 @@ def authors_readings(config: dict, episode, plan: list[tuple[str, float]]) -> li
         computed = "computation" in config["nodes"][node]
         bases[node] = round(value - (undisturbed[node] - bases[node]), 2) if computed else round(value, 2)
         h = rng.choice(hidden["value_space"]) if config.get("hidden_variable") else 0.0
-        readings.append(evaluate_released(config, bases, {n: hidden["edge_weight"] * h for n in hidden["affected_nodes"]}))
+        readings.append(
+            evaluate_released(config, bases, {n: hidden["edge_weight"] * h for n in hidden["affected_nodes"]})
+        )
     return readings
 
 
@@ -123,7 +137,9 @@ def plan_for(episode) -> list[tuple[str, float]]:
 def test_readings_without_disturbance_follow_the_authors_definition(suite):
     for config, episode in zip(released_configs(suite), load_suite(RELEASE, suite)):
         lab, plan = Lab(episode), plan_for(episode)
-        assert [lab.intervene(node, value).values for node, value in plan] == authors_readings(config, episode, plan), episode.id
+        assert [lab.intervene(node, value).values for node, value in plan] == authors_readings(config, episode, plan), (
+            episode.id
+        )
 
 
 def previous_readings(episode, plan: list[tuple[str, float]]) -> list[dict[str, float]]:
@@ -131,7 +147,12 @@ def previous_readings(episode, plan: list[tuple[str, float]]) -> list[dict[str, 
     from causal_datasets.causalab.mechanism import Mechanism
 
     mechanism, d = Mechanism.from_episode(episode), episode.disturbance
-    bases, h, rng, readings = {b.name: b.value for b in episode.manipulator.bases}, d.initial_value, random.Random(episode.seed), []
+    bases, h, rng, readings = (
+        {b.name: b.value for b in episode.manipulator.bases},
+        d.initial_value,
+        random.Random(episode.seed),
+        [],
+    )
     shifts = lambda h: {n: d.weight * h for n in d.affected_nodes}  # noqa: E731
     for node, value in plan:
         current = mechanism.evaluate(bases, shifts(h))

@@ -13,9 +13,9 @@ from causal_datasets.causalab.generator import generate_suite
 from causal_datasets.causalab.suites import SUITE_SPECS
 from causal_datasets.causalab.upstream import load_suite
 from causal_datasets.hub.folder import build_to_folder, load_records
-from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.causalab import CausaLabEpisode
 from causal_datasets.registry import get_builder
+from tests.support.data import SHARED_DATA_DIR
 
 RELEASE = SHARED_DATA_DIR / "causalab" / "data"
 
@@ -29,7 +29,9 @@ def edge_range(n: int) -> tuple[int, int]:
     return n - 1, min(n * (n - 1) // 2, 2 * n)
 
 
-@pytest.mark.parametrize("suite", ["3nodes", "4nodes", "5nodes", "6nodes", "7nodes", "4nodes_freqparent", "6nodes_freqparent"])
+@pytest.mark.parametrize(
+    "suite", ["3nodes", "4nodes", "5nodes", "6nodes", "7nodes", "4nodes_freqparent", "6nodes_freqparent"]
+)
 def test_edge_counts_cover_the_range_the_release_uses(generated, suite):
     n = SUITE_SPECS[suite].nodes
     released = collections.Counter(len(e.edges) for e in load_suite(RELEASE, suite))

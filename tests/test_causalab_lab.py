@@ -10,8 +10,8 @@ from causal_datasets.causalab.lab import Lab, Reading, Refusal, SubmissionResult
 from causal_datasets.causalab.mechanism import Mechanism
 from causal_datasets.causalab.upstream import import_config, load_suite
 from causal_datasets.causalab.upstream_run import read_upstream_run
-from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.causalab import Disturbance
+from tests.support.data import SHARED_DATA_DIR
 
 RELEASE = SHARED_DATA_DIR / "causalab" / "data"
 SAMPLE = SHARED_DATA_DIR / "causalab" / "sample_run_4nodes_0_gpt-5-mini"
@@ -117,7 +117,11 @@ def test_hidden_disturbance_is_redrawn_seeded_and_propagates():
     assert noisy.manipulator_values() == plain.manipulator_values()  # H starts at its initial value 0
     shifts = []
     for value in (10, 20, 30, 40, 50, 60, 70, 80):
-        a, b, c = plain.intervene("moisture", value).values, noisy.intervene("moisture", value).values, again.intervene("moisture", value).values
+        a, b, c = (
+            plain.intervene("moisture", value).values,
+            noisy.intervene("moisture", value).values,
+            again.intervene("moisture", value).values,
+        )
         assert b == c  # seeded redraws
         h = b["density"] - a["density"]
         assert h in (-5.0, 0.0, 5.0)

@@ -49,7 +49,13 @@ def test_the_true_mechanism_scores_perfectly_and_a_reversal_counts_once():
         coefficients={"b": 25, "c_density": 1, "c_moisture": 1},
     )
     perfect = score_hypothesis(truth, episode)
-    assert (perfect.edge_f1, perfect.shd, perfect.freq_edge_f1, perfect.coefficient_f1, perfect.root_f1) == (1, 0, 1, 1, 1)
+    assert (perfect.edge_f1, perfect.shd, perfect.freq_edge_f1, perfect.coefficient_f1, perfect.root_f1) == (
+        1,
+        0,
+        1,
+        1,
+        1,
+    )
     assert perfect.formula_hit and perfect.formula_prediction == episode.reactor_frequency
     flipped = truth.model_copy(update={"edges": [DslEdge(source="quantumSize", target="density"), *truth.edges[:2]]})
     assert score_hypothesis(flipped, episode).shd == 1
@@ -67,11 +73,20 @@ def test_an_empty_or_unusable_hypothesis_scores_zero_without_raising():
 def test_quadratic_terms_are_scored():
     episode = load_suite(RELEASE, "4nodes_quad_hard")[0]  # freq: density (0.016, -1.73385), moisture (0.008, -0.572005)
     # named as the authors' step prompt names them: c_<P>_1 of P^2, c_<P>_2 of P
-    exact = {"base": 90.009481, "c_density_1": 0.016, "c_density_2": -1.73385, "c_moisture_1": 0.008, "c_moisture_2": -0.572005}
+    exact = {
+        "base": 90.009481,
+        "c_density_1": 0.016,
+        "c_density_2": -1.73385,
+        "c_moisture_1": 0.008,
+        "c_moisture_2": -0.572005,
+    }
     hypothesis = Hypothesis(coefficients=exact)
     assert score_hypothesis(hypothesis, episode).coefficient_f1 == 1.0
     assert score_hypothesis(hypothesis, episode).formula_hit
-    swapped = Hypothesis(coefficients={"base": 90.009481} | {k[:-1] + ("2" if k[-1] == "1" else "1"): v for k, v in exact.items() if k != "base"})
+    swapped = Hypothesis(
+        coefficients={"base": 90.009481}
+        | {k[:-1] + ("2" if k[-1] == "1" else "1"): v for k, v in exact.items() if k != "base"}
+    )
     assert score_hypothesis(swapped, episode).coefficient_f1 == 0.0  # the reading the package had before
     half = Hypothesis(coefficients=exact | {"c_density_2": -1.7, "c_moisture_1": 0.009})
     assert score_hypothesis(half, episode).coefficient_f1 == 0.5
@@ -85,7 +100,9 @@ def test_trajectory_and_aggregate(sample):
     trajectory = score_trajectory(steps, episode)
     assert len(trajectory) == 14
     assert trajectory[0].edge_f1 == 0.0 and trajectory[-1].edge_f1 == pytest.approx(2 / 3)
-    summary = aggregate([{"success": True, "scores": trajectory[-1].to_dict()}, {"success": False, "scores": trajectory[0].to_dict()}])
+    summary = aggregate(
+        [{"success": True, "scores": trajectory[-1].to_dict()}, {"success": False, "scores": trajectory[0].to_dict()}]
+    )
     assert summary["task_accuracy"] == 0.5 and summary["edge_f1"] == pytest.approx(1 / 3)
 
 
@@ -111,17 +128,24 @@ def test_the_module_takes_dataset_rows_as_they_load(sample):
     metric = evaluate.load(str(metric_path("causalab_mechanism")))
     row = episode.to_row()
     features = CausaLabEpisode.features()
-    row = {**row, "family": features["family"].str2int(row["family"]), "origin": features["origin"].str2int(row["origin"])}
+    row = {
+        **row,
+        "family": features["family"].str2int(row["family"]),
+        "origin": features["origin"].str2int(row["origin"]),
+    }
     by_row = metric.compute(predictions=[run.replies[-1]], references=[row])
     assert by_row == metric.compute(predictions=[run.replies[-1]], references=[episode.model_dump_json()])
     assert by_row["unparsable"] == 0
 
 
-@pytest.mark.parametrize(("inputs", "error", "message"), [
-    ({"predictions": [], "references": []}, ValueError, "empty batch"),
-    ({"predictions": ["{}"], "references": ["{}"]}, ValueError, r"references\[0\] is not a CausaLabEpisode row"),
-    ({"predictions": ["{}"], "references": [7]}, TypeError, r"references\[0\] must be a CausaLabEpisode row"),
-])
+@pytest.mark.parametrize(
+    ("inputs", "error", "message"),
+    [
+        ({"predictions": [], "references": []}, ValueError, "empty batch"),
+        ({"predictions": ["{}"], "references": ["{}"]}, ValueError, r"references\[0\] is not a CausaLabEpisode row"),
+        ({"predictions": ["{}"], "references": [7]}, TypeError, r"references\[0\] must be a CausaLabEpisode row"),
+    ],
+)
 def test_bad_references_name_the_item(sample, inputs, error, message):
     with pytest.raises(error, match=message):
         score_batch(**inputs)

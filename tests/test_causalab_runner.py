@@ -18,9 +18,26 @@ def dataset_dir(tmp_path_factory):
 
 def test_experimenter_run_builds_the_dataset_and_scores(dataset_dir, tmp_path):
     out = tmp_path / "run"
-    code = main(["eval", "causalab", "--config", "upstream_5nodes", "--agent", "experimenter", "--limit", "4",
-                 "--source", str(SHARED_DATA_DIR / "causalab" / "data"),
-                 "--hub-dir", str(dataset_dir), "--out", str(out), "--concurrency", "2"])
+    code = main(
+        [
+            "eval",
+            "causalab",
+            "--config",
+            "upstream_5nodes",
+            "--agent",
+            "experimenter",
+            "--limit",
+            "4",
+            "--source",
+            str(SHARED_DATA_DIR / "causalab" / "data"),
+            "--hub-dir",
+            str(dataset_dir),
+            "--out",
+            str(out),
+            "--concurrency",
+            "2",
+        ]
+    )
     assert code == 0
     items = item_fields(out)
     assert [i["id"] for i in items] and len(items) == 4
@@ -28,14 +45,27 @@ def test_experimenter_run_builds_the_dataset_and_scores(dataset_dir, tmp_path):
     assert all(i["config"] == "upstream_5nodes" for i in items)
     assert all(len(i["trajectory"]) == len(i["steps"]) == 17 for i in items)  # 16 interventions + submit
     summary = read_summary(out)
-    assert summary["metrics"]["task_accuracy"] == 1.0 and summary["metrics"]["outcomes"]["solved"] == 4 == sum(summary["metrics"]["outcomes"].values())
+    assert summary["metrics"]["task_accuracy"] == 1.0 and summary["metrics"]["outcomes"]["solved"] == 4 == sum(
+        summary["metrics"]["outcomes"].values()
+    )
     assert summary["dataset"]["configs"] == ["upstream_5nodes"] and summary["solver"] == "agent:experimenter"
     assert set(summary["slices"]["by_suite"]["5nodes"]) >= {"coefficient_f1", "root_f1", "edge_f1"}
 
 
 def test_resume_skips_finished_episodes(dataset_dir, tmp_path):
     out = tmp_path / "run"
-    base = ["eval", "causalab", "--config", "3nodes", "--agent", "random", "--hub-dir", str(dataset_dir), "--out", str(out)]
+    base = [
+        "eval",
+        "causalab",
+        "--config",
+        "3nodes",
+        "--agent",
+        "random",
+        "--hub-dir",
+        str(dataset_dir),
+        "--out",
+        str(out),
+    ]
     assert main([*base, "--limit", "2"]) == 0
     first = {i["id"]: i for i in item_fields(out)}
     assert main([*base, "--limit", "2"]) == 2  # results exist and --resume was not given
@@ -64,7 +94,18 @@ def test_configs_the_build_lacks_are_named(tmp_path, monkeypatch):
     with pytest.raises(SourceUnavailable, match="pass --source DIR, the data/ folder of the CausaLab release"):
         run_eval(*upstream, "--out", str(tmp_path / "run"))  # nothing built without the release
     assert not hub.exists()
-    run_eval("causalab", "--config", "3nodes", "--agent", "random", "--limit", "1", "--hub-dir", str(hub),
-             "--out", str(tmp_path / "generated"))  # built on demand without the release: the generated suites
+    run_eval(
+        "causalab",
+        "--config",
+        "3nodes",
+        "--agent",
+        "random",
+        "--limit",
+        "1",
+        "--hub-dir",
+        str(hub),
+        "--out",
+        str(tmp_path / "generated"),
+    )  # built on demand without the release: the generated suites
     with pytest.raises(UnknownConfig, match="has no config 'upstream_3nodes'.*pass --source DIR"):
         run_eval(*upstream, "--out", str(tmp_path / "run-2"))

@@ -9,8 +9,8 @@ import pytest
 from causal_datasets.causalab.lab import Lab
 from causal_datasets.causalab.upstream import SUITES, UpstreamFormatError, export_config, import_config, load_suite
 from causal_datasets.causalab.upstream_run import DATA_FILE, read_upstream_run
-from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.causalab import CausaLabEpisode
+from tests.support.data import SHARED_DATA_DIR
 
 RELEASE = SHARED_DATA_DIR / "causalab" / "data"
 
@@ -35,17 +35,27 @@ def test_round_trip_through_the_hub_row_gives_back_the_released_configuration(su
 def test_import_keeps_what_the_release_states():
     quad = load_suite(RELEASE, "4nodes_quad_hard")[0]
     assert quad.family == "quadratic"
-    assert [(b.name, b.value) for b in quad.reactor.bases] == [("quantumSize", 51.0), ("density", 35.0), ("moisture", 53.0)]
+    assert [(b.name, b.value) for b in quad.reactor.bases] == [
+        ("quantumSize", 51.0),
+        ("density", 35.0),
+        ("moisture", 53.0),
+    ]
     freq = next(eq for eq in quad.equations if eq.node == "resonanceFreq")
     assert (freq.terms[0].parent, freq.terms[0].quadratic, freq.terms[0].linear) == ("density", 0.016, -1.73385)
     hidden = load_suite(RELEASE, "4nodes_hidden_n2")[0]
-    assert hidden.disturbance.affected_nodes == ["moisture", "density"] and hidden.disturbance.value_space == [-5.0, 0.0, 5.0]
+    assert hidden.disturbance.affected_nodes == ["moisture", "density"] and hidden.disturbance.value_space == [
+        -5.0,
+        0.0,
+        5.0,
+    ]
     golden = load_suite(RELEASE, "4nodes_golden")[0]
     # the authors' prompt shows the two observations of every episode, then the golden trace
     assert len(golden.prior_records) == 2 + 8 and golden.prior_records[4].intervention.target_value == 77.0
     assert [r.id for r in golden.prior_records[:3]] == ["0/prior", "1/prior", "0/bootstrap"]
     parent = load_suite(RELEASE, "4nodes_freqparent")[0]
-    assert parent.frequency_can_be_parent and ("resonanceFreq", "temperatureC") in {(e.source, e.target) for e in parent.edges}
+    assert parent.frequency_can_be_parent and ("resonanceFreq", "temperatureC") in {
+        (e.source, e.target) for e in parent.edges
+    }
 
 
 def test_crystals_are_seeded_not_hashed():

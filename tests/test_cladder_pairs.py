@@ -8,19 +8,26 @@ import json
 import pytest
 
 from causal_datasets.builder import BuildContext, BuildOutcome
-from causal_datasets.docalc.cladder import cladder_model, estimand_value, family_graph, formal_expression, read_questions, try_parse
+from causal_datasets.docalc.cladder import (
+    cladder_model,
+    estimand_value,
+    family_graph,
+    formal_expression,
+    read_questions,
+    try_parse,
+)
 from causal_datasets.docalc.expr import contains_counterfactual
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rows import all_observed, cladder_rows, synthetic_rows
-from causal_datasets.docalc.semantics import evaluate
 from causal_datasets.docalc.rules import RuleContext
 from causal_datasets.docalc.search import SearchLimits, normalize
+from causal_datasets.docalc.semantics import evaluate
 from causal_datasets.docalc.verdict import check_equivalence, check_proof
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
-from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.cladder_pairs import CladderPair, SyntheticPair
 from causal_datasets.registry import get_builder
+from tests.support.data import SHARED_DATA_DIR
 
 CLADDER = SHARED_DATA_DIR / "cladder"
 #: bounded by nodes, not wall-clock time, so outcomes do not depend on machine load
@@ -33,7 +40,10 @@ def questions():
 
 
 def test_family_structures_match_the_records(questions):
-    records = [json.loads(line) for line in (CLADDER / "derived" / "cladder-v1-q-balanced_rand-top1000.derived.jsonl").read_text().splitlines()]
+    records = [
+        json.loads(line)
+        for line in (CLADDER / "derived" / "cladder-v1-q-balanced_rand-top1000.derived.jsonl").read_text().splitlines()
+    ]
     for record in records:
         step1 = (record.get("reasoning") or {}).get("step1")
         if step1:
@@ -108,7 +118,11 @@ def test_cladder_models_reproduce_cladder_numbers():
     for meta in metas:
         # arrowhead is left out: CLadder's own P(Y | X) numbers for it do not follow from its
         # tables under any parent order (differences up to several 1e-2; a finding, see the card)
-        if meta["equation_type"] != "bernoulli" or "P(Y=1 | X=1)" not in meta["groundtruth"] or meta["graph_id"] == "arrowhead":
+        if (
+            meta["equation_type"] != "bernoulli"
+            or "P(Y=1 | X=1)" not in meta["groundtruth"]
+            or meta["graph_id"] == "arrowhead"
+        ):
             continue
         graph = family_graph(meta["graph_id"])
         model = cladder_model(graph, meta["params"])
@@ -121,7 +135,11 @@ def test_cladder_models_reproduce_cladder_numbers():
 def test_identified_ate_estimands_reproduce_cladder_groundtruth(questions):
     agree = 0
     for q in questions:
-        if q.query_type == "ate" and q.model is not None and q.graph_id in ("chain", "mediation", "confounding", "diamond"):
+        if (
+            q.query_type == "ate"
+            and q.model is not None
+            and q.graph_id in ("chain", "mediation", "confounding", "diamond")
+        ):
             assert estimand_value(try_parse(q.estimand), q) == pytest.approx(q.groundtruth, abs=1e-6)
             agree += 1
     assert agree > 100

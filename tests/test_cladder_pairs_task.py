@@ -44,8 +44,11 @@ def questions():
 @pytest.fixture(scope="module")
 def labels():
     """The ``cladder`` config's verdict on each question's (formal form, estimand) pair."""
-    return {row.id: row.equivalent for row in cladder_rows(read_questions(CLADDER), seed=0)
-            if row.pair_kind == "formal_vs_estimand"}
+    return {
+        row.id: row.equivalent
+        for row in cladder_rows(read_questions(CLADDER), seed=0)
+        if row.pair_kind == "formal_vs_estimand"
+    }
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +138,9 @@ def test_scoring_hand_written_answers(questions):
     rewritten = score_answer("\\sum_{V1} P(Y=1|X=1,V1)*P(V1) - \\sum_{V1} P(V1)*P(Y=1|V1,X=0)", q)
     assert rewritten["equivalent"] is True and rewritten["string_match"] is False and rewritten["error"] is None
     confounded = score_answer("P(Y=1|X=1) - P(Y=1|X=0)", q)
-    assert confounded["equivalent"] is False and confounded["method"] == "semantic" and confounded["proof_length"] is None
+    assert (
+        confounded["equivalent"] is False and confounded["method"] == "semantic" and confounded["proof_length"] is None
+    )
     interventional = score_answer("P(Y=1|do(X=1)) - P(Y=1|do(X=0))", q)  # the query itself: equal, identifies nothing
     assert (interventional["equivalent"], interventional["identified"]) == (True, False)
     assert interventional["identification_error"] == "not_identified" and interventional["error"] is None
@@ -150,9 +155,16 @@ def test_scoring_hand_written_answers(questions):
     frontdoor = question(questions, "frontdoor", "ate")  # V1, the confounder, is unobserved
     adjusted = score_answer("\\sum_{V1} P(V1) * [P(Y=1|V1,X=1) - P(Y=1|V1,X=0)]", frontdoor)
     assert (adjusted["equivalent"], adjusted["identified"], adjusted["identification_error"]) == (
-        True, False, "unobserved_variable")  # the ATE indeed (the front-door estimand's value), but not from observed data
+        True,
+        False,
+        "unobserved_variable",
+    )  # the ATE indeed (the front-door estimand's value), but not from observed data
     wrong = score_answer("\\sum_{V1} P(V1) * P(Y=1|V1,X=1)", frontdoor)
-    assert (wrong["equivalent"], wrong["identified"], wrong["identification_error"]) == (False, False, "unobserved_variable")
+    assert (wrong["equivalent"], wrong["identified"], wrong["identification_error"]) == (
+        False,
+        False,
+        "unobserved_variable",
+    )
     iv = question(questions, "IV", "ate")  # CLadder's IV estimand is the Wald ratio: not the ATE without linearity
     assert score_answer("\\sum_{V1} P(V1) * [P(Y=1|V1,X=1) - P(Y=1|V1,X=0)]", iv)["equivalent"] is False
 
@@ -183,14 +195,20 @@ def test_a_model_that_answers_with_the_formal_form(dataset_dir, tmp_path, questi
 
     def respond(request, index):
         q = by_story[request["messages"][-1]["content"].rsplit("Prompt: ", 1)[1]]
-        return StubReply(body=completion_body(f"Solution:\nExpression: {q.formal_form}\nGraphical Representation: "
-                                              f"{', '.join(f'{e.source}->{e.target}' for e in q.edges)}\nFinal Answer: Yes"))
+        return StubReply(
+            body=completion_body(
+                f"Solution:\nExpression: {q.formal_form}\nGraphical Representation: "
+                f"{', '.join(f'{e.source}->{e.target}' for e in q.edges)}\nFinal Answer: Yes"
+            )
+        )
 
-    summary, requests = stub_run(tmp_path / "run", dataset_dir, respond, "--prompt", "paper", "--scoring", scoring,
-                                 "--limit", "150")
+    summary, requests = stub_run(
+        tmp_path / "run", dataset_dir, respond, "--prompt", "paper", "--scoring", scoring, "--limit", "150"
+    )
     items = item_fields(tmp_path / "run")
-    assert len(items) == len(requests) == 150 and all(i["expression"] == by_story_id(questions)[i["id"]].formal_form
-                                                       for i in items)
+    assert len(items) == len(requests) == 150 and all(
+        i["expression"] == by_story_id(questions)[i["id"]].formal_form for i in items
+    )
     equivalent = {i["id"] for i in items if i["equivalent"] is True}
     assert equivalent == {i["id"] for i in items if labels[i["id"]]} and len(equivalent) == 102
     do_free = {i["id"] for i in items if is_observational(parse(i["expression"]))}
@@ -198,7 +216,9 @@ def test_a_model_that_answers_with_the_formal_form(dataset_dir, tmp_path, questi
     credited = equivalent if scoring == "equivalence" else equivalent & do_free
     assert summary.metrics.accuracy == len(credited) / 150 and summary.metrics.scoring == scoring
     assert (summary.metrics.equivalence_accuracy, summary.metrics.identification_accuracy) == (
-        102 / 150, len(equivalent & do_free) / 150)
+        102 / 150,
+        len(equivalent & do_free) / 150,
+    )
     assert all(i["equivalent_own_graph"] == i["equivalent"] for i in items)  # the model drew the true graph
 
 
@@ -215,7 +235,9 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
     out = tmp_path / "run"
     common = ["cladder_pairs", "--out", str(out), "--hub-dir", str(dataset_dir), "--no-cache", "--concurrency", "1"]
     with StubServer(lambda request, index: StubReply(status=500, text="down")) as broken:
-        first = run_eval(*common, "--limit", "2", "--max-retries", "0", "--model", "stub", "--base-url", broken.base_url)
+        first = run_eval(
+            *common, "--limit", "2", "--max-retries", "0", "--model", "stub", "--base-url", broken.base_url
+        )
     assert first.status == "failed" and first.failures == {"model": {"retries_exhausted": 2}}
     assert first.metrics.count == 0
     with StubServer(respond) as server:
@@ -231,12 +253,18 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
     assert metrics.count == 5 and sum(metrics.errors.values()) == sum(i["error"] is not None for i in items.values())
     assert {"no_expression", "unparsable", "unknown_variable"} <= set(metrics.errors)
     assert metrics.scoring == "identification" and all(i["scoring"] == "identification" for i in items.values())
-    assert metrics.accuracy == metrics.identification_accuracy == sum(i["identified"] is True for i in items.values()) / 5
+    assert (
+        metrics.accuracy == metrics.identification_accuracy == sum(i["identified"] is True for i in items.values()) / 5
+    )
     assert metrics.equivalence_accuracy == sum(i["equivalent"] is True for i in items.values()) / 5
     assert sum(s["n"] for s in summary.slices["by_graph_family"].values()) == 5
     assert set(summary.slices["by_rung"]) <= {"1", "2", "3"} and summary.slices["by_query_type"]
     assert again.metrics == metrics and read_summary(out)["metrics"] == metrics.model_dump()
-    assert (summary.dataset.name, summary.dataset.configs, summary.models["model"]) == ("cladder_pairs", ["questions"], "stub")
+    assert (summary.dataset.name, summary.dataset.configs, summary.models["model"]) == (
+        "cladder_pairs",
+        ["questions"],
+        "stub",
+    )
     # usage adds up over invocations: 2 failed calls first, then 5 answered ones, then none
     assert summary.invocations == 2 and summary.usage["model"].calls == 2 + 5
     assert summary.usage["model"].prompt_tokens == 35 and summary.usage_total.http_requests == 2 + 5
@@ -247,13 +275,15 @@ def test_the_paper_prompt_is_app_g_verbatim():
     """App. G as the seed paper prints it: its listing's wrapped lines joined, compared with every
     whitespace removed. The extraction of the PDF damaged two places, each repaired here explicitly."""
     seed = (SHARED_DATA_DIR.parent / "seeds" / "004_483d16a96a84e334.txt").read_text()
-    block = seed[seed.index("## Instructions:"):seed.index("Prompt: {description}") + len("Prompt: {description}")]
+    block = seed[seed.index("## Instructions:") : seed.index("Prompt: {description}") + len("Prompt: {description}")]
     block = re.sub(r"^\s*\d+(\s+\d+)*\s*$", "", block, flags=re.MULTILINE)  # page numbers at a page break
     for mark in ("```", "$\\hookrightarrow$", "\\hookrightarrow~", "\\hookrightarrow", "→", "⇔"):  # wrap marks
         block = block.replace(mark, "")
     block = " ".join(block.replace("\\mid", "|").split())  # | set in math mode
-    repairs = {"do(X = 1)] - E[Y | do(X = 1)] 0)]": "do(X = 1)] - E[Y | do(X = 0)]",  # the wrapped `0)]` of Example 2
-               'with Solution:" and': 'with "Solution:" and'}  # the opening quote
+    repairs = {
+        "do(X = 1)] - E[Y | do(X = 1)] 0)]": "do(X = 1)] - E[Y | do(X = 0)]",  # the wrapped `0)]` of Example 2
+        'with Solution:" and': 'with "Solution:" and',
+    }  # the opening quote
     for broken, repaired in repairs.items():
         assert broken in block
         block = block.replace(broken, repaired)
@@ -285,21 +315,42 @@ def test_the_paper_prompts_worked_examples_are_cladders_formal_forms(number):
         assert wald in example and check_equivalence(read.expression, wald, graph).equivalent is False
 
 
-@pytest.mark.parametrize(("text", "expression", "graph", "final"), [
-    ("Expression: P(Y | X)\nGraphical Representation: X->Y\nReasoning: P(Y|X)\nFinal Answer: Yes", "P(Y | X)", "X->Y", "yes"),
-    ("**Expression:** `P(Y=1)`\n**Graphical representation:** V1->X, X->Y\n**Final answer:** No.", "P(Y=1)", "V1->X, X->Y", "no"),
-    ("<think>Expression: P(X)</think>Expression: P(Y)\nFinal Answer: maybe", "P(Y)", None, None),
-    ("nothing useful", None, None, None),
-])
+@pytest.mark.parametrize(
+    ("text", "expression", "graph", "final"),
+    [
+        (
+            "Expression: P(Y | X)\nGraphical Representation: X->Y\nReasoning: P(Y|X)\nFinal Answer: Yes",
+            "P(Y | X)",
+            "X->Y",
+            "yes",
+        ),
+        (
+            "**Expression:** `P(Y=1)`\n**Graphical representation:** V1->X, X->Y\n**Final answer:** No.",
+            "P(Y=1)",
+            "V1->X, X->Y",
+            "no",
+        ),
+        ("<think>Expression: P(X)</think>Expression: P(Y)\nFinal Answer: maybe", "P(Y)", None, None),
+        ("nothing useful", None, None, None),
+    ],
+)
 def test_paper_answers_are_read(text, expression, graph, final):
     assert paper_task.read_answer(text) == paper_task.PaperAnswer(expression, graph, final)
 
 
-@pytest.mark.parametrize(("text", "verdict"), [
-    ("They match.\nVerdict: equivalent", True), ("Verdict: not equivalent", False), ("**Verdict**: Not  Equivalent", False),
-    ("verdict = yes", True), ("Verdict: equivalent\nOn reflection, Verdict: not equivalent", False),
-    ("<think>Verdict: equivalent</think>", None), ("equivalent", None), ("", None),
-])
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        ("They match.\nVerdict: equivalent", True),
+        ("Verdict: not equivalent", False),
+        ("**Verdict**: Not  Equivalent", False),
+        ("verdict = yes", True),
+        ("Verdict: equivalent\nOn reflection, Verdict: not equivalent", False),
+        ("<think>Verdict: equivalent</think>", None),
+        ("equivalent", None),
+        ("", None),
+    ],
+)
 def test_judge_verdicts_are_read(text, verdict):
     assert parse_verdict(text) is verdict
 
@@ -314,10 +365,27 @@ CONFOUNDING_ATE = ["--graph-families", "confounding", "--query-types", "ate"]
 def stub_run(out, dataset_dir, respond, *flags, judge=False):
     """``eval cladder_pairs`` on the stub ``respond`` (one item at a time, nothing cached)."""
     with StubServer(respond) as server:
-        roles = ["--judge-model", "judge", "--judge-base-url", server.base_url, "--judge-max-retries", "0"] if judge else []
-        summary = run_eval("cladder_pairs", "--out", str(out), "--hub-dir", str(dataset_dir), "--no-cache",
-                           "--concurrency", "1", "--max-retries", "0", "--model", "stub", "--base-url", server.base_url,
-                           *roles, *flags)
+        roles = (
+            ["--judge-model", "judge", "--judge-base-url", server.base_url, "--judge-max-retries", "0"] if judge else []
+        )
+        summary = run_eval(
+            "cladder_pairs",
+            "--out",
+            str(out),
+            "--hub-dir",
+            str(dataset_dir),
+            "--no-cache",
+            "--concurrency",
+            "1",
+            "--max-retries",
+            "0",
+            "--model",
+            "stub",
+            "--base-url",
+            server.base_url,
+            *roles,
+            *flags,
+        )
         return summary, list(server.requests)
 
 
@@ -327,7 +395,8 @@ def is_judge(request):
 
 def is_feedback(message: dict) -> bool:
     return message["role"] == "user" and message["content"].startswith(
-        ("The verifier checked your expression", "The verifier did not accept"))
+        ("The verifier checked your expression", "The verifier did not accept")
+    )
 
 
 @pytest.mark.parametrize("mode", ["graph", "oracle"])
@@ -345,8 +414,18 @@ def test_feedback_fixed_and_not_fixed(dataset_dir, tmp_path, mode):
         fixed = is_feedback(messages[-1]) and question == first_question[0]
         return StubReply(body=completion_body(RIGHT if fixed else CONFOUNDED))
 
-    summary, requests = stub_run(tmp_path / "run", dataset_dir, respond, *CONFOUNDING_ATE, "--limit", "2",
-                                 "--feedback-rounds", "2", "--feedback", mode)
+    summary, requests = stub_run(
+        tmp_path / "run",
+        dataset_dir,
+        respond,
+        *CONFOUNDING_ATE,
+        "--limit",
+        "2",
+        "--feedback-rounds",
+        "2",
+        "--feedback",
+        mode,
+    )
     assert len(requests) == 2 + 1 + 2  # two questions, one round for the first, two for the second
     first, second = item_fields(tmp_path / "run")
     assert [r["equivalent"] for r in (first, second)] == [False, False]
@@ -358,17 +437,26 @@ def test_feedback_fixed_and_not_fixed(dataset_dir, tmp_path, mode):
     opening = "The verifier checked your expression" if mode == "graph" else "The verifier did not accept"
     assert note.startswith(opening) and first["feedback"][0]["graph"] == "true"
     assert (first["feedback_stop"], second["feedback_stop"]) == (
-        ("nothing_to_correct" if mode == "graph" else "accepted"), "rounds_used")
+        ("nothing_to_correct" if mode == "graph" else "accepted"),
+        "rounds_used",
+    )
     sent = requests[1]["messages"]
     assert sent[-1]["content"] == note and sent[-2] == {"role": "assistant", "content": CONFOUNDED}
     notes = [m["content"] for r in requests for m in r["messages"][5:] if m["role"] == "user"]  # after the first answer
-    assert len(notes) == 1 + 2 + 1 and all(normalize_string(first["reference"]) not in normalize_string(n) for n in notes)
+    assert len(notes) == 1 + 2 + 1 and all(
+        normalize_string(first["reference"]) not in normalize_string(n) for n in notes
+    )
     metrics = summary.metrics
     assert (metrics.accuracy, metrics.accuracy_after_feedback) == (0.0, 0.5)
-    assert metrics.feedback == {"all": {"n": 2, "before": 0.0, "after": 0.5, "fixed": 1, "broken": 0},
-                                "missing_confounder": {"n": 2, "before": 0.0, "after": 0.5, "fixed": 1, "broken": 0}}
-    assert summary.slices["by_feedback_round"] == {"0": {"n": 2, "accuracy": 0.0}, "1": {"n": 2, "accuracy": 0.5},
-                                                   "2": {"n": 2, "accuracy": 0.5}}
+    assert metrics.feedback == {
+        "all": {"n": 2, "before": 0.0, "after": 0.5, "fixed": 1, "broken": 0},
+        "missing_confounder": {"n": 2, "before": 0.0, "after": 0.5, "fixed": 1, "broken": 0},
+    }
+    assert summary.slices["by_feedback_round"] == {
+        "0": {"n": 2, "accuracy": 0.0},
+        "1": {"n": 2, "accuracy": 0.5},
+        "2": {"n": 2, "accuracy": 0.5},
+    }
     assert summary.slices["by_rung"]["2"]["accuracy_after_feedback"] == 0.5
 
 
@@ -383,19 +471,24 @@ class RecordingModel:
         return SimpleNamespace(text=next(self.replies))
 
 
-PAPER_ATE = ("Solution:\nExpression: E[Y | do(X = 1)] - E[Y | do(X = 0)]\nGraphical Representation: V1->X, V1->Y, X->Y\n"
-             "Reasoning: ...\nFinal Answer: Yes")
-PAPER_ADJUSTED = ("Expression: \\sum_{V1} P(V1) * [P(Y=1 | X=1, V1) - P(Y=1 | X=0, V1)]\n"
-                  "Graphical Representation: V1->X, V1->Y, X->Y\nFinal Answer: Yes")
+PAPER_ATE = (
+    "Solution:\nExpression: E[Y | do(X = 1)] - E[Y | do(X = 0)]\nGraphical Representation: V1->X, V1->Y, X->Y\n"
+    "Reasoning: ...\nFinal Answer: Yes"
+)
+PAPER_ADJUSTED = (
+    "Expression: \\sum_{V1} P(V1) * [P(Y=1 | X=1, V1) - P(Y=1 | X=0, V1)]\n"
+    "Graphical Representation: V1->X, V1->Y, X->Y\nFinal Answer: Yes"
+)
 
 
 def solve_with(q, replies, **options):
     model = RecordingModel(replies)
-    context = SimpleNamespace(options=cladder_runner.CladderOptions(**options), clients={"model": model},
-                              client=lambda role: None)
+    context = SimpleNamespace(
+        options=cladder_runner.CladderOptions(**options), clients={"model": model}, client=lambda role: None
+    )
     item = Item(q.id, "questions", q)
     generation = cladder_runner.solve(item, context)
-    calls = tuple(ModelCall(role="model", model="recorded", reply=reply) for reply in replies[:len(model.sent)])
+    calls = tuple(ModelCall(role="model", model="recorded", reply=reply) for reply in replies[: len(model.sent)])
     return cladder_runner.score(item, Transcript(calls, generation), context).model_dump(), model.sent
 
 
@@ -417,8 +510,9 @@ def test_graph_feedback_is_the_same_with_any_reference_and_reaches_right_answers
     assert (other_fields["equivalent"], other_fields["equivalent_after_feedback"]) == (False, False)
     assert "did not accept" not in sent[1][-1]["content"] and q.estimand not in sent[1][-1]["content"]
     right, right_sent = solve_with(q, [PAPER_ATE, PAPER_ADJUSTED], feedback="oracle", **options)
-    wrong, wrong_sent = solve_with(other, [PAPER_ATE, PAPER_ADJUSTED, PAPER_ATE, PAPER_ADJUSTED], feedback="oracle",
-                                   **options)
+    wrong, wrong_sent = solve_with(
+        other, [PAPER_ATE, PAPER_ADJUSTED, PAPER_ATE, PAPER_ADJUSTED], feedback="oracle", **options
+    )
     assert (len(right_sent), right["feedback"], right["feedback_stop"]) == (1, [], "accepted")
     assert len(wrong_sent) == 4 and wrong["feedback_stop"] == "rounds_used"
     assert wrong_sent[1][-1]["content"].startswith("The verifier did not accept")
@@ -428,8 +522,9 @@ def test_judge_agrees_and_disagrees_with_the_verifier(dataset_dir, tmp_path):
     """Four answers: right (judge: equivalent), confounded (judge: equivalent), right (judge first
     unreadable, then: not equivalent), none (no judge call)."""
     answers = iter([RIGHT, CONFOUNDED, RIGHT.replace("V1) * [", "V1)*["), "I cannot tell."])
-    verdicts = iter(["Same thing.\nVerdict: equivalent", "**Verdict:** equivalent", "Hard to say.",
-                     "Verdict: not equivalent"])
+    verdicts = iter(
+        ["Same thing.\nVerdict: equivalent", "**Verdict:** equivalent", "Hard to say.", "Verdict: not equivalent"]
+    )
 
     def respond(request, index):
         return StubReply(body=completion_body(next(verdicts) if is_judge(request) else next(answers)))
@@ -445,8 +540,14 @@ def test_judge_agrees_and_disagrees_with_the_verifier(dataset_dir, tmp_path):
     metrics = summary.metrics
     assert (metrics.accuracy, metrics.string_match, metrics.judge) == (0.5, 0.0, 0.5)
     agreement = metrics.judge_agreement
-    assert (agreement["n"], agreement["excluded"], agreement["tp"], agreement["fp"], agreement["fn"], agreement["tn"]) == (
-        3, 1, 1, 1, 1, 0)
+    assert (
+        agreement["n"],
+        agreement["excluded"],
+        agreement["tp"],
+        agreement["fp"],
+        agreement["fn"],
+        agreement["tn"],
+    ) == (3, 1, 1, 1, 1, 0)
     assert agreement["accuracy"] == pytest.approx(1 / 3)
     assert summary.usage["judge"].calls == 4 and summary.models["judge"] == "judge"
     assert summary.slices["by_graph_family"]["confounding"]["judge"] == 0.5
@@ -456,28 +557,70 @@ def test_judge_agrees_and_disagrees_with_the_verifier(dataset_dir, tmp_path):
 def test_the_judge_sees_the_generated_graph_under_the_paper_prompt(dataset_dir, tmp_path, judge_graph):
     """As the paper's GPT-4o judge: the expression, the model's generated graph and the ground truth; the
     question's graph where the model drew none (recorded per item), or always with ``--judge-graph true``."""
-    replies = iter(["Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: X->Y\nFinal Answer: Yes",
-                    "Expression: P(Y=1|X=1)-P(Y=1|X=0)\nFinal Answer: Yes"])
+    replies = iter(
+        [
+            "Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: X->Y\nFinal Answer: Yes",
+            "Expression: P(Y=1|X=1)-P(Y=1|X=0)\nFinal Answer: Yes",
+        ]
+    )
 
     def respond(request, index):
         return StubReply(body=completion_body("Verdict: equivalent" if is_judge(request) else next(replies)))
 
     flags = ("--judge-graph", judge_graph) if judge_graph else ()
-    _, requests = stub_run(tmp_path / "run", dataset_dir, respond, *CONFOUNDING_ATE, "--limit", "2", "--prompt", "paper",
-                           *flags, judge=True)
+    _, requests = stub_run(
+        tmp_path / "run",
+        dataset_dir,
+        respond,
+        *CONFOUNDING_ATE,
+        "--limit",
+        "2",
+        "--prompt",
+        "paper",
+        *flags,
+        judge=True,
+    )
     seen = [r["messages"][1]["content"].splitlines()[0] for r in requests if is_judge(r)]
     true_graph = "Causal graph: V1 -> X, V1 -> Y, X -> Y"
     expected = [true_graph, true_graph] if judge_graph == "true" else ["Causal graph: X -> Y", true_graph]
     assert seen == expected
     assert [i["judge_graph"] for i in item_fields(tmp_path / "run")] == (
-        ["true", "true"] if judge_graph == "true" else ["generated", "true"])
-    assert main(["eval", "cladder_pairs", "--out", str(tmp_path / "bad"), "--hub-dir", str(dataset_dir), "--model", "m",
-                 "--base-url", "http://127.0.0.1:9/v1", "--judge-graph", "generated"]) == 2
+        ["true", "true"] if judge_graph == "true" else ["generated", "true"]
+    )
+    assert (
+        main(
+            [
+                "eval",
+                "cladder_pairs",
+                "--out",
+                str(tmp_path / "bad"),
+                "--hub-dir",
+                str(dataset_dir),
+                "--model",
+                "m",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--judge-graph",
+                "generated",
+            ]
+        )
+        == 2
+    )
 
 
 def test_questions_with_an_unobserved_reference_are_left_out(dataset_dir, tmp_path):
-    summary, requests = stub_run(tmp_path / "run", dataset_dir, lambda request, index: StubReply(
-        body=completion_body(CONFOUNDED)), "--graph-families", "arrowhead", "--query-types", "nde", "ate", "--limit", "500")
+    summary, requests = stub_run(
+        tmp_path / "run",
+        dataset_dir,
+        lambda request, index: StubReply(body=completion_body(CONFOUNDED)),
+        "--graph-families",
+        "arrowhead",
+        "--query-types",
+        "nde",
+        "ate",
+        "--limit",
+        "500",
+    )
     assert summary.items.selected == 107 and len(requests) == 107  # the 106 nde questions all adjust for V2
     assert set(summary.slices["by_query_type"]) == {"ate"}
 
@@ -502,13 +645,23 @@ def test_a_judge_that_cannot_be_reached_fails_the_item_not_the_answer(dataset_di
 def test_paper_prompt_own_graph_unreadable_graph_and_final_answer(dataset_dir, tmp_path):
     """DoVerifier's two-shot prompt: the model's graph is read (or a typed reason why not), the
     expression verified under the true graph and the model's own, the yes/no answer scored."""
-    replies = iter([
-        "Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: V1->Y, X->Y\nReasoning: 0.1 > 0\nFinal Answer: Yes",
-        "Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: X -- Y\nFinal Answer: **No**",
-        "Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: X->Y, Y->X\nFinal Answer: perhaps",
-    ])
-    summary, requests = stub_run(tmp_path / "run", dataset_dir, lambda request, index: StubReply(
-        body=completion_body(next(replies))), *CONFOUNDING_ATE, "--limit", "3", "--prompt", "paper")
+    replies = iter(
+        [
+            "Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: V1->Y, X->Y\nReasoning: 0.1 > 0\nFinal Answer: Yes",
+            "Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: X -- Y\nFinal Answer: **No**",
+            "Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: X->Y, Y->X\nFinal Answer: perhaps",
+        ]
+    )
+    summary, requests = stub_run(
+        tmp_path / "run",
+        dataset_dir,
+        lambda request, index: StubReply(body=completion_body(next(replies))),
+        *CONFOUNDING_ATE,
+        "--limit",
+        "3",
+        "--prompt",
+        "paper",
+    )
     (message,) = requests[0]["messages"]
     assert message["role"] == "user" and message["content"].startswith("## Instructions:")
     assert "\nPrompt: Imagine a self-contained" in message["content"] and "Causal graph" not in message["content"]
@@ -523,17 +676,28 @@ def test_paper_prompt_own_graph_unreadable_graph_and_final_answer(dataset_dir, t
     assert [i["final_answer"] for i in items[:2]] == ["yes", "no"]
     metrics = summary.metrics
     assert metrics.accuracy_own_graph == pytest.approx(1 / 3) and metrics.graph_errors == {
-        "cyclic_graph": 1, "unreadable_graph": 1}
+        "cyclic_graph": 1,
+        "unreadable_graph": 1,
+    }
     assert metrics.answer_accuracy == sum(i["answer_correct"] is True for i in items) / 3
     assert metrics.graph_edge_f1 == pytest.approx(0.8 / 3)
 
 
 def test_derivation_with_an_invalid_step(dataset_dir, tmp_path):
-    reply = ("Derivation:\nE[Y | do(X = 1)] - E[Y | do(X = 0)]\n"
-             "= P(Y=1 | do(X=1)) - P(Y=1 | do(X=0)) by expectation of a binary variable\n"
-             "= P(Y=1 | X=1) - P(Y=1 | X=0) by rule 2\n\n" + CONFOUNDED)
-    summary, requests = stub_run(tmp_path / "run", dataset_dir, lambda request, index: StubReply(
-        body=completion_body(reply)), *CONFOUNDING_ATE, "--limit", "1", "--derivation")
+    reply = (
+        "Derivation:\nE[Y | do(X = 1)] - E[Y | do(X = 0)]\n"
+        "= P(Y=1 | do(X=1)) - P(Y=1 | do(X=0)) by expectation of a binary variable\n"
+        "= P(Y=1 | X=1) - P(Y=1 | X=0) by rule 2\n\n" + CONFOUNDED
+    )
+    summary, requests = stub_run(
+        tmp_path / "run",
+        dataset_dir,
+        lambda request, index: StubReply(body=completion_body(reply)),
+        *CONFOUNDING_ATE,
+        "--limit",
+        "1",
+        "--derivation",
+    )
     assert DERIVATION_REQUEST in requests[0]["messages"][0]["content"]
     (item,) = item_fields(tmp_path / "run")
     derivation = item["derivation"]
@@ -541,28 +705,57 @@ def test_derivation_with_an_invalid_step(dataset_dir, tmp_path):
     assert derivation["first_invalid"] == 2 and item["derivation_valid_share"] == 0.5 and item["derivation_from_query"]
     assert summary.metrics.derivation_valid_share == 0.5
     assert summary.metrics.derivation_steps == {"condition_fails": 1, "valid": 1}
-    assert main(["eval", "cladder_pairs", "--out", str(tmp_path / "bad"), "--hub-dir", str(dataset_dir), "--model", "m",
-                 "--base-url", "http://127.0.0.1:9/v1", "--prompt", "paper", "--derivation"]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                "cladder_pairs",
+                "--out",
+                str(tmp_path / "bad"),
+                "--hub-dir",
+                str(dataset_dir),
+                "--model",
+                "m",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--prompt",
+                "paper",
+                "--derivation",
+            ]
+        )
+        == 2
+    )
 
 
 def test_report_shows_table_1_and_table_2(dataset_dir, tmp_path):
     """One run with a judge and feedback: the report's headline row holds the verifier under both
     rules, string match and judge columns (Table 1) and a section holds accuracy before and after
     feedback (Table 2)."""
+
     def respond(request, index):
         if is_judge(request):
             return StubReply(body=completion_body("Verdict: not equivalent"))
         feedback = is_feedback(request["messages"][-1])
         return StubReply(body=completion_body(RIGHT if feedback else CONFOUNDED))
 
-    summary, _ = stub_run(tmp_path / "run", dataset_dir, respond, *CONFOUNDING_ATE, "--limit", "2",
-                          "--feedback-rounds", "1", judge=True)
+    summary, _ = stub_run(
+        tmp_path / "run", dataset_dir, respond, *CONFOUNDING_ATE, "--limit", "2", "--feedback-rounds", "1", judge=True
+    )
     assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "report")]) == 0
     report = (tmp_path / "report" / "report.md").read_text()
     header = next(line for line in report.splitlines() if line.startswith("| run | questions |"))
     columns = [c.strip() for c in header.strip("|").split("|")]
-    assert columns[:9] == ["run", "questions", "scoring rule", "accuracy (the run's scoring rule)",
-                           "equivalent (DoVerifier's rule)", "identified (stricter)", "string match", "LLM judge", "BLEU"]
+    assert columns[:9] == [
+        "run",
+        "questions",
+        "scoring rule",
+        "accuracy (the run's scoring rule)",
+        "equivalent (DoVerifier's rule)",
+        "identified (stricter)",
+        "string match",
+        "LLM judge",
+        "BLEU",
+    ]
     row = next(line for line in report.splitlines() if line.startswith("| model:stub (run) | 2 |"))
     cells = dict(zip(columns, (c.strip() for c in row.strip("|").split("|"))))
     assert cells["scoring rule"] == "identification"
@@ -578,11 +771,37 @@ def test_report_shows_table_1_and_table_2(dataset_dir, tmp_path):
 @pytest.mark.llm
 def test_local_model_with_judge_feedback_derivation_and_the_paper_prompt(dataset_dir, tmp_path, local_llm):
     """Every capability end to end on the local model (short replies: the plumbing, not the model, is tested)."""
-    common = ["--hub-dir", str(dataset_dir), "--model", local_llm.model, "--base-url", local_llm.base_url,
-              "--max-tokens", "64", "--no-cache", *CONFOUNDING_ATE]
-    summary = run_eval("cladder_pairs", "--out", str(tmp_path / "estimand"), "--limit", "1", "--feedback-rounds", "1",
-                       "--derivation", "--judge-model", local_llm.model, "--judge-base-url", local_llm.base_url,
-                       "--judge-max-tokens", "32", "--judge-attempts", "1", *common)
+    common = [
+        "--hub-dir",
+        str(dataset_dir),
+        "--model",
+        local_llm.model,
+        "--base-url",
+        local_llm.base_url,
+        "--max-tokens",
+        "64",
+        "--no-cache",
+        *CONFOUNDING_ATE,
+    ]
+    summary = run_eval(
+        "cladder_pairs",
+        "--out",
+        str(tmp_path / "estimand"),
+        "--limit",
+        "1",
+        "--feedback-rounds",
+        "1",
+        "--derivation",
+        "--judge-model",
+        local_llm.model,
+        "--judge-base-url",
+        local_llm.base_url,
+        "--judge-max-tokens",
+        "32",
+        "--judge-attempts",
+        "1",
+        *common,
+    )
     items = item_fields(tmp_path / "estimand")
     assert summary.status == "complete" and len(items) == 1
     for item in items:
@@ -598,33 +817,68 @@ def test_local_model_with_judge_feedback_derivation_and_the_paper_prompt(dataset
     (item,) = item_fields(tmp_path / "paper")
     assert paper.status == "complete" and paper.metrics.answer_accuracy is not None
     assert item["graph_error"] in (None, "no_graph", "unreadable_graph", "cyclic_graph")
-    assert (item["graph_error"] is None) == (item["own_graph_error"] != item["graph_error"] or item["graph_error"] is None)
+    assert (item["graph_error"] is None) == (
+        item["own_graph_error"] != item["graph_error"] or item["graph_error"] is None
+    )
     assert main(["report", str(tmp_path / "estimand"), str(tmp_path / "paper"), "--out", str(tmp_path / "report")]) == 0
 
 
-def test_rescore_under_equivalence_credits_the_do_answers_of_an_identification_run(dataset_dir, tmp_path, questions,
-                                                                                   labels, capsys):
+def test_rescore_under_equivalence_credits_the_do_answers_of_an_identification_run(
+    dataset_dir, tmp_path, questions, labels, capsys
+):
     """A run scored under identification (the estimand prompt's default) whose model answers the confounding
     ATE with the do-difference: rescored under equivalence with no model, the do() answers are credited where
     they equal the estimand; the replies, the verifier's verdicts and the request count stay as they were."""
+
     def respond(request, index):
         return StubReply(body=completion_body(PAPER_ATE if index % 2 else PAPER_ADJUSTED))
 
     with StubServer(respond) as server:
         run = tmp_path / "run"
-        assert main(["eval", "cladder_pairs", "--prompt", "paper", "--scoring", "identification", *CONFOUNDING_ATE,
-                     "--limit", "4", "--model", "stub", "--base-url", server.base_url, "--no-cache", "--concurrency",
-                     "1", "--hub-dir", str(dataset_dir), "--out", str(run)]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    "cladder_pairs",
+                    "--prompt",
+                    "paper",
+                    "--scoring",
+                    "identification",
+                    *CONFOUNDING_ATE,
+                    "--limit",
+                    "4",
+                    "--model",
+                    "stub",
+                    "--base-url",
+                    server.base_url,
+                    "--no-cache",
+                    "--concurrency",
+                    "1",
+                    "--hub-dir",
+                    str(dataset_dir),
+                    "--out",
+                    str(run),
+                ]
+            )
+            == 0
+        )
         asked = server.count
         assert main(["rescore", str(run), "--out", str(tmp_path / "again"), "--scoring", "equivalence"]) == 0
         assert server.count == asked == 4
     capsys.readouterr()
     before, after = read_summary(run), read_summary(tmp_path / "again")
-    assert before["metrics"]["scoring"] == "identification" and before["metrics"]["accuracy"] == 0.5  # the adjusted ones
+    assert (
+        before["metrics"]["scoring"] == "identification" and before["metrics"]["accuracy"] == 0.5
+    )  # the adjusted ones
     assert after["metrics"]["scoring"] == "equivalence" and after["metrics"]["accuracy"] == 1.0  # the do() ones too
     assert after["metrics"]["equivalence_accuracy"] == before["metrics"]["equivalence_accuracy"] == 1.0
-    assert after["options"]["scoring"] == "equivalence" and after["rescored"]["options_before"]["scoring"] == "identification"
-    assert after["selection"] == before["selection"] and before["selection"]["limit"] == 4  # what --resume would continue
+    assert (
+        after["options"]["scoring"] == "equivalence"
+        and after["rescored"]["options_before"]["scoring"] == "identification"
+    )
+    assert (
+        after["selection"] == before["selection"] and before["selection"]["limit"] == 4
+    )  # what --resume would continue
     old, new = item_fields(run), item_fields(tmp_path / "again")
     assert [i["raw"] for i in new] == [i["raw"] for i in old] and [i["scoring"] for i in new] == ["equivalence"] * 4
     assert [i["identified"] for i in new] == [True, False, True, False]  # verdicts kept; only the headline rule moved
@@ -642,28 +896,67 @@ def test_rescore_asks_only_the_judge_and_only_when_told(dataset_dir, tmp_path, c
         return StubReply(body=completion_body(own_graph))
 
     run = tmp_path / "run"
-    summary, requests = stub_run(run, dataset_dir, respond, *CONFOUNDING_ATE, "--limit", "2", "--prompt", "paper",
-                                 "--judge-graph", "generated", judge=True)
+    summary, requests = stub_run(
+        run,
+        dataset_dir,
+        respond,
+        *CONFOUNDING_ATE,
+        "--limit",
+        "2",
+        "--prompt",
+        "paper",
+        "--judge-graph",
+        "generated",
+        judge=True,
+    )
     assert summary.status == "complete" and summary.usage["judge"].calls == 2  # the second from the response cache
     assert main(["rescore", str(run), "--out", str(tmp_path / "a"), "--judge-graph", "true"]) == 2
     assert "--judge-graph changes what the judge is asked: pass --judge-model" in capsys.readouterr().err
     assert main(["rescore", str(run), "--out", str(tmp_path / "b"), "--prompt", "estimand"]) == 2
     assert "--prompt describes how the transcripts were generated" in capsys.readouterr().err
     with StubServer(respond) as server:
-        assert main(["rescore", str(run), "--out", str(tmp_path / "c"), "--judge-graph", "true", "--judge-model",
-                     "judge", "--judge-base-url", server.base_url, "--judge-no-cache"]) == 0
+        assert (
+            main(
+                [
+                    "rescore",
+                    str(run),
+                    "--out",
+                    str(tmp_path / "c"),
+                    "--judge-graph",
+                    "true",
+                    "--judge-model",
+                    "judge",
+                    "--judge-base-url",
+                    server.base_url,
+                    "--judge-no-cache",
+                ]
+            )
+            == 0
+        )
         assert server.count == 2 and all(is_judge(r) for r in server.requests)
     capsys.readouterr()
     rescored = read_summary(tmp_path / "c")
     assert rescored["rescored"]["judge_calls"] == 2 and [i["judge_graph"] for i in item_fields(tmp_path / "c")] == [
-        "true", "true"]
+        "true",
+        "true",
+    ]
     assert "Causal graph: V1 -> X, V1 -> Y, X -> Y" in server.requests[0]["messages"][1]["content"]
 
 
 def test_rescore_flags_an_oracle_run_under_another_rule(dataset_dir, tmp_path, capsys):
     run = tmp_path / "run"
-    stub_run(run, dataset_dir, lambda request, index: StubReply(body=completion_body(CONFOUNDED)), *CONFOUNDING_ATE,
-             "--limit", "1", "--feedback-rounds", "1", "--feedback", "oracle")
+    stub_run(
+        run,
+        dataset_dir,
+        lambda request, index: StubReply(body=completion_body(CONFOUNDED)),
+        *CONFOUNDING_ATE,
+        "--limit",
+        "1",
+        "--feedback-rounds",
+        "1",
+        "--feedback",
+        "oracle",
+    )
     assert main(["rescore", str(run), "--out", str(tmp_path / "again"), "--scoring", "equivalence"]) == 0
     assert "note: --feedback oracle chose its rounds by the identification verdict" in capsys.readouterr().err
     assert read_summary(tmp_path / "again")["rescored"]["notes"]
@@ -676,9 +969,21 @@ def test_ten_items_on_the_local_model_with_default_options_are_all_scored_and_re
     cache gets every reply again from the server, identical."""
     replies = []
     for run in ("first", "second"):
-        summary = run_eval("cladder_pairs", "--limit", "10", "--model", local_llm.model, "--base-url",
-                           local_llm.base_url, "--hub-dir", str(dataset_dir), "--out", str(tmp_path / run),
-                           "--cache-dir", str(tmp_path / f"cache-{run}"))
+        summary = run_eval(
+            "cladder_pairs",
+            "--limit",
+            "10",
+            "--model",
+            local_llm.model,
+            "--base-url",
+            local_llm.base_url,
+            "--hub-dir",
+            str(dataset_dir),
+            "--out",
+            str(tmp_path / run),
+            "--cache-dir",
+            str(tmp_path / f"cache-{run}"),
+        )
         assert summary.status == "complete" and summary.items.scored == 10 and summary.failures == {}
         assert summary.usage["model"].http_requests == 10  # no retry: each request had one copy
         replies.append({item["id"]: item["raw"] for item in item_fields(tmp_path / run)})

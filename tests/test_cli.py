@@ -75,8 +75,10 @@ def test_info_before_and_after_a_build(tiny_registry, tmp_path, capsys):
     assert main(["info", "sourced", "--hub-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "| default | the released files | not built |" in out
-    assert "released files: pass --source PATH, the released files, or set $CAUSAL_DATASETS_SOURCES to a folder " \
-           "holding sourced/file.json" in out
+    assert (
+        "released files: pass --source PATH, the released files, or set $CAUSAL_DATASETS_SOURCES to a folder "
+        "holding sourced/file.json" in out
+    )
 
 
 def test_push_of_an_unbuilt_dataset_is_a_clear_error(tmp_path, capsys):
@@ -92,7 +94,9 @@ def test_console_script_builds_and_describes_the_real_registry(tmp_path):
     """The installed entry point end to end: every dataset that needs no source builds and loads back."""
     build = subprocess.run(
         [sys.executable, "-m", "causal_datasets.cli", "build", "--all", "--hub-dir", str(tmp_path)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert build.returncode == 0, build.stderr
     built = {name for name, b in registry.builders().items() if (tmp_path / name / "manifest.json").exists()}
@@ -104,10 +108,11 @@ def test_console_script_builds_and_describes_the_real_registry(tmp_path):
             assert f"skipped {name}:" in build.stdout
     info = subprocess.run(
         [sys.executable, "-m", "causal_datasets.cli", "info", "shapeworld", "--hub-dir", str(tmp_path)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert "| core | nothing: generated | test 84 |" in info.stdout
-
 
 
 def test_the_console_script_sets_the_collector_for_batch_work_and_main_alone_does_not(tmp_path, monkeypatch):
@@ -168,13 +173,28 @@ def test_help_texts_have_no_rest_markup():
 
 def test_build_notes_are_one_short_line_per_finding_and_none_that_counts_zero(tmp_path, capsys):
     hub = tmp_path / "hub"
-    assert main(["build", "cladder_pairs", "--rows", "10", "--source", str(SHARED_DATA_DIR / "cladder"),
-                 "--hub-dir", str(hub)]) == 0
+    assert (
+        main(
+            [
+                "build",
+                "cladder_pairs",
+                "--rows",
+                "10",
+                "--source",
+                str(SHARED_DATA_DIR / "cladder"),
+                "--hub-dir",
+                str(hub),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out.splitlines()
     card = (hub / "cladder_pairs" / "README.md").read_text()
     notes = [line for line in printed if line.startswith(("note:", "  "))]
-    assert notes[0] == (f"note: cladder_pairs: 8 data-quality findings, each with its ids and what the build did "
-                        f"under Data Quality in {hub / 'cladder_pairs' / 'README.md'}:")
+    assert notes[0] == (
+        f"note: cladder_pairs: 8 data-quality findings, each with its ids and what the build did "
+        f"under Data Quality in {hub / 'cladder_pairs' / 'README.md'}:"
+    )
     assert "  questions: a minus sign written as U+2212 (`−`): 103 rows" in notes
     assert all(len(line) < 160 and not line.endswith(": 0 rows") for line in notes[1:])
     assert "test-generate-easy.json-5, test-generate-easy.json-6" in card  # the ids are in the card
@@ -184,8 +204,10 @@ def test_build_notes_are_one_short_line_per_finding_and_none_that_counts_zero(tm
 def test_equiv_starts_without_the_heavy_libraries():
     """``equiv``'s start-up (under 0.5 s, issue #30) loads the verifier only: not datasets, pandas,
     pyarrow or networkx, which `import causal_datasets` must not pull in either."""
-    script = ("import sys; from causal_datasets.cli import main; "
-              "main(['equiv', 'P(Y | do(X))', 'P(Y | X)', '--graph', 'X->Y']); "
-              "print(sorted({'datasets', 'networkx', 'pandas', 'pyarrow'} & set(sys.modules)))")
+    script = (
+        "import sys; from causal_datasets.cli import main; "
+        "main(['equiv', 'P(Y | do(X))', 'P(Y | X)', '--graph', 'X->Y']); "
+        "print(sorted({'datasets', 'networkx', 'pandas', 'pyarrow'} & set(sys.modules)))"
+    )
     shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert shown.splitlines()[-1] == "[]"

@@ -52,14 +52,24 @@ def test_accuracy_as_mean_and_sd_over_the_phrasings():
 
 
 def test_per_model_table_with_criterion_failure_rates():
-    rows = [row("correct", "A", "x", E1=True, E2=True), row("wrong", "B", "x", E1=False, E2=True),
-            row("unknown", "A", "y", E1=None, E2=True), row("correct", "B", "y", E1=True, E2=True)]
+    rows = [
+        row("correct", "A", "x", E1=True, E2=True),
+        row("wrong", "B", "x", E1=False, E2=True),
+        row("unknown", "A", "y", E1=None, E2=True),
+        row("correct", "B", "y", E1=True, E2=True),
+    ]
     table = by_model(rows)
     assert list(table) == ["x", "y"]
-    assert (table["x"]["accuracy"], table["x"]["failure_rate"]["E1"], table["x"]["failure_rate"]["E2"]) == (0.5, 0.5, 0.0)
+    assert (table["x"]["accuracy"], table["x"]["failure_rate"]["E1"], table["x"]["failure_rate"]["E2"]) == (
+        0.5,
+        0.5,
+        0.0,
+    )
     assert table["y"]["failure_rate"]["E1"] == 0.0  # the unresolved E1 is left out of the rate
     assert table["y"]["accuracy"] == 0.5 and table["y"]["accuracy_decided"] == 1.0  # unknown is not decided
-    assert table["y"]["accuracy_phrasing_mean"] == pytest.approx(0.5) and table["y"]["accuracy_phrasing_sd"] == pytest.approx(0.5)
+    assert table["y"]["accuracy_phrasing_mean"] == pytest.approx(0.5) and table["y"][
+        "accuracy_phrasing_sd"
+    ] == pytest.approx(0.5)
     assert table["x"]["failure_rate"]["E4"] is None  # no row has E4
     assert summarize(rows)["by_graph_type"]["chain"]["model_accuracy"] == {"x": 0.5, "y": 0.5}
 
@@ -89,7 +99,11 @@ def test_the_papers_judge_agreement_is_reproduced_from_its_confusion():
     judge = ["correct"] * 46 + ["correct"] * 2 + ["wrong"] * 21 + ["wrong"] * 31
     humans = ["correct"] * 46 + ["wrong"] * 2 + ["correct"] * 21 + ["wrong"] * 31
     result = agreement(judge, humans)
-    assert (round(result["accuracy"], 2), round(result["precision"], 3), round(result["recall"], 3)) == (0.77, 0.958, 0.687)
+    assert (round(result["accuracy"], 2), round(result["precision"], 3), round(result["recall"], 3)) == (
+        0.77,
+        0.958,
+        0.687,
+    )
     assert round(result["f1"], 1) == 0.8 and round(result["cohen_kappa"], 2) == 0.55  # the paper's κ = 0.55
 
 
@@ -115,8 +129,13 @@ def test_several_raters_fleiss_kappa_majority_and_pairwise_by_hand():
 def test_text_statistics_by_hand():
     stats = text_statistics(["The dog barked, and the cat ran. It rained.", "Snow fell."])
     # words 9 and 2; sentences 2 and 1; clauses: dog barked | the cat ran | it rained, and snow fell
-    assert stats == {"scenarios": 2, "words_per_scenario": 5.5, "sentences_per_scenario": 1.5,
-                     "clauses_per_scenario": 2.0, "clauses_per_sentence": pytest.approx(4 / 3)}
+    assert stats == {
+        "scenarios": 2,
+        "words_per_scenario": 5.5,
+        "sentences_per_scenario": 1.5,
+        "clauses_per_scenario": 2.0,
+        "clauses_per_sentence": pytest.approx(4 / 3),
+    }
     assert text_statistics([])["words_per_scenario"] is None
 
 
@@ -126,7 +145,12 @@ def test_text_statistics_by_hand():
 def published_by_hand():
     """Per model: phrasing → (correct, total) over the distinct scenarios of the website file."""
     document = json.loads(SOURCE.read_text(encoding="utf-8"))
-    entries = {e["example_id"]: e for section in ("by_domain", "by_graph") for group in document[section].values() for e in group}
+    entries = {
+        e["example_id"]: e
+        for section in ("by_domain", "by_graph")
+        for group in document[section].values()
+        for e in group
+    }
     counts: dict[str, Counter] = {}
     for entry in entries.values():
         phrasing = PHRASING_OF_INDEX[entry["query_idx"]]
@@ -138,7 +162,9 @@ def published_by_hand():
 
 def test_published_verdicts_give_per_model_accuracy_and_table_5_without_any_model(hub, tmp_path):
     out = tmp_path / "run"
-    summary = run_eval("cobe", "--config", "responses", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE))
+    summary = run_eval(
+        "cobe", "--config", "responses", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE)
+    )
     assert summary.solver == "published" and summary.models == {} and summary.usage_total.calls == 0
     assert summary.status == "complete" and summary.metrics.count == 127 * 9
     expected = published_by_hand()
@@ -162,19 +188,34 @@ def test_published_verdicts_give_per_model_accuracy_and_table_5_without_any_mode
 
 def test_failure_modes_need_a_judge(hub, tmp_path):
     with pytest.raises(RunConfigurationError, match="--failure-modes needs a judge"):
-        run_eval("cobe", "--config", "responses", "--failure-modes", "--out", str(tmp_path / "run"),
-                 "--hub-dir", str(hub), "--source", str(SOURCE))
+        run_eval(
+            "cobe",
+            "--config",
+            "responses",
+            "--failure-modes",
+            "--out",
+            str(tmp_path / "run"),
+            "--hub-dir",
+            str(hub),
+            "--source",
+            str(SOURCE),
+        )
     assert not (tmp_path / "run").exists()
 
 
 def test_report_of_the_published_verdicts_draws_figures_6_to_8(hub, tmp_path):
     from causal_datasets.cli import main
 
-    run_eval("cobe", "--config", "responses", "--out", str(tmp_path / "run"), "--hub-dir", str(hub), "--source", str(SOURCE))
+    run_eval(
+        "cobe", "--config", "responses", "--out", str(tmp_path / "run"), "--hub-dir", str(hub), "--source", str(SOURCE)
+    )
     assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "report")]) == 0
     report = (tmp_path / "report" / "report.md").read_text()
     images = sorted(p.name for p in (tmp_path / "report").glob("cobe-*.png"))
-    assert images == ["cobe-accuracy-by-domain-fig-8.png", "cobe-accuracy-by-graph-type-fig-6.png",
-                      "cobe-accuracy-by-query-phrasing-fig-7.png"]
+    assert images == [
+        "cobe-accuracy-by-domain-fig-8.png",
+        "cobe-accuracy-by-graph-type-fig-6.png",
+        "cobe-accuracy-by-query-phrasing-fig-7.png",
+    ]
     assert "No plot: no run has values for `failure_rate`" in report  # one verdict per response: no E1–E5
     assert "### By model" in report and "accuracy_phrasing_sd" in report

@@ -9,22 +9,31 @@ from pathlib import Path
 import pytest
 
 from causal_datasets.builder import BuildContext
-from causal_datasets.errors import SourceUnavailable
 from causal_datasets.cli import main
 from causal_datasets.cobe.dataset import query_records
 from causal_datasets.cobe.formats import CoBeFormatError, parse_paper, parse_website, read_source
 from causal_datasets.cobe.labels import normalize_domain, normalize_graph_type
 from causal_datasets.cobe.quality import occurrence_problem
+from causal_datasets.errors import SourceUnavailable
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
-from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.cobe import CoBeQuery, CoBeResponse, CoBeScenario
 from causal_datasets.registry import get_builder
+from tests.support.data import SHARED_DATA_DIR
 
 WEBSITE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 EXCERPT = SHARED_DATA_DIR / "cobe" / "category-examples.excerpt.json"
 PAPER = Path(__file__).parent / "data" / "cobe" / "paper_format.json"
-BENCHMARK_FIELDS = {"id", "core_set_id", "variation_id", "text", "representative_answer",
-                    "should_not_change", "should_change", "numerical_change", "latent_factors"}
+BENCHMARK_FIELDS = {
+    "id",
+    "core_set_id",
+    "variation_id",
+    "text",
+    "representative_answer",
+    "should_not_change",
+    "should_change",
+    "numerical_change",
+    "latent_factors",
+}
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +63,12 @@ def test_labels_are_normalized_and_raw_spelling_kept(website):
     by_id = {s.id: s for s in website.scenarios}
     assert (by_id["403v28"].graph_type, by_id["403v28"].graph_type_raw) == ("hybrid", "Hydrid")
     assert (by_id["112v8"].domain, by_id["112v8"].domain_raw) == (
-        "History and Geography", "History, Geography and Agriculture")
+        "History and Geography",
+        "History, Geography and Agriculture",
+    )
     assert Counter(s.graph_type for s in website.scenarios if s.graph_type) == dict.fromkeys(
-        ["chain", "collider", "correlated", "diamond", "fork", "hybrid"], 10)
+        ["chain", "collider", "correlated", "diamond", "fork", "hybrid"], 10
+    )
     assert normalize_graph_type("Chain-like") == "chain" and normalize_graph_type("Spiral") is None
     assert normalize_domain("Music") == "Arts and Entertainment" and normalize_domain("Cooking") is None
 
@@ -73,7 +85,9 @@ def test_quality_findings_on_the_real_file(website):
     by_id = {s.id: s for s in website.scenarios}
     kinds_403v28 = {i.kind for i in by_id["403v28"].quality_issues}
     assert {"criterion_not_in_text", "criterion_in_both_lists", "query_off_template"} <= kinds_403v28
-    assert any("313v6" == s.id and i.kind == "criterion_not_in_text" for s in website.scenarios for i in s.quality_issues)
+    assert any(
+        "313v6" == s.id and i.kind == "criterion_not_in_text" for s in website.scenarios for i in s.quality_issues
+    )
     assert by_id["102v17"].quality_issues == []  # paraphrased criteria are not findings
     assert all(s.quality_issues == [] for s in website.scenarios if s.id in {"119v6", "143v10", "114v14"})
 
@@ -91,7 +105,8 @@ def test_excerpt_and_full_file_agree(website):
     assert [s.id for s in excerpt.scenarios] == ["102v17", "119v6", "143v10", "403v28", "406v29"]
     for scenario in excerpt.scenarios:
         assert scenario.model_dump(include=BENCHMARK_FIELDS | {"queries"}) == full[scenario.id].model_dump(
-            include=BENCHMARK_FIELDS | {"queries"})
+            include=BENCHMARK_FIELDS | {"queries"}
+        )
     assert excerpt.responses == []
 
 
@@ -102,8 +117,12 @@ def _as_paper_entry(scenario: CoBeScenario) -> dict:
     queries = ["(other phrasing)"] * 3
     queries[slots[query.phrasing]] = query.text
     return {
-        "Core Set ID": scenario.core_set_id, "Variation ID": scenario.variation_id, "Domain": scenario.domain_raw,
-        "Variation text": scenario.text, "Query": queries, "Representative answer": scenario.representative_answer,
+        "Core Set ID": scenario.core_set_id,
+        "Variation ID": scenario.variation_id,
+        "Domain": scenario.domain_raw,
+        "Variation text": scenario.text,
+        "Query": queries,
+        "Representative answer": scenario.representative_answer,
         "Evaluation criteria": [f"Should NOT change: {scenario.should_not_change[0]}", scenario.should_change[0]],
     }
 
@@ -118,7 +137,8 @@ def test_both_formats_parse_into_the_same_records(website):
         query = scenario.queries[0]
         assert next(q for q in twin.queries if q.phrasing == query.phrasing).text == query.text
         assert {i.kind for i in twin.quality_issues} - {"query_off_template"} == {
-            i.kind for i in scenario.quality_issues} - {"query_off_template"}
+            i.kind for i in scenario.quality_issues
+        } - {"query_off_template"}
 
 
 def test_paper_fixture_from_the_appendix():
@@ -155,7 +175,9 @@ def test_bad_website_entries_raise_a_named_error():
     with pytest.raises(CoBeFormatError, match="102v17: unknown query_idx 4"):
         parse_website({"examples": [entry | {"query_idx": 4}]})
     with pytest.raises(CoBeFormatError, match="listed twice with different contents"):
-        parse_website({"by_domain": {"Engineering": [entry]}, "by_graph": {"Fork-like": [entry | {"gold_answer": "x"}]}})
+        parse_website(
+            {"by_domain": {"Engineering": [entry]}, "by_graph": {"Fork-like": [entry | {"gold_answer": "x"}]}}
+        )
     outputs = {"gpt": {"response": "r", "verdict": "maybe"}}
     with pytest.raises(CoBeFormatError, match="no verdict"):
         parse_website({"models": ["gpt"], "examples": [entry | {"model_outputs": outputs}]})
@@ -169,8 +191,12 @@ def test_builder_needs_a_source_and_says_where_to_get_it(tmp_path):
 def test_built_folder_loads_back_typed_and_rebuilds_identically(tmp_path, website):
     builder = get_builder("cobe")
     written = build_to_folder(builder, tmp_path / "a", BuildContext(seed=0, source=WEBSITE))
-    assert verify_folder(written.folder) == {"scenarios": {"test": 127}, "queries": {"test": 127}, "responses": {"test": 1143},
-                                            "prompts": {"test": 127}}
+    assert verify_folder(written.folder) == {
+        "scenarios": {"test": 127},
+        "queries": {"test": 127},
+        "responses": {"test": 1143},
+        "prompts": {"test": 127},
+    }
     assert load_records(written.folder, "scenarios", "test", CoBeScenario) == website.scenarios
     assert load_records(written.folder, "responses", "test", CoBeResponse)[:9] == website.responses[:9]
     assert load_records(written.folder, "queries", "test", CoBeQuery) == query_records(website.scenarios)
@@ -178,8 +204,10 @@ def test_built_folder_loads_back_typed_and_rebuilds_identically(tmp_path, websit
     assert "`Hydrid` → `hybrid`" in card and "403v28" in card
     assert "| `scenarios` | listed more than once in the source (identical copies) | 3 scenarios |" in card
     again = build_to_folder(builder, tmp_path / "b", BuildContext(seed=0, source=WEBSITE))
-    assert json.loads((again.folder / "manifest.json").read_text())["files"] == json.loads(
-        (written.folder / "manifest.json").read_text())["files"]
+    assert (
+        json.loads((again.folder / "manifest.json").read_text())["files"]
+        == json.loads((written.folder / "manifest.json").read_text())["files"]
+    )
 
 
 def test_paper_source_builds_without_a_responses_config(tmp_path):

@@ -30,7 +30,9 @@ from tests.support.data import SHARED_DATA_DIR
 from tests.support.runs import item_fields, run_eval
 
 SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
-LABELS = json.loads((Path(__file__).parent / "data" / "cobe" / "failure_modes.json").read_text(encoding="utf-8"))["labels"]
+LABELS = json.loads((Path(__file__).parent / "data" / "cobe" / "failure_modes.json").read_text(encoding="utf-8"))[
+    "labels"
+]
 
 
 @pytest.fixture(scope="module")
@@ -65,17 +67,32 @@ def test_the_prompt_holds_the_case_and_all_seven_definitions(cases):
     case, _ = cases[0]
     (message,) = classification_messages(case)
     content = message["content"]
-    assert content.startswith(INSTRUCTIONS) and case.text in content and case.query in content and case.response in content
+    assert (
+        content.startswith(INSTRUCTIONS) and case.text in content and case.query in content and case.response in content
+    )
     assert " ".join(case.criteria.should_not_change) in content and " ".join(case.criteria.should_change) in content
     for mode in FAILURE_MODES:
         assert f"{mode.number}. {mode.name}: {mode.definition}" in content
     assert [m.number for m in FAILURE_MODES] == list(range(1, 8)) and len({m.key for m in FAILURE_MODES}) == 7
 
 
-@pytest.mark.parametrize("answer, mode", [
-    ("3", 3), ("Mode 5.", 5), ("**7**", 7), (" 1\n", 1), ("2 (correlation)", 2),
-    ("1-7", None), ("8", None), ("12", None), ("none", None), ("3 or 4", None), ("", None), ("4" + " " * 300, None),
-])
+@pytest.mark.parametrize(
+    "answer, mode",
+    [
+        ("3", 3),
+        ("Mode 5.", 5),
+        ("**7**", 7),
+        (" 1\n", 1),
+        ("2 (correlation)", 2),
+        ("1-7", None),
+        ("8", None),
+        ("12", None),
+        ("none", None),
+        ("3 or 4", None),
+        ("", None),
+        ("4" + " " * 300, None),
+    ],
+)
 def test_parse_mode(answer, mode):
     assert parse_mode(answer) == mode
 
@@ -84,8 +101,10 @@ def test_an_invalid_answer_is_asked_again_in_the_same_conversation(cases):
     judge = ScriptedClient(["It is probably about connectors.", "Mode 6."])
     verdict = classify_failure(judge, cases[14][0])
     assert (verdict.mode, verdict.key, verdict.error) == (6, "wrong_causal_implication", None)
-    assert judge.calls[1][1:] == [{"role": "assistant", "content": "It is probably about connectors."},
-                                  {"role": "user", "content": REASK}]
+    assert judge.calls[1][1:] == [
+        {"role": "assistant", "content": "It is probably about connectors."},
+        {"role": "user", "content": REASK},
+    ]
     stubborn = classify_failure(ScriptedClient(["no idea"] * 2), cases[0][0], max_attempts=2)
     assert (stubborn.mode, stubborn.error, stubborn.answers) == (None, "invalid_judge_answer", ["no idea"] * 2)
 
@@ -94,8 +113,13 @@ def test_agreement_with_the_hand_labels(cases):
     truth = [mode for _, mode in cases]
     oracle = ScriptedClient(lambda messages: str(next(m for c, m in cases if c.response in messages[0]["content"])))
     predicted = [classify_failure(oracle, case).mode for case, _ in cases]
-    assert label_agreement(predicted, truth) == {"n": 20, "answered": 20, "accuracy": 1.0, "cohen_kappa": 1.0,
-                                                 "confusions": {}}
+    assert label_agreement(predicted, truth) == {
+        "n": 20,
+        "answered": 20,
+        "accuracy": 1.0,
+        "cohen_kappa": 1.0,
+        "confusions": {},
+    }
     always_three = [classify_failure(ScriptedClient(lambda messages: "3"), case).mode for case, _ in cases]
     constant = label_agreement(always_three, truth)
     # three of the twenty are mode 3; a constant judge agrees exactly as often as chance predicts: κ = 0
@@ -113,9 +137,28 @@ def test_failure_modes_breakdown_of_a_run(hub, tmp_path):
 
     out = tmp_path / "run"
     with StubServer(respond) as server:
-        summary = run_eval("cobe", "--config", "responses", "--models", "gpt", "phi4", "--limit", "6",
-                           "--failure-modes", "--judge-model", "stub", "--judge-base-url", server.base_url,
-                           "--judge-no-cache", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE))
+        summary = run_eval(
+            "cobe",
+            "--config",
+            "responses",
+            "--models",
+            "gpt",
+            "phi4",
+            "--limit",
+            "6",
+            "--failure-modes",
+            "--judge-model",
+            "stub",
+            "--judge-base-url",
+            server.base_url,
+            "--judge-no-cache",
+            "--out",
+            str(out),
+            "--hub-dir",
+            str(hub),
+            "--source",
+            str(SOURCE),
+        )
     results = item_fields(out)
     wrong = [r for r in results if r["verdict"] == "wrong" and r["response"].strip()]
     assert wrong and all(r["failure_mode"]["mode"] in (2, 5) for r in wrong)
@@ -134,15 +177,18 @@ def test_failure_modes_breakdown_of_a_run(hub, tmp_path):
 
     assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 0
     images = {p.name for p in (tmp_path / "report").glob("cobe-*.png")}
-    assert {"cobe-wrong-rewrites-by-failure-mode-fig-9.png", "cobe-failure-rate-per-criterion-and-model-fig-5.png",
-            "cobe-failure-rate-per-criterion-fig-5.png"} <= images
+    assert {
+        "cobe-wrong-rewrites-by-failure-mode-fig-9.png",
+        "cobe-failure-rate-per-criterion-and-model-fig-5.png",
+        "cobe-failure-rate-per-criterion-fig-5.png",
+    } <= images
     assert "### By failure mode" in (tmp_path / "report" / "report.md").read_text()
 
 
 @pytest.mark.llm
 def test_the_local_model_as_failure_mode_judge_gives_a_mode_or_a_reason(local_llm, cases):
     judge = local_llm.client(max_tokens=8)
-    (case, mode), = cases[:1]  # one call: the prompt with seven definitions is long for a one-thread server
+    ((case, mode),) = cases[:1]  # one call: the prompt with seven definitions is long for a one-thread server
     verdict = classify_failure(judge, case, max_attempts=1)
     assert (verdict.mode is None) == (verdict.error is not None) and len(verdict.answers) == 1
     assert verdict.mode is None or verdict.key == FAILURE_MODES[verdict.mode - 1].key

@@ -10,6 +10,7 @@ from pathlib import Path
 import evaluate
 import pytest
 
+from causal_datasets.agreement import agreement
 from causal_datasets.cobe.judge import INVALID_ANSWER, combine, judge_all, judge_criterion, judge_response, parse_tf
 from causal_datasets.cobe.prompts import (
     CHANGED,
@@ -21,7 +22,6 @@ from causal_datasets.cobe.prompts import (
     applicable_criteria,
     judge_messages,
 )
-from causal_datasets.agreement import agreement
 from causal_datasets.cobe.scoring import summarize
 from causal_datasets.llm import LLMRequestError
 from causal_datasets.llm.stub_server import StubReply, StubServer
@@ -30,14 +30,19 @@ from tests.support.data import SHARED_DATA_DIR
 
 PAPER = SHARED_DATA_DIR.parent / "seeds" / "003_8c42ceddf8fde06d.txt"
 RECORDED = json.loads((Path(__file__).parent / "data" / "cobe" / "judge_answers.json").read_text(encoding="utf-8"))
-MARKERS = {"E1": "facts that should be UNCHANGED", "E2": "effects that should be CHANGED",
-           "E3": "Every causal connector", "E4": "expected NUMERICAL change", "E5": "latent conditions that should stay FIXED"}
+MARKERS = {
+    "E1": "facts that should be UNCHANGED",
+    "E2": "effects that should be CHANGED",
+    "E3": "Every causal connector",
+    "E4": "expected NUMERICAL change",
+    "E5": "latent conditions that should stay FIXED",
+}
 
 
 def paper_prompts() -> dict[str, str]:
     """The judge prompts of the paper's appendix C.2, with the Markdown escapes and hard breaks undone."""
     text = PAPER.read_text(encoding="utf-8")
-    section = text[text.index("### C.2 LLM-Judge prompts"): text.index("## C.3 Human Agreement")]
+    section = text[text.index("### C.2 LLM-Judge prompts") : text.index("## C.3 Human Agreement")]
     parts = re.split(r"^### (Q\d): .*$", section, flags=re.M)
     unescape = lambda s: re.sub(r" +\n", "\n", s.replace("\\$", "$").replace("\\_", "_")).strip()  # noqa: E731
     return {parts[i]: unescape(parts[i + 1]) for i in range(1, len(parts), 2)}
@@ -53,16 +58,24 @@ def test_templates_are_the_papers_prompts_verbatim():
 def test_rendering_substitutes_only_the_placeholders():
     criterion = next(c for c in CRITERIA if c.code == "E2")
     messages = judge_messages(criterion, "The brakes failed. Revenue hit $150 million.", "Costs were $5.")
-    assert messages == [{"role": "user", "content": (
-        "Short examples (your entire output is exactly one letter):\n\n"
-        "Effects that should be CHANGED - criterion says brakes failed and car hit wall; rewrite has brakes "
-        "engaged and car safe → T\n\n"
-        "Criterion (effects that should be CHANGED):\n\"The brakes failed. Revenue hit $150 million.\"\n\n"
-        "For each claim: T only if changed or removed in the rewrite, F if it still holds as in the original.\n\n"
-        "Your entire reply must be exactly one character: T if the criterion passes for that question type, "
-        "F if it fails.\n\nRewrite:\nCosts were $5.")}]
+    assert messages == [
+        {
+            "role": "user",
+            "content": (
+                "Short examples (your entire output is exactly one letter):\n\n"
+                "Effects that should be CHANGED - criterion says brakes failed and car hit wall; rewrite has brakes "
+                "engaged and car safe → T\n\n"
+                'Criterion (effects that should be CHANGED):\n"The brakes failed. Revenue hit $150 million."\n\n'
+                "For each claim: T only if changed or removed in the rewrite, F if it still holds as in the original.\n\n"
+                "Your entire reply must be exactly one character: T if the criterion passes for that question type, "
+                "F if it fails.\n\nRewrite:\nCosts were $5."
+            ),
+        }
+    ]
     connectors = judge_messages(CRITERIA[2], "", "So it rained.")[0]["content"]
-    assert connectors.startswith('Criterion: "Every causal connector') and connectors.endswith("Rewrite:\nSo it rained.")
+    assert connectors.startswith('Criterion: "Every causal connector') and connectors.endswith(
+        "Rewrite:\nSo it rained."
+    )
     for criterion in CRITERIA:  # every prompt ends with the one-character rule and the rewrite
         content = judge_messages(criterion, "X happened.", "R")[0]["content"]
         assert "$" not in content and content.endswith("F if it fails.\n\nRewrite:\nR")
@@ -75,10 +88,22 @@ def test_only_the_criteria_a_row_has_are_asked():
     assert applicable_criteria(CriteriaSet(("a.", "b."), ("c",)))[0][1] == "a. b."
 
 
-@pytest.mark.parametrize(("answer", "expected"), [
-    ("T", True), ("F", False), (" t\n", True), ("F.", False), ("**T**", True), ('"F"', False), ("True", True),
-    ("TF", None), ("Yes", None), ("T because the facts hold", None), ("", None),
-])
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("T", True),
+        ("F", False),
+        (" t\n", True),
+        ("F.", False),
+        ("**T**", True),
+        ('"F"', False),
+        ("True", True),
+        ("TF", None),
+        ("Yes", None),
+        ("T because the facts hold", None),
+        ("", None),
+    ],
+)
 def test_parse_tf(answer, expected):
     assert parse_tf(answer) is expected
 
@@ -136,19 +161,33 @@ def test_combine():
 def test_recorded_answers_score_as_computed_by_hand():
     items = RECORDED["items"]
     judge = ScriptedJudge(items)
-    judgements = judge_all(judge, [CriteriaSet.of(i["reference"]) for i in items], [i["response"] for i in items],
-                           concurrency=1)
+    judgements = judge_all(
+        judge, [CriteriaSet.of(i["reference"]) for i in items], [i["response"] for i in items], concurrency=1
+    )
     assert [j.verdict for j in judgements] == ["correct", "wrong", "wrong", "unknown"]
     assert len(judge.calls) == 3 + 5 + 4 + 5  # r2 re-asks E4 once, r4 asks E2 three times
     refs = [i["reference"] for i in items]
-    result = summarize([j.scored(domain=r["domain"], graph_type=r["graph_type"] or None, phrasing=r["phrasing"])
-                        for j, r in zip(judgements, refs)])
+    result = summarize(
+        [
+            j.scored(domain=r["domain"], graph_type=r["graph_type"] or None, phrasing=r["phrasing"])
+            for j, r in zip(judgements, refs)
+        ]
+    )
     # by hand: 1 correct of 4; E1 fails r2 (1/4); E2 fails r3, r4 unresolved (1/3); E3 fails r3 (1/4);
     # E4 only r2, passed after a re-ask (0/1); E5 only r3, passed (0/1)
-    assert (result["n"], result["correct"], result["wrong"], result["unknown"], result["accuracy"]) == (4, 1, 2, 1, 0.25)
+    assert (result["n"], result["correct"], result["wrong"], result["unknown"], result["accuracy"]) == (
+        4,
+        1,
+        2,
+        1,
+        0.25,
+    )
     assert result["failure_rate"] == {"E1": 0.25, "E2": 1 / 3, "E3": 0.25, "E4": 0.0, "E5": 0.0}
     assert result["criteria"]["E2"] == {"rows": 4, "judged": 3, "failed": 1, "unresolved": 1, "failure_rate": 1 / 3}
-    assert {k: v["accuracy"] for k, v in result["by_domain"].items()} == {"Engineering": 0.0, "Health and Medicine": 0.5}
+    assert {k: v["accuracy"] for k, v in result["by_domain"].items()} == {
+        "Engineering": 0.0,
+        "Health and Medicine": 0.5,
+    }
     assert {k: v["n"] for k, v in result["by_graph_type"].items()} == {"(not given)": 1, "chain": 1, "fork": 2}
     assert {k: v["accuracy"] for k, v in result["by_phrasing"].items()} == {"A": 0.5, "B": 0.0, "C": 0.0}
 
@@ -200,15 +239,23 @@ def test_evaluate_module_judges_through_an_openai_compatible_endpoint():
             judge_model="stub-judge",
             judge_base_url=server.base_url,
             concurrency=2,
-            judge_config={"reasoning_effort": "low", "extra_body": {"chat_template_kwargs": {"enable_thinking": False}},
-                          "max_tokens": 32},  # further settings, winning over judge_max_tokens
+            judge_config={
+                "reasoning_effort": "low",
+                "extra_body": {"chat_template_kwargs": {"enable_thinking": False}},
+                "max_tokens": 32,
+            },  # further settings, winning over judge_max_tokens
             reference_verdicts=["correct", "correct", "wrong", "wrong"],
-            rater_verdicts=[["correct", "wrong", "wrong", "wrong"], ["correct", "correct", "wrong", "wrong"],
-                            ["wrong", "wrong", "wrong", "correct"]],
+            rater_verdicts=[
+                ["correct", "wrong", "wrong", "wrong"],
+                ["correct", "correct", "wrong", "wrong"],
+                ["wrong", "wrong", "wrong", "correct"],
+            ],
         )
         assert server.count == 17
-        assert {(r["reasoning_effort"], r["max_tokens"], r["chat_template_kwargs"]["enable_thinking"])
-                for r in server.requests} == {("low", 32, False)}
+        assert {
+            (r["reasoning_effort"], r["max_tokens"], r["chat_template_kwargs"]["enable_thinking"])
+            for r in server.requests
+        } == {("low", 32, False)}
     assert result["accuracy"] == 0.25 and result["failure_rate"]["E2"] == pytest.approx(1 / 3)
     assert [item["verdict"] for item in result["items"]] == ["correct", "wrong", "wrong", "unknown"]
     assert result["items"][3]["criteria"][1]["answers"] == ["maybe", "yes", "no"]

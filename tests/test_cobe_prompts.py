@@ -5,9 +5,9 @@ import datasets
 from causal_datasets.builder import BuildContext
 from causal_datasets.cobe.prompts import build_messages
 from causal_datasets.hub.folder import build_to_folder, load_records
-from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.cobe import CoBeQuery
 from causal_datasets.registry import get_builder
+from tests.support.data import SHARED_DATA_DIR
 
 
 def test_prompts_rows_are_the_runner_requests(tmp_path):

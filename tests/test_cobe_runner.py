@@ -12,10 +12,10 @@ from causal_datasets.cobe.prompts import build_messages
 from causal_datasets.errors import ResultsExist, RunConfigurationError
 from causal_datasets.hub.folder import build_to_folder, load_records
 from causal_datasets.llm.stub_server import StubReply, StubServer
-from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.cobe import CoBeQuery
 from causal_datasets.registry import get_builder
 from causal_datasets.runners.results import read_summary
+from tests.support.data import SHARED_DATA_DIR
 from tests.support.runs import item_fields, run_eval
 
 SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
@@ -39,8 +39,23 @@ def judge_all_true(request, index):
 
 def test_judging_published_outputs_reports_agreement_and_resumes(tmp_path, hub):
     out = tmp_path / "run"
-    argv = ["--config", "responses", "--models", "gpt", "claude", "--limit", "6", "--out", str(out),
-            "--hub-dir", str(hub), "--source", str(SOURCE), "--concurrency", "2"]
+    argv = [
+        "--config",
+        "responses",
+        "--models",
+        "gpt",
+        "claude",
+        "--limit",
+        "6",
+        "--out",
+        str(out),
+        "--hub-dir",
+        str(hub),
+        "--source",
+        str(SOURCE),
+        "--concurrency",
+        "2",
+    ]
     with StubServer(judge_all_true) as server:
         base = ["--judge-model", "stub-judge", "--judge-base-url", server.base_url, "--judge-no-cache"]
         summary = run(argv + base)
@@ -61,12 +76,18 @@ def test_judging_published_outputs_reports_agreement_and_resumes(tmp_path, hub):
     gpt = [r for r in results if r["model"] == "gpt"]
     entry = summary.slices["by_model"]["gpt"]
     assert (entry["n"], entry["accuracy"], entry["published_accuracy"]) == (
-        len(gpt), sum(r["verdict"] == "correct" for r in gpt) / len(gpt),
-        [r["published_verdict"] for r in gpt].count("correct") / len(gpt))
+        len(gpt),
+        sum(r["verdict"] == "correct" for r in gpt) / len(gpt),
+        [r["published_verdict"] for r in gpt].count("correct") / len(gpt),
+    )
     assert entry["failure_rate"]["E1"] == 0.0 and entry["failure_rate"]["E4"] is None  # all T; no E4 criteria here
     written = read_summary(out)
     assert (written["dataset"]["configs"], written["solver"], written["models"], written["items"]["selected"]) == (
-        ["responses"], "published", {"judge": "stub-judge"}, 6)
+        ["responses"],
+        "published",
+        {"judge": "stub-judge"},
+        6,
+    )
 
 
 def test_generation_and_judging_keep_and_classify_failures(tmp_path, hub):
@@ -85,11 +106,34 @@ def test_generation_and_judging_keep_and_classify_failures(tmp_path, hub):
 
     out = tmp_path / "run"
     with StubServer(respond) as server:
-        summary = run([
-            "--config", "queries", "--model", "writer", "--base-url", server.base_url, "--no-cache",
-            "--max-retries", "0", "--judge-model", "judge", "--judge-base-url", server.base_url, "--judge-no-cache",
-            "--max-attempts", "2", "--limit", "4", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE),
-        ])
+        summary = run(
+            [
+                "--config",
+                "queries",
+                "--model",
+                "writer",
+                "--base-url",
+                server.base_url,
+                "--no-cache",
+                "--max-retries",
+                "0",
+                "--judge-model",
+                "judge",
+                "--judge-base-url",
+                server.base_url,
+                "--judge-no-cache",
+                "--max-attempts",
+                "2",
+                "--limit",
+                "4",
+                "--out",
+                str(out),
+                "--hub-dir",
+                str(hub),
+                "--source",
+                str(SOURCE),
+            ]
+        )
     results = {r["id"]: r for r in item_fields(out)}
     assert set(results) == {q.id for q in queries[:4]}
     failed = [r for r in results.values() if r["status"] == "failed"]  # the server refused: not a wrong rewrite
@@ -113,21 +157,78 @@ def test_generation_and_judging_keep_and_classify_failures(tmp_path, hub):
 def test_missing_options_are_explained_before_anything_is_built(tmp_path, capsys):
     fresh = tmp_path / "hub"
     with StubServer(judge_all_true) as server, pytest.raises(RunConfigurationError, match="needs --model"):
-        run(["--judge-model", "j", "--judge-base-url", server.base_url, "--out", str(tmp_path / "run"),
-             "--hub-dir", str(fresh), "--source", str(SOURCE)])
+        run(
+            [
+                "--judge-model",
+                "j",
+                "--judge-base-url",
+                server.base_url,
+                "--out",
+                str(tmp_path / "run"),
+                "--hub-dir",
+                str(fresh),
+                "--source",
+                str(SOURCE),
+            ]
+        )
     assert not fresh.exists() and not (tmp_path / "run").exists()
-    assert main(["eval", "cobe", "--config", "responses", "--judge-model", "j", "--out", str(tmp_path / "run2"),
-                 "--hub-dir", str(tmp_path / "empty"), "--source", str(tmp_path / "missing.json")]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                "cobe",
+                "--config",
+                "responses",
+                "--judge-model",
+                "j",
+                "--out",
+                str(tmp_path / "run2"),
+                "--hub-dir",
+                str(tmp_path / "empty"),
+                "--source",
+                str(tmp_path / "missing.json"),
+            ]
+        )
+        == 2
+    )
     assert capsys.readouterr().err == f"error: --source {tmp_path / 'missing.json'} does not exist\n"
 
 
 @pytest.mark.llm
 def test_local_model_end_to_end(tmp_path, hub, local_llm):
     out = tmp_path / "run"
-    argv = ["--config", "queries", "--model", local_llm.model, "--base-url", local_llm.base_url,
-            "--max-tokens", "48", "--judge-model", local_llm.model, "--judge-base-url", local_llm.base_url,
-            "--judge-max-tokens", "4", "--max-attempts", "2", "--cache-dir", str(tmp_path / "cache"), "--judge-cache-dir", str(tmp_path / "cache"),
-            "--limit", "2", "--concurrency", "1", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE)]
+    argv = [
+        "--config",
+        "queries",
+        "--model",
+        local_llm.model,
+        "--base-url",
+        local_llm.base_url,
+        "--max-tokens",
+        "48",
+        "--judge-model",
+        local_llm.model,
+        "--judge-base-url",
+        local_llm.base_url,
+        "--judge-max-tokens",
+        "4",
+        "--max-attempts",
+        "2",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--judge-cache-dir",
+        str(tmp_path / "cache"),
+        "--limit",
+        "2",
+        "--concurrency",
+        "1",
+        "--out",
+        str(out),
+        "--hub-dir",
+        str(hub),
+        "--source",
+        str(SOURCE),
+    ]
     summary = run(argv)
     results = item_fields(out)
     assert len(results) == 2 and summary.metrics.count + summary.items.failed == 2
@@ -157,8 +258,20 @@ def test_an_unexpected_failure_is_recorded_as_failed_and_retried_on_resume(tmp_p
         return real(judge, criteria, response, max_attempts)
 
     monkeypatch.setattr(runner, "judge_response", flaky)
-    argv = ["--config", "responses", "--limit", "3", "--concurrency", "1", "--out", str(tmp_path / "run"),
-            "--hub-dir", str(hub), "--source", str(SOURCE)]
+    argv = [
+        "--config",
+        "responses",
+        "--limit",
+        "3",
+        "--concurrency",
+        "1",
+        "--out",
+        str(tmp_path / "run"),
+        "--hub-dir",
+        str(hub),
+        "--source",
+        str(SOURCE),
+    ]
     with StubServer(judge_all_true) as server:
         base = ["--judge-model", "j", "--judge-base-url", server.base_url, "--judge-no-cache"]
         summary = run(argv + base)

@@ -60,8 +60,9 @@ def test_the_oracle_beats_the_random_agent_on_84_paired_items(runs):
 def test_two_random_agents_with_different_seeds_rarely_differ(runs):
     """Seeded runs, so the count is fixed: at most 3 of 20 pairs (15%) reach p < 0.05 on accuracy."""
     _, folders = runs
-    p_values = [_headline(compare_runs(folders[2 * k], folders[2 * k + 1], "accuracy")).p_value
-                for k in range(SEED_PAIRS)]
+    p_values = [
+        _headline(compare_runs(folders[2 * k], folders[2 * k + 1], "accuracy")).p_value for k in range(SEED_PAIRS)
+    ]
     assert sum(p < 0.05 for p in p_values) <= 3, sorted(p_values)
     assert max(p_values) > 0.5  # not all pushed towards significance
 
@@ -76,8 +77,12 @@ def test_slices_are_adjusted_by_holm_within_each_number(runs):
     for rank, row in enumerate(ordered):
         assert row.p_holm >= min(1.0, (len(ordered) - rank) * row.result.p_value) - 1e-12
         assert row.p_holm >= row.result.p_value
-    assert {row.slice for row in comparison.rows} == {None, "by_structure", "by_num_variables",
-                                                      "by_num_variables_all_moving"}
+    assert {row.slice for row in comparison.rows} == {
+        None,
+        "by_structure",
+        "by_num_variables",
+        "by_num_variables_all_moving",
+    }
 
 
 def test_the_command_prints_the_table_or_json_rows_and_lists_unpaired_items(runs, capsys):
@@ -123,8 +128,12 @@ def test_bad_input_is_one_line_and_exit_2(runs, case, capsys, tmp_path):
     assert main(["compare", *argv]) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith("error: ") and len(error.splitlines()) == 1
-    assert {"other benchmark": "compare two runs of one benchmark", "no paired items": "no item is scored in both",
-            "no summary": "has no summary.json", "unknown metric": "no number 'speed'"}[case] in error
+    assert {
+        "other benchmark": "compare two runs of one benchmark",
+        "no paired items": "no item is scored in both",
+        "no summary": "has no summary.json",
+        "unknown metric": "no number 'speed'",
+    }[case] in error
     if case == "unknown metric":
         with pytest.raises(ComparisonError, match="choose from accuracy, accuracy_true"):
             compare_runs(*argv[:2], metric="speed")

@@ -114,7 +114,9 @@ def test_every_column_of_every_config_is_in_its_field_table(built, name):
     assert configs == sorted(builder.configs)  # every source is given: every config is built
     for config in configs:
         sharing = sum(model is builder.configs[config] for model in builder.configs.values())
-        (table,) = [t for t in tables if f"`{config}`" in t.splitlines()[0] or f"({sharing} configs" in t.splitlines()[0]]
+        (table,) = [
+            t for t in tables if f"`{config}`" in t.splitlines()[0] or f"({sharing} configs" in t.splitlines()[0]
+        ]
         for path in column_paths(pq.read_schema(next((folder / "data" / config).glob("*.parquet")))):
             row = re.search(rf"^\| `{re.escape(path)}` \| [^|]+ \| (.+) \|$", table, re.MULTILINE)
             assert row and row.group(1).strip(), f"{config}: {path}"
@@ -140,7 +142,8 @@ def test_front_matter_passes_the_hubs_offline_rules_and_matches_the_parquet_file
         assert list(info.features) == pq.read_schema(files[0]).names
         assert info.download_size == sum(f.stat().st_size for f in files)
         assert {s.name: s.num_examples for s in info.splits.values()} == json.loads(
-            (folder / "manifest.json").read_text())["rows"][config]
+            (folder / "manifest.json").read_text()
+        )["rows"][config]
 
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
@@ -163,7 +166,7 @@ def test_data_quality_section_is_what_the_builder_found(built, name):
     for finding in outcome.findings:
         assert f"| `{finding.config}` | {finding.issue} | {len(finding.ids)} {finding.unit} |" in quality
     notes = json.loads((folder / "manifest.json").read_text())["notes"]
-    assert [f.note() for f in outcome.findings] == notes[len(notes) - len(outcome.findings):]
+    assert [f.note() for f in outcome.findings] == notes[len(notes) - len(outcome.findings) :]
 
 
 def test_recast_findings_are_the_releases_quirks(built):
@@ -220,8 +223,12 @@ def test_cladder_pairs_version_with_the_repeats_removed():
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_evaluation_commands_of_the_card_are_real_commands(built, name):
     text = card(built[name][2])
-    commands = [line for block in re.findall(r'^```bash(?: title="[^"]*")?\n(.*?)^```$', text, re.MULTILINE | re.DOTALL)
-                for line in block.splitlines() if line.startswith("causal-datasets ")]
+    commands = [
+        line
+        for block in re.findall(r'^```bash(?: title="[^"]*")?\n(.*?)^```$', text, re.MULTILINE | re.DOTALL)
+        for line in block.splitlines()
+        if line.startswith("causal-datasets ")
+    ]
     assert any(f"causal-datasets eval {name}" in c for c in commands)
     for command in commands:
         build_parser().parse_args(shlex.split(command)[1:])  # argparse exits on a bad command
@@ -232,7 +239,9 @@ def test_rebuilding_is_byte_identical(built, name, tmp_path):
     builder, _, first = built[name]
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setitem(get_builder("cladder_pairs").build.__globals__, "SYNTHETIC_POSITIVES", SYNTHETIC_POSITIVES)
-        second = build_to_folder(builder, tmp_path, BuildContext(seed=builder.default_seed, source=SOURCES[name])).folder
+        second = build_to_folder(
+            builder, tmp_path, BuildContext(seed=builder.default_seed, source=SOURCES[name])
+        ).folder
     files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
     for relative in files:
@@ -248,8 +257,10 @@ def test_every_field_of_every_config_is_described():
 
 def test_the_class_label_values_follow_the_description():
     (doc,) = [d for d in SyntheticPair.field_docs() if d.path == "negative_kind"]
-    assert describe(doc).endswith("Class label: 0 = `dropped_action`, 1 = `action_as_observation`, "
-                                  "2 = `observation_as_action`, 3 = `dropped_observation`, 4 = `added_observation`.")
+    assert describe(doc).endswith(
+        "Class label: 0 = `dropped_action`, 1 = `action_as_observation`, "
+        "2 = `observation_as_action`, 3 = `dropped_observation`, 4 = `added_observation`."
+    )
 
 
 @pytest.mark.parametrize(
@@ -264,8 +275,11 @@ def test_the_class_label_values_follow_the_description():
         ("annotations_creators", ["experts"], "annotations_creators: 'experts' is not"),
         ("tags", None, "missing 'tags'"),
         ("licence", "mit", "unknown key 'licence'"),
-        ("configs", [{"config_name": "a", "data_files": "a/*"}, {"config_name": "b", "data_files": "b/*"}],
-         "configs: no default config"),
+        (
+            "configs",
+            [{"config_name": "a", "data_files": "a/*"}, {"config_name": "b", "data_files": "b/*"}],
+            "configs: no default config",
+        ),
     ],
 )
 def test_the_offline_rules_reject_what_the_hub_would(built, key, value, problem):
@@ -276,8 +290,10 @@ def test_the_offline_rules_reject_what_the_hub_would(built, key, value, problem)
 
 @pytest.mark.parametrize(
     ("line", "replacement", "message"),
-    [("license: apache-2.0", "license: apache", "license: 'apache' is not"),
-     ("- original", "- original\npretty_name: mine", "sets computed keys ['pretty_name']")],
+    [
+        ("license: apache-2.0", "license: apache", "license: 'apache' is not"),
+        ("- original", "- original\npretty_name: mine", "sets computed keys ['pretty_name']"),
+    ],
 )
 def test_a_card_template_that_breaks_the_rules_fails_the_build(tmp_path, line, replacement, message):
     builder = get_builder("shapeworld")
@@ -297,14 +313,21 @@ def test_history_must_grow_and_its_last_entry_is_the_version():
 
 
 def test_an_unknown_citation_key_is_named():
-    assert {"saklad2025recast", "feng2025causallink", "yang2026causalab", "raghavan2026cobe", "doverifier2025",
-            "jin2023cladder"} <= set(bibtex_entries())
+    assert {
+        "saklad2025recast",
+        "feng2025causallink",
+        "yang2026causalab",
+        "raghavan2026cobe",
+        "doverifier2025",
+        "jin2023cladder",
+    } <= set(bibtex_entries())
     with pytest.raises(BuilderRegistrationError, match="no BibTeX entry \\['nobody2099'\\]"):
         bibtex(["nobody2099"])
 
 
 def test_repeated_synthetic_pairs_state_the_same_identity():
     """Same edges in any order, the two sides in either order, isolated nodes no expression names ignored."""
+
     def pair(number: int, edges: list[tuple[str, str]], b: str) -> SyntheticPair:
         return SyntheticPair(
             id=f"synthetic-{number:05d}", num_nodes=3, nodes=["V1", "V2", "V3"],
@@ -312,10 +335,16 @@ def test_repeated_synthetic_pairs_state_the_same_identity():
             rule_applications=1, proof=[], negative_kind=None, counterexample_json=None,
         )  # fmt: skip
 
-    rows = [pair(0, [("V2", "V1"), ("V3", "V1")], "P(V1 | V2)"), pair(1, [("V3", "V1"), ("V2", "V1")], "P(V1 | V2)"),
-            pair(2, [("V2", "V1")], "P(V1 | V2)"), pair(3, [("V2", "V1"), ("V3", "V1")], "P(V1)")]
+    rows = [
+        pair(0, [("V2", "V1"), ("V3", "V1")], "P(V1 | V2)"),
+        pair(1, [("V3", "V1"), ("V2", "V1")], "P(V1 | V2)"),
+        pair(2, [("V2", "V1")], "P(V1 | V2)"),
+        pair(3, [("V2", "V1"), ("V3", "V1")], "P(V1)"),
+    ]
     swapped = pair(4, [("V2", "V1"), ("V3", "V1")], "P(V1 | do(V2))").model_copy(update={"expr_a": "P(V1 | V2)"})
-    isolated = pair(5, [("V2", "V1")], "P(V1 | V2)").model_copy(update={"num_nodes": 4, "nodes": ["V1", "V2", "V3", "V4"]})
+    isolated = pair(5, [("V2", "V1")], "P(V1 | V2)").model_copy(
+        update={"num_nodes": 4, "nodes": ["V1", "V2", "V3", "V4"]}
+    )
     named = pair(6, [("V2", "V1")], "P(V1 | V2, V3)")  # V3 isolated but named: another identity
     kept, finding = distinct_synthetic([*rows, swapped, isolated, named])
     assert [r.id for r in kept] == ["synthetic-00000", "synthetic-00002", "synthetic-00003", "synthetic-00006"]
@@ -324,7 +353,12 @@ def test_repeated_synthetic_pairs_state_the_same_identity():
 
 @pytest.mark.parametrize(
     ("text", "mismatched"),
-    [("P(Y = 1 | X = 1, V3 = 1] - P(Y = 1 | V3 = 1)", True), ("[P(Y|X)]", False), ("E[Y_{X=1}]", False), ("P(Y))", True)],
+    [
+        ("P(Y = 1 | X = 1, V3 = 1] - P(Y = 1 | V3 = 1)", True),
+        ("[P(Y|X)]", False),
+        ("E[Y_{X=1}]", False),
+        ("P(Y))", True),
+    ],
 )
 def test_mismatched_brackets(text, mismatched):
     assert mismatched_brackets(text) is mismatched

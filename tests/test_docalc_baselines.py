@@ -30,8 +30,37 @@ def graph_text(row) -> str:
 
 def test_tokens_keep_names_numbers_and_latex_commands_whole():
     assert tokens("\\sum_{V1=v} P(V1=v)*[P(Y=1|V1=v, X=0)]") == [
-        "\\sum", "_", "{", "V1", "=", "v", "}", "P", "(", "V1", "=", "v", ")", "*", "(", "P", "(", "Y", "=", "1", "|",
-        "V1", "=", "v", ",", "X", "=", "0", ")", ")"]
+        "\\sum",
+        "_",
+        "{",
+        "V1",
+        "=",
+        "v",
+        "}",
+        "P",
+        "(",
+        "V1",
+        "=",
+        "v",
+        ")",
+        "*",
+        "(",
+        "P",
+        "(",
+        "Y",
+        "=",
+        "1",
+        "|",
+        "V1",
+        "=",
+        "v",
+        ",",
+        "X",
+        "=",
+        "0",
+        ")",
+        ")",
+    ]
     assert tokens("P(Y=0.25)−P(Y)") == ["P", "(", "Y", "=", "0.25", ")", "-", "P", "(", "Y", ")"]
 
 
@@ -42,7 +71,9 @@ def test_bleu_is_sacrebleus_sentence_bleu_on_the_same_tokens(cladder_pairs, synt
     assert len(pairs) > 100
     for a, b in pairs:
         for hyp, ref in ((a, b), (b, a)):
-            theirs = sacrebleu.sentence_bleu(" ".join(tokens(hyp)), [" ".join(tokens(ref))], tokenize="none").score / 100
+            theirs = (
+                sacrebleu.sentence_bleu(" ".join(tokens(hyp)), [" ".join(tokens(ref))], tokenize="none").score / 100
+            )
             assert bleu(hyp, ref) == pytest.approx(theirs, abs=1e-9), (hyp, ref)
     assert bleu("P(Y|X)", "P(Y|X)") == pytest.approx(1.0) and bleu("", "P(Y)") == 0.0
 
@@ -65,7 +96,9 @@ def test_synthetic_config_app_i_comparison(synthetic):
     assert equal["string_match"] == 0.0 and different["string_match"] == 0.0
     assert abs(equal["bleu"] - different["bleu"]) < 0.15 and abs(equal["token_f1"] - different["token_f1"]) < 0.15
     assert different["token_f1_max"] > equal["token_f1_min"]  # no threshold on token F1 separates them
-    verdicts = score_pairs([r.expr_b for r in synthetic], [r.expr_a for r in synthetic], [graph_text(r) for r in synthetic])
+    verdicts = score_pairs(
+        [r.expr_b for r in synthetic], [r.expr_a for r in synthetic], [graph_text(r) for r in synthetic]
+    )
     assert verdicts["verdicts"] == [r.equivalent for r in synthetic]
     assert verdicts["string_match"] == 0.0 and 0 < verdicts["bleu"] < 1 and 0 < verdicts["token_f1"] < 1
     assert verdicts["bleu_scores"][0] == pytest.approx(bleu(synthetic[0].expr_b, synthetic[0].expr_a))

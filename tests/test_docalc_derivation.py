@@ -36,7 +36,9 @@ def test_a_derivation_is_read_from_a_reply():
     assert steps[1].rule == "expectation of a binary variable" and steps[4].rule == "rule 3"
     assert extract_derivation("Estimand: P(Y)") is None and extract_derivation("") is None
     assert extract_derivation("**Derivation:** P(Y | do(X))\nStep 1: = P(Y | X) using rule 2.\nEstimand: P(Y|X)") == [
-        WrittenStep("P(Y | do(X))", None), WrittenStep("P(Y | X)", "rule 2")]
+        WrittenStep("P(Y | do(X))", None),
+        WrittenStep("P(Y | X)", "rule 2"),
+    ]
 
 
 def test_a_valid_derivation_scores_one():
@@ -94,11 +96,16 @@ P(Y=1 | do(X=1))
     assert score_derivation("Derivation:\nP(Y)", CONFOUNDING).valid_share is None
 
 
-@pytest.mark.parametrize("name, rule", [("Rule 2 of do-calculus", "rule 2: action to observation"),
-                                        ("do-calculus rule three", "rule 3: delete action"),
-                                        ("the law of total probability", "law of total probability"),
-                                        ("back-door adjustment", "rule 2: action to observation"),
-                                        ("sum over all values", "sum over all values")])
+@pytest.mark.parametrize(
+    "name, rule",
+    [
+        ("Rule 2 of do-calculus", "rule 2: action to observation"),
+        ("do-calculus rule three", "rule 3: delete action"),
+        ("the law of total probability", "law of total probability"),
+        ("back-door adjustment", "rule 2: action to observation"),
+        ("sum over all values", "sum over all values"),
+    ],
+)
 def test_rule_names_a_model_writes(name, rule):
     assert rule in rule_family(name)
     assert rule_family("magic") is None and rule_family(None) is None
@@ -108,7 +115,13 @@ def test_the_verifiers_own_proofs_are_valid_derivations():
     """The rule checker agrees with the proof search: every proof found for a CLadder pair, written
     as a derivation with the rule names of its steps, is valid step by step."""
     questions = question_rows(read_questions(SHARED_DATA_DIR / "cladder"))
-    wanted = {("confounding", "ate"), ("frontdoor", "ate"), ("diamondcut", "ett"), ("chain", "ett"), ("mediation", "ate")}
+    wanted = {
+        ("confounding", "ate"),
+        ("frontdoor", "ate"),
+        ("diamondcut", "ett"),
+        ("chain", "ett"),
+        ("mediation", "ate"),
+    }
     checked = 0
     for q in questions:
         if (q.graph_id, q.query_type) not in wanted:
@@ -118,6 +131,9 @@ def test_the_verifiers_own_proofs_are_valid_derivations():
         proof = check_equivalence(formal_expression(q), q.estimand, graph, limits=PROOF_LIMITS).proof
         steps = [WrittenStep(proof.start, None)] + [WrittenStep(s.expression, s.rule) for s in proof.steps]
         score = check_derivation(steps, graph)
-        assert score.valid_share == 1.0, (q.id, [(s.number, s.rule, s.status) for s in score.steps if s.status != "valid"])
+        assert score.valid_share == 1.0, (
+            q.id,
+            [(s.number, s.rule, s.status) for s in score.steps if s.status != "valid"],
+        )
         checked += len(proof.steps)
     assert not wanted and checked >= 40

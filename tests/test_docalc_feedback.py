@@ -24,24 +24,27 @@ def kinds(expression, family, query_type="ate"):
     return [f.kind for f in diagnose(expression, family_graph(family), query_type=query_type)]
 
 
-@pytest.mark.parametrize(("family", "query_type", "answer", "expected"), [
-    ("confounding", "ate", "P(Y=1|X=1) - P(Y=1|X=0)", ["missing_confounder"]),
-    ("confounding", "ate", "E[Y | do(X = 1)] - E[Y | do(X = 0)]", ["missing_confounder"]),
-    ("chain", "ate", "E[Y | do(X = 1)] - E[Y | do(X = 0)]", ["do_should_be_conditioning"]),
-    ("chain", "ate", "\\sum_{V2=v} P(V2=v)*[P(Y=1|V2=v,X=1) - P(Y=1|V2=v,X=0)]", ["mediator_conditioned"]),
-    ("IV", "ate", "P(Y=1|X=1) - P(Y=1|X=0)", ["latent_confounding"]),
-    ("IV", "ate", "\\sum_{V1} P(V1)*P(Y|X,V1)", ["unobserved_variable"]),
-    ("collision", "ate", "P(Y=1|X=1,V3=1) - P(Y=1|X=0,V3=1)", ["collider_conditioned"]),
-    ("collision", "ate", "P(Y=1|do(V3=1))", ["do_without_effect"]),
-    ("chain", "correlation", "P(Y=1|do(X=1))", ["intervention_in_association"]),
-    ("mediation", "nde", "E[Y_{X=1, V2=0} - Y_{X=0, V2=0}]", ["counterfactual_left"]),
-    ("chain", "ate", None, ["no_expression"]),
-    ("chain", "ate", "P(Y=1|X=", ["unparsable"]),
-    ("chain", "ate", "P(Q=1) - P(W)", ["unknown_variable"]),
-    # App. H's checks of the conditioning set of a do-term: a mediator, a confounder of the treatment
-    ("chain", "ate", "P(Y=1|do(X=1), V2=1)", ["mediator_conditioned", "do_should_be_conditioning"]),
-    ("confounding", "ate", "P(Y=1|do(X=1), V1=1)", ["confounder_conditioned", "do_should_be_conditioning"]),
-])
+@pytest.mark.parametrize(
+    ("family", "query_type", "answer", "expected"),
+    [
+        ("confounding", "ate", "P(Y=1|X=1) - P(Y=1|X=0)", ["missing_confounder"]),
+        ("confounding", "ate", "E[Y | do(X = 1)] - E[Y | do(X = 0)]", ["missing_confounder"]),
+        ("chain", "ate", "E[Y | do(X = 1)] - E[Y | do(X = 0)]", ["do_should_be_conditioning"]),
+        ("chain", "ate", "\\sum_{V2=v} P(V2=v)*[P(Y=1|V2=v,X=1) - P(Y=1|V2=v,X=0)]", ["mediator_conditioned"]),
+        ("IV", "ate", "P(Y=1|X=1) - P(Y=1|X=0)", ["latent_confounding"]),
+        ("IV", "ate", "\\sum_{V1} P(V1)*P(Y|X,V1)", ["unobserved_variable"]),
+        ("collision", "ate", "P(Y=1|X=1,V3=1) - P(Y=1|X=0,V3=1)", ["collider_conditioned"]),
+        ("collision", "ate", "P(Y=1|do(V3=1))", ["do_without_effect"]),
+        ("chain", "correlation", "P(Y=1|do(X=1))", ["intervention_in_association"]),
+        ("mediation", "nde", "E[Y_{X=1, V2=0} - Y_{X=0, V2=0}]", ["counterfactual_left"]),
+        ("chain", "ate", None, ["no_expression"]),
+        ("chain", "ate", "P(Y=1|X=", ["unparsable"]),
+        ("chain", "ate", "P(Q=1) - P(W)", ["unknown_variable"]),
+        # App. H's checks of the conditioning set of a do-term: a mediator, a confounder of the treatment
+        ("chain", "ate", "P(Y=1|do(X=1), V2=1)", ["mediator_conditioned", "do_should_be_conditioning"]),
+        ("confounding", "ate", "P(Y=1|do(X=1), V1=1)", ["confounder_conditioned", "do_should_be_conditioning"]),
+    ],
+)
 def test_what_the_diagnosis_finds(family, query_type, answer, expected):
     assert kinds(answer, family, query_type) == expected
 
@@ -97,8 +100,13 @@ def test_feedback_never_contains_the_reference(questions):
     for q in distinct.values():
         graph = family_graph(q.graph_id)
         reference, canonical = normalize_string(q.estimand), normalize_string(parse(q.estimand).text)
-        wrong = ["P(Y=1|X=1) - P(Y=1|X=0)", formal_expression(q).text, "P(Y=1|X=", None,
-                 *(estimand for family, estimand in others.items() if family != q.graph_id)]
+        wrong = [
+            "P(Y=1|X=1) - P(Y=1|X=0)",
+            formal_expression(q).text,
+            "P(Y=1|X=",
+            None,
+            *(estimand for family, estimand in others.items() if family != q.graph_id),
+        ]
         for answer in wrong:
             findings = diagnose(answer, graph, query_type=q.query_type)
             for graph_only in (True, False):

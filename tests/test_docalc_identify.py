@@ -46,15 +46,22 @@ def mixed(text: str) -> MixedGraph:
     return MixedGraph(order, directed, bidirected)
 
 
-@pytest.mark.parametrize("query, graph, estimand, arbitrary", [
-    ("P(Y | do(X))", BACKDOOR, "\\sum_{Z} P(Y | X, Z) * P(Z)", ()),
-    ("P(Y | do(X))", FRONTDOOR, "\\sum_{M} P(M | X) * (\\sum_{X} P(X) * P(Y | M, X))", ()),
-    ("P(Y | do(X))", NAPKIN,
-     "(\\sum_{Z2} P(X | Z1, Z2) * P(Y | X, Z1, Z2) * P(Z2)) / (\\sum_{Z2} P(X | Z1, Z2) * P(Z2))", ("Z1",)),
-    ("P(Y | do(X), Z)", "X->Z,Z->Y,X<->Z", "P(Y | X, Z)", ()),
-    ("P(Y=1 | do(X=0))", BACKDOOR, "\\sum_{Z} P(Y=1 | X=0, Z) * P(Z)", ()),
-    ("P(Y)", BACKDOOR, "P(Y)", ()),
-])
+@pytest.mark.parametrize(
+    "query, graph, estimand, arbitrary",
+    [
+        ("P(Y | do(X))", BACKDOOR, "\\sum_{Z} P(Y | X, Z) * P(Z)", ()),
+        ("P(Y | do(X))", FRONTDOOR, "\\sum_{M} P(M | X) * (\\sum_{X} P(X) * P(Y | M, X))", ()),
+        (
+            "P(Y | do(X))",
+            NAPKIN,
+            "(\\sum_{Z2} P(X | Z1, Z2) * P(Y | X, Z1, Z2) * P(Z2)) / (\\sum_{Z2} P(X | Z1, Z2) * P(Z2))",
+            ("Z1",),
+        ),
+        ("P(Y | do(X), Z)", "X->Z,Z->Y,X<->Z", "P(Y | X, Z)", ()),
+        ("P(Y=1 | do(X=0))", BACKDOOR, "\\sum_{Z} P(Y=1 | X=0, Z) * P(Z)", ()),
+        ("P(Y)", BACKDOOR, "P(Y)", ()),
+    ],
+)
 def test_textbook_estimands(query, graph, estimand, arbitrary):
     """Back-door adjustment, the front-door formula, the napkin ratio (Pearl & Mackenzie's, for any value of
     Z1), IDC's exchange: the canonical text reads back, and the verifier calls it equal to the query."""
@@ -62,8 +69,13 @@ def test_textbook_estimands(query, graph, estimand, arbitrary):
     assert result.identifiable and result.estimand.text == estimand and result.arbitrary == arbitrary
     assert parse(result.estimand.text) == result.estimand
     assert check_equivalence(query, result.estimand, graph).equivalent is True
-    difference = largest_difference(LatentModel(mixed(graph), np.random.default_rng(0)), result.estimand,
-                                     *_roles(parse(query)), list(arbitrary), dict(result.values))
+    difference = largest_difference(
+        LatentModel(mixed(graph), np.random.default_rng(0)),
+        result.estimand,
+        *_roles(parse(query)),
+        list(arbitrary),
+        dict(result.values),
+    )
     assert difference < 1e-9
 
 
@@ -156,13 +168,18 @@ def test_random_admgs_are_identified_exactly_when_identifiable_and_correctly():
         assert result.identifiable is expected, (query, graph.text)
         outcomes[expected] += 1
         if not result.identifiable:
-            assert assert_c_forest(result.hedge.forest, graph.text) and assert_c_forest(result.hedge.sub_forest, graph.text)
+            assert assert_c_forest(result.hedge.forest, graph.text) and assert_c_forest(
+                result.hedge.sub_forest, graph.text
+            )
         else:
             assert parse(result.estimand.text) == result.estimand
             assert check_equivalence(query, result.estimand, graph.text).equivalent is True, (query, graph.text)
             model = LatentModel(graph, np.random.default_rng(number))
             assert largest_difference(model, result.estimand, ys, xs, zs, list(result.arbitrary)) < 1e-9, (
-                query, graph.text, result.estimand.text)
+                query,
+                graph.text,
+                result.estimand.text,
+            )
     assert outcomes[True] > 150 and outcomes[False] > 30, outcomes
 
 
@@ -216,8 +233,12 @@ def test_one_rule_application_is_what_the_enumeration_gives():
         term = parse(query_text(event, do, given))
         context = RuleContext(g, tuple((n, n) for n in graph.nodes))
         enumerated = {(r.rule, r.result.text, r.condition) for r in do_calculus(term, context)}
-        one_by_one = {(r.rule, r.result.text, r.condition) for rule in DO_CALCULUS_RULES for n in graph.nodes
-                      if (r := do_calculus_rule(term, rule, n, n, context)) is not None}
+        one_by_one = {
+            (r.rule, r.result.text, r.condition)
+            for rule in DO_CALCULUS_RULES
+            for n in graph.nodes
+            if (r := do_calculus_rule(term, rule, n, n, context)) is not None
+        }
         assert enumerated == one_by_one
         seen += len(enumerated)
     assert seen > 100
@@ -242,16 +263,19 @@ def test_latent_nodes_are_projected():
     assert check_equivalence("P(Y | do(X))", result.estimand, with_chain).equivalent is True
 
 
-@pytest.mark.parametrize("query, error", [
-    ("E[Y | do(X)]", QueryError),
-    ("P(Y | do(X)) + P(Y)", QueryError),
-    ("P(Y_{X=1})", QueryError),
-    ("P(Y | do(X), Y)", QueryError),
-    ("P(Y | do(X=2))", QueryError),
-    ("P(Y=X | do(X))", QueryError),
-    ("P(Q | do(X))", GraphError),
-    ("P(Y | do(X)", ExprParseError),
-])
+@pytest.mark.parametrize(
+    "query, error",
+    [
+        ("E[Y | do(X)]", QueryError),
+        ("P(Y | do(X)) + P(Y)", QueryError),
+        ("P(Y_{X=1})", QueryError),
+        ("P(Y | do(X), Y)", QueryError),
+        ("P(Y | do(X=2))", QueryError),
+        ("P(Y=X | do(X))", QueryError),
+        ("P(Q | do(X))", GraphError),
+        ("P(Y | do(X)", ExprParseError),
+    ],
+)
 def test_bad_queries_are_typed_errors(query, error):
     with pytest.raises(error):
         identify(query, "X->Y,X<->Y")
@@ -274,9 +298,10 @@ NAMES = ["A", "B", "C", "D", "E"]
 def graphs_and_queries(draw):
     size = draw(st.integers(2, 5))
     nodes = NAMES[:size]
-    pairs = [(a, b) for i, a in enumerate(nodes) for b in nodes[i + 1:]]
-    kinds = draw(st.lists(st.sampled_from(["none", "directed", "bidirected", "both"]), min_size=len(pairs),
-                          max_size=len(pairs)))
+    pairs = [(a, b) for i, a in enumerate(nodes) for b in nodes[i + 1 :]]
+    kinds = draw(
+        st.lists(st.sampled_from(["none", "directed", "bidirected", "both"]), min_size=len(pairs), max_size=len(pairs))
+    )
     edges = [f"{a}->{b}" for (a, b), k in zip(pairs, kinds) if k in ("directed", "both")]
     edges += [f"{a}<->{b}" for (a, b), k in zip(pairs, kinds) if k in ("bidirected", "both")]
     text = ",".join(edges + nodes)
@@ -332,13 +357,16 @@ def test_cli_json(capsys):
     assert json.loads(capsys.readouterr().out)["hedge"]["F_prime"]["nodes"] == ["Y"]
 
 
-@pytest.mark.parametrize("argv", [
-    ["identify", "P(Y | do(X)", "--graph", "X->Y"],
-    ["identify", "P(Y | do(Q))", "--graph", "X->Y"],
-    ["identify", "E[Y | do(X)]", "--graph", "X->Y"],
-    ["identify", "P(Y | do(X))", "--graph", "X->Y,Y->X"],
-    ["identify", "P(Y | do(X))", "--graph", "X--Y"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["identify", "P(Y | do(X)", "--graph", "X->Y"],
+        ["identify", "P(Y | do(Q))", "--graph", "X->Y"],
+        ["identify", "E[Y | do(X)]", "--graph", "X->Y"],
+        ["identify", "P(Y | do(X))", "--graph", "X->Y,Y->X"],
+        ["identify", "P(Y | do(X))", "--graph", "X--Y"],
+    ],
+)
 def test_cli_bad_input_is_one_error_line(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err

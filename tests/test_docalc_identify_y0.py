@@ -62,8 +62,10 @@ def test_identify_agrees_with_y0(case):
         return
     assert check_equivalence(case.query, ours.estimand, graph).equivalent is True
     model = LatentModel(as_mixed(case), np.random.default_rng(0))
-    assert largest_difference(model, ours.estimand, case.outcomes, case.treatments, case.conditions,
-                              list(ours.arbitrary)) < 1e-9
+    assert (
+        largest_difference(model, ours.estimand, case.outcomes, case.treatments, case.conditions, list(ours.arbitrary))
+        < 1e-9
+    )
     estimand = to_expr(theirs)
     verdict = check_equivalence(case.query, estimand, graph)
     if case.name in Y0_WRONG:

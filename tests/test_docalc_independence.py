@@ -12,10 +12,16 @@ import pytest
 
 from causal_datasets import metric_path
 from causal_datasets.cli import main
-from causal_datasets.docalc.cladder import FAMILY_EDGES, candidate_mistakes, family_graph, formal_expression, read_questions
+from causal_datasets.docalc.cladder import (
+    FAMILY_EDGES,
+    candidate_mistakes,
+    family_graph,
+    formal_expression,
+    read_questions,
+)
 from causal_datasets.docalc.independence import (
-    Independences,
     IndependenceError,
+    Independences,
     Statement,
     TooManyGraphs,
     graph_independences,
@@ -46,25 +52,31 @@ def cladder_pairs():
     return {family: sorted(found) for family, found in pairs.items()}
 
 
-@pytest.mark.parametrize(("text", "left", "right", "given"), [
-    ("X ⊥ Y | Z", {"X"}, {"Y"}, {"Z"}),
-    ("X, W ⊥⊥ Y", {"X", "W"}, {"Y"}, set()),
-    ("X _||_ Y | Z, V2", {"X"}, {"Y"}, {"Z", "V2"}),
-    ("X _|_ Y", {"X"}, {"Y"}, set()),
-    ("X indep Y | Z", {"X"}, {"Y"}, {"Z"}),
-    ("X ⫫ Y, Z | Z", {"X"}, {"Y"}, {"Z"}),  # a conditioned variable leaves the sides
-])
+@pytest.mark.parametrize(
+    ("text", "left", "right", "given"),
+    [
+        ("X ⊥ Y | Z", {"X"}, {"Y"}, {"Z"}),
+        ("X, W ⊥⊥ Y", {"X", "W"}, {"Y"}, set()),
+        ("X _||_ Y | Z, V2", {"X"}, {"Y"}, {"Z", "V2"}),
+        ("X _|_ Y", {"X"}, {"Y"}, set()),
+        ("X indep Y | Z", {"X"}, {"Y"}, {"Z"}),
+        ("X ⫫ Y, Z | Z", {"X"}, {"Y"}, {"Z"}),  # a conditioned variable leaves the sides
+    ],
+)
 def test_statements_parse(text, left, right, given):
     assert parse_statement(text) == Statement(frozenset(left), frozenset(right), frozenset(given))
 
 
-@pytest.mark.parametrize(("text", "reason"), [
-    ("X Y", "no independence symbol"),
-    ("X ⊥ Y ⊥ Z", "more than one independence symbol"),
-    ("⊥ Y", "both sides of ⊥ need a variable"),
-    ("X ⊥ X", "on both sides"),
-    ("X ⊥ Y-1", "is not a variable name"),
-])
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("X Y", "no independence symbol"),
+        ("X ⊥ Y ⊥ Z", "more than one independence symbol"),
+        ("⊥ Y", "both sides of ⊥ need a variable"),
+        ("X ⊥ X", "on both sides"),
+        ("X ⊥ Y-1", "is not a variable name"),
+    ],
+)
 def test_bad_statements_are_one_clear_error(text, reason):
     with pytest.raises(IndependenceError, match=reason):
         Independences.parse(text)
@@ -139,10 +151,14 @@ def test_synthetic_pairs_under_some_or_all_independences():
     tallies = {"complete": {True: 0, False: 0, None: 0}, "partial": {True: 0, False: 0, None: 0}}
     for pair in generate_pairs(seed=21, count=30, max_nodes=6):
         statements = dag_statements(pair.graph)
-        for mode, chosen, complete in (("complete", statements, True),
-                                       ("partial", rng.sample(statements, (len(statements) + 1) // 2), False)):
+        for mode, chosen, complete in (
+            ("complete", statements, True),
+            ("partial", rng.sample(statements, (len(statements) + 1) // 2), False),
+        ):
             known = Independences.parse(chosen, complete=complete)
-            told = check_equivalence(pair.a, pair.b, known, prove=mode == "partial", limits=SearchLimits(max_nodes=300, time_limit=600.0))
+            told = check_equivalence(
+                pair.a, pair.b, known, prove=mode == "partial", limits=SearchLimits(max_nodes=300, time_limit=600.0)
+            )
             assert told.equivalent in (pair.equivalent, None), (pair.graph.edge_text(), pair.a.text, pair.b.text, mode)
             tallies[mode][told.equivalent] += 1
     assert tallies["complete"][True] > 0 and tallies["complete"][False] > 0, tallies
@@ -156,7 +172,9 @@ def test_partial_knowledge_decides_only_what_it_implies():
     undecided = check_equivalence("P(Y | do(X))", "P(Y | X)", chain)  # the true DAG might be Y -> V2 -> X
     assert undecided.equivalent is None and not undecided.invalid and "do not decide" in undecided.error
     wrong = check_equivalence("P(Y=1 | X=1)", "P(Y=0 | X=1)", chain)
-    assert wrong.equivalent is False and wrong.counterexample is not None and "every variable is independent" in wrong.note
+    assert (
+        wrong.equivalent is False and wrong.counterexample is not None and "every variable is independent" in wrong.note
+    )
     no_effect = check_equivalence("P(Y | do(X))", "P(Y)", Independences.parse("X ⊥ Y"))  # rule 3 from X ⊥ Y
     assert no_effect.equivalent is True and no_effect.method == "proof"
 

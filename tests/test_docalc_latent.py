@@ -93,10 +93,23 @@ def test_the_poles_bound_keeps_a_divided_rank_identity():
 
 #: a graph of the benchmark corpus where the adjustment of P(V2 | do(V4)) for V6, V5, V7, V1 (54
 #: configurations) was undecided: the cleared identity has degree 55
-DENSE = ADMG(("V6", "V5", "V7", "V4", "V1", "V3", "V2"),
-             frozenset({("V4", "V3"), ("V5", "V3"), ("V7", "V2"), ("V6", "V2"), ("V6", "V3")}),
-             frozenset(frozenset(pair) for pair in [("V6", "V2"), ("V5", "V7"), ("V3", "V2"), ("V4", "V7"),
-                                                    ("V1", "V4"), ("V3", "V7"), ("V5", "V1"), ("V5", "V4")]))
+DENSE = ADMG(
+    ("V6", "V5", "V7", "V4", "V1", "V3", "V2"),
+    frozenset({("V4", "V3"), ("V5", "V3"), ("V7", "V2"), ("V6", "V2"), ("V6", "V3")}),
+    frozenset(
+        frozenset(pair)
+        for pair in [
+            ("V6", "V2"),
+            ("V5", "V7"),
+            ("V3", "V2"),
+            ("V4", "V7"),
+            ("V1", "V4"),
+            ("V3", "V7"),
+            ("V5", "V1"),
+            ("V5", "V4"),
+        ]
+    ),
+)
 DENSE_VALUES = {"V6": 3, "V5": 3, "V7": 2, "V4": 2, "V1": 3, "V3": 2, "V2": 3}
 
 
@@ -111,9 +124,9 @@ def test_adjustments_over_many_configurations_are_decided_by_the_poles_bound():
         verdict = check_equivalence(text(query), text(answer), DENSE.text(), prove=False, values=DENSE_VALUES)
         assert verdict.equivalent is not differ(query, answer, DENSE, DENSE_VALUES, seed), kind
         assert max(verdict.latent_values.values()) <= 3, kind
-    assert check_equivalence(text(query), text(adjustment), DENSE.text(), prove=False,
-                             values=DENSE_VALUES).latent_values == dict.fromkeys(
-        ["U_V1_V4", "U_V1_V5", "U_V2_V6", "U_V4_V5", "U_V4_V7", "U_V5_V7"], 3)
+    assert check_equivalence(
+        text(query), text(adjustment), DENSE.text(), prove=False, values=DENSE_VALUES
+    ).latent_values == dict.fromkeys(["U_V1_V4", "U_V1_V5", "U_V2_V6", "U_V4_V5", "U_V4_V7", "U_V5_V7"], 3)
 
 
 @pytest.mark.parametrize("values, expected", [(None, True), ({"Z": 3}, False), ({"Z": 2}, True)])
@@ -140,12 +153,15 @@ def test_the_values_a_variable_has_are_part_of_the_question(capsys):
     assert lines[4].startswith("tolerance: differences up to")
 
 
-@pytest.mark.parametrize("values, fragment", [
-    ({"W": 3}, "values are given for W, which is not a node"),
-    ({"U": 3}, "U is latent"),
-    ({"X": 1}, "X must have between 2 and 100 values"),
-    ({"X": 101}, "X must have between 2 and 100 values"),
-])
+@pytest.mark.parametrize(
+    "values, fragment",
+    [
+        ({"W": 3}, "values are given for W, which is not a node"),
+        ({"U": 3}, "U is latent"),
+        ({"X": 1}, "X must have between 2 and 100 values"),
+        ({"X": 101}, "X must have between 2 and 100 values"),
+    ],
+)
 def test_bad_numbers_of_values_are_bad_input(values, fragment):
     verdict = check_equivalence("P(Y | do(X))", "P(Y | X)", "U->X,U->Y,X->Y", ["U"], values=values)
     assert verdict.equivalent is None and verdict.invalid and fragment in verdict.error
@@ -171,8 +187,10 @@ def test_cancelling_large_numbers_is_no_counterexample():
     """The float error of (P(Y) + 1e8) * P(X) - 1e8 * P(X) is about 1e-8: within its rounding-error bound."""
     verdict = check_equivalence("(P(Y=1) + 100000000) * P(X=1) - 100000000 * P(X=1)", "P(Y=1) * P(X=1)", "X->Y")
     assert verdict.equivalent is True and 1e-12 < verdict.tolerance < 1e-6
-    assert check_equivalence("(P(Y=1) + 100000000) * P(X=1) - 100000000 * P(X=1)", "P(Y=1) * P(X=0)",
-                             "X->Y").equivalent is False
+    assert (
+        check_equivalence("(P(Y=1) + 100000000) * P(X=1) - 100000000 * P(X=1)", "P(Y=1) * P(X=0)", "X->Y").equivalent
+        is False
+    )
 
 
 def test_latent_nodes_with_parents_are_projected_out():

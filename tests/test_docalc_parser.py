@@ -28,7 +28,11 @@ def cladder_strings() -> set[str]:
     strings = set()
     for record in records:
         meta, reasoning = record["meta"], record.get("reasoning") or {}
-        strings.update(s for s in (meta.get("formal_form"), meta.get("estimand"), reasoning.get("step2"), reasoning.get("step3")) if s)
+        strings.update(
+            s
+            for s in (meta.get("formal_form"), meta.get("estimand"), reasoning.get("step2"), reasoning.get("step3"))
+            if s
+        )
     return strings
 
 
@@ -99,7 +103,15 @@ def test_summation_capture_keeps_index_name():
 
 @pytest.mark.parametrize(
     "text, position",
-    [("P(Y | do(X)", 11), ("P(Y |) + ", 9), ("P(Y) $ P(X)", 5), ("", 0), ("E[Y | X=0.5]", 8), ("P()", 2), ("P(Y) P(X)", 5)],
+    [
+        ("P(Y | do(X)", 11),
+        ("P(Y |) + ", 9),
+        ("P(Y) $ P(X)", 5),
+        ("", 0),
+        ("E[Y | X=0.5]", 8),
+        ("P()", 2),
+        ("P(Y) P(X)", 5),
+    ],
 )
 def test_parse_errors_carry_the_position(text, position):
     with pytest.raises(ExprParseError) as info:
@@ -116,12 +128,15 @@ def test_canonical_text_examples():
     )
 
 
-@pytest.mark.parametrize("text, fragment, position", [
-    ("P(Y_{X=1, X=0}=1)", "X is set twice in one subscript", 10),  # once the last value silently won
-    ("P(Y_{X=1, M_{X=0, X=1}}=1)", "X is set twice in one subscript", 18),
-    ("P(Y | do(X=1, X=0))", "X is set twice in one do()", 14),
-    ("P(Y | do(X, Z, X))", "X is set twice in one do()", 15),
-])
+@pytest.mark.parametrize(
+    "text, fragment, position",
+    [
+        ("P(Y_{X=1, X=0}=1)", "X is set twice in one subscript", 10),  # once the last value silently won
+        ("P(Y_{X=1, M_{X=0, X=1}}=1)", "X is set twice in one subscript", 18),
+        ("P(Y | do(X=1, X=0))", "X is set twice in one do()", 14),
+        ("P(Y | do(X, Z, X))", "X is set twice in one do()", 15),
+    ],
+)
 def test_a_variable_set_twice_in_one_subscript_or_action_is_an_error_naming_it(text, fragment, position):
     with pytest.raises(ExprParseError, match=fragment) as info:
         parse(text)

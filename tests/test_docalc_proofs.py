@@ -6,9 +6,9 @@ import evaluate
 import pytest
 
 from causal_datasets.cli import main
+from causal_datasets.docalc.decide import semantic_check
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.decide import semantic_check
 from causal_datasets.docalc.rules import RuleContext, backdoor_exchange, do_calculus
 from causal_datasets.docalc.search import SearchLimits, find_proof
 from causal_datasets.docalc.verdict import check_equivalence, check_proof
@@ -126,7 +126,9 @@ def test_upstream_false_proofs_are_rejected(a, b, edges):
     assert verdict.equivalent is False and verdict.counterexample is not None
     assert verdict.counterexample.value_a != pytest.approx(verdict.counterexample.value_b)
     # the search itself must not find a proof either (it would mean an unsound rule)
-    assert find_proof(parse(a), parse(b), graph, SearchLimits(max_depth=3, max_nodes=1500, time_limit=600.0)).proof is None
+    assert (
+        find_proof(parse(a), parse(b), graph, SearchLimits(max_depth=3, max_nodes=1500, time_limit=600.0)).proof is None
+    )
 
 
 def test_lower_case_names_work_when_the_identity_holds():
@@ -147,7 +149,12 @@ def test_napkin_estimand_is_verified_and_a_near_miss_is_not():
         ("P(Y | do(X))", "P(Y | W)", "X->Y", "['W']"),
         ("P(Y | do(X))", "P(Y | X)", "X->Y,Y->X", "cycle"),
         # a proof of nonsense is no verdict
-        ("P(Y=2 | do(X))", "P(Y=2 | X)", DoGraph.parse("X->Y", domains={"Y": 2}), "outside the 2 values declared for Y"),
+        (
+            "P(Y=2 | do(X))",
+            "P(Y=2 | X)",
+            DoGraph.parse("X->Y", domains={"Y": 2}),
+            "outside the 2 values declared for Y",
+        ),
     ],
 )
 def test_undecidable_inputs_give_none_with_a_reason(a, b, edges, fragment):
@@ -161,8 +168,12 @@ def test_large_graphs_are_decided_exactly_or_by_proof():
     assert small.equivalent is False and small.counterexample.model["any_tables_for"][0] == "A4"
     # six layers of five nodes, each with two parents in the layer before: 2^30 joint states
     layers = [[f"L{i}N{j}" for j in range(5)] for i in range(6)]
-    edges = ",".join(f"{layers[i][(j + k) % 5]}->{layers[i + 1][j]}" for i in range(5) for j in range(5) for k in (0, 1))
-    wide = check_equivalence("P(L5N0 | do(L0N0))", "P(L5N0)", edges, prove=False)  # variable elimination, layer by layer
+    edges = ",".join(
+        f"{layers[i][(j + k) % 5]}->{layers[i + 1][j]}" for i in range(5) for j in range(5) for k in (0, 1)
+    )
+    wide = check_equivalence(
+        "P(L5N0 | do(L0N0))", "P(L5N0)", edges, prove=False
+    )  # variable elimination, layer by layer
     assert wide.equivalent is False and wide.method == "semantic"
     # every pair of 22 nodes joined: the last one's table alone has 2^22 entries per model
     dense = ",".join(f"A{i}->A{j}" for i in range(22) for j in range(i + 1, 22))
@@ -192,8 +203,18 @@ def test_cli_exit_codes(capsys):
     assert capsys.readouterr().out.startswith("undecided: an expression is undefined")
 
 
-@pytest.mark.parametrize("option", [["--models", "0"], ["--models", "-1"], ["--seed", "-1"], ["--time-limit", "0"],
-                                    ["--models", "three"], ["--models", "1001"], ["--models", "1000000000"]])
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--models", "0"],
+        ["--models", "-1"],
+        ["--seed", "-1"],
+        ["--time-limit", "0"],
+        ["--models", "three"],
+        ["--models", "1001"],
+        ["--models", "1000000000"],
+    ],
+)
 def test_cli_bad_options_are_one_line_and_exit_code_2(option, capsys):
     with pytest.raises(SystemExit) as stopped:
         main(["equiv", "P(Y=1)", "P(Y=0)", "--graph", "Y", *option])
@@ -208,8 +229,9 @@ def test_no_models_is_refused_rather_than_vacuously_equal():
         check_equivalence("P(Y=1)", "P(Y=0)", "Y", models=1_000_000_000)
 
 
-@pytest.mark.parametrize("graph", ["X<-Z,Z->Y,X->Y", "X <- Z\nZ -> Y\nX -> Y", "X<->Y,X->Y", "X ↔ Y, X → Y",
-                                   "Z->X, Z->Y, X->Y, X<->Y"])
+@pytest.mark.parametrize(
+    "graph", ["X<-Z,Z->Y,X->Y", "X <- Z\nZ -> Y\nX -> Y", "X<->Y,X->Y", "X ↔ Y, X → Y", "Z->X, Z->Y, X->Y, X<->Y"]
+)
 def test_left_arrows_and_bidirected_edges_keep_the_confounder(graph, capsys):
     """``X<-Z`` was once read as one node named 'X<-Z': the confounder vanished and a false pair was 'proved'."""
     verdict = check_equivalence("P(Y | do(X))", "P(Y | X)", graph)
@@ -244,9 +266,12 @@ def test_evaluate_module_scores_under_either_rule():
     """Equivalence (the default, DoVerifier's rule) credits an equal do() answer and an adjustment for a
     latent confounder; identification credits only formulas in observed probabilities."""
     metric = evaluate.load(metric_path("do_calculus_equivalence"))
-    batch = {"predictions": [r"\sum_{Z} P(Y | X, Z) * P(Z)", "P(Y | do(X))", r"\sum_{U} P(U) * P(Y | X, U)", "P(Y | X)"],
-             "references": ["P(Y | do(X))"] * 4, "graphs": [BACKDOOR, BACKDOOR, "U->X,U->Y,X->Y", BACKDOOR],
-             "latents": [None, None, ["U"], None]}
+    batch = {
+        "predictions": [r"\sum_{Z} P(Y | X, Z) * P(Z)", "P(Y | do(X))", r"\sum_{U} P(U) * P(Y | X, U)", "P(Y | X)"],
+        "references": ["P(Y | do(X))"] * 4,
+        "graphs": [BACKDOOR, BACKDOOR, "U->X,U->Y,X->Y", BACKDOOR],
+        "latents": [None, None, ["U"], None],
+    }
     equivalence = metric.compute(**batch)
     identification = metric.compute(**batch, scoring="identification")
     assert equivalence["verdicts"] == identification["verdicts"] == [True, True, True, False]
@@ -262,7 +287,10 @@ def test_numbers_are_compared_exactly_not_within_a_tolerance(capsys):
     assert check_equivalence("0.1 + 0.2", "0.3", "X").equivalent is True
     near = check_equivalence("0.3", "0.3000000001", "X")  # once "equal" within 1e-9
     assert near.equivalent is False and near.counterexample.model == {
-        "kind": "arithmetic", "a": "3/10", "b": "3000000001/10000000000"}
+        "kind": "arithmetic",
+        "a": "3/10",
+        "b": "3000000001/10000000000",
+    }
     assert check_equivalence("1/3", "0.3333333333333333", "X").equivalent is False
     assert check_equivalence("1/(2-2)", "1", "X").equivalent is None  # undefined: never a verdict
     assert main(["equiv", "0.1 + 0.2", "0.3", "--graph", "X"]) == 0
@@ -284,11 +312,14 @@ def test_two_values_for_one_intervened_variable_is_a_parse_error():
     assert check_equivalence("P(Y | do(X=1), do(X=1))", "P(Y | do(X=1))", "X->Y").equivalent is True
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("(" * 3000 + "P(Y)" + ")" * 3000, "brackets nested deeper than 100"),
-    ("9" * 5000, "a number of more than 60 digits"),
-    ("P(Y) + " * 20000 + "P(Y)", "longer than 100000 characters"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("(" * 3000 + "P(Y)" + ")" * 3000, "brackets nested deeper than 100"),
+        ("9" * 5000, "a number of more than 60 digits"),
+        ("P(Y) + " * 20000 + "P(Y)", "longer than 100000 characters"),
+    ],
+)
 def test_pathological_inputs_are_refused_before_parsing(text, reason, capsys):
     verdict = check_equivalence(text, "P(Y)", "Y")
     assert verdict.invalid and reason in verdict.error and len(verdict.error) < 400

@@ -9,9 +9,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from causal_datasets.docalc.decide import semantic_check
 from causal_datasets.docalc.graph import DoGraph, UnknownVariable
 from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.decide import semantic_check
 from causal_datasets.docalc.semantics import EvaluationError, ResponseModel, TableModel, evaluate
 from causal_datasets.graph import GraphError
 
@@ -28,9 +28,13 @@ def test_graph_input_forms_and_errors():
         DoGraph.parse("X->Y,Y->X")
     with pytest.raises(GraphError) as cyclic:
         DoGraph.parse("A->B,B->C,C->A,C->D")
-    assert any(f"cycle: {path}" in str(cyclic.value) for path in ("A -> B -> C -> A", "B -> C -> A -> B", "C -> A -> B -> C"))
+    assert any(
+        f"cycle: {path}" in str(cyclic.value) for path in ("A -> B -> C -> A", "B -> C -> A -> B", "C -> A -> B -> C")
+    )
     # one topological order per graph, whatever order the edges come in
-    assert DoGraph.parse("Z->X,Z->Y,X->Y,W->Y").order == DoGraph.parse("W->Y,X->Y,Z->Y,Z->X").order == ("W", "Z", "X", "Y")
+    assert (
+        DoGraph.parse("Z->X,Z->Y,X->Y,W->Y").order == DoGraph.parse("W->Y,X->Y,Z->Y,Z->X").order == ("W", "Z", "X", "Y")
+    )
     with pytest.raises(UnknownVariable):
         DoGraph.parse("X->Y", latent=["U"])
     with pytest.raises(UnknownVariable, match="W"):
@@ -80,12 +84,15 @@ def test_models_are_strictly_positive_distributions():
     assert response.weights.min() > 0 and response.weights.sum(axis=1) == pytest.approx([1.0] * 3)
     # the members are different models
     assert not np.allclose(tables.table("Y", 0), tables.table("Y", 1))
-    assert tables.table("Y", 2).shape == (2, 2, 2) and tables.table("Y", 2).sum(axis=-1) == pytest.approx(np.ones((2, 2)))
+    assert tables.table("Y", 2).shape == (2, 2, 2) and tables.table("Y", 2).sum(axis=-1) == pytest.approx(
+        np.ones((2, 2))
+    )
     # both model kinds obey the truncated factorization in every member: P(Y|do(X=1)) = sum_z P(Y|X=1,z)P(z)
     for model in (tables, response):
         do_value = evaluate(parse("P(Y=1 | do(X=1))"), model, g, {})
         adjusted = sum(
-            evaluate(parse(f"P(Y=1 | X=1, Z={z})"), model, g, {}) * evaluate(parse(f"P(Z={z})"), model, g, {}) for z in (0, 1)
+            evaluate(parse(f"P(Y=1 | X=1, Z={z})"), model, g, {}) * evaluate(parse(f"P(Z={z})"), model, g, {})
+            for z in (0, 1)
         )
         assert do_value.shape == (3,) and do_value == pytest.approx(adjusted, rel=1e-12)
         assert len(set(np.round(do_value, 12))) == 3
@@ -103,7 +110,9 @@ def test_given_tables_round_trip_through_the_factor_layout():
     for z, x, y, w in itertools.product(range(3), range(2), range(2), range(2)):
         value = {"Z": z, "X": x, "Y": y, "W": w}
         index = tuple(value[n] for n in g.order)
-        expected = tables["Z"][z] * tables["W"][w] * tables["X"][z, x] * tables["Y"][(*(value[p] for p in g.parents("Y")), y)]
+        expected = (
+            tables["Z"][z] * tables["W"][w] * tables["X"][z, x] * tables["Y"][(*(value[p] for p in g.parents("Y")), y)]
+        )
         assert joint[index] == pytest.approx(expected, rel=1e-12)
     with pytest.raises(EvaluationError, match="rows summing to 1"):
         TableModel.single(g, {**tables, "X": tables["X"] * 2})
@@ -118,8 +127,9 @@ def test_a_kept_action_has_every_action_value_on_its_axis():
         single, _ = model.contract(("Y",), frozenset({"X"}), {"X": x})
         assert np.allclose(every[:, x], single)
         for member in (0, 1):  # Y's table has axes M, X, Z, Y (its parents in order, then Y)
-            by_hand = np.einsum("z,m,mzy->y", model.table("Z", member), model.table("M", member)[x],
-                                model.table("Y", member)[:, x])
+            by_hand = np.einsum(
+                "z,m,mzy->y", model.table("Z", member), model.table("M", member)[x], model.table("Y", member)[:, x]
+            )
             assert single[member] == pytest.approx(by_hand, rel=1e-12)
 
 
@@ -140,7 +150,13 @@ MEDIATION_FORMULA = r"\sum_{M} P(M | X=0) * (P(Y=1 | X=1, M) - P(Y=1 | X=0, M))"
         # adjusting for the collider M in the M-bias graph is biased; conditioning on X as well is not
         ("P(Y | do(X))", r"\sum_{M} P(Y | X, M) * P(M)", "U1->X,U1->M,U2->M,U2->Y,X->Y", ("U1", "U2"), False),
         ("P(Y | do(X))", r"\sum_{M} P(Y | X, M) * P(M | X)", "U1->X,U1->M,U2->M,U2->Y,X->Y", ("U1", "U2"), True),
-        ("E[Y_{X=1} - Y_{X=0} | X=1]", r"\sum_{Z} P(Z | X=1) * (P(Y=1 | X=1, Z) - P(Y=1 | X=0, Z))", CONFOUNDED, (), True),
+        (
+            "E[Y_{X=1} - Y_{X=0} | X=1]",
+            r"\sum_{Z} P(Z | X=1) * (P(Y=1 | X=1, Z) - P(Y=1 | X=0, Z))",
+            CONFOUNDED,
+            (),
+            True,
+        ),
         ("E[Y_{X=1} - Y_{X=0} | X=1]", r"\sum_{Z} P(Z) * (P(Y=1 | X=1, Z) - P(Y=1 | X=0, Z))", CONFOUNDED, (), False),
         ("E[Y_{X=1}]", "E[Y | do(X=1)]", CONFOUNDED, (), True),
         # natural direct effect: the mediation formula needs an unconfounded mediator

@@ -36,4 +36,7 @@ def test_proof_search_and_semantic_verdicts_agree_on_random_pairs():
         check_proof(found.proof, pair.graph, seed=5)
     for pair in negatives:
         assert semantic_check(pair.a, pair.b, pair.graph, seed=5, models=3).equal is False
-        assert find_proof(pair.a, pair.b, pair.graph, SearchLimits(max_depth=2, max_nodes=400, time_limit=600.0)).proof is None
+        assert (
+            find_proof(pair.a, pair.b, pair.graph, SearchLimits(max_depth=2, max_nodes=400, time_limit=600.0)).proof
+            is None
+        )

@@ -40,8 +40,9 @@ def site_blocks():
 
 def test_the_navigation_reaches_every_page_once():
     pages = navigation()
-    on_disk = sorted(p.relative_to(DOCS).with_suffix("").as_posix() for p in DOCS.rglob("*.md")
-                     if "_ext" not in p.parts)
+    on_disk = sorted(
+        p.relative_to(DOCS).with_suffix("").as_posix() for p in DOCS.rglob("*.md") if "_ext" not in p.parts
+    )
     assert sorted(pages) == on_disk
     assert len(set(pages)) == len(pages)
 
@@ -61,15 +62,23 @@ def test_every_offline_block_of_the_site_runs_in_order(tmp_path):
                 ran[block.document] = ran.get(block.document, 0) + run_block(block, work, env)
         assert f"v{get_builder('shapeworld').version}" in hub.tags("ORG/shapeworld")  # the push reached the local Hub
         assert "v1.0.0" in hub.tags("ORG/causal-results")
-        done = subprocess.run([sys.executable, "-c", RUN_DOCTESTS, *api_modules()], cwd=work, env=env,
-                              capture_output=True, text=True, timeout=900, check=False)
+        done = subprocess.run(
+            [sys.executable, "-c", RUN_DOCTESTS, *api_modules()],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
         assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-3000:]
     assert set(ran) >= {f"docs/{page}.md" for page in ("getting-started", "running-models", "metrics", "training")}
     assert sum(ran.values()) >= 40
     assert (work / "report" / "report.md").is_file() and (work / "run-summary.schema.json").stat().st_size > 1000
 
 
-@pytest.mark.parametrize("block", [b for b in site_blocks() if b.info in EXEMPT],
-                         ids=lambda b: f"{b.document}:{b.section}")
+@pytest.mark.parametrize(
+    "block", [b for b in site_blocks() if b.info in EXEMPT], ids=lambda b: f"{b.document}:{b.section}"
+)
 def test_exempt_blocks_of_the_site_name_real_commands(block):
     check_exempt_block(block)

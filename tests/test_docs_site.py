@@ -25,9 +25,18 @@ from selenium.webdriver.support.ui import WebDriverWait
 from tests.support.site import build, navigation
 
 #: as root on a machine without network access: no sandbox, no GPU, no background connections
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-dev-shm-usage", "--window-size=1280,1024")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1280,1024",
+)
 PAGE_FACTS = """
 return {
   title: document.title,
@@ -71,7 +80,8 @@ def browser(tmp_path_factory) -> Iterator[webdriver.Chrome]:
     chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
     assert chromium and chromedriver, (
         "the browser check needs Debian's chromium and chromium-driver: apt-get install chromium chromium-driver "
-        "(scripts/test.sh installs them when run as root)")
+        "(scripts/test.sh installs them when run as root)"
+    )
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
@@ -91,15 +101,19 @@ def test_every_navigation_page_is_built(site):
 
 
 def test_every_page_renders_and_its_internal_links_resolve(site, served, browser):
-    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
-                   if not p.relative_to(site).parts[0].startswith("_"))
+    pages = sorted(
+        p.relative_to(site).as_posix() for p in site.rglob("*.html") if not p.relative_to(site).parts[0].startswith("_")
+    )
     assert len(pages) >= len(navigation())
     ids, links = {}, {}
     for page in pages:
         browser.get(served + page)
         facts = browser.execute_script(PAGE_FACTS)
-        errors = [e["message"] for e in browser.get_log("browser")
-                  if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]  # the site has no icon
+        errors = [
+            e["message"]
+            for e in browser.get_log("browser")
+            if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]
+        ]  # the site has no icon
         assert not errors, (page, errors)
         assert facts["title"] and "404" not in facts["title"], page
         assert facts["article"] > 100 or page == "search.html", f"{page}: the article is empty"  # search: see below

@@ -26,13 +26,35 @@ def hub(tmp_path_factory):
 
 def model_flags(local_llm, tmp_path, max_tokens=96):
     cache = str(tmp_path / "cache")
-    return ["--model", local_llm.model, "--base-url", local_llm.base_url, "--max-tokens", str(max_tokens),
-            "--cache-dir", cache, "--concurrency", "2", "--max-retries", "1"]
+    return [
+        "--model",
+        local_llm.model,
+        "--base-url",
+        local_llm.base_url,
+        "--max-tokens",
+        str(max_tokens),
+        "--cache-dir",
+        cache,
+        "--concurrency",
+        "2",
+        "--max-retries",
+        "1",
+    ]
 
 
 def judge_flags(local_llm, tmp_path):
-    return ["--judge-model", local_llm.model, "--judge-base-url", local_llm.base_url, "--judge-max-tokens", "8",
-            "--judge-cache-dir", str(tmp_path / "cache"), "--judge-max-retries", "1"]
+    return [
+        "--judge-model",
+        local_llm.model,
+        "--judge-base-url",
+        local_llm.base_url,
+        "--judge-max-tokens",
+        "8",
+        "--judge-cache-dir",
+        str(tmp_path / "cache"),
+        "--judge-max-retries",
+        "1",
+    ]
 
 
 def test_every_benchmark_runs_with_the_local_model_and_reports(hub, local_llm, tmp_path):
@@ -84,8 +106,10 @@ def test_every_benchmark_runs_with_the_local_model_and_reports(hub, local_llm, t
     experimenter = read_summary(tmp_path / "causalab-experimenter")
     assert experimenter["metrics"]["task_accuracy"] == 1.0 and set(experimenter["slices"]["by_num_nodes"]) == {"3", "4"}
     pngs = sorted(out.glob("*.png"))
-    assert {p.name for p in pngs} >= {"shapeworld-accuracy-by-number-of-variables.png",
-                                      "causalab-task-accuracy-by-number-of-nodes.png"}
+    assert {p.name for p in pngs} >= {
+        "shapeworld-accuracy-by-number-of-variables.png",
+        "causalab-task-accuracy-by-number-of-nodes.png",
+    }
     for png in pngs:
         _png(png)
         assert f"]({png.name})" in report

@@ -32,8 +32,13 @@ TASK_ARGS = {
     "recast": ["--ids", "91", "98", "--max-attempts", "1"],
     "cobe": ["--config", "queries", "--max-attempts", "1"],
 }
-SOURCES = {"causalab": None, "cladder_pairs": "cladder", "recast": "recast/test.parquet",
-           "cobe": "cobe/category-examples.json", "shapeworld": None}
+SOURCES = {
+    "causalab": None,
+    "cladder_pairs": "cladder",
+    "recast": "recast/test.parquet",
+    "cobe": "cobe/category-examples.json",
+    "shapeworld": None,
+}
 NAMES = sorted(TASK_ARGS)
 
 
@@ -54,8 +59,27 @@ def answer_t(request, index):
 
 
 def argv(name: str, hub, out, base_url: str, *extra: str) -> list[str]:
-    return ["eval", name, *TASK_ARGS[name], "--limit", "2", "--model", "stub", "--base-url", base_url, "--no-cache",
-            "--max-retries", "0", "--concurrency", "1", "--hub-dir", str(hub), "--out", str(out), *extra]
+    return [
+        "eval",
+        name,
+        *TASK_ARGS[name],
+        "--limit",
+        "2",
+        "--model",
+        "stub",
+        "--base-url",
+        base_url,
+        "--no-cache",
+        "--max-retries",
+        "0",
+        "--concurrency",
+        "1",
+        "--hub-dir",
+        str(hub),
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 def test_every_task_is_declared():
@@ -118,8 +142,17 @@ def test_transport_errors_fail_items_and_resume_runs_exactly_those_again(name, h
 def test_only_the_roles_a_task_declares_are_offered(name, hub, tmp_path, capsys):
     roles = {spec.role for spec in tasks()[name].roles}
     with StubServer(answer_t) as server:
-        command = argv(name, hub, tmp_path / "run", server.base_url, "--judge-model", "stub",
-                       "--judge-base-url", server.base_url, "--judge-no-cache")
+        command = argv(
+            name,
+            hub,
+            tmp_path / "run",
+            server.base_url,
+            "--judge-model",
+            "stub",
+            "--judge-base-url",
+            server.base_url,
+            "--judge-no-cache",
+        )
         if "judge" in roles:
             assert main(command) == 0
             assert read_summary(tmp_path / "run")["models"]["judge"] == "stub"
@@ -139,7 +172,10 @@ def test_every_client_is_closed_also_when_a_run_fails(name, hub, tmp_path, monke
     task = dataclasses.replace(tasks()[name], summarize=_raise)
     with StubServer(answer_t) as server:
         settings = RunSettings(
-            out=tmp_path / "run", location=DatasetLocation(hub_dir=hub), limit=1, concurrency=1,
+            out=tmp_path / "run",
+            location=DatasetLocation(hub_dir=hub),
+            limit=1,
+            concurrency=1,
             models={"model": ModelSpec(LLMConfig(model="stub", base_url=server.base_url, max_retries=0))},
             options=task.options.model_validate(_options(name)),
         )
@@ -161,8 +197,12 @@ def test_ctrl_c_keeps_what_is_done_and_resume_goes_on(name, hub, tmp_path):
 
     with StubServer(answer_t) as server:
         settings = RunSettings(
-            out=tmp_path / "run", location=DatasetLocation(hub_dir=hub), limit=2, concurrency=1,
-            configs=_configs(name), options=base.options.model_validate(_options(name)),
+            out=tmp_path / "run",
+            location=DatasetLocation(hub_dir=hub),
+            limit=2,
+            concurrency=1,
+            configs=_configs(name),
+            options=base.options.model_validate(_options(name)),
             models={"model": ModelSpec(LLMConfig(model="stub", base_url=server.base_url, max_retries=0))},
         )
         with pytest.raises(KeyboardInterrupt):
@@ -190,8 +230,11 @@ def _raise(results, context):
 
 
 def _options(name: str) -> dict:
-    return {"causalab": {"max_turns": 2}, "recast": {"ids": [91, 98], "max_attempts": 1},
-            "cobe": {"max_attempts": 1}}.get(name, {})
+    return {
+        "causalab": {"max_turns": 2},
+        "recast": {"ids": [91, 98], "max_attempts": 1},
+        "cobe": {"max_attempts": 1},
+    }.get(name, {})
 
 
 def _configs(name: str) -> tuple[str, ...]:
@@ -205,10 +248,17 @@ def test_an_item_that_runs_out_of_time_is_failed_and_its_later_calls_are_never_s
         return StubReply(text=text, delay=0.2)
 
     with StubServer(keep_playing) as server:
-        summary = run_task(tasks()["shapeworld"], RunSettings(
-            out=tmp_path / "run", location=DatasetLocation(hub_dir=hub), limit=1, concurrency=1, item_timeout=0.5,
-            models={"model": ModelSpec(LLMConfig(model="stub", base_url=server.base_url, max_retries=0))},
-        ))
+        summary = run_task(
+            tasks()["shapeworld"],
+            RunSettings(
+                out=tmp_path / "run",
+                location=DatasetLocation(hub_dir=hub),
+                limit=1,
+                concurrency=1,
+                item_timeout=0.5,
+                models={"model": ModelSpec(LLMConfig(model="stub", base_url=server.base_url, max_retries=0))},
+            ),
+        )
         sent = server.count
     assert summary.status == "failed" and summary.failures == {"model": {"timeout": 1}}
     (line,) = read_results(tmp_path / "run")
@@ -229,6 +279,11 @@ def test_rescore_with_the_same_rules_reproduces_every_score_and_asks_no_model(na
     assert [line["calls"] for line in after] == [line["calls"] for line in before]  # judge replies reused, in order
     old, new = read_summary(run), read_summary(again)
     assert new["metrics"] == old["metrics"] and new["slices"] == old["slices"] and new["items"] == old["items"]
-    assert new["rescored"] == {"source": str(run), "scored_before_by": old["package_version"],
-                               "generated_by": old["package_version"], "options_before": old["options"],
-                               "judge_calls": 0, "notes": []}
+    assert new["rescored"] == {
+        "source": str(run),
+        "scored_before_by": old["package_version"],
+        "generated_by": old["package_version"],
+        "options_before": old["options"],
+        "judge_calls": 0,
+        "notes": [],
+    }

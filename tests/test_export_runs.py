@@ -33,8 +33,19 @@ def runs(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("runs")
     agents = {"oracle": ["oracle"], "random": ["random"], "random-seed-1": ["random", "--agent-seed", "1"]}
     for name, (agent, *more) in agents.items():
-        argv = ["eval", "shapeworld", "--config", "core", "--agent", agent, *more, "--hub-dir", str(root / "hub"),
-                "--out", str(root / name)]
+        argv = [
+            "eval",
+            "shapeworld",
+            "--config",
+            "core",
+            "--agent",
+            agent,
+            *more,
+            "--hub-dir",
+            str(root / "hub"),
+            "--out",
+            str(root / name),
+        ]
         assert main(argv) in (0, 3)
     return {name: root / name for name in agents}
 
@@ -77,7 +88,13 @@ def test_two_shapeworld_runs_give_168_details_and_a_result_row_per_run_and_numbe
         interval = summaries[row["solver"].removeprefix("agent:")].intervals.metrics[row["metric"]]
         assert row["run_id"] == ids[row["solver"].removeprefix("agent:")]
         assert (row["estimate"], row["se"], row["ci_low"], row["ci_high"], row["n"], row["clusters"]) == (
-            interval.estimate, interval.se, interval.ci_low, interval.ci_high, interval.n, interval.clusters)
+            interval.estimate,
+            interval.se,
+            interval.ci_low,
+            interval.ci_high,
+            interval.n,
+            interval.clusters,
+        )
         assert row["method"] == interval.method and row["cluster_unit"] == "initial setup"
         assert row["dataset"] == "shapeworld" and row["configs"] == ["core"] and row["split"] == "test"
         assert row["dataset_source"] == "local build" and row["package_version"] == summaries["oracle"].package_version
@@ -132,7 +149,11 @@ def test_the_card_has_the_leaderboard_and_model_index_blocks_huggingface_hub_rea
             row = results[(name, result.metric_type)]
             assert result.metric_value == round(row.estimate, 4) and result.metric_config == row.run_id
             assert (result.task_type, result.dataset_type, result.dataset_config, result.dataset_split) == (
-                "question-answering", "shapeworld", "core", "test")
+                "question-answering",
+                "shapeworld",
+                "core",
+                "test",
+            )
     assert "| 1.0.0 | 2 run(s) added" in _section(body, "Version History")
 
 
@@ -232,31 +253,63 @@ def test_no_secret_or_local_path_reaches_any_exported_byte(runs, tmp_path, monke
     hub = tmp_path / "export-root"
     shutil.copytree(runs["random"], run)
     home = str(Path.home())
-    secrets = ["s3cret-pass", "alice", "querysecret", "plain-api-key-value", "hunter2", "sk-liveKEY1234567890abcdef",
-               "tok-abc123456789", env_secret, "hf_abcdefghijklmnopqrstuvwxyz", str(run), str(hub), str(tmp_path),
-               "/home/someone", f"{home}/private"]
+    secrets = [
+        "s3cret-pass",
+        "alice",
+        "querysecret",
+        "plain-api-key-value",
+        "hunter2",
+        "sk-liveKEY1234567890abcdef",
+        "tok-abc123456789",
+        env_secret,
+        "hf_abcdefghijklmnopqrstuvwxyz",
+        str(run),
+        str(hub),
+        str(tmp_path),
+        "/home/someone",
+        f"{home}/private",
+    ]
 
     summary = json.loads((run / "summary.json").read_text())
     summary["dataset"]["read_from"] = str(hub / "shapeworld")
-    summary["options"] |= {"base_url": "https://alice:s3cret-pass@llm.example.com/v1?api_key=querysecret",
-                           "api_key": "plain-api-key-value", "notes": f"prompts in {run}/prompts.txt"}
+    summary["options"] |= {
+        "base_url": "https://alice:s3cret-pass@llm.example.com/v1?api_key=querysecret",
+        "api_key": "plain-api-key-value",
+        "notes": f"prompts in {run}/prompts.txt",
+    }
     (run / "summary.json").write_text(json.dumps(summary))
     lines = read_results(run)
-    lines[0] |= {"status": "failed", "failure": {"role": "model", "category": "llm_error", "detail": (
-        f"401 from https://bob:hunter2@x.example/v1 for key sk-liveKEY1234567890abcdef; "
-        f"see /home/someone/.config/app/token and {run}/results.jsonl and {home}/private/notes.txt")}}
-    lines[1]["calls"] = [{"role": "model", "model": "m",
-                          "reply": f"the key is {env_secret} hf_abcdefghijklmnopqrstuvwxyz",
-                          "reasoning": f"read file://{hub}/x and {tmp_path}/y",
-                          "error": "Authorization: Bearer tok-abc123456789"}]
+    lines[0] |= {
+        "status": "failed",
+        "failure": {
+            "role": "model",
+            "category": "llm_error",
+            "detail": (
+                f"401 from https://bob:hunter2@x.example/v1 for key sk-liveKEY1234567890abcdef; "
+                f"see /home/someone/.config/app/token and {run}/results.jsonl and {home}/private/notes.txt"
+            ),
+        },
+    }
+    lines[1]["calls"] = [
+        {
+            "role": "model",
+            "model": "m",
+            "reply": f"the key is {env_secret} hf_abcdefghijklmnopqrstuvwxyz",
+            "reasoning": f"read file://{hub}/x and {tmp_path}/y",
+            "error": "Authorization: Bearer tok-abc123456789",
+        }
+    ]
     lines[2]["generation"]["transcript"][0]["content"] += f"\nsaved under {hub}"
     (run / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
 
     assert _export(hub, run) == 0
     exported = _files(hub / NAME)
     texts = [data.decode("utf-8", "replace") for data in exported.values()]
-    texts += [json.dumps(pq.read_table(hub / NAME / path).to_pylist(), ensure_ascii=False)
-              for path in exported if path.endswith(".parquet")]
+    texts += [
+        json.dumps(pq.read_table(hub / NAME / path).to_pylist(), ensure_ascii=False)
+        for path in exported
+        if path.endswith(".parquet")
+    ]
     for secret in secrets:
         assert not any(secret in text for text in texts), secret
     details = read_export(hub / NAME).details

@@ -40,10 +40,23 @@ FUZZ = settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCh
 
 #: the shapes that once crashed, hung or recursed, tried on every parser
 PATHOLOGICAL = [
-    "(" * 3000, "[" * 30000 + "]" * 30000, "{" * 10000, "<think>" * 8000, "```" * 30000, "- " * 30000 + "x",
-    "9" * 5000, "Estimand: a" + " " * 20000 + "b", "\ud800", "\x00", "", "P(Y)" + "/P(Y)" * 3000,
+    "(" * 3000,
+    "[" * 30000 + "]" * 30000,
+    "{" * 10000,
+    "<think>" * 8000,
+    "```" * 30000,
+    "- " * 30000 + "x",
+    "9" * 5000,
+    "Estimand: a" + " " * 20000 + "b",
+    "\ud800",
+    "\x00",
+    "",
+    "P(Y)" + "/P(Y)" * 3000,
     # runs of whitespace or delimiters that once took quadratic time (75 s for 20,000 spaces)
-    "P(Y)" + " " * 20000, "a" + " " * 20000 + "b", "a" + " " * 20000 + "-> b", "Estimand: x" + "`" * 20000 + "y",
+    "P(Y)" + " " * 20000,
+    "a" + " " * 20000 + "b",
+    "a" + " " * 20000 + "-> b",
+    "Estimand: x" + "`" * 20000 + "y",
     '{"relationships": [' + ", ".join(['{"source": "a", "sink": "b"}'] * 3000) + "]}",
 ]
 
@@ -51,8 +64,11 @@ PATHOLOGICAL = [
 def mixed(alphabet: str) -> st.SearchStrategy[str]:
     """Text of the parser's own characters, of anything at all, or of both."""
     own = st.text(alphabet=alphabet, max_size=200)
-    return st.one_of(own, st.text(max_size=200), st.lists(st.sampled_from(list(alphabet) + ["do(", "\\sum_{", "P("]),
-                                                          max_size=80).map("".join))
+    return st.one_of(
+        own,
+        st.text(max_size=200),
+        st.lists(st.sampled_from(list(alphabet) + ["do(", "\\sum_{", "P("]), max_size=80).map("".join),
+    )
 
 
 EXPRESSION_CHARS = "PE()[]{}|,=_+-*/0123456789.XYZUVdo ∑Σ−×'"
@@ -175,7 +191,10 @@ def test_causalab_step_parser(text):
 
 
 @FUZZ
-@given(mixed("- Observation 1: {}'\"[](),:0123456789.e+-density\n"), st.lists(mixed("Frequency set to Hz.Usage: 0123456789/ submissions\n"), max_size=4))
+@given(
+    mixed("- Observation 1: {}'\"[](),:0123456789.e+-density\n"),
+    st.lists(mixed("Frequency set to Hz.Usage: 0123456789/ submissions\n"), max_size=4),
+)
 @example("- Observation 1: {'a': " + "[" * 1990 + "}", [])
 @example("- Observation 1: {'a': 1e999999}", ["Frequency set to 1e999 Hz. Usage: 1/3 submissions"])
 @example("- Observation 1: {'a': (1).__class__}", [])
@@ -216,9 +235,15 @@ edge = st.tuples(st.sampled_from("ABCDE"), st.sampled_from("ABCDE"))
 
 
 @FUZZ
-@given(st.lists(st.lists(st.one_of(edge, edge.map(lambda e: f"{e[0]} -> {e[1]}"), st.text(max_size=8)), max_size=6),
-                min_size=1, max_size=4),
-       st.sampled_from(["exact", "normalized", "fuzzy"]), st.sampled_from([1, 2]))
+@given(
+    st.lists(
+        st.lists(st.one_of(edge, edge.map(lambda e: f"{e[0]} -> {e[1]}"), st.text(max_size=8)), max_size=6),
+        min_size=1,
+        max_size=4,
+    ),
+    st.sampled_from(["exact", "normalized", "fuzzy"]),
+    st.sampled_from([1, 2]),
+)
 def test_graph_metric_scores_unreadable_predictions_the_worst(graphs, matching, cost):
     readable = [g for g in graphs if _readable(g)]
     if not readable:
@@ -241,17 +266,24 @@ def _readable(graph) -> bool:
 
 
 @FUZZ
-@given(st.lists(st.tuples(mixed(EXPRESSION_CHARS), mixed(EXPRESSION_CHARS), mixed(GRAPH_CHARS)), min_size=1, max_size=3))
+@given(
+    st.lists(st.tuples(mixed(EXPRESSION_CHARS), mixed(EXPRESSION_CHARS), mixed(GRAPH_CHARS)), min_size=1, max_size=3)
+)
 def test_equivalence_metric_never_fails_a_batch(pairs):
     result = score_pairs([a for a, _, _ in pairs], [b for _, b, _ in pairs], [g for _, _, g in pairs])
     assert len(result["verdicts"]) == len(pairs) and 0.0 <= result["accuracy"] <= 1.0
 
 
-episode = st.fixed_dictionaries({
-    "gold": st.sampled_from(["yes", "no"]), "prediction": st.sampled_from(["yes", "no", None, ""]),
-    "structure": st.sampled_from(["direct", "random"]), "num_variables": st.one_of(st.integers(2, 7), st.none()),
-    "steps": st.one_of(st.integers(0, 14), st.text(max_size=3)), "error": st.sampled_from([None, "invalid_format", "bogus"]),
-})
+episode = st.fixed_dictionaries(
+    {
+        "gold": st.sampled_from(["yes", "no"]),
+        "prediction": st.sampled_from(["yes", "no", None, ""]),
+        "structure": st.sampled_from(["direct", "random"]),
+        "num_variables": st.one_of(st.integers(2, 7), st.none()),
+        "steps": st.one_of(st.integers(0, 14), st.text(max_size=3)),
+        "error": st.sampled_from([None, "invalid_format", "bogus"]),
+    }
+)
 
 
 @FUZZ
@@ -277,8 +309,11 @@ def test_equiv_command_exits_with_a_documented_code(argv):
 def test_the_known_pathological_inputs_on_every_parser(text):
     """The shapes that once crashed or hung, each on every text parser at once."""
     for call, allowed in [
-        (parse, ExprParseError), (lambda t: CausalGraph.parse(t), GraphError), (extract_json_block, StructuredError),
-        (extract_yaml_block, StructuredError), (read_prediction, AnswerFormatError),
+        (parse, ExprParseError),
+        (lambda t: CausalGraph.parse(t), GraphError),
+        (extract_json_block, StructuredError),
+        (extract_yaml_block, StructuredError),
+        (read_prediction, AnswerFormatError),
         (lambda t: evaluate_equation(t, {}, {}), FormulaError),
     ]:
         try:
@@ -304,10 +339,29 @@ def test_a_run_of_whitespace_changes_no_parse(run):
 # --- ReCAST and CoBe analyses (readers of server replies and judge answers, agreement statistics) -------
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**12) | st.floats(allow_nan=True) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["data", "id", "meta", "count", "tokens", "max_model_len", "context_length", "n_ctx",
-                         "default_generation_settings", "top_provider", "x"]), inner, max_size=5),
+    st.none() | st.booleans() | st.integers(-(10**6), 10**12) | st.floats(allow_nan=True) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "data",
+                    "id",
+                    "meta",
+                    "count",
+                    "tokens",
+                    "max_model_len",
+                    "context_length",
+                    "n_ctx",
+                    "default_generation_settings",
+                    "top_provider",
+                    "x",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
     max_leaves=30,
 )
 
@@ -348,8 +402,10 @@ def test_edge_lines_whose_names_say_relationships_are_still_edges(edges):
 
 
 @FUZZ
-@given(st.lists(st.lists(st.sampled_from("ABC"), min_size=3, max_size=3), max_size=12),
-       st.lists(st.tuples(st.sampled_from("xy"), st.sampled_from("xy")), max_size=12))
+@given(
+    st.lists(st.lists(st.sampled_from("ABC"), min_size=3, max_size=3), max_size=12),
+    st.lists(st.tuples(st.sampled_from("xy"), st.sampled_from("xy")), max_size=12),
+)
 def test_agreement_statistics_are_kappas_or_undefined(ratings, pairs):
     from causal_datasets.agreement import cohen_kappa, fleiss_kappa
 
@@ -380,7 +436,7 @@ INDEPENDENCE_CHARS = "XYZVW12 ,;|⊥⫫_\nindep"
 @example(";".join(f"A{i} ⊥ B{i}" for i in range(3000)), False)
 @example(PATHOLOGICAL[4], False)
 def test_independence_statements(text, complete):
-    from causal_datasets.docalc.independence import Independences, IndependenceError
+    from causal_datasets.docalc.independence import IndependenceError, Independences
 
     try:
         known = Independences.parse(text, complete=complete)
@@ -463,7 +519,7 @@ def _strip_thinking_before_reasoning_was_kept(text: str) -> str:
     text = "".join(kept)
     lowered = text.lower()
     if "</think>" in lowered:
-        text = text[lowered.rindex("</think>") + len("</think>"):]
+        text = text[lowered.rindex("</think>") + len("</think>") :]
     return text.strip()
 
 
@@ -482,21 +538,49 @@ def test_thinking_is_split_from_the_answer(text):
     assert len(answer) + len(reasoning.replace("\n\n", "")) <= len(text)
 
 
-usage_values = st.one_of(st.none(), st.integers(-5, 10**13), st.floats(allow_nan=True), st.text(max_size=5),
-                         st.booleans(), st.lists(st.integers(), max_size=2))
-reply_bodies = st.fixed_dictionaries({
-    "choices": st.lists(st.fixed_dictionaries({
-        "message": st.fixed_dictionaries({"content": st.one_of(st.none(), st.text(max_size=60)) | usage_values},
-                                         optional={"reasoning_content": usage_values | st.text(max_size=40),
-                                                   "reasoning": usage_values | st.dictionaries(st.text(max_size=3),
-                                                                                               usage_values)}),
-        "finish_reason": st.sampled_from(["stop", "length", None]),
-    }), max_size=2),
-}, optional={"usage": st.one_of(usage_values, st.fixed_dictionaries({}, optional={
-    "prompt_tokens": usage_values, "completion_tokens": usage_values, "prompt_cache_hit_tokens": usage_values,
-    "completion_tokens_details": usage_values | st.dictionaries(st.just("reasoning_tokens"), usage_values),
-    "prompt_tokens_details": usage_values | st.dictionaries(st.just("cached_tokens"), usage_values),
-}))})
+usage_values = st.one_of(
+    st.none(),
+    st.integers(-5, 10**13),
+    st.floats(allow_nan=True),
+    st.text(max_size=5),
+    st.booleans(),
+    st.lists(st.integers(), max_size=2),
+)
+reply_bodies = st.fixed_dictionaries(
+    {
+        "choices": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "message": st.fixed_dictionaries(
+                        {"content": st.one_of(st.none(), st.text(max_size=60)) | usage_values},
+                        optional={
+                            "reasoning_content": usage_values | st.text(max_size=40),
+                            "reasoning": usage_values | st.dictionaries(st.text(max_size=3), usage_values),
+                        },
+                    ),
+                    "finish_reason": st.sampled_from(["stop", "length", None]),
+                }
+            ),
+            max_size=2,
+        ),
+    },
+    optional={
+        "usage": st.one_of(
+            usage_values,
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "prompt_tokens": usage_values,
+                    "completion_tokens": usage_values,
+                    "prompt_cache_hit_tokens": usage_values,
+                    "completion_tokens_details": usage_values
+                    | st.dictionaries(st.just("reasoning_tokens"), usage_values),
+                    "prompt_tokens_details": usage_values | st.dictionaries(st.just("cached_tokens"), usage_values),
+                },
+            ),
+        )
+    },
+)
 
 
 @FUZZ

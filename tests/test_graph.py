@@ -37,9 +37,7 @@ def test_malformed_text_is_a_clear_error(text, message):
         CausalGraph.parse(text)
 
 
-@pytest.mark.parametrize(
-    "edge", [{"source": "A"}, {"source": "", "target": "B"}, ("A",), 42, ("A", None)]
-)
+@pytest.mark.parametrize("edge", [{"source": "A"}, {"source": "", "target": "B"}, ("A",), 42, ("A", None)])
 def test_malformed_edges_are_clear_errors(edge):
     with pytest.raises(GraphError):
         CausalGraph.from_edges([edge])
@@ -78,8 +76,10 @@ def test_left_and_bidirected_arrows_in_every_spelling():
     assert CausalGraph.from_edges(["B <- A"]).edges == (("A", "B"),)
 
 
-@pytest.mark.parametrize("text, mark", [("X--Y", "--"), ("X > Y", ">"), ("X<Y", "<"), ("X = Y", "="),
-                                        ("A -> B, C-->D", "-"), ("A <> B", "<")])
+@pytest.mark.parametrize(
+    "text, mark",
+    [("X--Y", "--"), ("X > Y", ">"), ("X<Y", "<"), ("X = Y", "="), ("A -> B, C-->D", "-"), ("A <> B", "<")],
+)
 def test_anything_that_looks_like_an_edge_but_is_none_names_the_mark(text, mark):
     with pytest.raises(GraphError, match=f"'{mark}' is not an edge mark; write A -> B, A <- B or A <-> B"):
         CausalGraph.parse(text)

@@ -179,8 +179,14 @@ def test_unreadable_graphs_raise_graph_error(bad, message):
 
 @pytest.mark.parametrize(
     "options",
-    [{"reversal_cost": -1}, {"reversal_cost": True}, {"reversal_cost": "2"}, {"reversal_cost": float("nan")},
-     {"node_matching": "semantic"}, {"normalization": "pairs"}],
+    [
+        {"reversal_cost": -1},
+        {"reversal_cost": True},
+        {"reversal_cost": "2"},
+        {"reversal_cost": float("nan")},
+        {"node_matching": "semantic"},
+        {"normalization": "pairs"},
+    ],
 )
 def test_bad_options_raise_value_error(options):
     with pytest.raises(ValueError):
@@ -193,7 +199,16 @@ def test_bad_options_raise_value_error(options):
 def test_singular_and_normalize_name():
     words = ["prices", "policies", "taxes", "classes", "sizes", "business", "status", "analysis", "gas", "goods"]
     assert [singular(w) for w in words] == [
-        "price", "policy", "tax", "class", "size", "business", "status", "analysis", "gas", "good",
+        "price",
+        "policy",
+        "tax",
+        "class",
+        "size",
+        "business",
+        "status",
+        "analysis",
+        "gas",
+        "good",
     ]
     assert normalize_name("  Interest-Rates ") == "interest rate"
     assert normalize_name("GDP_growth (real)") == "gdp growth real"
@@ -205,7 +220,9 @@ def test_normalized_matching_merges_spellings_and_says_so():
     prediction = [("interest rates", "investments"), ("Investment", "G.D.P."), ("interest-rate", "Investment")]
     result = compare_graphs(prediction, reference, node_matching="normalized")
     assert result.node_mapping == {
-        "interest rates": "Interest rate", "investments": "Investment", "Investment": "Investment",
+        "interest rates": "Interest rate",
+        "investments": "Investment",
+        "Investment": "Investment",
         "interest-rate": "Interest rate",
     }
     # G.D.P. normalizes to "g d p", not "gdp": unmatched, so its edge is extra and GDP→ is missing
@@ -345,7 +362,9 @@ def test_batch_edge_cases():
     with pytest.raises(ValueError, match="needs node_ids"):
         compare_graph_batch([[]], [[]], node_matching="ids")
     tables = [{1: "a", 2: "b"}, {1: "b", 2: "a"}]
-    per_item = compare_graph_batch([[(1, 2)], [(1, 2)]], [[("a", "b")], [("a", "b")]], node_matching="ids", node_ids=tables)
+    per_item = compare_graph_batch(
+        [[(1, 2)], [(1, 2)]], [[("a", "b")], [("a", "b")]], node_matching="ids", node_ids=tables
+    )
     assert [item.reversed for item in per_item.items] == [0, 1]
     all_bad = compare_graph_batch([[("a",)]], [[]])
     assert all_bad.items[0].edge_f1 == 0.0 and all_bad.items[0].shd == 1 and all_bad.micro["edge_f1"] == 0.0

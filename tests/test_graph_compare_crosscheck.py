@@ -19,8 +19,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from causal_datasets import compare_graph_batch, compare_graphs
-from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.scoring.node_matching import normalize_name
+from tests.support.data import SHARED_DATA_DIR
 
 RECAST = SHARED_DATA_DIR / "recast" / "test.parquet"
 
@@ -53,8 +53,12 @@ def test_matches_gadjid_on_thousands_of_random_dag_pairs():
         prediction, reference = random_dag_pair(rng)
         normalized, mistakes = gadjid.shd(reference, prediction)
         ours = compare_graphs(prediction, reference)
-        as_pairs = compare_graphs(list(zip(*np.nonzero(prediction))), list(zip(*np.nonzero(reference))),
-                                  prediction_nodes=range(len(prediction)), reference_nodes=range(len(reference)))
+        as_pairs = compare_graphs(
+            list(zip(*np.nonzero(prediction))),
+            list(zip(*np.nonzero(reference))),
+            prediction_nodes=range(len(prediction)),
+            reference_nodes=range(len(reference)),
+        )
         assert ours.shd == mistakes == as_pairs.shd
         # gadjid divides by the n(n-1)/2 unordered pairs, "node_pairs" by the n(n-1) ordered ones
         assert 2 * ours.normalized_shd == pytest.approx(normalized)
@@ -76,7 +80,10 @@ def brute_force(prediction: np.ndarray, reference: np.ndarray) -> dict[str, int]
             if i != j and P[j, i] and not R[j, i] and R[i, j] and not P[i, j]:
                 n_reversed += 1
     return {
-        "tp": tp, "fp": fp, "fn": fn, "reversed": n_reversed,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "reversed": n_reversed,
         "shd_1": fp + fn - n_reversed,
         "shd_2": int(np.abs(P - R).sum()),  # cdt: every differing matrix entry
     }
@@ -88,7 +95,8 @@ def pair_level_shd(prediction: np.ndarray, reference: np.ndarray) -> int:
     diagonal = int((np.diag(prediction) != np.diag(reference)).sum())
     return diagonal + sum(
         (prediction[i, j], prediction[j, i]) != (reference[i, j], reference[j, i])
-        for i in range(n) for j in range(i + 1, n)
+        for i in range(n)
+        for j in range(i + 1, n)
     )
 
 
@@ -105,7 +113,11 @@ def test_matches_brute_force_on_cyclic_graphs_with_two_cycles_and_self_loops():
         one = compare_graphs(prediction, reference)
         two = compare_graphs([tuple(e) for e in np.argwhere(prediction).tolist()], reference, reversal_cost=2)
         assert (one.true_positives, one.false_positives, one.false_negatives, one.reversed) == (
-            expected["tp"], expected["fp"], expected["fn"], expected["reversed"])
+            expected["tp"],
+            expected["fp"],
+            expected["fn"],
+            expected["reversed"],
+        )
         assert one.shd == expected["shd_1"]
         assert two.shd == expected["shd_2"]
         has_two_cycle = bool(((prediction & prediction.T) | (reference & reference.T)).any())
@@ -154,8 +166,14 @@ def perturb(row: dict, rng: random.Random) -> tuple[list[tuple[str, str]], dict[
     rng.shuffle(prediction)
     k1, k2, k3 = len(deleted), len(flipped), len(added)
     return prediction, {
-        "true_positives": len(edges) - k1 - k2, "false_positives": k2 + k3, "false_negatives": k1 + k2,
-        "reversed": k2, "missing": k1, "extra": k3, "shd_1": k1 + k2 + k3, "shd_2": k1 + 2 * k2 + k3,
+        "true_positives": len(edges) - k1 - k2,
+        "false_positives": k2 + k3,
+        "false_negatives": k1 + k2,
+        "reversed": k2,
+        "missing": k1,
+        "extra": k3,
+        "shd_1": k1 + k2 + k3,
+        "shd_2": k1 + 2 * k2 + k3,
     }
 
 
@@ -166,8 +184,10 @@ def test_recast_perturbed_copies_give_the_expected_counts(recast):
         prediction, expected = perturb(row, rng)
         one = compare_graphs(prediction, row["edges"], prediction_nodes=row["nodes"])
         two = compare_graphs(prediction, row["edges"], prediction_nodes=row["nodes"], reversal_cost=2)
-        counts = {k: getattr(one, k) for k in ("true_positives", "false_positives", "false_negatives",
-                                              "reversed", "missing", "extra")}
+        counts = {
+            k: getattr(one, k)
+            for k in ("true_positives", "false_positives", "false_negatives", "reversed", "missing", "extra")
+        }
         assert counts | {"shd_1": one.shd, "shd_2": two.shd} == expected, row["id"]
         assert one.node_f1 == 1.0
         total_reversed += one.reversed
@@ -209,7 +229,7 @@ def test_fuzzy_matching_recovers_misspelled_recast_names(recast):
         misspelled = {}
         for name in names:
             cut = rng.randrange(2, len(name) - 2) if len(name) >= 8 else None
-            misspelled[name] = name if cut is None else " ".join((name[:cut] + name[cut + 1:]).split())
+            misspelled[name] = name if cut is None else " ".join((name[:cut] + name[cut + 1 :]).split())
         if len(set(misspelled.values())) < len(names):
             continue
         prediction = [(misspelled[a], misspelled[b]) for a, b in unique_pairs(row)]

@@ -34,8 +34,11 @@ def shortest(rows: datasets.Dataset, n: int) -> datasets.Dataset:
 
 
 def test_every_reward_function_has_a_config_of_prompts_it_scores():
-    functions = {function for name, function in inspect.getmembers(rewards, inspect.isfunction)
-                 if name.endswith("_reward") and function.__module__ == rewards.__name__}
+    functions = {
+        function
+        for name, function in inspect.getmembers(rewards, inspect.isfunction)
+        if name.endswith("_reward") and function.__module__ == rewards.__name__
+    }
     assert functions == set(rewards.PROMPTS_CONFIGS)
     for dataset, config in rewards.PROMPTS_CONFIGS.values():
         assert "prompt" in get_builder(dataset).configs[config].features()
@@ -47,8 +50,9 @@ def test_the_dry_run_model_is_the_same_for_a_seed_and_reads_any_text():
     assert not torch.equal(first.lm_head.weight, tiny_random_model(seed=2)[0].lm_head.weight)
     text = "Estimand: \\sum_{V1=v} P(V1=v) → ü"
     assert tokenizer.decode(tokenizer(text)["input_ids"]) == text
-    chat = tokenizer.apply_chat_template([{"role": "user", "content": "Is it?"}], tokenize=False,
-                                         add_generation_prompt=True)
+    chat = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "Is it?"}], tokenize=False, add_generation_prompt=True
+    )
     assert chat == "<|user|>Is it?<|end|><|assistant|>"
 
 
@@ -65,9 +69,19 @@ def test_one_grpo_step_on_the_config_the_reward_scores(hub, tmp_path, reward):
 
     recorded.__name__ = reward.__name__  # TRL logs the reward under its function's name
     model, tokenizer = tiny_random_model()
-    args = GRPOConfig(output_dir=str(tmp_path), max_steps=1, per_device_train_batch_size=ROWS, num_generations=2,
-                      max_completion_length=8, use_cpu=True, report_to="none", save_strategy="no", logging_steps=1,
-                      seed=0, disable_tqdm=True)
+    args = GRPOConfig(
+        output_dir=str(tmp_path),
+        max_steps=1,
+        per_device_train_batch_size=ROWS,
+        num_generations=2,
+        max_completion_length=8,
+        use_cpu=True,
+        report_to="none",
+        save_strategy="no",
+        logging_steps=1,
+        seed=0,
+        disable_tqdm=True,
+    )
     trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=recorded, train_dataset=rows, args=args)
     trainer.train()
 
@@ -78,7 +92,8 @@ def test_one_grpo_step_on_the_config_the_reward_scores(hub, tmp_path, reward):
     for index, prompt in enumerate(prompts):
         row = by_prompt[json.dumps(prompt)]  # the row's prompt, as the config holds it
         assert {name: columns[name][index] for name in row if name != "prompt"} == {
-            name: value for name, value in row.items() if name != "prompt"}
+            name: value for name, value in row.items() if name != "prompt"
+        }
         assert [message["role"] for message in completions[index]] == ["assistant"]  # conversational completions
     references = [[{"role": "assistant", "content": reference}] for reference in columns["reference"]]
     assert reward(prompts, references, **columns) == [1.0] * ROWS  # no row the reward cannot be earned on

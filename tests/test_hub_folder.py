@@ -74,7 +74,9 @@ def test_a_card_without_readable_front_matter_is_a_folder_error(builder, tmp_pat
     body = card.read_text(encoding="utf-8").split("\n---\n", 1)[1]
     card.write_text(body if front_matter is None else f"---\n{front_matter}\n---\n{body}", encoding="utf-8")
     manifest = read_manifest(folder)
-    manifest["files"]["README.md"] = hashlib.sha256(card.read_bytes()).hexdigest()  # consistent, so only the card is wrong
+    manifest["files"]["README.md"] = hashlib.sha256(
+        card.read_bytes()
+    ).hexdigest()  # consistent, so only the card is wrong
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(DatasetFolderError, match=problem):
         verify_folder(folder)
@@ -188,8 +190,11 @@ def test_a_rebuild_never_deletes_a_file_it_did_not_write(builder, tmp_path):
     mine = [tmp_path / "tiny" / "analysis.ipynb", tmp_path / "tiny" / "data" / "default" / "notes.txt"]
     for path in mine:
         path.write_text("mine")
-    with pytest.raises(DatasetFolderError, match=r"holds 2 file\(s\) no build wrote.*: analysis.ipynb, data/default/notes.txt; "
-                                                 r".*--force"):
+    with pytest.raises(
+        DatasetFolderError,
+        match=r"holds 2 file\(s\) no build wrote.*: analysis.ipynb, data/default/notes.txt; "
+        r".*--force",
+    ):
         build_to_folder(builder, tmp_path, BuildContext(seed=8))
     assert all(path.read_text() == "mine" for path in mine)
     assert read_manifest(tmp_path / "tiny")["seed"] == 7  # refused before anything was built or moved
@@ -203,7 +208,11 @@ def test_a_build_removes_the_staging_folders_a_killed_build_left(builder, tmp_pa
     import os
 
     dead = ended_process_id()
-    stale = [tmp_path / f".tiny.building.{dead}-x1", tmp_path / f".tiny.old.{dead}-x2", tmp_path / ".tiny.building-legacy"]
+    stale = [
+        tmp_path / f".tiny.building.{dead}-x1",
+        tmp_path / f".tiny.old.{dead}-x2",
+        tmp_path / ".tiny.building-legacy",
+    ]
     live = [tmp_path / f".tiny.building.{os.getpid()}-x3", tmp_path / f".other.building.{dead}-x4"]
     for folder in stale + live:
         (folder / "data").mkdir(parents=True)
@@ -221,8 +230,12 @@ def test_a_split_without_rows_is_a_source_error_naming_the_source(builder, tmp_p
     def empty(context):
         return type(builder.build(context))({"default": {"train": []}})
 
-    with pytest.raises(SourceFormatError, match=r"source.parquet: tiny config 'default' split 'train' would have no rows"):
-        build_to_folder(replace(builder, build=empty), tmp_path, BuildContext(seed=7, source=tmp_path / "source.parquet"))
+    with pytest.raises(
+        SourceFormatError, match=r"source.parquet: tiny config 'default' split 'train' would have no rows"
+    ):
+        build_to_folder(
+            replace(builder, build=empty), tmp_path, BuildContext(seed=7, source=tmp_path / "source.parquet")
+        )
     assert not (tmp_path / "tiny").exists()
 
 

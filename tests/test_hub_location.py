@@ -39,8 +39,18 @@ def test_eval_reads_a_pushed_dataset_by_hub_id_and_revision_online_then_offline(
     push_folder(shapeworld_build, "org/shapeworld", api=api(local_hub))
     empty = tmp_path / "no-local-builds"
     version = json.loads((shapeworld_build / "manifest.json").read_text())["version"]
-    argv = ["eval", "shapeworld", "--agent", "oracle", "--dataset", "org/shapeworld", "--revision", f"v{version}",
-            "--hub-dir", str(empty)]
+    argv = [
+        "eval",
+        "shapeworld",
+        "--agent",
+        "oracle",
+        "--dataset",
+        "org/shapeworld",
+        "--revision",
+        f"v{version}",
+        "--hub-dir",
+        str(empty),
+    ]
 
     assert main([*argv, "--out", str(tmp_path / "online")]) == 0
     set_offline(monkeypatch, True)
@@ -110,7 +120,9 @@ def test_hub_failures_are_typed_and_name_the_dataset(local_hub, tiny_registered,
 def test_a_repository_holding_another_dataset_is_refused(local_hub, tiny_registered, tmp_path, monkeypatch):
     folder = build_to_folder(tiny_registered, tmp_path / "a", BuildContext(seed=7)).folder
     push_folder(folder, "org/other", api=api(local_hub))
-    monkeypatch.setattr(registry, "builders", lambda: {"tiny": tiny_registered, "other": replace(tiny_registered, name="other")})
+    monkeypatch.setattr(
+        registry, "builders", lambda: {"tiny": tiny_registered, "other": replace(tiny_registered, name="other")}
+    )
     with pytest.raises(HubDatasetError, match="org/other@v1.2.3 holds the dataset 'tiny', not 'other'"):
         DatasetLocation(repo_id="org/other", revision="v1.2.3").load("other", "default")
 
@@ -162,7 +174,9 @@ def test_a_pushed_metric_space_loads_back_through_evaluate(local_hub, tmp_path, 
     import evaluate.config
 
     push_metric("causal_graph_metrics", "org/causal_graph_metrics", api=api(local_hub))
-    monkeypatch.setattr(evaluate.config, "HUB_EVALUATE_URL", local_hub.endpoint + "/spaces/{path}/resolve/{revision}/{name}")
+    monkeypatch.setattr(
+        evaluate.config, "HUB_EVALUATE_URL", local_hub.endpoint + "/spaces/{path}/resolve/{revision}/{name}"
+    )
     monkeypatch.setattr(evaluate.config, "HF_EVALUATE_OFFLINE", False)
     monkeypatch.setattr(evaluate.config, "HF_EVALUATE_CACHE", tmp_path / "evaluate")
     monkeypatch.setattr(evaluate.config, "DOWNLOADED_EVALUATE_PATH", tmp_path / "evaluate" / "downloads")

@@ -60,11 +60,15 @@ def scores(log):
 def test_every_benchmark_and_config_is_a_task_with_its_options_as_parameters():
     engine, named = tasks(), inspect_tasks.inspect_tasks()
     assert {f"causalab_{config}" for config in engine["causalab"].configs} <= set(named)
-    assert {"shapeworld_core", "shapeworld_advanced", "cladder_estimand", "recast", "cobe", "cobe_responses"} <= set(named)
+    assert {"shapeworld_core", "shapeworld_advanced", "cladder_estimand", "recast", "cobe", "cobe_responses"} <= set(
+        named
+    )
     for name, (task, config) in named.items():
         assert config in engine[task].configs
         parameters = inspect.signature(getattr(inspect_tasks, name)).parameters
-        assert {"hub_dir", "dataset", "revision", "split", "agent", *engine[task].options.model_fields} == set(parameters) - {"source"}
+        assert {"hub_dir", "dataset", "revision", "split", "agent", *engine[task].options.model_fields} == set(
+            parameters
+        ) - {"source"}
     assert inspect.signature(inspect_tasks.shapeworld_core).parameters["variant"].default == "basic"
 
 
@@ -72,10 +76,24 @@ def test_the_inspect_command_runs_a_registered_task_and_its_log_reads_back(tmp_p
     """``inspect eval causal_datasets/shapeworld_core`` in a fresh process outside the checkout: the
     entry point registers the tasks; the oracle agent answers every episode right."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    command = [sys.executable, str(ROOT / "tests" / "support" / "inspect_offline.py"), "eval",
-               "causal_datasets/shapeworld_core", "--model", "mockllm/model", "-T", "agent=oracle",
-               "-T", f"hub_dir={tmp_path / 'hub'}", "--limit", "12", "--log-dir", str(tmp_path / "logs"),
-               "--display", "none"]
+    command = [
+        sys.executable,
+        str(ROOT / "tests" / "support" / "inspect_offline.py"),
+        "eval",
+        "causal_datasets/shapeworld_core",
+        "--model",
+        "mockllm/model",
+        "-T",
+        "agent=oracle",
+        "-T",
+        f"hub_dir={tmp_path / 'hub'}",
+        "--limit",
+        "12",
+        "--log-dir",
+        str(tmp_path / "logs"),
+        "--display",
+        "none",
+    ]
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     [path] = (tmp_path / "logs").glob("*.eval")
@@ -100,9 +118,25 @@ def test_the_readme_inspect_line_runs_from_the_repository_root(tmp_path):
     entry_point = "causal_datasets = causal_datasets.integrations.inspect_tasks"
     (shadow / "entry_points.txt").write_text(f"[inspect_ai]\n{entry_point}\n")
     env = {**os.environ, "PYTHONPATH": str(shadow.parent)}
-    command = [sys.executable, "-m", "tests.support.inspect_offline", "eval", "causal_datasets/shapeworld_core",
-               "--model", "mockllm/model", "-T", "agent=oracle", "-T", f"hub_dir={tmp_path / 'hub'}", "--limit", "3",
-               "--log-dir", str(tmp_path / "logs"), "--display", "none"]
+    command = [
+        sys.executable,
+        "-m",
+        "tests.support.inspect_offline",
+        "eval",
+        "causal_datasets/shapeworld_core",
+        "--model",
+        "mockllm/model",
+        "-T",
+        "agent=oracle",
+        "-T",
+        f"hub_dir={tmp_path / 'hub'}",
+        "--limit",
+        "3",
+        "--log-dir",
+        str(tmp_path / "logs"),
+        "--display",
+        "none",
+    ]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     [path] = (tmp_path / "logs").glob("*.eval")
@@ -110,13 +144,16 @@ def test_the_readme_inspect_line_runs_from_the_repository_root(tmp_path):
     assert log.status == "success" and log.eval.task == "causal_datasets/shapeworld_core" and len(log.samples) == 3
 
 
-@pytest.mark.parametrize(("parameters", "message"), [
-    ({"agent_seeds": 1}, "has no option 'agent_seeds'"),
-    ({"agent_seed": -1}, "option agent_seed: Input should be greater than or equal to 0"),
-    ({"agent": "psychic"}, "has no agent 'psychic'"),
-    ({"revision": "v1"}, "revision needs dataset=ORG/NAME"),
-    ({"source": "/no/such/file"}, "source /no/such/file does not exist"),
-])
+@pytest.mark.parametrize(
+    ("parameters", "message"),
+    [
+        ({"agent_seeds": 1}, "has no option 'agent_seeds'"),
+        ({"agent_seed": -1}, "option agent_seed: Input should be greater than or equal to 0"),
+        ({"agent": "psychic"}, "has no agent 'psychic'"),
+        ({"revision": "v1"}, "revision needs dataset=ORG/NAME"),
+        ({"source": "/no/such/file"}, "source /no/such/file does not exist"),
+    ],
+)
 def test_bad_task_parameters_are_one_clear_error(parameters, message, tmp_path):
     with pytest.raises(RunConfigurationError, match=message):
         inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub"), **parameters)
@@ -131,13 +168,31 @@ def test_judge_comes_from_inspect_model_roles_and_matches_the_engine(hub, tmp_pa
 
     with StubServer(judge) as server:
         [log] = inspect_eval(
-            inspect_tasks.cobe_responses(hub_dir=str(hub), source=str(COBE_SOURCE)), model="mockllm/model",
+            inspect_tasks.cobe_responses(hub_dir=str(hub), source=str(COBE_SOURCE)),
+            model="mockllm/model",
             model_roles={"judge": get_model("openai-api/stub/stub-judge", base_url=server.base_url)},
-            log_dir=str(tmp_path / "logs"), display="none", limit=4,
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+            limit=4,
         )
-        run_eval("cobe", "--config", "responses", "--limit", "4", "--out", str(tmp_path / "run"), "--hub-dir", str(hub),
-                 "--source", str(COBE_SOURCE), "--judge-model", "stub-judge", "--judge-base-url", server.base_url,
-                 "--judge-no-cache")
+        run_eval(
+            "cobe",
+            "--config",
+            "responses",
+            "--limit",
+            "4",
+            "--out",
+            str(tmp_path / "run"),
+            "--hub-dir",
+            str(hub),
+            "--source",
+            str(COBE_SOURCE),
+            "--judge-model",
+            "stub-judge",
+            "--judge-base-url",
+            server.base_url,
+            "--judge-no-cache",
+        )
     assert log.status == "success" and len(log.samples) == 4
     ours = {r["id"]: r for r in read_results(tmp_path / "run")}
     verdicts = set()
@@ -145,7 +200,8 @@ def test_judge_comes_from_inspect_model_roles_and_matches_the_engine(hub, tmp_pa
         assert score.metadata["scores"] == ours[sample_id]["scores"]  # the calls' settings: each tool spells its own
         assert score.metadata["generation"] == ours[sample_id]["generation"]
         assert [(c["role"], c["messages"], c["reply"]) for c in score.metadata["calls"]] == [
-            (c["role"], c["messages"], c["reply"]) for c in ours[sample_id]["calls"]]
+            (c["role"], c["messages"], c["reply"]) for c in ours[sample_id]["calls"]
+        ]
         verdict = ours[sample_id]["scores"]["verdict"]
         assert score.value == {"accuracy": float(verdict == "correct")}
         verdicts.add(verdict)
@@ -154,9 +210,14 @@ def test_judge_comes_from_inspect_model_roles_and_matches_the_engine(hub, tmp_pa
 
 def test_an_unreachable_server_is_a_sample_error_never_a_wrong_answer(tmp_path):
     [log] = inspect_eval(
-        inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")), model="openai-api/local/nothing",
-        model_base_url="http://127.0.0.1:9/v1", log_dir=str(tmp_path / "logs"), display="none", limit=2,
-        max_retries=1, timeout=5,
+        inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")),
+        model="openai-api/local/nothing",
+        model_base_url="http://127.0.0.1:9/v1",
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        limit=2,
+        max_retries=1,
+        timeout=5,
     )
     assert log.status == "error" and "127.0.0.1:9" in log.error.message
     assert "model retries_exhausted" in log.error.message  # the engine's failure vocabulary: role, then category
@@ -167,8 +228,12 @@ def test_an_unreachable_server_is_a_sample_error_never_a_wrong_answer(tmp_path):
 def test_requests_carry_the_seed_and_sampling_of_causal_datasets_eval(tmp_path):
     with StubServer(lambda request, index: StubReply(text='{"answer": "yes"}')) as server:
         [log] = inspect_eval(
-            inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")), model="openai-api/stub/m",
-            model_base_url=server.base_url, log_dir=str(tmp_path / "logs"), display="none", limit=1,
+            inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")),
+            model="openai-api/stub/m",
+            model_base_url=server.base_url,
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+            limit=1,
         )
     assert log.status == "success" and server.count >= 1
     assert {(r.get("seed"), r["temperature"], r["max_tokens"]) for r in server.requests} == {(0, 0.0, 512)}
@@ -182,8 +247,13 @@ def test_a_failure_that_is_not_the_models_fails_the_sample_with_its_own_cause(tm
         raise OSError(f"cannot download the {name} tokenizer")
 
     monkeypatch.setattr("tiktoken.get_encoding", unavailable)
-    [log] = inspect_eval(inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")), model="mockllm/model",
-                         log_dir=str(tmp_path / "logs"), display="none", limit=1)
+    [log] = inspect_eval(
+        inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")),
+        model="mockllm/model",
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        limit=1,
+    )
     assert log.status == "error"
     assert log.error.message.startswith("OSError") and "cannot download the" in log.error.message
     assert "llm_error" not in log.error.message and "SampleFailed" not in log.error.traceback
@@ -197,13 +267,32 @@ def test_local_model_gives_the_same_items_as_causal_datasets_eval(name, task, hu
     and identical result lines but the solver's model name, which each tool spells its own way."""
     respond, replies = recording(local_llm.base_url)
     with StubServer(respond, slots=1) as proxy:  # the one slot of the server behind it
-        run_eval(task, "--out", str(tmp_path / "run"), "--hub-dir", str(hub), "--limit", "3", "--model", local_llm.model,
-                 "--base-url", proxy.base_url, "--max-tokens", "256", "--no-cache")
+        run_eval(
+            task,
+            "--out",
+            str(tmp_path / "run"),
+            "--hub-dir",
+            str(hub),
+            "--limit",
+            "3",
+            "--model",
+            local_llm.model,
+            "--base-url",
+            proxy.base_url,
+            "--max-tokens",
+            "256",
+            "--no-cache",
+        )
         ours_sent = proxy.requests
     with StubServer(replaying(replies)) as replay:
         [log] = inspect_eval(
-            getattr(inspect_tasks, name)(hub_dir=str(hub)), model=f"openai-api/local/{local_llm.model}",
-            model_base_url=replay.base_url, log_dir=str(tmp_path / "logs"), display="none", limit=3, max_tokens=256,
+            getattr(inspect_tasks, name)(hub_dir=str(hub)),
+            model=f"openai-api/local/{local_llm.model}",
+            model_base_url=replay.base_url,
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+            limit=3,
+            max_tokens=256,
             max_retries=0,
         )
         inspect_sent = replay.requests
@@ -220,7 +309,9 @@ def test_local_model_gives_the_same_items_as_causal_datasets_eval(name, task, hu
             assert theirs["generation"].pop("policy") == f"model:openai-api/local/{local_llm.model}"
             assert mine["generation"].pop("policy") == f"model:{local_llm.model}"
         assert (theirs["scores"], theirs["generation"]) == (mine["scores"], mine["generation"])
-        assert [(c["messages"], c["reply"]) for c in theirs["calls"]] == [(c["messages"], c["reply"]) for c in mine["calls"]]
+        assert [(c["messages"], c["reply"]) for c in theirs["calls"]] == [
+            (c["messages"], c["reply"]) for c in mine["calls"]
+        ]
         assert score.value == engine_task.item_scores(engine_task.scores.model_validate(mine["scores"]))
     sample = reread.samples[0]
     assert sample.messages[-1].role == "assistant" and sample.output.completion  # the conversation is in the log
@@ -231,13 +322,38 @@ def test_score_means_are_the_engine_summary_metrics(tmp_path):
     """CausaLab's experimenter agent through inspect and through ``causal-datasets eval``: each
     per-item score's mean is the metric of the same name in ``summary.json``."""
     hub_dir = str(tmp_path / "hub")
-    [log] = inspect_eval(inspect_tasks.causalab_3nodes(hub_dir=hub_dir, agent="experimenter"), model="mockllm/model",
-                         log_dir=str(tmp_path / "logs"), display="none", limit=5)
-    summary = run_eval("causalab", "--config", "3nodes", "--agent", "experimenter", "--limit", "5",
-                       "--out", str(tmp_path / "run"), "--hub-dir", hub_dir)
+    [log] = inspect_eval(
+        inspect_tasks.causalab_3nodes(hub_dir=hub_dir, agent="experimenter"),
+        model="mockllm/model",
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        limit=5,
+    )
+    summary = run_eval(
+        "causalab",
+        "--config",
+        "3nodes",
+        "--agent",
+        "experimenter",
+        "--limit",
+        "5",
+        "--out",
+        str(tmp_path / "run"),
+        "--hub-dir",
+        hub_dir,
+    )
     means = {score.name: score.metrics["mean"].value for score in log.results.scores}
-    assert set(means) == {"task_accuracy", "edge_precision", "edge_recall", "edge_f1", "shd", "freq_edge_f1",
-                          "coefficient_f1", "root_f1", "formula_hit"}
+    assert set(means) == {
+        "task_accuracy",
+        "edge_precision",
+        "edge_recall",
+        "edge_f1",
+        "shd",
+        "freq_edge_f1",
+        "coefficient_f1",
+        "root_f1",
+        "formula_hit",
+    }
     for name, value in means.items():
         assert value == pytest.approx(getattr(summary.metrics, name), abs=1e-12), name
 
@@ -247,16 +363,25 @@ def test_reasoning_settings_are_inspects_options_and_each_items_reasoning_is_kep
     sampling defaults), and each item's result line keeps its calls' reasoning and token details."""
 
     def thinking(request, index):
-        body = completion_body("I cannot tell.", prompt_tokens=10, completion_tokens=5, reasoning=f"R{index}",
-                               reasoning_tokens=7, cached_tokens=4)
+        body = completion_body(
+            "I cannot tell.",
+            prompt_tokens=10,
+            completion_tokens=5,
+            reasoning=f"R{index}",
+            reasoning_tokens=7,
+            cached_tokens=4,
+        )
         return StubReply(body=body)
 
     with StubServer(thinking) as server:
         [log] = inspect_eval(
             inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")),
-            model=get_model("openai-api/stub/stub", base_url=server.base_url), reasoning_effort="high",
-            extra_body={"chat_template_kwargs": {"enable_thinking": True}}, log_dir=str(tmp_path / "logs"),
-            display="none", limit=2,
+            model=get_model("openai-api/stub/stub", base_url=server.base_url),
+            reasoning_effort="high",
+            extra_body={"chat_template_kwargs": {"enable_thinking": True}},
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+            limit=2,
         )
         requests = list(server.requests)
     assert log.status == "success" and len(requests) >= 2
@@ -278,5 +403,7 @@ def test_every_llm_setting_is_an_inspect_option_or_inspects_own():
     no_counterpart = {"token_limit_param", "prefill", "context_window"}  # inspect's provider chooses the field
     assert set(inspect_tasks.GENERATE_FIELDS) | endpoint | no_counterpart == set(LLMConfig.model_fields)
     assert set(inspect_tasks.GENERATE_FIELDS.values()) <= set(GenerateConfig.model_fields)
-    config = inspect_tasks.generate_config({"max_completion_tokens": 64, "reasoning_effort": "low", "extra_body": {"a": 1}})
+    config = inspect_tasks.generate_config(
+        {"max_completion_tokens": 64, "reasoning_effort": "low", "extra_body": {"a": 1}}
+    )
     assert (config.max_tokens, config.reasoning_effort, config.extra_body) == (64, "low", {"a": 1})

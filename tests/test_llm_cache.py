@@ -33,8 +33,10 @@ def body(i: int) -> dict:
 def test_key_is_sha256_of_canonical_json_of_endpoint_and_body_independent_of_key_order():
     request = {"model": "m", "messages": [{"role": "user", "content": "é"}], "temperature": 0.0}
     reordered = {"temperature": 0.0, "messages": [{"content": "é", "role": "user"}], "model": "m"}
-    canonical = ('{"body":{"messages":[{"content":"é","role":"user"}],"model":"m","temperature":0.0},'
-                 '"endpoint":"http://127.0.0.1:8080/v1"}')
+    canonical = (
+        '{"body":{"messages":[{"content":"é","role":"user"}],"model":"m","temperature":0.0},'
+        '"endpoint":"http://127.0.0.1:8080/v1"}'
+    )
     key = cache_key("http://127.0.0.1:8080/v1", request)
     assert key == cache_key("http://127.0.0.1:8080/v1", reordered) == hashlib.sha256(canonical.encode()).hexdigest()
     assert cache_key("http://127.0.0.1:8080/v1", {**request, "temperature": 0.5}) != key

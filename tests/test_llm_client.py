@@ -19,8 +19,8 @@ from causal_datasets.llm import (
     LLMRetriesExhausted,
     LLMTimeout,
     ModelPrice,
+    concurrency,
 )
-from causal_datasets.llm import concurrency
 from causal_datasets.llm.config import DEFAULT_TIMEOUT, SINGLE_SLOT_TIMEOUT
 from causal_datasets.llm.local_server import reusable_prefix
 from causal_datasets.llm.retry import Backoff, parse_retry_after
@@ -119,7 +119,9 @@ def test_slow_server_raises_timeout_after_retries():
 def test_connection_refused_is_a_typed_error():
     with StubServer() as server:
         url = server.base_url  # the port is free again once the server stops
-    client = LLMClient(LLMConfig(model="m", base_url=url, max_retries=1, **{k: v for k, v in FAST.items() if k != "timeout"}))
+    client = LLMClient(
+        LLMConfig(model="m", base_url=url, max_retries=1, **{k: v for k, v in FAST.items() if k != "timeout"})
+    )
     with pytest.raises(LLMRetriesExhausted) as caught:
         client.chat(ask("anyone?"))
     assert caught.value.kind == "connection" and caught.value.attempts == 2
@@ -186,7 +188,12 @@ def test_batch_keeps_finished_work_when_items_fail(tmp_path):
         with client_for(server, tmp_path, max_retries=1) as client:
             outcomes = client.map(requests, concurrency=2)
         assert [type(o).__name__ for o in outcomes] == [
-            "ChatResult", "LLMRetriesExhausted", "ChatResult", "LLMRetriesExhausted", "ChatResult"]
+            "ChatResult",
+            "LLMRetriesExhausted",
+            "ChatResult",
+            "LLMRetriesExhausted",
+            "ChatResult",
+        ]
         assert outcomes[2].text == "echo: good 3"  # input order kept
         sent = server.count
         assert sent == 3 + 2 * 2
@@ -219,6 +226,7 @@ def test_achat_runs_concurrently_within_the_limit():
         return echo()(request, index)
 
     with StubServer(respond) as server, client_for(server, concurrency=3) as client:
+
         async def main():
             return await asyncio.gather(*(client.achat(ask(f"a{i}")) for i in range(7)))
 
@@ -338,8 +346,10 @@ def test_a_reply_without_content_is_retried_and_never_cached(tmp_path):
 
 
 def test_odd_replies_become_valid_text_and_counts(tmp_path):
-    body = (b'{"choices": [{"message": {"content": "bad \\ud800 surrogate"}, "finish_reason": "stop"}],'
-            b' "usage": {"prompt_tokens": "many", "completion_tokens": -3}}')  # a lone surrogate escape
+    body = (
+        b'{"choices": [{"message": {"content": "bad \\ud800 surrogate"}, "finish_reason": "stop"}],'
+        b' "usage": {"prompt_tokens": "many", "completion_tokens": -3}}'
+    )  # a lone surrogate escape
     with StubServer(lambda request, index: StubReply(body=body)) as server, client_for(server, tmp_path) as client:
         result = client.chat(ask("hi"))
     assert result.text == "bad ? surrogate" and (result.prompt_tokens, result.completion_tokens) == (0, 0)
@@ -384,8 +394,9 @@ def test_progress_is_a_line_every_interval_when_stderr_is_not_a_terminal(monkeyp
     results = concurrency.map_concurrent(lambda n: time.sleep(0.15) or n, range(8), concurrency=2, desc="items")
     assert results == list(range(8))
     lines = capsys.readouterr().err.splitlines()  # capsys's stderr is no terminal
-    assert 2 <= len(lines) <= 5 and all(re.fullmatch(r"items: \d of 8 done after \d+s(, about \d+s left)?", line)
-                                        for line in lines), lines
+    assert 2 <= len(lines) <= 5 and all(
+        re.fullmatch(r"items: \d of 8 done after \d+s(, about \d+s left)?", line) for line in lines
+    ), lines
     concurrency.map_concurrent(lambda n: time.sleep(0.15), range(4), concurrency=2, progress=False)
     assert capsys.readouterr().err == ""  # progress=False: nothing at all
 
@@ -436,8 +447,16 @@ def test_reasoning_and_prompt_cache_counts_from_the_usage_details_odd_ones_count
 
 
 def test_usage_and_cost_count_reasoning_and_price_cached_input_and_the_cache_keeps_reasoning(tmp_path):
-    reply = StubReply(body=completion_body("yes", reasoning="because", prompt_tokens=1000, completion_tokens=300,
-                                           reasoning_tokens=250, cached_tokens=800))
+    reply = StubReply(
+        body=completion_body(
+            "yes",
+            reasoning="because",
+            prompt_tokens=1000,
+            completion_tokens=300,
+            reasoning_tokens=250,
+            cached_tokens=800,
+        )
+    )
     prices = {"test-model": ModelPrice(prompt=2.0, completion=10.0, cache_read=0.5)}
     with StubServer(lambda request, index: reply) as server:
         config = LLMConfig(model="test-model", base_url=server.base_url, **FAST)
@@ -451,15 +470,18 @@ def test_usage_and_cost_count_reasoning_and_price_cached_input_and_the_cache_kee
     assert (usage["reasoning_tokens"], usage["cache_read_tokens"]) == (250, 800)  # the cache hit is not counted again
     assert (usage["cached_prompt_tokens"], usage["cached_completion_tokens"]) == (1000, 300)
     assert usage["cost_usd"] == pytest.approx((200 * 2.0 + 800 * 0.5 + 300 * 10.0) / 1e6)
-    assert ModelPrice(prompt=2.0, completion=10.0).cost(1000, 300, 800) == pytest.approx((1000 * 2.0 + 300 * 10.0) / 1e6)
+    assert ModelPrice(prompt=2.0, completion=10.0).cost(1000, 300, 800) == pytest.approx(
+        (1000 * 2.0 + 300 * 10.0) / 1e6
+    )
     assert ModelPrice(prompt=1.0, completion=1.0, cache_read=0.0).cost(10, 0, 99) == 0.0  # at most every prompt token
 
 
 def test_reasoning_settings_reach_the_request_and_the_cache_key(tmp_path):
     with StubServer() as server:
         thinking = {"chat_template_kwargs": {"enable_thinking": True}}
-        with client_for(server, tmp_path, reasoning_effort="high", extra_body=thinking,
-                        max_completion_tokens=4096) as client:
+        with client_for(
+            server, tmp_path, reasoning_effort="high", extra_body=thinking, max_completion_tokens=4096
+        ) as client:
             client.chat(ask("hi"))
         with client_for(server, tmp_path) as plain:
             assert not plain.chat(ask("hi")).cached  # other settings, another cache entry

@@ -40,9 +40,11 @@ def test_gguf_is_found_in_the_installed_wheel():
 
 #: CLadder questions, each after one asked before it: llama-cpp-python's own server answered each of them
 #: otherwise when asked again right away (12 of 25 questions asked twice in a row changed their reply)
-REPEATED = [("test-generate-easy.json-235", "test-generate-easy.json-364"),
-            ("test-generate-hard.json-578", "test-generate-hard.json-703"),
-            ("test-generate-anti.json-361", "test-generate-anti.json-506")]
+REPEATED = [
+    ("test-generate-easy.json-235", "test-generate-easy.json-364"),
+    ("test-generate-hard.json-578", "test-generate-hard.json-703"),
+    ("test-generate-anti.json-361", "test-generate-anti.json-506"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +109,7 @@ def test_second_run_is_served_from_cache_without_http(local_llm, tmp_path):
 
 def test_async_calls(local_llm):
     with local_llm.client(max_tokens=8, concurrency=2) as client:
+
         async def main():
             return await asyncio.gather(*(client.achat(ask(f"Count to {n}")) for n in (1, 2, 3)))
 
@@ -121,8 +124,9 @@ class Verdict(BaseModel):
 def test_structured_answer_from_the_tiny_model_ends_classified(local_llm):
     question = ask('Is the sky blue? Reply only with JSON like {"answer": "yes"}.')
     with local_llm.client(max_tokens=24) as client:
-        answer = ask_structured(client, question, schema=Verdict, max_attempts=2,
-                                format_hint='a JSON object {"answer": "<text>"}')
+        answer = ask_structured(
+            client, question, schema=Verdict, max_attempts=2, format_hint='a JSON object {"answer": "<text>"}'
+        )
     # whatever the 135M model writes, the outcome is a validated value or a classified failure
     assert 1 <= answer.attempts <= 2 and len(answer.raw) == answer.attempts
     if answer.ok:
@@ -160,8 +164,11 @@ os._exit(0)  # vanish without stopping the server, like a killed test run
 
 
 def test_server_does_not_outlive_a_killed_parent():
-    pid = int(subprocess.run([sys.executable, "-c", ORPHAN], capture_output=True, text=True, timeout=LOADED,
-                             check=True).stdout)
+    pid = int(
+        subprocess.run(
+            [sys.executable, "-c", ORPHAN], capture_output=True, text=True, timeout=LOADED, check=True
+        ).stdout
+    )
     stat = Path(f"/proc/{pid}/stat")
     for _ in range(int(LOADED / 0.1)):
         if not stat.exists() or stat.read_text().split(")")[-1].split()[0] == "Z":

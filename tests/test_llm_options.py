@@ -26,15 +26,40 @@ def test_no_model_means_no_client():
 
 
 def test_model_and_judge_flags_build_separate_configs(tmp_path):
-    args = parser().parse_args([
-        "--model", "qwen", "--base-url", "http://127.0.0.1:8080/v1/", "--temperature", "0.3", "--max-tokens", "64",
-        "--seed", "7", "--concurrency", "9", "--cache-dir", str(tmp_path),
-        "--judge-model", "judge", "--judge-base-url", "http://localhost:9000/v1", "--judge-no-cache",
-        "--judge-token-limit-param", "max_completion_tokens",
-    ])
+    args = parser().parse_args(
+        [
+            "--model",
+            "qwen",
+            "--base-url",
+            "http://127.0.0.1:8080/v1/",
+            "--temperature",
+            "0.3",
+            "--max-tokens",
+            "64",
+            "--seed",
+            "7",
+            "--concurrency",
+            "9",
+            "--cache-dir",
+            str(tmp_path),
+            "--judge-model",
+            "judge",
+            "--judge-base-url",
+            "http://localhost:9000/v1",
+            "--judge-no-cache",
+            "--judge-token-limit-param",
+            "max_completion_tokens",
+        ]
+    )
     main, judge = config_from_args(args), config_from_args(args, prefix="judge-")
     assert (main.model, main.base_url, main.temperature, main.max_tokens, main.seed, main.concurrency) == (
-        "qwen", "http://127.0.0.1:8080/v1", 0.3, 64, 7, 9)
+        "qwen",
+        "http://127.0.0.1:8080/v1",
+        0.3,
+        64,
+        7,
+        9,
+    )
     assert (judge.model, judge.base_url, judge.temperature, judge.seed) == ("judge", "http://localhost:9000/v1", 0.0, 0)
     assert judge.request_body([])["max_completion_tokens"] == 512 and "max_tokens" not in judge.request_body([])
     assert main.request_body([])["max_tokens"] == 64
@@ -46,19 +71,23 @@ def test_model_and_judge_flags_build_separate_configs(tmp_path):
 def test_price_table_file_feeds_the_usage_cost(tmp_path):
     table = tmp_path / "prices.yaml"
     table.write_text("qwen:\n  prompt: 0.5\n  completion: 1.5\n")
-    args = parser().parse_args(["--model", "qwen", "--base-url", "http://127.0.0.1:1/v1", "--prices", str(table),
-                                "--no-cache"])
+    args = parser().parse_args(
+        ["--model", "qwen", "--base-url", "http://127.0.0.1:1/v1", "--prices", str(table), "--no-cache"]
+    )
     with client_from_args(args) as client:
         assert client.usage.prices["qwen"].cost(1_000_000, 2_000_000) == pytest.approx(3.5)
 
 
-@pytest.mark.parametrize(("text", "problem"), [
-    ('["not", "a", "mapping"]', "a price table maps model names"),
-    ('{"m": {"prompt": 1}}', "price of 'm' completion: Field required"),
-    ('{"m": {"prompt": 1, "completion": 2, "cache_read": -1}}', "price of 'm' cache_read: Input should be greater"),
-    ('{"m": ', "not a readable price table"),
-    ("[" * 20000, "not a readable price table"),
-])
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('["not", "a", "mapping"]', "a price table maps model names"),
+        ('{"m": {"prompt": 1}}', "price of 'm' completion: Field required"),
+        ('{"m": {"prompt": 1, "completion": 2, "cache_read": -1}}', "price of 'm' cache_read: Input should be greater"),
+        ('{"m": ', "not a readable price table"),
+        ("[" * 20000, "not a readable price table"),
+    ],
+)
 def test_bad_price_tables_name_the_flag_file_and_entry(tmp_path, text, problem):
     table = tmp_path / "prices.json"
     table.write_text(text)
@@ -82,8 +111,12 @@ def test_every_config_field_is_a_flag_of_every_role_and_defaults_live_in_the_con
         if not prefix:
             mine = {option for option in mine if not option.startswith("--judge-")} - {"--concurrency"}
         expected = {f"--{prefix}{name.replace('_', '-')}" for name in fields}
-        assert mine == expected | {f"--{prefix}model-config", f"--{prefix}prices", f"--{prefix}cache-dir",
-                                   f"--{prefix}no-cache"}
+        assert mine == expected | {
+            f"--{prefix}model-config",
+            f"--{prefix}prices",
+            f"--{prefix}cache-dir",
+            f"--{prefix}no-cache",
+        }
         for name in fields:
             action, field = flags[f"--{prefix}{name.replace('_', '-')}"], LLMConfig.model_fields[name]
             assert action.default is argparse.SUPPRESS  # a flag not given leaves the field's own default
@@ -96,11 +129,24 @@ def test_every_config_field_is_a_flag_of_every_role_and_defaults_live_in_the_con
 
 
 def test_reasoning_flags_build_the_request(tmp_path):
-    args = parser().parse_args([
-        "--judge-model", "j", "--judge-base-url", "http://127.0.0.1:1/v1", "--judge-reasoning-effort", "high",
-        "--judge-max-completion-tokens", "8192", "--judge-extra-body", '{"chat_template_kwargs": {"enable_thinking": true}}',
-        "--judge-seed", "3", "--judge-backoff-max", "2.5",
-    ])
+    args = parser().parse_args(
+        [
+            "--judge-model",
+            "j",
+            "--judge-base-url",
+            "http://127.0.0.1:1/v1",
+            "--judge-reasoning-effort",
+            "high",
+            "--judge-max-completion-tokens",
+            "8192",
+            "--judge-extra-body",
+            '{"chat_template_kwargs": {"enable_thinking": true}}',
+            "--judge-seed",
+            "3",
+            "--judge-backoff-max",
+            "2.5",
+        ]
+    )
     config = config_from_args(args, prefix="judge-")
     body = config.request_body([{"role": "user", "content": "hi"}])
     assert body["reasoning_effort"] == "high" and body["chat_template_kwargs"] == {"enable_thinking": True}
@@ -119,26 +165,36 @@ def test_extra_body_that_is_not_a_json_object_is_exit_2_naming_the_flag(value, c
 
 def test_a_model_config_file_is_a_roles_whole_setting_and_flags_given_win(tmp_path):
     path = tmp_path / "judge.yaml"
-    path.write_text("model: big-judge\nbase_url: http://127.0.0.1:9/v1\nreasoning_effort: medium\n"
-                    "extra_body:\n  chat_template_kwargs: {enable_thinking: true}\ntemperature: 0.6\n")
+    path.write_text(
+        "model: big-judge\nbase_url: http://127.0.0.1:9/v1\nreasoning_effort: medium\n"
+        "extra_body:\n  chat_template_kwargs: {enable_thinking: true}\ntemperature: 0.6\n"
+    )
     args = parser().parse_args(["--judge-model-config", str(path), "--judge-temperature", "0.2", "--concurrency", "7"])
     config = config_from_args(args, prefix="judge-")
     assert (config.model, config.base_url, config.reasoning_effort, config.temperature, config.concurrency) == (
-        "big-judge", "http://127.0.0.1:9/v1", "medium", 0.2, 7)
+        "big-judge",
+        "http://127.0.0.1:9/v1",
+        "medium",
+        0.2,
+        7,
+    )
     assert config.extra_body == {"chat_template_kwargs": {"enable_thinking": True}}
     renamed = parser().parse_args(["--judge-model-config", str(path), "--judge-model", "other"])
     assert config_from_args(renamed, prefix="judge-").model == "other"
 
 
-@pytest.mark.parametrize(("text", "problem"), [
-    (None, "cannot be read"),
-    ("model: [unclosed", "not valid YAML"),
-    ("extra_body: " + "[" * 20000, "not valid YAML"),
-    ("- a list\n", "expected a mapping of LLMConfig fields"),
-    ("model: m\nreasoning_efort: high\n", "reasoning_efort: Extra inputs are not permitted"),
-    ("model: m\ntemperature: -1\n", "temperature: Input should be greater than or equal to 0"),
-    ("temperature: 0.5\n", "no model (give model: in the file or --judge-model)"),
-])
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (None, "cannot be read"),
+        ("model: [unclosed", "not valid YAML"),
+        ("extra_body: " + "[" * 20000, "not valid YAML"),
+        ("- a list\n", "expected a mapping of LLMConfig fields"),
+        ("model: m\nreasoning_efort: high\n", "reasoning_efort: Extra inputs are not permitted"),
+        ("model: m\ntemperature: -1\n", "temperature: Input should be greater than or equal to 0"),
+        ("temperature: 0.5\n", "no model (give model: in the file or --judge-model)"),
+    ],
+)
 def test_bad_model_config_files_name_the_flag_and_the_file(tmp_path, text, problem):
     path = tmp_path / "judge.yaml"
     if text is not None:

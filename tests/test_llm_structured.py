@@ -60,8 +60,8 @@ def test_real_model_outputs_survive_every_wrapping():
 
 def test_last_json_block_wins_over_earlier_and_other_languages():
     reply = (
-        "Example format:\n```json\n{\"relationships\": []}\n```\n"
-        "My answer:\n```JSON\n{\"relationships\": [{\"source\": \"rates\", \"sink\": \"inflation\"},]}\n```\n"
+        'Example format:\n```json\n{"relationships": []}\n```\n'
+        'My answer:\n```JSON\n{"relationships": [{"source": "rates", "sink": "inflation"},]}\n```\n'
         "```python\nprint({'not': 'this'})\n```"
     )
     assert extract_json_block(reply) == {"relationships": [{"source": "rates", "sink": "inflation"}]}
@@ -83,19 +83,27 @@ def test_bare_json_in_prose_respects_strings_and_escapes():
 
 
 def test_thinking_sections_are_removed():
-    assert strip_thinking("<think>a {\"x\": 1}</think> done") == "done"
+    assert strip_thinking('<think>a {"x": 1}</think> done') == "done"
     assert strip_thinking("reasoning without an opening tag</think>answer") == "answer"
-    assert strip_thinking("answer <THINK>cut off mid-thought {\"x\": 1}") == "answer"
+    assert strip_thinking('answer <THINK>cut off mid-thought {"x": 1}') == "answer"
     with pytest.raises(StructuredError) as caught:
-        extract_json_block("<think>I will answer {\"edges\": []} but then I ran out of tokens")
+        extract_json_block('<think>I will answer {"edges": []} but then I ran out of tokens')
     assert caught.value.kind == "no_block"
 
 
 def test_yaml_blocks_and_safe_loading_only():
-    judge = "Assessment below.\n```yaml\npresence: strong match\nsemantic_similarity: moderate\nabstraction: aligned\n```"
+    judge = (
+        "Assessment below.\n```yaml\npresence: strong match\nsemantic_similarity: moderate\nabstraction: aligned\n```"
+    )
     assert extract_yaml_block(judge) == {
-        "presence": "strong match", "semantic_similarity": "moderate", "abstraction": "aligned"}
-    assert extract_yaml_block("<think>hmm</think>\nscore: 2\nreasons:\n  - a\n  - b\n") == {"score": 2, "reasons": ["a", "b"]}
+        "presence": "strong match",
+        "semantic_similarity": "moderate",
+        "abstraction": "aligned",
+    }
+    assert extract_yaml_block("<think>hmm</think>\nscore: 2\nreasons:\n  - a\n  - b\n") == {
+        "score": 2,
+        "reasons": ["a", "b"],
+    }
     with pytest.raises(StructuredError) as caught:
         extract_yaml_block("```yaml\nx: !!python/object/apply:os.system ['echo pwned']\n```")
     assert caught.value.kind == "parse"
@@ -115,7 +123,11 @@ def test_validate_with_model_adapter_and_callable():
         return value
 
     assert validate(3, positive) == 3
-    for value, schema in (({"relationships": [{"source": "a"}]}, Graph), (-1, positive), (["x"], TypeAdapter(list[int]))):
+    for value, schema in (
+        ({"relationships": [{"source": "a"}]}, Graph),
+        (-1, positive),
+        (["x"], TypeAdapter(list[int])),
+    ):
         with pytest.raises(StructuredError) as caught:
             validate(value, schema)
         assert caught.value.kind == "validation"
@@ -182,8 +194,13 @@ def test_bounded_attempts_then_a_classified_failure():
 
 def test_yaml_answers_with_a_format_hint():
     with StubServer(scripted("score = 3", "```yaml\nscore: 3\n```")) as server, client_for(server) as client:
-        answer = ask_structured(client, QUESTION, schema=lambda v: int(v["score"]), fmt="yaml",
-                                format_hint="a YAML mapping with one key, score (integer 0-4)")
+        answer = ask_structured(
+            client,
+            QUESTION,
+            schema=lambda v: int(v["score"]),
+            fmt="yaml",
+            format_hint="a YAML mapping with one key, score (integer 0-4)",
+        )
     assert answer.ok and answer.value == 3 and answer.attempts == 2
     assert "score (integer 0-4)" in server.requests[1]["messages"][1]["content"]
 
@@ -217,7 +234,8 @@ def test_pathological_replies_are_typed_errors(extract, text):
 
 def test_yaml_aliases_are_refused():
     laughs = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
+    )
     with pytest.raises(StructuredError, match="aliases"):
         extract_yaml_block(laughs)
 
@@ -228,4 +246,7 @@ def test_a_value_inside_a_too_deep_structure_is_not_taken_for_the_answer():
 
 
 def test_trailing_commas_are_dropped_but_never_a_comma_between_strings():
-    assert loads_lenient_json('{"e": [["ph", "freq"],], "c": {"b": "2,]",},}') == {"e": [["ph", "freq"]], "c": {"b": "2,]"}}
+    assert loads_lenient_json('{"e": [["ph", "freq"],], "c": {"b": "2,]",},}') == {
+        "e": [["ph", "freq"]],
+        "c": {"b": "2,]"},
+    }

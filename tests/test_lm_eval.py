@@ -51,8 +51,10 @@ def prompts(hub, name, n=LIMIT, keep=lambda row: True):
 
 def replying(answers: dict[str, str]):
     """A stub responder answering by the request's last user message (lm-eval reorders requests by length)."""
+
     def respond(request, index):
         return StubReply(body=completion_body(answers.get(request["messages"][-1]["content"], "no idea")))
+
     return respond
 
 
@@ -76,7 +78,12 @@ def in_process(tasks, base_url, metadata, *, limit=LIMIT, gen_kwargs=None, **opt
     """lm-eval's Python API with only our task folder indexed; returns (results, samples per task)."""
     manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
     out = simple_evaluate(
-        model="local-chat-completions", tasks=tasks, task_manager=manager, limit=limit, log_samples=True, gen_kwargs=gen_kwargs,
+        model="local-chat-completions",
+        tasks=tasks,
+        task_manager=manager,
+        limit=limit,
+        log_samples=True,
+        gen_kwargs=gen_kwargs,
         model_args=f"base_url={base_url}/chat/completions,model={STUB_MODEL},tokenizer_backend=None,seed=0",
         **({"apply_chat_template": True} | options),
     )
@@ -84,12 +91,17 @@ def in_process(tasks, base_url, metadata, *, limit=LIMIT, gen_kwargs=None, **opt
 
 
 def test_the_module_prints_the_task_folder():
-    printed = subprocess.run([sys.executable, "-m", "causal_datasets.integrations.lm_eval"], capture_output=True,
-                             text=True, check=True).stdout.strip()
+    printed = subprocess.run(
+        [sys.executable, "-m", "causal_datasets.integrations.lm_eval"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     folder = Path(printed)
     assert folder.is_absolute() and folder == tasks_dir()
     assert {p.name for p in folder.glob("*.yaml")} == {
-        "causal_cladder_estimand.yaml", "causal_recast_graph.yaml", "causal_cobe_queries.yaml", "causal_reasoning.yaml"}
+        "causal_cladder_estimand.yaml",
+        "causal_recast_graph.yaml",
+        "causal_cobe_queries.yaml",
+        "causal_reasoning.yaml",
+    }
     assert (folder / "utils.py").is_file() and (folder / "_prompts_template_yaml").is_file()
 
 
@@ -100,17 +112,45 @@ def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_
     answers = cladder_answers(hub)
     with StubServer(replying(answers)) as server:
         command = [
-            sys.executable, "-m", "lm_eval", "--model", "local-chat-completions",
-            "--model_args", f"base_url={server.base_url}/chat/completions,model={STUB_MODEL},tokenizer_backend=None,seed=0",
-            "--apply_chat_template", "--tasks", "causal_cladder_estimand", "--include_path", str(tasks_dir()),
-            "--metadata", json.dumps({"hub_dir": str(hub)}), "--limit", str(LIMIT),
-            "--output_path", str(tmp_path / "lm"), "--log_samples",
+            sys.executable,
+            "-m",
+            "lm_eval",
+            "--model",
+            "local-chat-completions",
+            "--model_args",
+            f"base_url={server.base_url}/chat/completions,model={STUB_MODEL},tokenizer_backend=None,seed=0",
+            "--apply_chat_template",
+            "--tasks",
+            "causal_cladder_estimand",
+            "--include_path",
+            str(tasks_dir()),
+            "--metadata",
+            json.dumps({"hub_dir": str(hub)}),
+            "--limit",
+            str(LIMIT),
+            "--output_path",
+            str(tmp_path / "lm"),
+            "--log_samples",
         ]
         subprocess.run(command, check=True, capture_output=True)
         lm_requests = list(server.requests)
-        run_eval("cladder_pairs", "--limit", str(LIMIT), "--model", STUB_MODEL, "--base-url", server.base_url,
-                 "--hub-dir", str(hub), "--out", str(tmp_path / "cd"), "--no-cache", "--concurrency", "1")
-        cd_requests = server.requests[len(lm_requests):]
+        run_eval(
+            "cladder_pairs",
+            "--limit",
+            str(LIMIT),
+            "--model",
+            STUB_MODEL,
+            "--base-url",
+            server.base_url,
+            "--hub-dir",
+            str(hub),
+            "--out",
+            str(tmp_path / "cd"),
+            "--no-cache",
+            "--concurrency",
+            "1",
+        )
+        cd_requests = server.requests[len(lm_requests) :]
 
     by_messages = {json.dumps(r["messages"]): r for r in lm_requests}
     assert len(lm_requests) == len(by_messages) == LIMIT
@@ -118,8 +158,13 @@ def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_
         assert by_messages[json.dumps(row["prompt"])]["messages"] == row["prompt"]  # exactly the config's turns
     for request in cd_requests:  # the same body as the runner's but for an empty stop list (no stop sequence)
         assert by_messages[json.dumps(request["messages"])] == request | {"stop": []}
-    assert cd_requests[0] == {"model": STUB_MODEL, "messages": rows[0]["prompt"], "temperature": 0.0, "max_tokens": 512,
-                              "seed": 0}
+    assert cd_requests[0] == {
+        "model": STUB_MODEL,
+        "messages": rows[0]["prompt"],
+        "temperature": 0.0,
+        "max_tokens": 512,
+        "seed": 0,
+    }
 
     (samples_file,) = (tmp_path / "lm").glob("*/samples_causal_cladder_estimand_*.jsonl")
     samples = [json.loads(line) for line in samples_file.read_text().splitlines()]
@@ -128,15 +173,29 @@ def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_
     for sample in samples:
         reply = sample["resps"][0][0]
         assert reply == answers[sample["doc"]["prompt"][-1]["content"]]
-        scores = score_answer(extract_estimand(reply), CladderQuestionRow.model_validate_json(sample["doc"]["question"]))
+        scores = score_answer(
+            extract_estimand(reply), CladderQuestionRow.model_validate_json(sample["doc"]["question"])
+        )
         ran = runner[sample["doc"]["id"]]
-        assert sample["accuracy"] == sample["identification_accuracy"] == float(scores["identified"] is True) == float(
-            ran["identified"] is True)  # both default to the identification rule
+        assert (
+            sample["accuracy"]
+            == sample["identification_accuracy"]
+            == float(scores["identified"] is True)
+            == float(ran["identified"] is True)
+        )  # both default to the identification rule
         assert sample["equivalence_accuracy"] == float(scores["equivalent"] is True) == float(ran["equivalent"] is True)
-        assert sample["string_match"] == float(scores["string_match"]) == float(runner[sample["doc"]["id"]]["string_match"])
+        assert (
+            sample["string_match"]
+            == float(scores["string_match"])
+            == float(runner[sample["doc"]["id"]]["string_match"])
+        )
     assert {s["accuracy"] for s in samples} == {0.0, 1.0} and {s["string_match"] for s in samples} == {0.0, 1.0}
-    assert sum(s["equivalence_accuracy"] for s in samples) > sum(s["accuracy"] for s in samples)  # the restated quantities
-    results = json.loads(next((tmp_path / "lm").glob("*/results_*.json")).read_text())["results"]["causal_cladder_estimand"]
+    assert sum(s["equivalence_accuracy"] for s in samples) > sum(
+        s["accuracy"] for s in samples
+    )  # the restated quantities
+    results = json.loads(next((tmp_path / "lm").glob("*/results_*.json")).read_text())["results"][
+        "causal_cladder_estimand"
+    ]
     assert results["accuracy,none"] == sum(s["accuracy"] for s in samples) / LIMIT
 
 
@@ -144,9 +203,14 @@ def test_the_group_runs_recast_and_cobe_on_their_prompts(hub):
     recast = prompts(hub, "recast", n=3, keep=lambda row: row["variant"] == 0)  # the standard variant
     cobe = prompts(hub, "cobe", n=3)
     references = {row["prompt"][-1]["content"]: row["reference"] for row in recast}
-    half = {text: "```json\n" + json.dumps({"relationships": [{"source": s, "sink": t} for s, t in
-                                            list(parse_graph_answer(ref).graph.edges)[::2]]}) + "\n```"
-            for text, ref in references.items()}
+    half = {
+        text: "```json\n"
+        + json.dumps(
+            {"relationships": [{"source": s, "sink": t} for s, t in list(parse_graph_answer(ref).graph.edges)[::2]]}
+        )
+        + "\n```"
+        for text, ref in references.items()
+    }
     answers = half | {cobe[0]["prompt"][-1]["content"]: "Alice bent down.", cobe[1]["prompt"][-1]["content"]: "  "}
     answers[recast[2]["prompt"][-1]["content"]] = "<think>no graph</think> Sorry."
     with StubServer(replying(answers)) as server:
@@ -162,13 +226,16 @@ def test_the_group_runs_recast_and_cobe_on_their_prompts(hub):
     assert [s["doc"]["id"] for s in graphs] == [row["id"] for row in recast]
     for sample, row in zip(graphs[:2], recast):
         reply = sample["resps"][0][0]
-        normalized = compare_graphs(parse_graph_answer(reply).graph, parse_graph_answer(row["reference"]).graph,
-                                    node_matching="normalized")
+        normalized = compare_graphs(
+            parse_graph_answer(reply).graph, parse_graph_answer(row["reference"]).graph, node_matching="normalized"
+        )
         assert sample["parsed"] == 1.0 and sample["edge_f1"] == normalized.edge_f1 and sample["shd"] == normalized.shd
         assert 0 < sample["edge_f1"] < 1
     assert graphs[2]["parsed"] == 0.0 and "edge_f1" not in graphs[2]  # left out of the graph means, as the runner does
     assert results["causal_recast_graph"]["parsed,none"] == pytest.approx(2 / 3)
-    assert results["causal_recast_graph"]["edge_f1,none"] == pytest.approx((graphs[0]["edge_f1"] + graphs[1]["edge_f1"]) / 2)
+    assert results["causal_recast_graph"]["edge_f1,none"] == pytest.approx(
+        (graphs[0]["edge_f1"] + graphs[1]["edge_f1"]) / 2
+    )
     assert [s["nonempty"] for s in samples["causal_cobe_queries"]] == [1.0, 0.0, 1.0]
     cobe_doc = samples["causal_cobe_queries"][0]["doc"]
     assert cobe_doc["should_change"] and "latent_factors" in cobe_doc  # what a judge needs afterwards
@@ -180,8 +247,9 @@ def test_a_pushed_dataset_is_read_by_hub_id(hub, local_hub):
     metadata = {"dataset": "org/cladder_pairs", "dataset_revision": f"v{version}"}
     with StubServer(replying(cladder_answers(hub))) as server:
         results, _ = in_process(["causal_cladder_estimand"], server.base_url, metadata, limit=2)
-        equivalence, _ = in_process(["causal_cladder_estimand"], server.base_url, metadata | {"scoring": "equivalence"},
-                                    limit=2)
+        equivalence, _ = in_process(
+            ["causal_cladder_estimand"], server.base_url, metadata | {"scoring": "equivalence"}, limit=2
+        )
         sent = [r["messages"] for r in server.requests]
     assert sent and all(row["prompt"] in sent for row in prompts(hub, "cladder_pairs", n=2))
     # item 0 answers the estimand; item 1 restates the asked quantity, which identifies nothing but is equal
@@ -212,8 +280,13 @@ def test_a_missing_build_fails_when_lm_eval_loads_the_task(tmp_path):
         manager.load(["causal_cladder_estimand"])
 
 
-@pytest.mark.parametrize(("options", "message"), [({"apply_chat_template": False}, "--apply_chat_template"),
-                                                  ({"system_instruction": "Be brief."}, "--system_instruction")])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"apply_chat_template": False}, "--apply_chat_template"),
+        ({"system_instruction": "Be brief."}, "--system_instruction"),
+    ],
+)
 def test_requests_that_would_change_the_messages_are_refused(hub, options, message):
     with StubServer() as server, pytest.raises(RunConfigurationError, match=message):
         in_process(["causal_cladder_estimand"], server.base_url, {"hub_dir": str(hub)}, limit=1, **options)
@@ -228,17 +301,40 @@ def test_parity_with_causal_datasets_eval_on_the_local_model(hub, local_llm, tmp
     tokens = 96
     respond, replies = recording(local_llm.base_url)
     with StubServer(respond, slots=1) as proxy:  # the one slot of the server behind it
-        run_eval("cladder_pairs", "--limit", "3", "--max-tokens", str(tokens), "--temperature", "0", "--model",
-                 local_llm.model, "--base-url", proxy.base_url, "--hub-dir", str(hub), "--out", str(tmp_path / "cd"),
-                 "--no-cache", "--concurrency", "1")
+        run_eval(
+            "cladder_pairs",
+            "--limit",
+            "3",
+            "--max-tokens",
+            str(tokens),
+            "--temperature",
+            "0",
+            "--model",
+            local_llm.model,
+            "--base-url",
+            proxy.base_url,
+            "--hub-dir",
+            str(hub),
+            "--out",
+            str(tmp_path / "cd"),
+            "--no-cache",
+            "--concurrency",
+            "1",
+        )
         ours_sent = proxy.requests
     manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata={"hub_dir": str(hub)})
     with StubServer(replaying(replies)) as replay:
-        lm = simple_evaluate(model="local-chat-completions", tasks=["causal_cladder_estimand"], task_manager=manager,
-                             model_args=f"base_url={replay.base_url}/chat/completions,model={local_llm.model},"
-                                        "tokenizer_backend=None,seed=0,max_retries=1",
-                             apply_chat_template=True, limit=3, log_samples=True,
-                             gen_kwargs={"max_gen_toks": tokens, "temperature": 0})
+        lm = simple_evaluate(
+            model="local-chat-completions",
+            tasks=["causal_cladder_estimand"],
+            task_manager=manager,
+            model_args=f"base_url={replay.base_url}/chat/completions,model={local_llm.model},"
+            "tokenizer_backend=None,seed=0,max_retries=1",
+            apply_chat_template=True,
+            limit=3,
+            log_samples=True,
+            gen_kwargs={"max_gen_toks": tokens, "temperature": 0},
+        )
         lm_sent = replay.requests
     assert sorted(map(conversation_key, lm_sent)) == sorted(map(conversation_key, ours_sent))
     runner = item_fields(tmp_path / "cd")
@@ -247,8 +343,10 @@ def test_parity_with_causal_datasets_eval_on_the_local_model(hub, local_llm, tmp
     for item, sample in zip(runner, samples):
         expression = extract_estimand(sample["resps"][0][0])
         verdict = score_answer(expression, CladderQuestionRow.model_validate_json(sample["doc"]["question"]))
-        print(f"{item['id']}: expression {item['expression']!r} | {expression!r}; equivalent {item['equivalent']} | "
-              f"{verdict['equivalent']}; error {item['error']} | {verdict['error']}; same reply {item['raw'] == sample['resps'][0][0]}")
+        print(
+            f"{item['id']}: expression {item['expression']!r} | {expression!r}; equivalent {item['equivalent']} | "
+            f"{verdict['equivalent']}; error {item['error']} | {verdict['error']}; same reply {item['raw'] == sample['resps'][0][0]}"
+        )
         assert expression == item["expression"]
         assert (verdict["equivalent"], verdict["error"]) == (item["equivalent"], item["error"])
         assert sample["accuracy"] == float(item["equivalent"] is True)
@@ -260,17 +358,40 @@ def test_model_settings_pass_as_gen_kwargs_into_the_same_request_body(hub, tmp_p
     thinking = {"chat_template_kwargs": {"enable_thinking": True}}
     config = LLMConfig(model=STUB_MODEL, max_tokens=64, temperature=0.3, reasoning_effort="high", extra_body=thinking)
     with StubServer(replying(cladder_answers(hub))) as server:
-        in_process(["causal_cladder_estimand"], server.base_url, {"hub_dir": str(hub)}, limit=2,
-                   gen_kwargs=gen_kwargs(config))
+        in_process(
+            ["causal_cladder_estimand"], server.base_url, {"hub_dir": str(hub)}, limit=2, gen_kwargs=gen_kwargs(config)
+        )
         lm_requests = list(server.requests)
-        run_eval("cladder_pairs", "--limit", "2", "--model", STUB_MODEL, "--base-url", server.base_url,
-                 "--hub-dir", str(hub), "--out", str(tmp_path / "cd"), "--no-cache", "--max-tokens", "64",
-                 "--temperature", "0.3", "--reasoning-effort", "high", "--extra-body", json.dumps(thinking))
-        cd_requests = server.requests[len(lm_requests):]
+        run_eval(
+            "cladder_pairs",
+            "--limit",
+            "2",
+            "--model",
+            STUB_MODEL,
+            "--base-url",
+            server.base_url,
+            "--hub-dir",
+            str(hub),
+            "--out",
+            str(tmp_path / "cd"),
+            "--no-cache",
+            "--max-tokens",
+            "64",
+            "--temperature",
+            "0.3",
+            "--reasoning-effort",
+            "high",
+            "--extra-body",
+            json.dumps(thinking),
+        )
+        cd_requests = server.requests[len(lm_requests) :]
     by_messages = {json.dumps(r["messages"]): r for r in lm_requests}
     assert len(cd_requests) == len(by_messages) == 2
     for request in cd_requests:
         assert by_messages[json.dumps(request["messages"])] == request | {"stop": []}
         assert (request["reasoning_effort"], request["chat_template_kwargs"], request["max_tokens"]) == (
-            "high", {"enable_thinking": True}, 64)
+            "high",
+            {"enable_thinking": True},
+            64,
+        )
     assert gen_kwargs(LLMConfig(model="m", max_completion_tokens=4096))["max_gen_toks"] == 4096

@@ -78,8 +78,10 @@ def test_tree_pages_and_paths_info(local_hub, tmp_path):
     assert listed == set(_folder_files(folder)) | {"data", "data/default"}
     expected = datasets.load_dataset(str(folder), "default", split="train")
     _assert_same(datasets.load_dataset("org/tiny", "default", split="train", revision="v1.2.3"), expected)
-    assert any(path.startswith("/api/datasets/org/tiny/tree/") and "data%2Fdefault" in path and "cursor=1" in path
-               for _, path in local_hub.requests)
+    assert any(
+        path.startswith("/api/datasets/org/tiny/tree/") and "data%2Fdefault" in path and "cursor=1" in path
+        for _, path in local_hub.requests
+    )
 
     paths = ["README.md", "data", "missing"]
     infos = HfApi().get_paths_info("org/tiny", paths, repo_type="dataset", revision="v1.2.3")
@@ -129,8 +131,10 @@ def test_space_is_created_and_its_files_stored(local_hub, tmp_path):
     url = api.create_repo("org/space", repo_type="space", space_sdk="gradio")
     assert url.repo_type == "space" and url.repo_id == "org/space"
     api.upload_folder(repo_id="org/space", repo_type="space", folder_path=app, commit_message="app")
-    assert local_hub.files("org/space", repo_type="space") == {"app.py": b"import gradio\n",
-                                                               "assets/style.css": b"body {}\n"}
+    assert local_hub.files("org/space", repo_type="space") == {
+        "app.py": b"import gradio\n",
+        "assets/style.css": b"body {}\n",
+    }
     assert local_hub.repo("org/space", repo_type="space").sdk == "gradio"
     assert api.space_info("org/space").sdk == "gradio"
 

@@ -33,8 +33,12 @@ from causal_datasets.registry import get_builder
 from causal_datasets.shapeworld.generate import core_tasks
 from tests.support.data import SHARED_DATA_DIR
 
-PROPERTY = settings(max_examples=40, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+PROPERTY = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 #: values of the wrong type a field may be replaced by
 WRONG = [None, 7, -1, 2.5, True, "", "junk", [], [7], {}, {"x": 1}, [None]]
 
@@ -67,8 +71,14 @@ def judge():
 
 @pytest.fixture(scope="module")
 def modules():
-    names = ("causal_graph_metrics", "causalab_mechanism", "cobe_edit_criteria", "do_calculus_equivalence",
-             "recast_judge", "shapeworld_accuracy")
+    names = (
+        "causal_graph_metrics",
+        "causalab_mechanism",
+        "cobe_edit_criteria",
+        "do_calculus_equivalence",
+        "recast_judge",
+        "shapeworld_accuracy",
+    )
     return {name: evaluate.load(metric_path(name), keep_in_memory=True) for name in names}
 
 
@@ -119,8 +129,12 @@ def test_causal_graph_metrics_on_mutated_recast_edges(modules, rows, data):
     chosen = batch(draw, rows["recast"])
     references = [row.get("edges", row) for row in chosen]
     predictions = [draw(st.one_of(st.just(ref), st.sampled_from(WRONG))) for ref in references]
-    call(modules["causal_graph_metrics"], predictions=predictions, references=references,
-         reversal_cost=draw(st.sampled_from([1, 2, 0, 3])))
+    call(
+        modules["causal_graph_metrics"],
+        predictions=predictions,
+        references=references,
+        reversal_cost=draw(st.sampled_from([1, 2, 0, 3])),
+    )
 
 
 @PROPERTY
@@ -140,8 +154,12 @@ def test_causalab_mechanism_on_mutated_episode_rows(modules, rows, data):
     chosen = batch(draw, rows["causalab"])
     hypothesis = json.dumps({"edges": [{"from": "quantumSize", "to": "resonanceFreq"}]})
     predictions = [prediction_text(draw, hypothesis) for _ in chosen]
-    successes = draw(st.one_of(st.none(), st.lists(st.sampled_from([True, False, None, 2, "yes"]),
-                                                    min_size=len(chosen), max_size=len(chosen))))
+    successes = draw(
+        st.one_of(
+            st.none(),
+            st.lists(st.sampled_from([True, False, None, 2, "yes"]), min_size=len(chosen), max_size=len(chosen)),
+        )
+    )
     call(modules["causalab_mechanism"], predictions=predictions, references=chosen, successes=successes)
 
 
@@ -151,8 +169,14 @@ def test_cobe_edit_criteria_on_mutated_queries_rows(modules, rows, judge, data):
     draw = data.draw
     chosen = batch(draw, rows["cobe"])
     predictions = [prediction_text(draw, "A rewrite of the scenario.") for _ in chosen]
-    result = call(modules["cobe_edit_criteria"], predictions=predictions, references=chosen,
-                  judge_model="stub", judge_base_url=judge, concurrency=1)
+    result = call(
+        modules["cobe_edit_criteria"],
+        predictions=predictions,
+        references=chosen,
+        judge_model="stub",
+        judge_base_url=judge,
+        concurrency=1,
+    )
     if isinstance(result, dict):
         assert result["n"] == len(chosen)
 
@@ -163,13 +187,19 @@ def test_shapeworld_accuracy_on_mutated_task_rows(modules, rows, data):
     draw = data.draw
     chosen = batch(draw, rows["shapeworld"])
     predictions = [prediction_text(draw, draw(st.sampled_from(["yes", "no"]))) for _ in chosen]
-    columns = {"structures": [row.get("structure") for row in chosen],
-               "num_variables": [row.get("num_variables") for row in chosen]}
+    columns = {
+        "structures": [row.get("structure") for row in chosen],
+        "num_variables": [row.get("num_variables") for row in chosen],
+    }
     for name in list(columns):
         if draw(st.booleans()):
             del columns[name]
-    call(modules["shapeworld_accuracy"], predictions=predictions, references=[row.get("answer") for row in chosen],
-         **columns)
+    call(
+        modules["shapeworld_accuracy"],
+        predictions=predictions,
+        references=[row.get("answer") for row in chosen],
+        **columns,
+    )
 
 
 @settings(PROPERTY, max_examples=15)
@@ -178,11 +208,22 @@ def test_do_calculus_equivalence_on_mutated_synthetic_pairs(modules, rows, data)
     draw = data.draw
     chosen = batch(draw, rows["cladder_pairs"])
     predictions = [prediction_text(draw, row.get("expr_b") or "P(Y)") for row in chosen]
-    graphs = [",".join(f"{e['source']}->{e['target']}" for e in row["edges"] if isinstance(e, dict)
-                       and isinstance(e.get("source"), str) and isinstance(e.get("target"), str))
-              if isinstance(row.get("edges"), list) else row.get("edges") for row in chosen]
-    call(modules["do_calculus_equivalence"], predictions=predictions, references=[row.get("expr_a") for row in chosen],
-         graphs=graphs)
+    graphs = [
+        ",".join(
+            f"{e['source']}->{e['target']}"
+            for e in row["edges"]
+            if isinstance(e, dict) and isinstance(e.get("source"), str) and isinstance(e.get("target"), str)
+        )
+        if isinstance(row.get("edges"), list)
+        else row.get("edges")
+        for row in chosen
+    ]
+    call(
+        modules["do_calculus_equivalence"],
+        predictions=predictions,
+        references=[row.get("expr_a") for row in chosen],
+        graphs=graphs,
+    )
 
 
 # --- what the rule promises, checked on intact rows -----------------------------------------------
@@ -200,52 +241,90 @@ def test_intact_rows_score_and_an_unreadable_prediction_counts_the_worst(modules
     assert result["count"] == 2 and result["unparsable"] == 2 and result["shd"] == 6  # 3 nodes: 3·2
 
     queries = rows["cobe"][:2]
-    result = modules["cobe_edit_criteria"].compute(predictions=["A rewrite.", None], references=queries,
-                                                   judge_model="stub", judge_base_url=judge, concurrency=1)
+    result = modules["cobe_edit_criteria"].compute(
+        predictions=["A rewrite.", None], references=queries, judge_model="stub", judge_base_url=judge, concurrency=1
+    )
     assert (result["n"], result["correct"], result["wrong"], result["unparsable"]) == (2, 1, 1, 1)
 
     tasks = rows["shapeworld"][:2]
     result = modules["shapeworld_accuracy"].compute(
         predictions=["yes" if row["answer"] == 0 else "no" for row in tasks][:1] + ["maybe"],
-        references=[row["answer"] for row in tasks], structures=[row["structure"] for row in tasks])
+        references=[row["answer"] for row in tasks],
+        structures=[row["structure"] for row in tasks],
+    )
     assert result["accuracy"] == 0.5 and result["unparsable"] == 1 and result["episodes"] == 2
 
     pair = rows["cladder_pairs"][0]
     graph = ",".join(f"{e['source']}->{e['target']}" for e in pair["edges"])
     result = modules["do_calculus_equivalence"].compute(
-        predictions=[pair["expr_a"], None], references=[pair["expr_a"]] * 2, graphs=[graph] * 2)
+        predictions=[pair["expr_a"], None], references=[pair["expr_a"]] * 2, graphs=[graph] * 2
+    )
     assert result["accuracy"] == 0.5 and result["unparsable"] == 1
 
 
-@pytest.mark.parametrize("name, inputs", [
-    ("causal_graph_metrics", {}),
-    ("causalab_mechanism", {}),
-    ("cobe_edit_criteria", {"judge_model": "stub"}),
-    ("do_calculus_equivalence", {"graphs": []}),
-    ("recast_judge", {"mode": "deterministic"}),
-    ("shapeworld_accuracy", {}),
-])
+@pytest.mark.parametrize(
+    "name, inputs",
+    [
+        ("causal_graph_metrics", {}),
+        ("causalab_mechanism", {}),
+        ("cobe_edit_criteria", {"judge_model": "stub"}),
+        ("do_calculus_equivalence", {"graphs": []}),
+        ("recast_judge", {"mode": "deterministic"}),
+        ("shapeworld_accuracy", {}),
+    ],
+)
 def test_an_empty_batch_is_a_value_error_everywhere(modules, name, inputs):
     with pytest.raises(ValueError, match="empty batch"):
         modules[name].compute(predictions=[], references=[], **inputs)
 
 
-@pytest.mark.parametrize("name, inputs, message", [
-    ("shapeworld_accuracy", {"predictions": ["yes"], "references": ["maybe"]}, r"references\[0\]: 'maybe' is not one of"),
-    ("shapeworld_accuracy", {"predictions": ["yes"], "references": [2]}, r"references\[0\]: class label 2 is outside"),
-    ("shapeworld_accuracy", {"predictions": ["yes"], "references": ["yes"], "structures": ["loop"]}, r"structures\[0\]"),
-    ("cobe_edit_criteria", {"predictions": ["x"], "references": "COBE", "judge_model": "stub"}, r"references\[0\]\.domain"),
-    ("recast_judge", {"predictions": ["a -> b"], "references": [999999], "hub_dir": "HUB", "mode": "deterministic"},
-     r"references\[0\]: no ReCAST sample with id 999999"),
-    ("recast_judge", {"predictions": ["a -> b"], "references": "RECAST", "reversal_cost": 7, "mode": "deterministic"},
-     "reversal_cost must be a number within 1..2"),
-    ("recast_judge", {"predictions": ["a -> b"], "references": "RECAST", "mode": "judges"}, "unknown mode"),
-    ("recast_judge", {"predictions": ["a -> b"], "references": "RECAST", "concurrency": 0, "mode": "deterministic"},
-     "concurrency must be an integer"),
-    ("cobe_edit_criteria", {"predictions": ["x"], "references": "COBE1", "judge_model": "stub", "max_attempts": 0},
-     "max_attempts must be an integer"),
-    ("causal_graph_metrics", {"predictions": [[]], "references": [[]], "fuzzy_threshold": 2}, "fuzzy_threshold"),
-])
+@pytest.mark.parametrize(
+    "name, inputs, message",
+    [
+        (
+            "shapeworld_accuracy",
+            {"predictions": ["yes"], "references": ["maybe"]},
+            r"references\[0\]: 'maybe' is not one of",
+        ),
+        (
+            "shapeworld_accuracy",
+            {"predictions": ["yes"], "references": [2]},
+            r"references\[0\]: class label 2 is outside",
+        ),
+        (
+            "shapeworld_accuracy",
+            {"predictions": ["yes"], "references": ["yes"], "structures": ["loop"]},
+            r"structures\[0\]",
+        ),
+        (
+            "cobe_edit_criteria",
+            {"predictions": ["x"], "references": "COBE", "judge_model": "stub"},
+            r"references\[0\]\.domain",
+        ),
+        (
+            "recast_judge",
+            {"predictions": ["a -> b"], "references": [999999], "hub_dir": "HUB", "mode": "deterministic"},
+            r"references\[0\]: no ReCAST sample with id 999999",
+        ),
+        (
+            "recast_judge",
+            {"predictions": ["a -> b"], "references": "RECAST", "reversal_cost": 7, "mode": "deterministic"},
+            "reversal_cost must be a number within 1..2",
+        ),
+        ("recast_judge", {"predictions": ["a -> b"], "references": "RECAST", "mode": "judges"}, "unknown mode"),
+        (
+            "recast_judge",
+            {"predictions": ["a -> b"], "references": "RECAST", "concurrency": 0, "mode": "deterministic"},
+            "concurrency must be an integer",
+        ),
+        (
+            "cobe_edit_criteria",
+            {"predictions": ["x"], "references": "COBE1", "judge_model": "stub", "max_attempts": 0},
+            "max_attempts must be an integer",
+        ),
+        ("causal_graph_metrics", {"predictions": [[]], "references": [[]], "fuzzy_threshold": 2}, "fuzzy_threshold"),
+    ],
+)
 def test_labels_and_options_out_of_range_are_named(modules, rows, tmp_path, name, inputs, message):
     inputs = dict(inputs)
     if inputs["references"] == "COBE":
@@ -255,7 +334,9 @@ def test_labels_and_options_out_of_range_are_named(modules, rows, tmp_path, name
     elif inputs["references"] == "RECAST":
         inputs["references"] = rows["recast"][:1]
     if inputs.get("hub_dir") == "HUB":
-        build_to_folder(get_builder("recast"), tmp_path, BuildContext(seed=0, source=SHARED_DATA_DIR / "recast" / "test.parquet"))
+        build_to_folder(
+            get_builder("recast"), tmp_path, BuildContext(seed=0, source=SHARED_DATA_DIR / "recast" / "test.parquet")
+        )
         inputs["hub_dir"] = str(tmp_path)
     with pytest.raises(ValueError, match=message):
         modules[name].compute(**inputs)
@@ -265,4 +346,6 @@ def test_a_cobe_reference_without_a_criterion_list_is_refused_not_eased(modules,
     """Skipping E2 because ``should_change`` is missing would make a rewrite easier to pass."""
     row = {key: value for key, value in rows["cobe"][0].items() if key != "should_change"}
     with pytest.raises(ValueError, match=r"references\[0\] lacks the criterion list 'should_change'"):
-        modules["cobe_edit_criteria"].compute(predictions=["x"], references=[row], judge_model="stub", judge_base_url=judge)
+        modules["cobe_edit_criteria"].compute(
+            predictions=["x"], references=[row], judge_model="stub", judge_base_url=judge
+        )

@@ -51,12 +51,25 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 NAMES = sorted(p.name for p in METRICS.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 EXPECTED = {
-    "causal_graph_metrics", "causalab_mechanism", "cobe_edit_criteria",
-    "do_calculus_equivalence", "recast_judge", "shapeworld_accuracy",
+    "causal_graph_metrics",
+    "causalab_mechanism",
+    "cobe_edit_criteria",
+    "do_calculus_equivalence",
+    "recast_judge",
+    "shapeworld_accuracy",
 }
 
 FRONT_MATTER_KEYS = (
-    "title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "app_file", "pinned", "tags", "description",
+    "title",
+    "emoji",
+    "colorFrom",
+    "colorTo",
+    "sdk",
+    "sdk_version",
+    "app_file",
+    "pinned",
+    "tags",
+    "description",
 )
 #: the colours a Space's front matter may name
 SPACE_COLORS = {"red", "yellow", "green", "blue", "indigo", "purple", "pink", "gray"}
@@ -121,7 +134,9 @@ def python_fences(text: str) -> list[str]:
 
 
 def expected_output(block: str) -> list[str]:
-    return [line.strip()[3:] if line.strip() != "#>" else "" for line in block.splitlines() if line.strip().startswith("#>")]
+    return [
+        line.strip()[3:] if line.strip() != "#>" else "" for line in block.splitlines() if line.strip().startswith("#>")
+    ]
 
 
 def compute_signature(name: str) -> list[str]:
@@ -328,6 +343,7 @@ def test_card_examples_run(name, tmp_path, monkeypatch):
             if isinstance(result, dict):
                 results.append(result)
             return result
+
         return recording_compute
 
     for owner in (evaluate.EvaluationModule, metric_base.BatchMetric):

@@ -37,10 +37,7 @@ def test_every_builder_module_is_registered_and_has_its_card():
 
 
 def test_every_package_and_shipped_folder_is_declared():
-    found = {
-        ".".join(path.parent.relative_to(ROOT).parts)
-        for path in (ROOT / "causal_datasets").rglob("__init__.py")
-    }
+    found = {".".join(path.parent.relative_to(ROOT).parts) for path in (ROOT / "causal_datasets").rglob("__init__.py")}
     mapped = {"causal_datasets.builders", "causal_datasets.cards", "causal_datasets.metrics"}
     assert set(SETUPTOOLS["packages"]) == found | mapped
     assert SETUPTOOLS["package-dir"] == {

@@ -31,7 +31,9 @@ from tests.support.data import SHARED_DATA_DIR
 @pytest.fixture(scope="module")
 def recast_folder(tmp_path_factory):
     out = tmp_path_factory.mktemp("hub")
-    build_to_folder(get_builder("recast"), out, BuildContext(seed=0, source=SHARED_DATA_DIR / "recast" / "test.parquet"))
+    build_to_folder(
+        get_builder("recast"), out, BuildContext(seed=0, source=SHARED_DATA_DIR / "recast" / "test.parquet")
+    )
     return out / "recast"
 
 
@@ -83,7 +85,10 @@ def test_cladder_prompts_are_the_runner_requests_with_the_estimand(cladder_folde
     questions = {q.id: q for q in load_records(cladder_folder, "questions", "test", CladderQuestionRow)}
     unasked = {q.id for q in questions.values() if reference_unobserved(q)}
     assert len(questions) == 3627 and len(unasked) == 217
-    assert {(questions[i].graph_id, questions[i].query_type) for i in unasked} == {("arrowhead", "nde"), ("arrowhead", "nie")}
+    assert {(questions[i].graph_id, questions[i].query_type) for i in unasked} == {
+        ("arrowhead", "nde"),
+        ("arrowhead", "nie"),
+    }
     assert set(rows["id"]) == set(questions) - unasked and len(rows) == 3410  # the questions eval asks
     assert_conversational(rows)
     query_types = rows.features["query_type"]
@@ -112,8 +117,10 @@ def test_cladder_yes_no_prompts_are_cladders_questions_with_its_answer(cladder_f
 def test_shapeworld_prompts_end_with_the_answer_request_after_the_strategy_agents_experiment(tmp_path):
     folder = build_to_folder(get_builder("shapeworld"), tmp_path, BuildContext(seed=0)).folder
     rows = load_prompts(folder)
-    tasks = {config: {t.id: t for t in load_records(folder, config, "test", ShapeWorldTask)}
-             for config in ("core", "advanced")}
+    tasks = {
+        config: {t.id: t for t in load_records(folder, config, "test", ShapeWorldTask)}
+        for config in ("core", "advanced")
+    }
     assert len(rows) == 4 * (84 + 1200)
     assert_conversational(rows)
     features = rows.features
@@ -128,8 +135,9 @@ def test_shapeworld_prompts_end_with_the_answer_request_after_the_strategy_agent
         assert features["answer"].int2str(row["answer"]) == task.answer
         turns = sum(m["role"] == "assistant" for m in row["prompt"])
         assert turns == 2 * row["steps"] == 2 * episode.steps  # per step an action and a choice
-        assert rewards.shapeworld_answer_reward(prompts=[row["prompt"]], completions=[row["reference"]],
-                                                answer=[row["answer"]]) == [1.0]
+        assert rewards.shapeworld_answer_reward(
+            prompts=[row["prompt"]], completions=[row["reference"]], answer=[row["answer"]]
+        ) == [1.0]
 
 
 def test_prompt_rows_reject_unknown_roles():

@@ -49,7 +49,10 @@ def thinking_model():
         body = play(request, index).body
         marker = f"R{index}: the moving shapes tell me what to try next."
         body["choices"][0]["message"]["reasoning_content"] = marker
-        body["usage"] |= {"completion_tokens_details": {"reasoning_tokens": 7}, "prompt_tokens_details": {"cached_tokens": 4}}
+        body["usage"] |= {
+            "completion_tokens_details": {"reasoning_tokens": 7},
+            "prompt_tokens_details": {"cached_tokens": 4},
+        }
         with lock:
             sent[marker] = body["choices"][0]["message"]["content"]
         return StubReply(body=body)
@@ -65,9 +68,26 @@ def reasoning_run(hub, tmp_path_factory):
     prices.write_text("stub:\n  prompt: 2.0\n  completion: 10.0\n  cache_read: 0.5\n")
     respond, sent = thinking_model()
     with StubServer(respond) as server:
-        summary = run_eval("shapeworld", "--model", "stub", "--base-url", server.base_url, "--no-cache",
-                           "--reasoning-effort", "high", "--extra-body", json.dumps(THINKING), "--prices", str(prices),
-                           "--limit", str(LIMIT), "--hub-dir", str(hub), "--out", str(out))
+        summary = run_eval(
+            "shapeworld",
+            "--model",
+            "stub",
+            "--base-url",
+            server.base_url,
+            "--no-cache",
+            "--reasoning-effort",
+            "high",
+            "--extra-body",
+            json.dumps(THINKING),
+            "--prices",
+            str(prices),
+            "--limit",
+            str(LIMIT),
+            "--hub-dir",
+            str(hub),
+            "--out",
+            str(out),
+        )
         requests = list(server.requests)
     return out, summary, requests, sent
 
@@ -76,7 +96,10 @@ def test_both_settings_go_into_every_request(reasoning_run):
     _, summary, requests, _ = reasoning_run
     assert summary.status == "complete" and len(requests) > LIMIT  # several turns per episode
     for request in requests:
-        assert request["reasoning_effort"] == "high" and request["chat_template_kwargs"] == THINKING["chat_template_kwargs"]
+        assert (
+            request["reasoning_effort"] == "high"
+            and request["chat_template_kwargs"] == THINKING["chat_template_kwargs"]
+        )
 
 
 def test_each_item_keeps_its_calls_reasoning_apart_from_the_reply_and_never_sends_it_back(reasoning_run):

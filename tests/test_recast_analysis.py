@@ -34,9 +34,16 @@ def sample(id: int, *, text: str = "x", nodes: int = 2, explicit: int = 2, absen
     names = [f"n{i}" for i in range(nodes)]
     levels = ["explicit" if i < explicit else "absent" if i >= nodes - absent else "implicit" for i in range(nodes)]
     return make_sample(
-        id=id, title="t", source="MDPI", url="https://www.mdpi.com/2071-1050/1/1/1", publication_date=date,
-        domains=["Economics & Public Policy", *domains], nodes=list(zip(names, levels)),
-        edges=list(zip(names, names[1:])), input_text=text, abstract="",
+        id=id,
+        title="t",
+        source="MDPI",
+        url="https://www.mdpi.com/2071-1050/1/1/1",
+        publication_date=date,
+        domains=["Economics & Public Policy", *domains],
+        nodes=list(zip(names, levels)),
+        edges=list(zip(names, names[1:])),
+        input_text=text,
+        abstract="",
     )
 
 
@@ -61,7 +68,9 @@ def test_mean_and_population_sd_per_group():
     table = analysis.score_summary(rows)
     assert table["n"] == 3 and table["judge_f1_n"] == 2 and table["judge_f1"] == pytest.approx(0.4)
     assert table["judge_f1_sd"] == pytest.approx(0.2)  # population SD of 0.2, 0.6
-    assert table["edge_f1_normalized"] == pytest.approx(0.3) and table["edge_f1_normalized_sd"] == pytest.approx(math.sqrt(0.08 / 3))
+    assert table["edge_f1_normalized"] == pytest.approx(0.3) and table["edge_f1_normalized_sd"] == pytest.approx(
+        math.sqrt(0.08 / 3)
+    )
 
 
 def test_knowledge_cutoff_mann_whitney_u_by_hand():
@@ -74,13 +83,19 @@ def test_knowledge_cutoff_mann_whitney_u_by_hand():
     assert (test["recent_n"], test["older_n"], test["judge_f1_u"]) == (2, 3, 6.0)
     assert test["judge_f1_p"] == pytest.approx(0.2)
     groups = analysis.by_cutoff(recent + older + undated, analysis.DEFAULT_CUTOFF)
-    assert groups == {"before 2024-01-01": analysis.score_summary(older), "2024-01-01 and later": analysis.score_summary(recent)}
+    assert groups == {
+        "before 2024-01-01": analysis.score_summary(older),
+        "2024-01-01 and later": analysis.score_summary(recent),
+    }
 
 
 def test_r2_of_confounding_on_log_size_by_hand():
     # log10 text length 1, 2, 3 against confounding 0.1, 0.3, 0.2: r = 0.1 / √(2 × 0.02) = 0.5, R² = 0.25
-    samples = [sample(1, text="x" * 10, nodes=10, explicit=9), sample(2, text="x" * 100, nodes=10, explicit=7),
-               sample(3, text="x" * 1000, nodes=10, explicit=8)]
+    samples = [
+        sample(1, text="x" * 10, nodes=10, explicit=9),
+        sample(2, text="x" * 100, nodes=10, explicit=7),
+        sample(3, text="x" * 1000, nodes=10, explicit=8),
+    ]
     assert [s.confounding_lenient for s in samples] == pytest.approx([0.1, 0.3, 0.2])
     r2 = analysis.size_confounding_r2(samples)
     assert r2["text_length"] == pytest.approx(0.25)
@@ -98,8 +113,11 @@ def test_size_quartiles_difference_and_its_sd_by_hand():
 
 
 def test_domains_and_number_of_domains():
-    rows = [scored(sample(1, domains=("Education",)), 0.2), scored(sample(2, domains=("Education", "Medicine")), 0.4),
-            scored(sample(3, domains=("Education", "Medicine", "Engineering & Technology")), 0.9)]
+    rows = [
+        scored(sample(1, domains=("Education",)), 0.2),
+        scored(sample(2, domains=("Education", "Medicine")), 0.4),
+        scored(sample(3, domains=("Education", "Medicine", "Engineering & Technology")), 0.9),
+    ]
     by_domain = analysis.by_domain(rows, ["Economics & Public Policy", "Education", "Medicine"])
     assert "Economics & Public Policy" not in by_domain  # every sample has it: the paper leaves it out
     assert by_domain["Education"]["n"] == 3 and by_domain["Medicine"]["judge_f1"] == pytest.approx(0.65)
@@ -116,8 +134,14 @@ def test_annotator_agreement_with_edge_kappa_by_hand():
     expected = (0.9 - 298 / 400) / (1 - 298 / 400)
     assert graph.edge_kappa == pytest.approx(expected)
     assert graph.scores("edges")["shd"] == 2 and graph.scores("edges")["normalized_shd"] == pytest.approx(2 / 3)
-    assert graph.scores("nodes") == {"precision": 0.75, "recall": 0.75, "f1": 0.75, "shd": 2,
-                                          "normalized_shd": 0.5, "kappa": None}
+    assert graph.scores("nodes") == {
+        "precision": 0.75,
+        "recall": 0.75,
+        "f1": 0.75,
+        "shd": 2,
+        "normalized_shd": 0.5,
+        "kappa": None,
+    }
     same = compare("2", [("X", "Y")], [("X", "Y")])
     table = summary([graph, same])
     assert table["edges"]["kappa"]["mean"] == pytest.approx((expected + 1) / 2)

@@ -40,9 +40,27 @@ def graph_answer(sample) -> str:
 
 
 def argv(server, tmp_path, hub, *extra):
-    return ["--model", "stub", "--base-url", server.base_url, "--no-cache", "--max-tokens", "64",
-            "--hub-dir", str(hub), "--source", str(RELEASE), "--ids", str(SHORT), str(LONG),
-            "--out", str(tmp_path / "run"), "--concurrency", "1", *extra]
+    return [
+        "--model",
+        "stub",
+        "--base-url",
+        server.base_url,
+        "--no-cache",
+        "--max-tokens",
+        "64",
+        "--hub-dir",
+        str(hub),
+        "--source",
+        str(RELEASE),
+        "--ids",
+        str(SHORT),
+        str(LONG),
+        "--out",
+        str(tmp_path / "run"),
+        "--concurrency",
+        "1",
+        *extra,
+    ]
 
 
 def test_a_sample_over_the_window_is_excluded_before_any_request(tmp_path, samples, hub):
@@ -52,20 +70,40 @@ def test_a_sample_over_the_window_is_excluded_before_any_request(tmp_path, sampl
     assert not any(samples[LONG].input_text in content for content in sent)  # never sent
     results = {r["id"]: r for r in item_fields(tmp_path / "run")}
     excluded = results[str(LONG)]
-    assert excluded["status"] == "scored" and excluded["error"] == "context_exceeded" and excluded["deterministic"] is None
+    assert (
+        excluded["status"] == "scored" and excluded["error"] == "context_exceeded" and excluded["deterministic"] is None
+    )
     context = excluded["context"]
-    assert (context["limit"], context["limit_from"], context["counted_by"], context["fits"]) == (1500, "flag", "estimate", False)
-    assert context["prompt_tokens"] + context["reserved"] > 1500 and "exceed the context window of 1500" in excluded["error_detail"]
+    assert (context["limit"], context["limit_from"], context["counted_by"], context["fits"]) == (
+        1500,
+        "flag",
+        "estimate",
+        False,
+    )
+    assert (
+        context["prompt_tokens"] + context["reserved"] > 1500
+        and "exceed the context window of 1500" in excluded["error_detail"]
+    )
     assert results[str(SHORT)]["context"]["fits"] is True
     metrics = summary.metrics
-    assert (metrics.count, metrics.excluded, metrics.generation["context_exceeded"], metrics.generation["ok"]) == (2, 1, 1, 1)
-    assert summary.status == "complete" and metrics.deterministic["exact"]["n"] == 1  # the excluded sample is in no mean
+    assert (metrics.count, metrics.excluded, metrics.generation["context_exceeded"], metrics.generation["ok"]) == (
+        2,
+        1,
+        1,
+        1,
+    )
+    assert (
+        summary.status == "complete" and metrics.deterministic["exact"]["n"] == 1
+    )  # the excluded sample is in no mean
 
 
 def test_a_server_refusing_the_length_is_an_excluded_sample_not_a_failure(tmp_path, samples, hub):
     def respond(request, index):
         if samples[LONG].input_text[:200] in request["messages"][-1]["content"]:
-            return StubReply(status=400, text="This model's maximum context length is 4096 tokens. However, you requested 4600 tokens.")
+            return StubReply(
+                status=400,
+                text="This model's maximum context length is 4096 tokens. However, you requested 4600 tokens.",
+            )
         return StubReply(text=graph_answer(samples[SHORT]))
 
     with StubServer(respond) as server:
@@ -95,10 +133,15 @@ def test_a_reply_that_already_repeats_the_prefill_is_not_doubled():
 
 def test_context_windows_as_servers_report_them():
     assert window_from_listing({"data": [{"id": "m", "max_model_len": 32768}]}, "m") == 32768  # vLLM
-    assert window_from_listing({"data": [{"id": "a", "context_length": 8}, {"id": "m", "context_length": 128000}]}, "m") == 128000
+    assert (
+        window_from_listing({"data": [{"id": "a", "context_length": 8}, {"id": "m", "context_length": 128000}]}, "m")
+        == 128000
+    )
     assert window_from_listing({"data": [{"id": "only", "top_provider": {"context_length": 200000}}]}, "m") == 200000
     assert window_from_listing({"data": [{"id": "a"}, {"id": "b", "context_length": 9}]}, "m") is None  # not this model
-    assert window_from_listing({"data": [{"id": "m", "meta": {"n_ctx_train": 8192}}]}, "m") is None  # training length only
+    assert (
+        window_from_listing({"data": [{"id": "m", "meta": {"n_ctx_train": 8192}}]}, "m") is None
+    )  # training length only
     assert window_from_props({"default_generation_settings": {"n_ctx": 4096}}) == 4096  # llama.cpp
     with StubServer() as server:  # the stub lists its model without a window: unknown, nothing checked
         client = LLMClient(LLMConfig(model="stub-model", base_url=server.base_url))
@@ -121,10 +164,27 @@ def test_the_local_server_counts_the_prompt_and_excludes_the_long_sample(local_l
     from causal_datasets.recast.prompts import build_messages
 
     out = tmp_path / "run"
-    summary = run_recast_eval([
-        "--model", local_llm.model, "--base-url", local_llm.base_url, "--context-window", "4096",
-        "--max-tokens", "16", "--no-cache", "--hub-dir", str(hub), "--source", str(RELEASE), "--ids", str(LONG),
-        "--out", str(out)])
+    summary = run_recast_eval(
+        [
+            "--model",
+            local_llm.model,
+            "--base-url",
+            local_llm.base_url,
+            "--context-window",
+            "4096",
+            "--max-tokens",
+            "16",
+            "--no-cache",
+            "--hub-dir",
+            str(hub),
+            "--source",
+            str(RELEASE),
+            "--ids",
+            str(LONG),
+            "--out",
+            str(out),
+        ]
+    )
     (result,) = item_fields(out)
     context = result["context"]
     assert result["error"] == "context_exceeded" and (context["counted_by"], context["fits"]) == ("server", False)

@@ -19,11 +19,16 @@ from causal_datasets.recast.samples import make_sample
 from tests.data.recast.helpers import ScriptedClient
 
 SAMPLE = make_sample(
-    id=7, title="t", source="MDPI", url="https://www.mdpi.com/2071-1050/1/1/1", publication_date=None,
+    id=7,
+    title="t",
+    source="MDPI",
+    url="https://www.mdpi.com/2071-1050/1/1/1",
+    publication_date=None,
     domains=["Economics & Public Policy"],
     nodes=[("Alpha", "explicit"), ("Beta", "implicit"), ("Gamma", "absent")],
     edges=[("Alpha", "Beta"), ("Beta", "Gamma")],
-    input_text="Alpha raises Beta, and Beta in turn lowers Gamma.", abstract="",
+    input_text="Alpha raises Beta, and Beta in turn lowers Gamma.",
+    abstract="",
 )
 PREDICTION = CausalGraph.from_edges([("Alpha", "Xi")])
 
@@ -132,13 +137,20 @@ def test_source_text_is_a_stable_prefix_across_the_four_evaluations():
     [
         (NODE_RECALL.replace("node_number: 3", "node_number: 4"), "exactly once"),
         (NODE_RECALL.replace("SEMANTIC_PARTIAL", "SEMANTIC_SOMEWHAT"), "semantic_label"),
-        (NODE_RECALL.replace("PRESENCE_NO_MATCH, semantic_label: SEMANTIC_NA", "PRESENCE_NO_MATCH, semantic_label: SEMANTIC_MINIMAL"), "Not-Applicable"),
+        (
+            NODE_RECALL.replace(
+                "PRESENCE_NO_MATCH, semantic_label: SEMANTIC_NA", "PRESENCE_NO_MATCH, semantic_label: SEMANTIC_MINIMAL"
+            ),
+            "Not-Applicable",
+        ),
         ("node_recall_evaluations: [unclosed", "YAML"),
     ],
 )
 def test_invalid_answers_are_rejected_and_retried(bad, problem):
     replies = iter([bad, NODE_RECALL])
-    judge = ScriptedClient(lambda messages: next(replies) if "NODE RECALL" in messages[1]["content"] else by_task(messages))
+    judge = ScriptedClient(
+        lambda messages: next(replies) if "NODE RECALL" in messages[1]["content"] else by_task(messages)
+    )
     judgement = judge_graph(judge, SAMPLE, PREDICTION)
     recall = judgement.evaluations["node_recall"]
     assert recall.attempts == 2 and recall.raw[0] == bad
@@ -148,7 +160,9 @@ def test_invalid_answers_are_rejected_and_retried(bad, problem):
 
 
 def test_a_judge_that_never_complies_is_recorded_not_fatal():
-    judge = ScriptedClient(lambda messages: "I cannot grade this." if "EDGE PRECISION" in messages[1]["content"] else by_task(messages))
+    judge = ScriptedClient(
+        lambda messages: "I cannot grade this." if "EDGE PRECISION" in messages[1]["content"] else by_task(messages)
+    )
     judgement = judge_graph(judge, SAMPLE, PREDICTION, max_attempts=2)
     assert judgement.evaluations["edge_precision"].error and judgement.evaluations["edge_precision"].attempts == 2
     assert judgement.error == "judge_invalid: edge_precision"
@@ -166,12 +180,34 @@ def test_empty_prediction_scores_zero_without_asking_about_it():
 
 def test_schema_count_and_labels_are_case_tolerant_but_strict():
     schema = answer_schema("edge_recall", 1)
-    ok = schema.model_validate({"edge_recall_evaluations": [{"edge_number": 1, "importance_label": "importance_central",
-        "presence_label": "PRESENCE_WEAK_MATCH", "directionality_label": "DIRECTION_UNCLEAR", "abstraction_label": "ABSTRACTION_NA"}]})
+    ok = schema.model_validate(
+        {
+            "edge_recall_evaluations": [
+                {
+                    "edge_number": 1,
+                    "importance_label": "importance_central",
+                    "presence_label": "PRESENCE_WEAK_MATCH",
+                    "directionality_label": "DIRECTION_UNCLEAR",
+                    "abstraction_label": "ABSTRACTION_NA",
+                }
+            ]
+        }
+    )
     assert ok.items()[0].importance_label == "IMPORTANCE_CENTRAL"
     with pytest.raises(ValueError, match="only valid with PRESENCE_NO_MATCH"):
-        schema.model_validate({"edge_recall_evaluations": [{"edge_number": 1, "importance_label": "IMPORTANCE_CENTRAL",
-            "presence_label": "PRESENCE_WEAK_MATCH", "directionality_label": "DIRECTION_MISSING", "abstraction_label": "ABSTRACTION_NA"}]})
+        schema.model_validate(
+            {
+                "edge_recall_evaluations": [
+                    {
+                        "edge_number": 1,
+                        "importance_label": "IMPORTANCE_CENTRAL",
+                        "presence_label": "PRESENCE_WEAK_MATCH",
+                        "directionality_label": "DIRECTION_MISSING",
+                        "abstraction_label": "ABSTRACTION_NA",
+                    }
+                ]
+            }
+        )
 
 
 def test_aggregate_is_mean_and_sd_over_available_scores():

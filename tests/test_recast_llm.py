@@ -11,12 +11,12 @@ from __future__ import annotations
 import pytest
 
 from causal_datasets.graph import CausalGraph
-from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.recast.generation import GENERATION_ERRORS
 from causal_datasets.recast.judge.evaluate import judge_graph
 from causal_datasets.recast.samples import make_sample
 from causal_datasets.runners.results import read_results, read_summary
 from tests.data.recast.helpers import run_recast_eval
+from tests.support.data import SHARED_DATA_DIR
 
 SHORTEST = ("91", "98")  # 684 and 790 characters of text
 
@@ -25,12 +25,32 @@ SHORTEST = ("91", "98")  # 684 and 790 characters of text
 def test_local_model_run_completes_and_classifies_every_failure(local_llm, tmp_path):
     out = tmp_path / "run"
     argv = [
-        "--model", local_llm.model, "--base-url", local_llm.base_url,
-        "--judge-model", local_llm.model, "--judge-base-url", local_llm.base_url,
-        "--max-tokens", "64", "--judge-max-tokens", "64", "--max-attempts", "1",
-        "--no-cache", "--judge-no-cache", "--hub-dir", str(tmp_path / "hub"),
-        "--source", str(SHARED_DATA_DIR / "recast" / "test.parquet"),
-        "--ids", *SHORTEST, "--out", str(out), "--concurrency", "1",
+        "--model",
+        local_llm.model,
+        "--base-url",
+        local_llm.base_url,
+        "--judge-model",
+        local_llm.model,
+        "--judge-base-url",
+        local_llm.base_url,
+        "--max-tokens",
+        "64",
+        "--judge-max-tokens",
+        "64",
+        "--max-attempts",
+        "1",
+        "--no-cache",
+        "--judge-no-cache",
+        "--hub-dir",
+        str(tmp_path / "hub"),
+        "--source",
+        str(SHARED_DATA_DIR / "recast" / "test.parquet"),
+        "--ids",
+        *SHORTEST,
+        "--out",
+        str(out),
+        "--concurrency",
+        "1",
     ]
     run_recast_eval(argv)
     results = {r["id"]: r for r in read_results(out)}
@@ -59,9 +79,16 @@ def test_local_model_run_completes_and_classifies_every_failure(local_llm, tmp_p
 @pytest.mark.llm
 def test_local_model_as_judge_gives_a_rate_or_a_reason_per_evaluation(local_llm):
     sample = make_sample(
-        id=1, title="t", source="PLOS", url="https://doi.org/10.1371/journal.pone.1", publication_date=None,
-        domains=["Economics & Public Policy"], nodes=[("Price", "explicit"), ("Demand", "explicit")],
-        edges=[("Price", "Demand")], input_text="A higher price lowers demand.", abstract="",
+        id=1,
+        title="t",
+        source="PLOS",
+        url="https://doi.org/10.1371/journal.pone.1",
+        publication_date=None,
+        domains=["Economics & Public Policy"],
+        nodes=[("Price", "explicit"), ("Demand", "explicit")],
+        edges=[("Price", "Demand")],
+        input_text="A higher price lowers demand.",
+        abstract="",
     )
     judge = local_llm.client(max_tokens=64)
     judgement = judge_graph(judge, sample, CausalGraph.from_edges([("Price", "Demand")]), max_attempts=1)

@@ -10,13 +10,13 @@ import pytest
 
 from causal_datasets.builder import BuildContext
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
-from causal_datasets.records.recast import RecastSample
 from causal_datasets.recast.raw import prompts
 from causal_datasets.recast.raw.annotation import parse_annotation
 from causal_datasets.recast.raw.merge import slip_only
 from causal_datasets.recast.raw.normalize import Edit, apply, locate
 from causal_datasets.recast.raw.pipeline import load_papers, process_papers, write_report
 from causal_datasets.recast.release import read_release, write_release
+from causal_datasets.records.recast import RecastSample
 from causal_datasets.registry import get_builder
 from tests.data.recast.helpers import ScriptedClient
 
@@ -76,12 +76,31 @@ def papers(tmp_path):
         (tmp_path / f"{name}.txt").write_text(ANNOTATION)
     common = {"source": "MDPI", "abstract": "We study how prices shape water use.", "publication_date": "2024-05-01"}
     manifest = [
-        {"id": 1001, "title": "Water Pricing and Groundwater Use", "url": "https://www.mdpi.com/2073-4441/1/1/1",
-         "pdf": "water.pdf", "annotation": "water.txt", **common},
-        {"id": 1002, "title": "Clinic Queues", "url": "https://www.mdpi.com/2227-9032/1/1/1",
-         "pdf": "clinic.pdf", "annotation": "clinic.txt", "domains": ["Medicine"], **common},
-        {"id": 1003, "title": "Broken", "url": "https://www.mdpi.com/2071-1050/1/1/1",
-         "pdf": "broken.pdf", "annotation": "broken.txt", **common},
+        {
+            "id": 1001,
+            "title": "Water Pricing and Groundwater Use",
+            "url": "https://www.mdpi.com/2073-4441/1/1/1",
+            "pdf": "water.pdf",
+            "annotation": "water.txt",
+            **common,
+        },
+        {
+            "id": 1002,
+            "title": "Clinic Queues",
+            "url": "https://www.mdpi.com/2227-9032/1/1/1",
+            "pdf": "clinic.pdf",
+            "annotation": "clinic.txt",
+            "domains": ["Medicine"],
+            **common,
+        },
+        {
+            "id": 1003,
+            "title": "Broken",
+            "url": "https://www.mdpi.com/2071-1050/1/1/1",
+            "pdf": "broken.pdf",
+            "annotation": "broken.txt",
+            **common,
+        },
     ]
     (tmp_path / "papers.yaml").write_text(json.dumps(manifest))
     return load_papers(tmp_path / "papers.yaml")
@@ -98,11 +117,16 @@ def test_raw_pipeline_end_to_end(papers, tmp_path):
     assert steps["cleanup"]["attempts"] == 2
     assert "References" not in sample.input_text and "Higher water demand reduces" in sample.input_text
     # annotation checks and the validated merge: GDP/GNP refused, the case slip merged
-    assert steps["annotation"]["corrections"] == ["line 3: 'Water demand --> Groundwater volume' read as 'Water demand -> Groundwater volume'"]
+    assert steps["annotation"]["corrections"] == [
+        "line 3: 'Water demand --> Groundwater volume' read as 'Water demand -> Groundwater volume'"
+    ]
     assert steps["annotation"]["near_duplicates"] == [["water demand", "Water demand"]]
     assert steps["merge"]["renamed"] == {"water demand": "Water demand"} and len(steps["merge"]["rejected"]) == 1
     assert sample.node_names() == ["Population", "Water demand", "Groundwater volume", "Water price", "GDP", "GNP"]
-    assert [(e.source, e.target) for e in sample.edges][:2] == [("Population", "Water demand"), ("Water demand", "Groundwater volume")]
+    assert [(e.source, e.target) for e in sample.edges][:2] == [
+        ("Population", "Water demand"),
+        ("Water demand", "Groundwater volume"),
+    ]
     # normalization: the invalid edit rejected, two edits applied in one round, then no edits
     norm = steps["normalization"]
     assert norm["converged"] and norm["rounds"] == 2 and len(norm["applied"]) == 2 and len(norm["rejected"]) == 1
@@ -110,7 +134,14 @@ def test_raw_pipeline_end_to_end(papers, tmp_path):
     assert "Rising population" not in sample.input_text
     # labels: domain 9 refused, then 2 and 5; explicitness re-asked until every node had a score
     assert sample.domains == ["Economics & Public Policy", "Environmental & Earth Sciences"]
-    assert [n.explicitness for n in sample.nodes] == ["explicit", "explicit", "implicit", "explicit", "absent", "absent"]
+    assert [n.explicitness for n in sample.nodes] == [
+        "explicit",
+        "explicit",
+        "implicit",
+        "explicit",
+        "absent",
+        "absent",
+    ]
     assert sample.confounding_strict == pytest.approx(2 / 6) and sample.journal == "Water"
     # the failed papers say why; the run report keeps every step
     assert "Medicine" in outcomes[1].detail and "not a readable PDF" in outcomes[2].detail
@@ -127,12 +158,16 @@ def test_raw_pipeline_end_to_end(papers, tmp_path):
 
 def test_normalize_edits_are_checked_before_anything_is_applied():
     text = "Alpha beta gamma. Delta epsilon."
-    spans = locate([Edit(start="Delta", end="epsilon.", replacement="D."), Edit(start="Alpha", end="beta", replacement="A")], text)
+    spans = locate(
+        [Edit(start="Delta", end="epsilon.", replacement="D."), Edit(start="Alpha", end="beta", replacement="A")], text
+    )
     assert apply(spans, text) == "A gamma. D."
     with pytest.raises(ValueError, match="does not occur in the text"):
         locate([Edit(start="Zeta", end="x", replacement="")], text)
     with pytest.raises(ValueError, match="overlap"):
-        locate([Edit(start="Alpha", end="gamma.", replacement=""), Edit(start="beta", end="Delta", replacement="")], text)
+        locate(
+            [Edit(start="Alpha", end="gamma.", replacement=""), Edit(start="beta", end="Delta", replacement="")], text
+        )
     with pytest.raises(ValueError, match="after its start"):
         locate([Edit(start="Delta", end="Alpha", replacement="")], text)
 
@@ -146,8 +181,13 @@ def test_annotation_problems_are_reported_not_fatal():
 
 @pytest.mark.parametrize(
     "a, b, same",
-    [("GDP", "GNP", False), ("Number of dog", "Number of dogs", True), ("carbondioxide", "carbon dioxide", True),
-     ("Number of dogs", "Number of hounds", False), ("Interest rate", "interest-rate", True)],
+    [
+        ("GDP", "GNP", False),
+        ("Number of dog", "Number of dogs", True),
+        ("carbondioxide", "carbon dioxide", True),
+        ("Number of dogs", "Number of hounds", False),
+        ("Interest rate", "interest-rate", True),
+    ],
 )
 def test_merge_rule_never_joins_distinct_concepts(a, b, same):
     assert slip_only(a, b) is same
@@ -160,8 +200,20 @@ def test_command_line_entry_point_over_a_local_endpoint(papers, tmp_path, capsys
     manifest = tmp_path / "papers.yaml"
     out = tmp_path / "new" / "test.parquet"
     with StubServer(lambda request, index: StubReply(text=recorded(request["messages"]))) as server:
-        code = main([str(manifest), "--out", str(out), "--model", "stub", "--base-url", server.base_url,
-                     "--no-cache", "--concurrency", "1"])
+        code = main(
+            [
+                str(manifest),
+                "--out",
+                str(out),
+                "--model",
+                "stub",
+                "--base-url",
+                server.base_url,
+                "--no-cache",
+                "--concurrency",
+                "1",
+            ]
+        )
     printed = capsys.readouterr().out
     assert code == 0 and "paper 1002: not_economics" in printed and "paper 1003: pdf_error" in printed
     assert [s.id for s in read_release(out).samples] == [1001]
@@ -176,8 +228,12 @@ def test_each_step_can_have_its_own_model(papers):
     outcome = process_papers(StepModels(**steps), papers[:1], concurrency=1)[0]
     assert outcome.error is None and outcome.steps["models"] == dict.fromkeys(steps, "?")  # scripted: no config
     systems = {name: {call[0]["content"] for call in client.calls} for name, client in steps.items()}
-    assert systems == {"cleanup": {prompts.CLEANUP}, "merge": {prompts.MERGE}, "normalize": {prompts.NORMALIZE},
-                       "label": {prompts.DOMAINS_PROMPT, prompts.EXPLICITNESS}}
+    assert systems == {
+        "cleanup": {prompts.CLEANUP},
+        "merge": {prompts.MERGE},
+        "normalize": {prompts.NORMALIZE},
+        "label": {prompts.DOMAINS_PROMPT, prompts.EXPLICITNESS},
+    }
 
 
 def test_the_command_line_takes_a_model_per_step(papers, tmp_path, capsys):
@@ -186,15 +242,37 @@ def test_the_command_line_takes_a_model_per_step(papers, tmp_path, capsys):
 
     out = tmp_path / "new" / "test.parquet"
     with StubServer(lambda request, index: StubReply(text=recorded(request["messages"]))) as server:
-        code = main([str(tmp_path / "papers.yaml"), "--out", str(out), "--model", "general", "--base-url", server.base_url,
-                     "--label-model", "labeller", "--label-base-url", server.base_url, "--no-cache",
-                     "--label-no-cache", "--concurrency", "1"])
+        code = main(
+            [
+                str(tmp_path / "papers.yaml"),
+                "--out",
+                str(out),
+                "--model",
+                "general",
+                "--base-url",
+                server.base_url,
+                "--label-model",
+                "labeller",
+                "--label-base-url",
+                server.base_url,
+                "--no-cache",
+                "--label-no-cache",
+                "--concurrency",
+                "1",
+            ]
+        )
         models = {(request["model"], request["messages"][0]["content"]) for request in server.requests}
     assert code == 0
     assert {system for model, system in models if model == "labeller"} == {prompts.DOMAINS_PROMPT, prompts.EXPLICITNESS}
-    assert {model for model, system in models if system in (prompts.CLEANUP, prompts.MERGE, prompts.NORMALIZE)} == {"general"}
+    assert {model for model, system in models if system in (prompts.CLEANUP, prompts.MERGE, prompts.NORMALIZE)} == {
+        "general"
+    }
     report = json.loads(out.with_suffix(".report.json").read_text())
-    assert report[0]["steps"]["models"] == {"cleanup": "general", "merge": "general", "normalize": "general",
-                                            "label": "labeller"}
+    assert report[0]["steps"]["models"] == {
+        "cleanup": "general",
+        "merge": "general",
+        "normalize": "general",
+        "label": "labeller",
+    }
     with pytest.raises(SystemExit):
         main([str(tmp_path / "papers.yaml"), "--out", str(out), "--label-model", "x"])  # the other steps have no model

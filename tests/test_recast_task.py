@@ -11,15 +11,15 @@ from causal_datasets.graph import CausalGraph
 from causal_datasets.llm import LLMClient, LLMConfig
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.paths import metric_path
-from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.recast import release
 from causal_datasets.recast.deterministic import deterministic_scores
 from causal_datasets.recast.generation import generate
 from causal_datasets.recast.parsing import AnswerFormatError, parse_graph_answer, read_prediction
 from causal_datasets.recast.prompts import build_messages, correction_messages, node_ids
 from causal_datasets.runners.results import read_summary
-from tests.support.runs import item_fields
 from tests.data.recast.helpers import ScriptedClient, run_recast_eval
+from tests.support.data import SHARED_DATA_DIR
+from tests.support.runs import item_fields
 
 RELEASE = SHARED_DATA_DIR / "recast" / "test.parquet"
 
@@ -65,7 +65,9 @@ def test_name_assisted_prompt_lists_every_node_with_its_id(samples):
 
 def test_parsing_takes_the_last_relationships_json_and_ignores_reasoning():
     text = answer([("A", "B")], think='draft {"relationships": [{"source": "Z", "sink": "Q"}]}')
-    text += "\nCorrection:\n" + json.dumps({"relationships": [{"source": "A", "sink": "C"}, {"source": "A", "sink": "C"}]})
+    text += "\nCorrection:\n" + json.dumps(
+        {"relationships": [{"source": "A", "sink": "C"}, {"source": "A", "sink": "C"}]}
+    )
     parsed = parse_graph_answer(text)
     assert parsed.graph.edges == (("A", "C"),)  # the later answer wins, the repeat collapses
     with pytest.raises(AnswerFormatError, match="relationships"):
@@ -145,8 +147,9 @@ def test_deterministic_scores_on_the_release_graphs(samples):
 def test_evaluate_module_deterministic_mode(hub, samples):
     metric = evaluate.load(metric_path("recast_judge"))
     truth = samples[91].graph().to_text()
-    result = metric.compute(predictions=[truth, "not -> a -> graph"], references=[91, 98],
-                            mode="deterministic", hub_dir=str(hub))
+    result = metric.compute(
+        predictions=[truth, "not -> a -> graph"], references=[91, 98], mode="deterministic", hub_dir=str(hub)
+    )
     assert result["n"] == 2
     assert result["items"][0]["deterministic"]["exact"]["edge_f1"] == 1.0
     assert result["errors"] == {"unreadable_prediction": 1}
@@ -185,22 +188,37 @@ def stub_model(sample_edges: dict[str, list[tuple[str, str]]]):
 def _no_match_yaml(user: str, kind: str) -> str:
     section = user.split("<response_graph>" if kind.endswith("precision") else "<ground_truth_graph>", 1)[1]
     nodes_part, edges_part = section.split("Edges:", 1)
-    count = len([line for line in (nodes_part if kind.startswith("node") else edges_part.split("</", 1)[0]).splitlines()
-                 if line[:1].isdigit()])
+    count = len(
+        [
+            line
+            for line in (nodes_part if kind.startswith("node") else edges_part.split("</", 1)[0]).splitlines()
+            if line[:1].isdigit()
+        ]
+    )
     number = "node_number" if kind.startswith("node") else "edge_number"
     if kind == "node_precision":
         block = "{presence_label: PRESENCE_NO_MATCH, semantic_label: SEMANTIC_NA, abstraction_label: ABSTRACTION_NA}"
-        items = [f"  - {{{number}: {i}, graph_evaluation: {block}, text_evaluation: {block}}}" for i in range(1, count + 1)]
+        items = [
+            f"  - {{{number}: {i}, graph_evaluation: {block}, text_evaluation: {block}}}" for i in range(1, count + 1)
+        ]
     elif kind == "edge_precision":
         graph = "{presence_label: PRESENCE_STRONG_MATCH, directionality_label: DIRECTION_CORRECT, abstraction_label: ABSTRACTION_ALIGNED}"
         text = "{presence_label: PRESENCE_GRAPH_ONLY, inference_label: INFERENCE_DIRECT, abstraction_label: ABSTRACTION_ALIGNED}"
-        items = [f"  - {{{number}: {i}, graph_evaluation: {graph}, text_evaluation: {text}}}" for i in range(1, count + 1)]
+        items = [
+            f"  - {{{number}: {i}, graph_evaluation: {graph}, text_evaluation: {text}}}" for i in range(1, count + 1)
+        ]
     elif kind == "node_recall":
-        items = [f"  - {{{number}: {i}, importance_label: IMPORTANCE_CORE, presence_label: PRESENCE_NO_MATCH, "
-                 "semantic_label: SEMANTIC_NA, abstraction_label: ABSTRACTION_NA}" for i in range(1, count + 1)]
+        items = [
+            f"  - {{{number}: {i}, importance_label: IMPORTANCE_CORE, presence_label: PRESENCE_NO_MATCH, "
+            "semantic_label: SEMANTIC_NA, abstraction_label: ABSTRACTION_NA}"
+            for i in range(1, count + 1)
+        ]
     else:
-        items = [f"  - {{{number}: {i}, importance_label: IMPORTANCE_CENTRAL, presence_label: PRESENCE_STRONG_MATCH, "
-                 "directionality_label: DIRECTION_CORRECT, abstraction_label: ABSTRACTION_ALIGNED}" for i in range(1, count + 1)]
+        items = [
+            f"  - {{{number}: {i}, importance_label: IMPORTANCE_CENTRAL, presence_label: PRESENCE_STRONG_MATCH, "
+            "directionality_label: DIRECTION_CORRECT, abstraction_label: ABSTRACTION_ALIGNED}"
+            for i in range(1, count + 1)
+        ]
     return f"```yaml\n{kind}_evaluations:\n" + "\n".join(items) + "\n```"
 
 
@@ -211,9 +229,27 @@ def test_runner_end_to_end_with_resume(hub, samples, tmp_path):
     responder = stub_model({s91.input_text[:200]: truth})
     out = tmp_path / "run"
     with StubServer(responder) as server:
-        argv = ["--model", "stub", "--base-url", server.base_url, "--judge-model", "stub-judge",
-                "--judge-base-url", server.base_url, "--no-cache", "--judge-no-cache", "--hub-dir", str(hub),
-                "--ids", "91", "98", "--out", str(out), "--concurrency", "1"]
+        argv = [
+            "--model",
+            "stub",
+            "--base-url",
+            server.base_url,
+            "--judge-model",
+            "stub-judge",
+            "--judge-base-url",
+            server.base_url,
+            "--no-cache",
+            "--judge-no-cache",
+            "--hub-dir",
+            str(hub),
+            "--ids",
+            "91",
+            "98",
+            "--out",
+            str(out),
+            "--concurrency",
+            "1",
+        ]
         run_recast_eval(argv)
         calls = server.count
         results = {r["id"]: r for r in item_fields(out)}
@@ -223,7 +259,8 @@ def test_runner_end_to_end_with_resume(hub, samples, tmp_path):
         assert unusable["error"] == "format_error" and unusable["deterministic"]["exact"]["edge_f1"] == 0.0
         assert unusable["deterministic"]["normalized"]["shd"] == n98 * (n98 - 1)
         assert unusable["judge"]["scores"]["f1"] == 0.0 and all(
-            e["attempts"] == 0 for e in unusable["judge"]["evaluations"].values())
+            e["attempts"] == 0 for e in unusable["judge"]["evaluations"].values()
+        )
         ok = results["91"]
         assert ok["error"] is None and ok["deterministic"]["exact"]["edge_f1"] == 1.0
         judge = ok["judge"]
@@ -239,15 +276,24 @@ def test_runner_end_to_end_with_resume(hub, samples, tmp_path):
         assert summary["metrics"]["judge"]["f1_n"] == 2
         assert summary["models"]["judge"] == "stub-judge" and summary["usage"]["model"]["calls"] >= 2
         bins = summary["slices"]["by_confounding"]
-        ranges = {name: tuple(map(float, name.split("–"))) for name in bins}  # each bin's lowest and highest dataset values
-        bin_of = {s.id: next(name for name, (low, high) in ranges.items() if low - 5e-4 <= s.confounding_lenient <= high + 5e-4)
-                  for s in (s91, samples[98])}
+        ranges = {
+            name: tuple(map(float, name.split("–"))) for name in bins
+        }  # each bin's lowest and highest dataset values
+        bin_of = {
+            s.id: next(
+                name for name, (low, high) in ranges.items() if low - 5e-4 <= s.confounding_lenient <= high + 5e-4
+            )
+            for s in (s91, samples[98])
+        }
         assert sum(row["n"] for row in bins.values()) == 2  # the unusable sample is in its bin, at 0
         together = [r for r in (ok, unusable) if bin_of[int(r["id"])] == bin_of[91]]
         assert bins[bin_of[91]]["n"] == len(together)
         assert bins[bin_of[91]]["edge_f1_normalized"] == pytest.approx(1.0 / len(together))
         assert bins[bin_of[91]]["judge_f1"] == pytest.approx(ok["judge"]["scores"]["f1"] / len(together))
-        assert sum(row["dataset_n"] for row in bins.values()) == 292 and min(row["dataset_n"] for row in bins.values()) >= 60
+        assert (
+            sum(row["dataset_n"] for row in bins.values()) == 292
+            and min(row["dataset_n"] for row in bins.values()) >= 60
+        )
         # resume: nothing left to do, no request sent
         run_recast_eval([*argv, "--resume"])
         assert server.count == calls
@@ -258,8 +304,13 @@ def test_evaluate_module_judge_mode_on_a_local_endpoint(samples):
     metric = evaluate.load(metric_path("recast_judge"))
     truth = sample.graph()
     with StubServer(stub_model({})) as server:
-        result = metric.compute(predictions=[truth.to_text()], references=[sample.model_dump_json()],
-                                judge_model="stub-judge", judge_base_url=server.base_url, concurrency=1)
+        result = metric.compute(
+            predictions=[truth.to_text()],
+            references=[sample.model_dump_json()],
+            judge_model="stub-judge",
+            judge_base_url=server.base_url,
+            concurrency=1,
+        )
         assert server.count == 5  # four evaluations, node recall asked twice
         user_messages = [r["messages"][1]["content"] for r in server.requests]
     # the stub's labels: predicted nodes NO_MATCH (0), edges perfect (1); recall nodes 0, edges 1

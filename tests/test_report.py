@@ -4,9 +4,9 @@ import matplotlib.image
 import pytest
 
 from causal_datasets.cli import main
+from causal_datasets.errors import RunFolderError
 from causal_datasets.markdown import format_cell
 from causal_datasets.report.render import write_report
-from causal_datasets.errors import RunFolderError
 from causal_datasets.report.runs import load_run
 from causal_datasets.runners.results import read_summary
 
@@ -30,7 +30,7 @@ def _table(report, header_start):
     lines = report.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
     rows = {}
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
         cells = [c.strip() for c in line.strip("|").split("|")]
@@ -85,13 +85,18 @@ def test_report_tables_equal_the_summaries_and_plots_exist(runs, tmp_path, capsy
 
     images = sorted(p.name for p in tmp_path.glob("*.png"))
     assert images == [  # every declared plot of the two benchmarks has data in these runs
-        "causalab-accuracy-vs-edge-f1-by-regime-fig-3.png", "causalab-budget-used-by-success.png",
-        "causalab-edge-f1-along-each-episode-app-fig-8.png", "causalab-edge-f1-at-each-step-mean-per-run.png",
-        "causalab-final-hypothesis-fits-own-data-by-success.png", "causalab-scaling-all-edge-f1-app-figs-13-14.png",
-        "causalab-scaling-task-accuracy-app-figs-13-14.png", "causalab-task-accuracy-by-number-of-nodes.png",
+        "causalab-accuracy-vs-edge-f1-by-regime-fig-3.png",
+        "causalab-budget-used-by-success.png",
+        "causalab-edge-f1-along-each-episode-app-fig-8.png",
+        "causalab-edge-f1-at-each-step-mean-per-run.png",
+        "causalab-final-hypothesis-fits-own-data-by-success.png",
+        "causalab-scaling-all-edge-f1-app-figs-13-14.png",
+        "causalab-scaling-task-accuracy-app-figs-13-14.png",
+        "causalab-task-accuracy-by-number-of-nodes.png",
         "shapeworld-accuracy-by-number-of-variables.png",
         "shapeworld-accuracy-by-structure-95-interval-over-setups-fig-2.png",
-        "shapeworld-all-moving-accuracy-by-variables-fig-3.png", "shapeworld-failure-patterns-share-of-wrong-table-2.png",
+        "shapeworld-all-moving-accuracy-by-variables-fig-3.png",
+        "shapeworld-failure-patterns-share-of-wrong-table-2.png",
     ]
     for name in images:
         assert f"]({name})" in report
@@ -103,7 +108,7 @@ def _rows(report, header_start):
     rows = {}
     lines = report.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
         cells = [c.strip() for c in line.strip("|").split("|")]

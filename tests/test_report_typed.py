@@ -10,11 +10,11 @@ import pytest
 
 from causal_datasets.cli import main
 from causal_datasets.errors import RunFolderError
+from causal_datasets.registry import get_task
 from causal_datasets.report.plots import figure
 from causal_datasets.report.render import write_report
 from causal_datasets.report.runs import load_run
 from causal_datasets.report.tables import flatten
-from causal_datasets.registry import get_task
 from causal_datasets.report.views import SlicePlot
 from causal_datasets.runners.causalab import CausaLabMetrics
 from causal_datasets.runners.cladder_pairs import CladderMetrics
@@ -29,18 +29,34 @@ MISSING = "–"
 # --- run folders ----------------------------------------------------------------------------------
 
 
-def _summary(metrics, slices, *, solver, configs, status="complete", items=(10, 10, 0, 0), failures=None,
-             models=None, usage=None):
+def _summary(
+    metrics, slices, *, solver, configs, status="complete", items=(10, 10, 0, 0), failures=None, models=None, usage=None
+):
     selected, scored, failed, missing = items
     usage = usage or {}
     total = sum(usage.values(), Usage())
     return get_task(metrics.benchmark).summary_model(
-        benchmark=metrics.benchmark, status=status, package_version="0.2.0",
-        dataset=DatasetRef(name=metrics.benchmark, version="v1.0", seed=0, read_from=f"/hub/{metrics.benchmark}",
-                           configs=configs, split="test"),
-        solver=solver, models=models or {}, options={}, items=ItemCounts(selected=selected, scored=scored, failed=failed,
-                                                                         missing=missing),
-        failures=failures or {}, invocations=1, usage=usage, usage_total=total, metrics=metrics, slices=slices,
+        benchmark=metrics.benchmark,
+        status=status,
+        package_version="0.2.0",
+        dataset=DatasetRef(
+            name=metrics.benchmark,
+            version="v1.0",
+            seed=0,
+            read_from=f"/hub/{metrics.benchmark}",
+            configs=configs,
+            split="test",
+        ),
+        solver=solver,
+        models=models or {},
+        options={},
+        items=ItemCounts(selected=selected, scored=scored, failed=failed, missing=missing),
+        failures=failures or {},
+        invocations=1,
+        usage=usage,
+        usage_total=total,
+        metrics=metrics,
+        slices=slices,
     )
 
 
@@ -55,10 +71,18 @@ def _write(root, name, summary, results=()):
 def _shapeworld_group(episodes, accuracy, mean_steps, patterns):
     errors = {"invalid_action": 2, "invalid_format": 1, "too_many_attempts": 0, "invalid_answer": 0, "llm_error": 0}
     return {
-        "episodes": episodes, "accuracy": accuracy, "accuracy_true": min(1.0, accuracy + 0.1),
-        "accuracy_false": max(0.0, accuracy - 0.1), "true_cases": episodes // 2, "false_cases": episodes - episodes // 2,
-        "answered": episodes - 1, "predicted_yes": episodes // 3, "mean_steps": mean_steps, "error_total": 3,
-        "errors": errors, "failure_patterns": patterns,
+        "episodes": episodes,
+        "accuracy": accuracy,
+        "accuracy_true": min(1.0, accuracy + 0.1),
+        "accuracy_false": max(0.0, accuracy - 0.1),
+        "true_cases": episodes // 2,
+        "false_cases": episodes - episodes // 2,
+        "answered": episodes - 1,
+        "predicted_yes": episodes // 3,
+        "mean_steps": mean_steps,
+        "error_total": 3,
+        "errors": errors,
+        "failure_patterns": patterns,
     }
 
 
@@ -75,75 +99,187 @@ SW_SLICES = {
 
 
 def _shapeworld(solver):
-    group = _shapeworld_group(12, 0.5833, 3.6, {"illusive_confounder": 1, "root_cause": 3, "correlation": 1,
-                                               "reverse_collider": 0, "uncategorized": 0})
-    return _summary(ShapeWorldMetrics(count=group.pop("episodes"), **group), SW_SLICES, solver=solver, configs=["advanced"], items=(12, 12, 0, 0))
+    group = _shapeworld_group(
+        12,
+        0.5833,
+        3.6,
+        {"illusive_confounder": 1, "root_cause": 3, "correlation": 1, "reverse_collider": 0, "uncategorized": 0},
+    )
+    return _summary(
+        ShapeWorldMetrics(count=group.pop("episodes"), **group),
+        SW_SLICES,
+        solver=solver,
+        configs=["advanced"],
+        items=(12, 12, 0, 0),
+    )
 
 
 def _causalab_entry(count, accuracy, coefficient_f1, root_f1):
-    return {"count": count, "task_accuracy": accuracy, "edge_precision": 0.8, "edge_recall": 0.7, "edge_f1": 0.7467,
-            "shd": 1.5, "freq_edge_f1": 0.9, "coefficient_f1": coefficient_f1, "root_f1": root_f1, "formula_hit": 0.25}
+    return {
+        "count": count,
+        "task_accuracy": accuracy,
+        "edge_precision": 0.8,
+        "edge_recall": 0.7,
+        "edge_f1": 0.7467,
+        "shd": 1.5,
+        "freq_edge_f1": 0.9,
+        "coefficient_f1": coefficient_f1,
+        "root_f1": root_f1,
+        "formula_hit": 0.25,
+    }
 
 
 def _causalab(*, sizes, status="complete", items=(4, 4, 0, 0), failures=None):
     by_num_nodes = {str(n): _causalab_entry(2, 0.5 + 0.25 * i, 0.6, 0.8) for i, n in enumerate(sizes)}
     by_suite = {"plain": _causalab_entry(2, 0.5, 0.55, 0.75), "noisy": _causalab_entry(2, 1.0, 0.6125, 1.0)}
-    metrics = CausaLabMetrics(count=items[1], task_accuracy=0.75, edge_precision=0.8, edge_recall=0.7, edge_f1=0.7467,
-                              shd=1.5, freq_edge_f1=0.9, coefficient_f1=0.58, root_f1=0.875, formula_hit=0.25,
-                              budget_used=0.4, invalid_steps=0.5, outcomes={"solved": 3, "gave_up": 1})
-    return _summary(metrics, {"by_num_nodes": by_num_nodes, "by_suite": by_suite}, solver="model:small-llm",
-                    configs=[f"{n}nodes" for n in sizes], status=status, items=items, failures=failures,
-                    models={"model": "small-llm"},
-                    usage={"model": Usage(calls=6, prompt_tokens=1000, completion_tokens=234, cost_usd=0.0125)})
+    metrics = CausaLabMetrics(
+        count=items[1],
+        task_accuracy=0.75,
+        edge_precision=0.8,
+        edge_recall=0.7,
+        edge_f1=0.7467,
+        shd=1.5,
+        freq_edge_f1=0.9,
+        coefficient_f1=0.58,
+        root_f1=0.875,
+        formula_hit=0.25,
+        budget_used=0.4,
+        invalid_steps=0.5,
+        outcomes={"solved": 3, "gave_up": 1},
+    )
+    return _summary(
+        metrics,
+        {"by_num_nodes": by_num_nodes, "by_suite": by_suite},
+        solver="model:small-llm",
+        configs=[f"{n}nodes" for n in sizes],
+        status=status,
+        items=items,
+        failures=failures,
+        models={"model": "small-llm"},
+        usage={"model": Usage(calls=6, prompt_tokens=1000, completion_tokens=234, cost_usd=0.0125)},
+    )
 
 
 def _cobe():
-    criteria = {code: {"rows": 4, "judged": 4 - i % 2, "failed": i % 3, "unresolved": i % 2,
-                       "failure_rate": (i % 3) / (4 - i % 2)} for i, code in enumerate(("E1", "E2", "E4", "E5"))}
+    criteria = {
+        code: {
+            "rows": 4,
+            "judged": 4 - i % 2,
+            "failed": i % 3,
+            "unresolved": i % 2,
+            "failure_rate": (i % 3) / (4 - i % 2),
+        }
+        for i, code in enumerate(("E1", "E2", "E4", "E5"))
+    }
     criteria["E3"] = {"rows": 0, "judged": 0, "failed": 0, "unresolved": 0, "failure_rate": None}
-    metrics = CoBeMetrics(count=4, accuracy=0.25, correct=1, wrong=2, unknown=1,
-                          failure_rate={code: entry["failure_rate"] for code, entry in criteria.items()},
-                          criteria=criteria, errors={"items": {"judge_error": 1}, "criteria": {"unresolved": 2}})
+    metrics = CoBeMetrics(
+        count=4,
+        accuracy=0.25,
+        correct=1,
+        wrong=2,
+        unknown=1,
+        failure_rate={code: entry["failure_rate"] for code, entry in criteria.items()},
+        criteria=criteria,
+        errors={"items": {"judge_error": 1}, "criteria": {"unresolved": 2}},
+    )
     slices = {
-        "by_domain": {"Engineering": {"n": 2, "correct": 1, "wrong": 1, "unknown": 0, "accuracy": 0.5},
-                      "Medicine": {"n": 2, "correct": 0, "wrong": 1, "unknown": 1, "accuracy": 0.0}},
+        "by_domain": {
+            "Engineering": {"n": 2, "correct": 1, "wrong": 1, "unknown": 0, "accuracy": 0.5},
+            "Medicine": {"n": 2, "correct": 0, "wrong": 1, "unknown": 1, "accuracy": 0.0},
+        },
         "by_graph_type": {"chain": {"n": 4, "correct": 1, "wrong": 2, "unknown": 1, "accuracy": 0.25}},
         "by_phrasing": {"(not given)": {"n": 4, "correct": 1, "wrong": 2, "unknown": 1, "accuracy": 0.25}},
     }
-    return _summary(metrics, slices, solver="model:writer", configs=["queries"], items=(4, 4, 0, 0),
-                    models={"model": "writer", "judge": "strict-judge"})
+    return _summary(
+        metrics,
+        slices,
+        solver="model:writer",
+        configs=["queries"],
+        items=(4, 4, 0, 0),
+        models={"model": "writer", "judge": "strict-judge"},
+    )
 
 
 def _recast():
-    scores = {"node_precision": 0.5, "node_recall": 0.4, "node_f1": 0.4444, "edge_precision": 0.3, "edge_recall": 0.2,
-              "edge_f1": 0.24, "shd": 7.0, "normalized_shd": 0.35}
-    judge = {"precision": 0.61, "precision_sd": 0.1, "precision_n": 3, "recall": 0.52, "recall_sd": 0.05,
-             "recall_n": 3, "f1": 0.5614, "f1_sd": 0.07, "f1_n": 3}
-    metrics = RecastMetrics(count=4, scored_share=0.75, corrected=1, judge_errors=0,
-                            generation={"ok": 3, "format_error": 1, "llm_error": 0},
-                            deterministic={"exact": {**scores, "n": 3}, "normalized": {**scores, "edge_f1": 0.31, "n": 3}},
-                            judge=judge)
+    scores = {
+        "node_precision": 0.5,
+        "node_recall": 0.4,
+        "node_f1": 0.4444,
+        "edge_precision": 0.3,
+        "edge_recall": 0.2,
+        "edge_f1": 0.24,
+        "shd": 7.0,
+        "normalized_shd": 0.35,
+    }
+    judge = {
+        "precision": 0.61,
+        "precision_sd": 0.1,
+        "precision_n": 3,
+        "recall": 0.52,
+        "recall_sd": 0.05,
+        "recall_n": 3,
+        "f1": 0.5614,
+        "f1_sd": 0.07,
+        "f1_n": 3,
+    }
+    metrics = RecastMetrics(
+        count=4,
+        scored_share=0.75,
+        corrected=1,
+        judge_errors=0,
+        generation={"ok": 3, "format_error": 1, "llm_error": 0},
+        deterministic={"exact": {**scores, "n": 3}, "normalized": {**scores, "edge_f1": 0.31, "n": 3}},
+        judge=judge,
+    )
     by_confounding = {
         "0.00-0.25": {"n": 1, "edge_f1_normalized": 0.4, "judge_f1": 0.7},
         "0.25-0.50": {"n": 2, "edge_f1_normalized": 0.275, "judge_f1": 0.4921},
         "0.50-0.75": {"n": 0, "edge_f1_normalized": None, "judge_f1": None},
         "0.75-1.00": {"n": 0, "edge_f1_normalized": None, "judge_f1": None},
     }
-    return _summary(metrics, {"by_confounding": by_confounding}, solver="model:economist", configs=["test"],
-                    items=(4, 4, 0, 0), models={"model": "economist", "judge": "economist"})
+    return _summary(
+        metrics,
+        {"by_confounding": by_confounding},
+        solver="model:economist",
+        configs=["test"],
+        items=(4, 4, 0, 0),
+        models={"model": "economist", "judge": "economist"},
+    )
 
 
 def _cladder_scores(equivalent, length):
-    return {"reference": "P(Y=1)", "rung": 2, "query_type": "ate", "graph_id": "chain", "scoring": "equivalence",
-            "raw": "Estimand: P(Y=1)", "expression": "P(Y=1)", "equivalent": equivalent, "identified": equivalent,
-            "identification_error": None, "method": "proof" if length is not None else None, "proof_length": length,
-            "string_match": False, "bleu": 0.5, "token_f1": 0.5, "error": None, "detail": None}
+    return {
+        "reference": "P(Y=1)",
+        "rung": 2,
+        "query_type": "ate",
+        "graph_id": "chain",
+        "scoring": "equivalence",
+        "raw": "Estimand: P(Y=1)",
+        "expression": "P(Y=1)",
+        "equivalent": equivalent,
+        "identified": equivalent,
+        "identification_error": None,
+        "method": "proof" if length is not None else None,
+        "proof_length": length,
+        "string_match": False,
+        "bleu": 0.5,
+        "token_f1": 0.5,
+        "error": None,
+        "detail": None,
+    }
 
 
 def _cladder_line(item_id, status="scored", scores=None):
     failure = {"role": "model", "category": "timeout", "detail": "no answer"} if status == "failed" else None
-    return {"id": item_id, "config": "questions", "status": status, "failure": failure, "calls": [],
-            "generation": {}, "scores": scores}
+    return {
+        "id": item_id,
+        "config": "questions",
+        "status": status,
+        "failure": failure,
+        "calls": [],
+        "generation": {},
+        "scores": scores,
+    }
 
 
 CLADDER_RESULTS = [
@@ -153,15 +289,33 @@ CLADDER_RESULTS = [
 
 
 def _cladder():
-    metrics = CladderMetrics(count=5, scoring="equivalence", accuracy=0.8, equivalence_accuracy=0.8,
-                             identification_accuracy=0.4, string_match=0.2, errors={"unparsable": 1},
-                             identification_errors={"not_identified": 2},
-                             methods={"proof": 4, "numeric": 1}, proof_lengths={"0": 1, "1": 1, "3": 2})
+    metrics = CladderMetrics(
+        count=5,
+        scoring="equivalence",
+        accuracy=0.8,
+        equivalence_accuracy=0.8,
+        identification_accuracy=0.4,
+        string_match=0.2,
+        errors={"unparsable": 1},
+        identification_errors={"not_identified": 2},
+        methods={"proof": 4, "numeric": 1},
+        proof_lengths={"0": 1, "1": 1, "3": 2},
+    )
     rates = {"n": 5, "accuracy": 0.8, "string_match": 0.2}
-    slices = {"by_rung": {"2": rates, "10": {**rates, "n": 1}}, "by_query_type": {"ate": rates},
-              "by_graph_family": {"chain": rates}}
-    return _summary(metrics, slices, solver="model:estimator", configs=["questions"], items=(6, 5, 1, 0),
-                    status="incomplete", failures={"model": {"timeout": 1}})
+    slices = {
+        "by_rung": {"2": rates, "10": {**rates, "n": 1}},
+        "by_query_type": {"ate": rates},
+        "by_graph_family": {"chain": rates},
+    }
+    return _summary(
+        metrics,
+        slices,
+        solver="model:estimator",
+        configs=["questions"],
+        items=(6, 5, 1, 0),
+        status="incomplete",
+        failures={"model": {"timeout": 1}},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -171,8 +325,10 @@ def built(tmp_path_factory):
         "sw-oracle": (_shapeworld("agent:oracle"), ()),
         "sw-strategy": (_shapeworld("agent:strategy"), ()),  # the same accuracy series as sw-oracle
         "cl-wide": (_causalab(sizes=(3, 5)), ()),
-        "cl-one": (_causalab(sizes=(4,), status="incomplete", items=(10, 7, 2, 1),
-                             failures={"model": {"timeout": 2}}), ()),
+        "cl-one": (
+            _causalab(sizes=(4,), status="incomplete", items=(10, 7, 2, 1), failures={"model": {"timeout": 2}}),
+            (),
+        ),
         "cobe-gen": (_cobe(), ()),
         "recast-llm": (_recast(), ()),
         "cladder-llm": (_cladder(), CLADDER_RESULTS),
@@ -262,7 +418,11 @@ def test_every_scalar_mapping_and_slice_number_is_in_the_report(built):
             assert columns <= set(table[0])
             for key, entry in entries.items():
                 for column, number in flatten(entry).items():
-                    assert _equal(_column(table, column, **{key_column: key, "run": label}), number), (name, key, column)
+                    assert _equal(_column(table, column, **{key_column: key, "run": label}), number), (
+                        name,
+                        key,
+                        column,
+                    )
                     checked += 1
     assert checked > 300  # not a vacuous loop
 
@@ -270,8 +430,11 @@ def test_every_scalar_mapping_and_slice_number_is_in_the_report(built):
 def test_headline_columns_are_the_titles_in_field_order(built):
     _, _, _, report = built
     headers, _ = _tables(report)[("ShapeWorld (CausalLink)", None)]
-    scalar = [info.title for name, info in ShapeWorldMetrics.model_fields.items()
-              if name != "benchmark" and "dict" not in str(info.annotation)]
+    scalar = [
+        info.title
+        for name, info in ShapeWorldMetrics.model_fields.items()
+        if name != "benchmark" and "dict" not in str(info.annotation)
+    ]
     assert headers == ["run", *scalar]
     assert headers[:3] == ["run", "episodes", "accuracy"]
 
@@ -282,8 +445,12 @@ def test_breakdowns_the_old_report_dropped_are_shown(built):
     patterns = tables[("ShapeWorld (CausalLink)", "Failure patterns")]
     assert patterns[0] == ["failure_patterns", "agent:oracle (sw-oracle)", "agent:strategy (sw-strategy)"]
     assert _column(patterns, "agent:oracle (sw-oracle)", failure_patterns="root_cause") == "3"
-    assert _column(tables[("ShapeWorld (CausalLink)", "Errors by mode")], "agent:oracle (sw-oracle)",
-                   errors="invalid_action") == "2"
+    assert (
+        _column(
+            tables[("ShapeWorld (CausalLink)", "Errors by mode")], "agent:oracle (sw-oracle)", errors="invalid_action"
+        )
+        == "2"
+    )
     by_structure = tables[("ShapeWorld (CausalLink)", "By structure")][0]
     assert {"errors.invalid_format", "failure_patterns.root_cause"} <= set(by_structure)
     suite = tables[("CausaLab", "By suite")]
@@ -292,10 +459,18 @@ def test_breakdowns_the_old_report_dropped_are_shown(built):
     confounding = tables[("ReCAST", "By confounding")]
     assert _column(confounding, "judge_f1", confounding="0.25-0.50", run="model:economist (recast-llm)") == "0.4921"
     assert _column(confounding, "judge_f1", confounding="0.75-1.00", run="model:economist (recast-llm)") == MISSING
-    assert _column(tables[("CoBe", "Failure rate per criterion")], "model:writer (cobe-gen)", failure_rate="E3") == MISSING
-    assert _column(tables[("CoBe", "Criterion counts")], "unresolved", criteria="E2", run="model:writer (cobe-gen)") == "1"
-    assert _column(tables[("CoBe", "Errors (items, criteria)")], "judge_error", errors="items",
-                   run="model:writer (cobe-gen)") == "1"
+    assert (
+        _column(tables[("CoBe", "Failure rate per criterion")], "model:writer (cobe-gen)", failure_rate="E3") == MISSING
+    )
+    assert (
+        _column(tables[("CoBe", "Criterion counts")], "unresolved", criteria="E2", run="model:writer (cobe-gen)") == "1"
+    )
+    assert (
+        _column(
+            tables[("CoBe", "Errors (items, criteria)")], "judge_error", errors="items", run="model:writer (cobe-gen)"
+        )
+        == "1"
+    )
     assert "No run has agreement with the published verdicts." in report  # CoBe on generated text has none
 
 
@@ -332,7 +507,8 @@ def test_every_declared_plot_is_a_real_png_linked_from_the_report(built):
     images = sorted(p.name for p in out.glob("*.png"))
     assert images == [
         "causalab-accuracy-vs-edge-f1-by-regime-fig-3.png",
-        "causalab-task-accuracy-by-number-of-nodes.png", "cobe-failure-rate-per-criterion-fig-5.png",
+        "causalab-task-accuracy-by-number-of-nodes.png",
+        "cobe-failure-rate-per-criterion-fig-5.png",
         "proof-length-of-answers-proven-equivalent.png",
         "recast-edge-f1-normalized-names-by-degree-of-confounding-lenient-fig-2.png",
         "recast-judge-f1-by-degree-of-confounding-lenient-fig-2.png",
@@ -357,8 +533,12 @@ def _plot(benchmark):
 
 def test_shares_have_a_fixed_unit_axis(built):
     _, folders, _, _ = built
-    for benchmark, names in (("shapeworld", ["sw-oracle"]), ("cobe", ["cobe-gen"]), ("recast", ["recast-llm"]),
-                             ("causalab", ["cl-wide", "cl-one"])):
+    for benchmark, names in (
+        ("shapeworld", ["sw-oracle"]),
+        ("cobe", ["cobe-gen"]),
+        ("recast", ["recast-llm"]),
+        ("causalab", ["cl-wide", "cl-one"]),
+    ):
         axes = figure(_plot(benchmark), [load_run(folders[n]) for n in names]).axes[0]
         assert axes.get_ylim() == (0, 1), benchmark
 
@@ -412,8 +592,10 @@ def test_a_plot_without_data_is_a_sentence_not_a_png(tmp_path):
     stale.write_bytes(b"left by an earlier report")
     report = write_report([run], out).read_text()
     assert not list(out.glob("*.png"))
-    assert ("No plot: no run has scored items with a numeric `proof_length` and a true `equivalent` "
-            "(Proof length of answers proven equivalent).") in report
+    assert (
+        "No plot: no run has scored items with a numeric `proof_length` and a true `equivalent` "
+        "(Proof length of answers proven equivalent)."
+    ) in report
     assert "](proof-length" not in report
 
 
@@ -421,10 +603,14 @@ def test_a_plot_without_data_is_a_sentence_not_a_png(tmp_path):
 
 
 def test_old_layout_names_the_version_that_wrote_it(tmp_path, capsys):
-    (tmp_path / "summary.json").write_text(json.dumps({
-        "run": {"dataset": "shapeworld", "package_version": "0.1.3", "policy": "agent:oracle"},
-        "metrics": {"episodes": 3, "accuracy": 1.0},
-    }))
+    (tmp_path / "summary.json").write_text(
+        json.dumps(
+            {
+                "run": {"dataset": "shapeworld", "package_version": "0.1.3", "policy": "agent:oracle"},
+                "metrics": {"episodes": 3, "accuracy": 1.0},
+            }
+        )
+    )
     with pytest.raises(RunFolderError, match=r"old untyped layout written by causal-datasets 0\.1\.3; run it again"):
         load_run(tmp_path)
     assert main(["report", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
@@ -471,24 +657,66 @@ def test_a_benchmark_no_package_registers_is_one_clear_error(tmp_path, capsys):
 
 
 FORMAT_2_SUMMARY = {
-    "format": 2, "benchmark": "cladder_pairs", "status": "incomplete", "package_version": "0.2.0",
-    "dataset": {"name": "cladder_pairs", "version": "1.1.0", "seed": 0, "read_from": "hub/cladder_pairs",
-                "configs": ["questions"], "split": "test"},
-    "solver": "model:old-llm", "models": {"model": "old-llm", "judge": "old-judge"}, "options": {"prompt": "estimand"},
-    "items": {"selected": 3, "scored": 2, "failed": 1, "missing": 0}, "failures": {"judge_timeout": 1},
-    "invocations": 1, "usage": {}, "usage_total": {"calls": 3},
-    "metrics": {"benchmark": "cladder_pairs", "n": 2, "scoring": "identification", "accuracy": 0.5,
-                "string_match": 0.0, "errors": {}, "methods": {"proof": 2}, "proof_lengths": {"1": 1, "4": 1}},
+    "format": 2,
+    "benchmark": "cladder_pairs",
+    "status": "incomplete",
+    "package_version": "0.2.0",
+    "dataset": {
+        "name": "cladder_pairs",
+        "version": "1.1.0",
+        "seed": 0,
+        "read_from": "hub/cladder_pairs",
+        "configs": ["questions"],
+        "split": "test",
+    },
+    "solver": "model:old-llm",
+    "models": {"model": "old-llm", "judge": "old-judge"},
+    "options": {"prompt": "estimand"},
+    "items": {"selected": 3, "scored": 2, "failed": 1, "missing": 0},
+    "failures": {"judge_timeout": 1},
+    "invocations": 1,
+    "usage": {},
+    "usage_total": {"calls": 3},
+    "metrics": {
+        "benchmark": "cladder_pairs",
+        "n": 2,
+        "scoring": "identification",
+        "accuracy": 0.5,
+        "string_match": 0.0,
+        "errors": {},
+        "methods": {"proof": 2},
+        "proof_lengths": {"1": 1, "4": 1},
+    },
     "slices": {},
 }
 FORMAT_2_RESULTS = [
-    {"id": "q0", "config": "questions", "status": "scored", "failure": None, "equivalent": True, "proof_length": 1,
-     "messages": [{"role": "user", "content": "?"}], "raw": "Estimand: P(Y)",
-     "calls": [{"role": "model", "model": "old-llm", "reply": "Estimand: P(Y)", "prompt_tokens": 3}]},
-    {"id": "q1", "config": "questions", "status": "scored", "failure": None, "equivalent": True, "proof_length": 4,
-     "calls": []},
-    {"id": "q2", "config": "questions", "status": "failed", "failure": "judge_timeout: the judge took too long",
-     "calls": [{"role": "judge", "model": "old-judge", "error": "timeout: the judge took too long"}]},
+    {
+        "id": "q0",
+        "config": "questions",
+        "status": "scored",
+        "failure": None,
+        "equivalent": True,
+        "proof_length": 1,
+        "messages": [{"role": "user", "content": "?"}],
+        "raw": "Estimand: P(Y)",
+        "calls": [{"role": "model", "model": "old-llm", "reply": "Estimand: P(Y)", "prompt_tokens": 3}],
+    },
+    {
+        "id": "q1",
+        "config": "questions",
+        "status": "scored",
+        "failure": None,
+        "equivalent": True,
+        "proof_length": 4,
+        "calls": [],
+    },
+    {
+        "id": "q2",
+        "config": "questions",
+        "status": "failed",
+        "failure": "judge_timeout: the judge took too long",
+        "calls": [{"role": "judge", "model": "old-judge", "error": "timeout: the judge took too long"}],
+    },
 ]
 
 

@@ -20,15 +20,22 @@ def open_log(folder, *, resume):
 
 def line(item_id: str, status: str = "scored", **fields) -> dict:
     failure = None if status == "scored" else {"role": "model", "category": "timeout", "detail": "x"}
-    return {"id": item_id, "config": "c", "status": status, "failure": failure,
-            "scores": fields if status == "scored" else None}
+    return {
+        "id": item_id,
+        "config": "c",
+        "status": status,
+        "failure": failure,
+        "scores": fields if status == "scored" else None,
+    }
 
 
 def test_concurrent_appends_keep_every_line_whole(tmp_path):
     log = open_log(tmp_path, resume=False)
     log.record_all(list(range(50)), lambda n: line(str(n), payload="x" * 2000), concurrency=8, desc="test")
     lines = (tmp_path / "results.jsonl").read_text().splitlines()
-    assert len(lines) == 50 and all(json.loads(text)["scores"]["payload"] == "x" * 2000 for text in lines)  # no torn lines
+    assert len(lines) == 50 and all(
+        json.loads(text)["scores"]["payload"] == "x" * 2000 for text in lines
+    )  # no torn lines
 
 
 def test_failed_items_run_again_scored_ones_never_and_compaction_keeps_the_latest(tmp_path):
@@ -40,7 +47,11 @@ def test_failed_items_run_again_scored_ones_never_and_compaction_keeps_the_lates
     resumed.append(line("b", answer=42))
     assert [i["id"] for i in read_results(tmp_path)] == ["a", "b", "c", "b"]  # appended, not rewritten
     resumed.compact()
-    assert [(i["id"], i["status"]) for i in read_results(tmp_path)] == [("a", "scored"), ("b", "scored"), ("c", "scored")]
+    assert [(i["id"], i["status"]) for i in read_results(tmp_path)] == [
+        ("a", "scored"),
+        ("b", "scored"),
+        ("c", "scored"),
+    ]
     assert read_results(tmp_path)[1]["scores"]["answer"] == 42
     assert [p.name for p in tmp_path.iterdir()] == ["results.jsonl"]  # no temporary file left
 
@@ -82,7 +93,11 @@ def test_a_run_removes_the_temporary_files_a_killed_run_left(tmp_path):
     invocation removes those of ended processes and keeps a running one's."""
     (tmp_path / "results.jsonl").write_text(json.dumps(line("a")) + "\n")
     dead = ended_process_id()
-    stale = [tmp_path / f".results.jsonl.{dead}-x1", tmp_path / f".summary.json.{dead}-x2", tmp_path / ".results.jsonl.legacy"]
+    stale = [
+        tmp_path / f".results.jsonl.{dead}-x1",
+        tmp_path / f".summary.json.{dead}-x2",
+        tmp_path / ".results.jsonl.legacy",
+    ]
     live = tmp_path / f".results.jsonl.{os.getpid()}-x3"
     for path in (*stale, live):
         path.write_text("half a file")

@@ -41,13 +41,18 @@ def test_resume_alone_continues_the_run_with_its_own_selection(run):
     assert read_summary(run[run.index("--out") + 1])["invocations"] == 2
 
 
-@pytest.mark.parametrize(("flags", "named"), [
-    (["--config", "3nodes", "--limit", "5"],
-     "configs 3nodes (the run: 3nodes, 5nodes); --limit 5 (the run: --limit 6)"),
-    (["--agent", "random"], "solver agent:random (the run: agent:experimenter)"),
-    (["--regime", "mixed"], "option regime='mixed' (the run: None)"),
-    (["--split", "train"], "split train (the run: test)"),
-])
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (
+            ["--config", "3nodes", "--limit", "5"],
+            "configs 3nodes (the run: 3nodes, 5nodes); --limit 5 (the run: --limit 6)",
+        ),
+        (["--agent", "random"], "solver agent:random (the run: agent:experimenter)"),
+        (["--regime", "mixed"], "option regime='mixed' (the run: None)"),
+        (["--split", "train"], "split train (the run: test)"),
+    ],
+)
 def test_another_selection_is_refused_and_the_run_is_left_as_it_was(run, flags, named, capsys):
     before = state(run)
     capsys.readouterr()
@@ -85,8 +90,18 @@ def test_a_run_of_an_older_summary_format_is_not_continued(run, capsys):
 
 def test_a_model_run_keeps_its_model_settings_but_not_its_server(hub, tmp_path):
     out = tmp_path / "model-run"
-    common = ["cladder_pairs", "--out", str(out), "--hub-dir", str(hub), "--no-cache", "--limit", "2",
-              "--model", "stub"]
+    common = [
+        "cladder_pairs",
+        "--out",
+        str(out),
+        "--hub-dir",
+        str(hub),
+        "--no-cache",
+        "--limit",
+        "2",
+        "--model",
+        "stub",
+    ]
     with StubServer() as first:
         summary = run_eval(*common, "--base-url", first.base_url)
     recorded = summary.selection.models["model"]

@@ -42,10 +42,18 @@ def trl_call(reward, rows, completions, *, conversational=True):
         inputs.append(example)
     if conversational:
         completions = [[{"role": "assistant", "content": text}] for text in completions]
-    kwargs = {key: [example[key] for example in inputs] for key in inputs[0] if key not in ("prompt", "completion", "completion_ids")}
+    kwargs = {
+        key: [example[key] for example in inputs]
+        for key in inputs[0]
+        if key not in ("prompt", "completion", "completion_ids")
+    }
     kwargs |= {"trainer_state": object(), "log_extra": lambda *args, **kw: None, "log_metric": lambda *args, **kw: None}
-    return reward(prompts=[example["prompt"] for example in inputs], completions=completions,
-                  completion_ids=[[1, 2, 3]] * len(completions), **kwargs)
+    return reward(
+        prompts=[example["prompt"] for example in inputs],
+        completions=completions,
+        completion_ids=[[1, 2, 3]] * len(completions),
+        **kwargs,
+    )
 
 
 def warnings_of(caplog):
@@ -72,8 +80,12 @@ def test_equivalence_on_the_cladder_prompts_config(hub, caplog, conversational):
             (row, "I cannot tell.", 0.0),
         ]
     with caplog.at_level(logging.WARNING, LOGGER):
-        got = trl_call(rewards.estimand_equivalence_reward, [g[0] for g in group], [g[1] for g in group],
-                       conversational=conversational)
+        got = trl_call(
+            rewards.estimand_equivalence_reward,
+            [g[0] for g in group],
+            [g[1] for g in group],
+            conversational=conversational,
+        )
     assert got == [g[2] for g in group]
     (warning,) = warnings_of(caplog)
     assert "60 of 120 completions" in warning and "not_identified: 30" in warning and "no_expression: 30" in warning
@@ -90,8 +102,9 @@ def test_equivalence_reads_each_graph_column(hub, caplog):
     assert trl_call(rewards.estimand_equivalence_reward, [confounding] * 2, [rewritten, naive]) == [1.0, 0.0]
     # the same columns given as edge-list text, then as another graph: there V1 is no confounder
     as_text = {k: v for k, v in confounding.items() if k not in ("nodes", "edges", "latent", "graph_id")}
-    assert trl_call(rewards.estimand_equivalence_reward, [as_text | {"graph": "V1->X, V1->Y, X->Y"}] * 2,
-                    [rewritten, naive]) == [1.0, 0.0]
+    assert trl_call(
+        rewards.estimand_equivalence_reward, [as_text | {"graph": "V1->X, V1->Y, X->Y"}] * 2, [rewritten, naive]
+    ) == [1.0, 0.0]
     assert trl_call(rewards.estimand_equivalence_reward, [as_text | {"graph": "V1->X, X->Y"}], [naive]) == [1.0]
     # the whole completion as a bare expression; an unobserved V1 is no estimand
     adjusted = "\\sum_{V1} P(V1) * [P(Y=1|V1,X=1) - P(Y=1|V1,X=0)]"
@@ -106,9 +119,11 @@ def test_the_scoring_rule_of_the_estimand_reward(hub, caplog):
     questions = rows_of(hub, "cladder_pairs", "questions")
     families = datasets.load_dataset(str(hub / "cladder_pairs"), "questions", split="test").features["graph_id"].names
     frontdoor = next(r for r in questions if families[r["graph_id"]] == "frontdoor" and r["query_type"] == 3)
-    completions = ["Estimand: E[Y | do(X = 1)] - E[Y | do(X = 0)]",
-                   "Estimand: \\sum_{V1} P(V1) * [P(Y=1|V1,X=1) - P(Y=1|V1,X=0)]",  # V1 is unobserved here
-                   "Estimand: P(Y=1|X=1) - P(Y=1|X=0)"]
+    completions = [
+        "Estimand: E[Y | do(X = 1)] - E[Y | do(X = 0)]",
+        "Estimand: \\sum_{V1} P(V1) * [P(Y=1|V1,X=1) - P(Y=1|V1,X=0)]",  # V1 is unobserved here
+        "Estimand: P(Y=1|X=1) - P(Y=1|X=0)",
+    ]
     with caplog.at_level(logging.WARNING, LOGGER):
         assert trl_call(rewards.estimand_equivalence_reward, [frontdoor] * 3, completions) == [0.0, 0.0, 0.0]
     assert "not_identified: 1" in warnings_of(caplog)[0] and "unobserved_variable: 1" in warnings_of(caplog)[0]
@@ -121,7 +136,18 @@ def test_the_scoring_rule_of_the_estimand_reward(hub, caplog):
 def test_odd_completions_and_columns_get_the_lowest_reward_and_one_warning(hub, caplog):
     row = rows_of(hub, "cladder_pairs", "prompts", n=1)[0]
     good = f"Estimand: {row['reference']}"
-    completions = [None, 42, [{"role": "user", "content": good}], [{"content": good}], good, good, good, good, good, good]
+    completions = [
+        None,
+        42,
+        [{"role": "user", "content": good}],
+        [{"content": good}],
+        good,
+        good,
+        good,
+        good,
+        good,
+        good,
+    ]
     columns = {
         "reference": [row["reference"]] * 4 + [None, "P(Y=1|", row["reference"], row["reference"], row["reference"]],
         "graph_id": [row["graph_id"]] * 6 + [99, None, row["graph_id"]],  # the last completion has no column value
@@ -131,11 +157,21 @@ def test_odd_completions_and_columns_get_the_lowest_reward_and_one_warning(hub, 
         got = rewards.estimand_equivalence_reward(prompts=[row["prompt"]] * 10, completions=completions, **columns)
     assert got == [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]  # [{"content": ...}]: TRL's documented shape
     (warning,) = warnings_of(caplog)
-    for reason in ("8 of 10", "malformed completion: 3", "no reference or estimand column: 2", "bad reference: 1",
-                   "graph_id not one of", "no graph column"):
+    for reason in (
+        "8 of 10",
+        "malformed completion: 3",
+        "no reference or estimand column: 2",
+        "bad reference: 1",
+        "graph_id not one of",
+        "no graph column",
+    ):
         assert reason in warning
-    odd_edges = rewards.estimand_equivalence_reward(prompts=[None] * 3, completions=[good] * 3, reference=[row["reference"]] * 3,
-                                                    edges=["X->Y", [{"source": "X"}], [("X", "Y", "Z")]])
+    odd_edges = rewards.estimand_equivalence_reward(
+        prompts=[None] * 3,
+        completions=[good] * 3,
+        reference=[row["reference"]] * 3,
+        edges=["X->Y", [{"source": "X"}], [("X", "Y", "Z")]],
+    )
     assert odd_edges == [0.0, 0.0, 0.0]
 
 
@@ -158,7 +194,9 @@ def test_recast_rewards_against_the_reference_graph(hub, caplog):
         many = edges + [(s, f"{t} extra {i}") for i, (s, t) in enumerate(edges * 2)]
 
         def compared(answer_edges, reference=reference):
-            comparison = compare_graphs(answer_edges, reference, node_matching="normalized", normalization="reference_edges")
+            comparison = compare_graphs(
+                answer_edges, reference, node_matching="normalized", normalization="reference_edges"
+            )
             return comparison.edge_f1, max(0.0, 1 - comparison.shd / len(reference.edges))
 
         for answer, scores in [
@@ -189,9 +227,13 @@ def test_shapeworld_answer_reward_on_the_prompts_config(hub, caplog):
     group, expected = [], []
     for row in rows:
         right, wrong = names[row["answer"]], names[1 - row["answer"]]
-        for text, reward in [(f'I moved the shapes.\n```json\n{{"answer": "{right.upper()}."}}\n```', 1.0),
-                             (row["reference"], 1.0),
-                             (f'{{"answer": "{wrong}"}}', 0.0), ('{"answer": "perhaps"}', 0.0), ("yes", 0.0)]:
+        for text, reward in [
+            (f'I moved the shapes.\n```json\n{{"answer": "{right.upper()}."}}\n```', 1.0),
+            (row["reference"], 1.0),
+            (f'{{"answer": "{wrong}"}}', 0.0),
+            ('{"answer": "perhaps"}', 0.0),
+            ("yes", 0.0),
+        ]:
             group.append(row)
             expected.append((text, reward))
     with caplog.at_level(logging.WARNING, LOGGER):
@@ -222,12 +264,17 @@ def test_cladder_answer_reward_on_the_yes_no_prompts_config(hub, caplog):
     rows = rows_of(hub, "cladder_pairs", "yes_no_prompts", n=40)
     names = ("yes", "no")
     assert {row["answer"] for row in rows} == {0, 1}
-    completions = [f"Answer: {names[row['answer']].title()}" if i % 2 else f"{names[1 - row['answer']]}, it does not."
-                   for i, row in enumerate(rows)]
+    completions = [
+        f"Answer: {names[row['answer']].title()}" if i % 2 else f"{names[1 - row['answer']]}, it does not."
+        for i, row in enumerate(rows)
+    ]
     assert trl_call(rewards.cladder_answer_reward, rows, completions) == [float(i % 2) for i in range(len(rows))]
     references = [f"Thinking.\n{row['reference']}" for row in rows]
     assert trl_call(rewards.cladder_answer_reward, rows, references) == [1.0] * 40
     unlabeled = dict(rows[0]) | {"answer": None}
     with caplog.at_level(logging.WARNING, LOGGER):
-        assert trl_call(rewards.cladder_answer_reward, [unlabeled, rows[0]], ["Answer: yes", "It depends."]) == [0.0, 0.0]
+        assert trl_call(rewards.cladder_answer_reward, [unlabeled, rows[0]], ["Answer: yes", "It depends."]) == [
+            0.0,
+            0.0,
+        ]
     assert "no answer column: 1" in warnings_of(caplog)[0] and "no yes/no answer: 1" in warnings_of(caplog)[0]

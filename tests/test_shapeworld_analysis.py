@@ -14,7 +14,6 @@ from causal_datasets.registry import get_builder
 from causal_datasets.report.render import write_report
 from causal_datasets.report.runs import load_run
 from causal_datasets.runners.shapeworld import best_variant_table
-from causal_datasets.runners.results import read_results
 from causal_datasets.shapeworld.agents import AGENTS
 from causal_datasets.shapeworld.entities import THEMES, Theme
 from causal_datasets.shapeworld.episode import run_episode
@@ -28,8 +27,16 @@ CORE = core_tasks(0)
 
 
 def item(setup: str, correct: bool, **extra) -> dict:
-    return {"gold": "yes", "prediction": "yes" if correct else "no", "structure": "mediation", "num_variables": 3,
-            "setup": setup, "all_moving": False, "failure_pattern": None if correct else "root_cause", **extra}
+    return {
+        "gold": "yes",
+        "prediction": "yes" if correct else "no",
+        "structure": "mediation",
+        "num_variables": 3,
+        "setup": setup,
+        "all_moving": False,
+        "failure_pattern": None if correct else "root_cause",
+        **extra,
+    }
 
 
 def test_standard_error_over_initial_setups_by_hand():
@@ -42,10 +49,19 @@ def test_standard_error_over_initial_setups_by_hand():
 
 
 def test_failure_pattern_shares_are_of_the_wrong_answers():
-    items = [item("a", False), item("b", False, failure_pattern="correlation", gold="no", prediction="yes"),
-             item("c", False), item("d", True), item("e", False, prediction=None, failure_pattern=None, error="invalid_format")]
+    items = [
+        item("a", False),
+        item("b", False, failure_pattern="correlation", gold="no", prediction="yes"),
+        item("c", False),
+        item("d", True),
+        item("e", False, prediction=None, failure_pattern=None, error="invalid_format"),
+    ]
     shares = score_episodes(items)["failure_pattern_shares"]
-    assert shares["root_cause"] == round(2 / 3, 4) and shares["correlation"] == round(1 / 3, 4) and shares["uncategorized"] == 0
+    assert (
+        shares["root_cause"] == round(2 / 3, 4)
+        and shares["correlation"] == round(1 / 3, 4)
+        and shares["uncategorized"] == 0
+    )
     assert set(score_episodes([item("a", True)])["failure_pattern_shares"].values()) == {None}
 
 
@@ -57,8 +73,18 @@ def dataset_dir(tmp_path_factory):
 
 
 def test_one_run_over_both_sets_compares_their_all_moving_setups(dataset_dir, tmp_path):
-    summary = run_eval("shapeworld", "--config", "core", "advanced", "--agent", "oracle", "--hub-dir", str(dataset_dir),
-                       "--out", str(tmp_path / "run"))
+    summary = run_eval(
+        "shapeworld",
+        "--config",
+        "core",
+        "advanced",
+        "--agent",
+        "oracle",
+        "--hub-dir",
+        str(dataset_dir),
+        "--out",
+        str(tmp_path / "run"),
+    )
     items = item_fields(tmp_path / "run")
     assert summary.dataset.configs == ["core", "advanced"] and len(items) == 84 + 1200
     all_moving = summary.slices["by_num_variables_all_moving"]
@@ -67,7 +93,12 @@ def test_one_run_over_both_sets_compares_their_all_moving_setups(dataset_dir, tm
     assert all(group["accuracy"] == 1.0 for group in all_moving.values())
     by_structure = summary.slices["by_structure"]
     # the confounder without 0→2 has the five setups {}, {0}, {2}, {0,2}, {0,1,2}; with 0→2, {0} implies 2
-    assert [by_structure[s]["setups"] for s in ("direct", "mediation", "confounder", "confounder_with_edge")] == [3, 4, 5, 4]
+    assert [by_structure[s]["setups"] for s in ("direct", "mediation", "confounder", "confounder_with_edge")] == [
+        3,
+        4,
+        5,
+        4,
+    ]
     assert summary.metrics.accuracy_se == 0.0 and summary.metrics.setups == 16 + 200
 
 
@@ -75,23 +106,39 @@ def test_report_shows_the_papers_shapeworld_figures_and_tables(dataset_dir, tmp_
     runs = []
     for variant, seed in (("basic", 1), ("step_limit", 2)):
         out = tmp_path / f"random-{variant}"
-        run_eval("shapeworld", "--agent", "random", "--variant", variant, "--agent-seed", str(seed),
-                 "--hub-dir", str(dataset_dir), "--out", str(out))
+        run_eval(
+            "shapeworld",
+            "--agent",
+            "random",
+            "--variant",
+            variant,
+            "--agent-seed",
+            str(seed),
+            "--hub-dir",
+            str(dataset_dir),
+            "--out",
+            str(out),
+        )
         runs.append(out)
     loaded = [load_run(out) for out in runs]
     best = max(loaded, key=lambda run: run.summary.metrics.accuracy)
     table = best_variant_table(loaded)
     (row,) = [line for line in table.splitlines() if line.startswith("| agent:random")]
-    assert f"| {best.summary.options['variant']} | basic, step_limit |" in row and f"| {best.summary.metrics.accuracy} |" in row
+    assert (
+        f"| {best.summary.options['variant']} | basic, step_limit |" in row
+        and f"| {best.summary.metrics.accuracy} |" in row
+    )
     assert row.startswith("| agent:random* |") == (best.summary.options["variant"] != "basic")
     shares = best.summary.metrics.failure_pattern_shares
     assert sum(shares.values()) == pytest.approx(1.0, abs=1e-3)
     report = write_report(runs, tmp_path / "report")
     text = report.read_text()
     assert "### Best prompt variant per model (Table 1)" in text and table in text
-    for png in ("shapeworld-accuracy-by-structure-95-interval-over-setups-fig-2.png",
-                "shapeworld-failure-patterns-share-of-wrong-table-2.png",
-                "shapeworld-all-moving-accuracy-by-variables-fig-3.png"):
+    for png in (
+        "shapeworld-accuracy-by-structure-95-interval-over-setups-fig-2.png",
+        "shapeworld-failure-patterns-share-of-wrong-table-2.png",
+        "shapeworld-all-moving-accuracy-by-variables-fig-3.png",
+    ):
         assert f"({png})" in text and (tmp_path / "report" / png).stat().st_size > 0
 
 
@@ -128,8 +175,19 @@ def test_worlds_and_themes_check_their_names():
 
 
 def test_the_entities_option_on_the_command_line(dataset_dir, tmp_path):
-    summary = run_eval("shapeworld", "--agent", "strategy", "--entities", "planets", "--limit", "6",
-                       "--hub-dir", str(dataset_dir), "--out", str(tmp_path / "run"))
+    summary = run_eval(
+        "shapeworld",
+        "--agent",
+        "strategy",
+        "--entities",
+        "planets",
+        "--limit",
+        "6",
+        "--hub-dir",
+        str(dataset_dir),
+        "--out",
+        str(tmp_path / "run"),
+    )
     (first, *_) = item_fields(tmp_path / "run")
     assert summary.metrics.accuracy == 1.0 and summary.options["entities"] == "planets"
     assert first["theme"] == "planets" and "world of planets" in first["transcript"][0]["content"]

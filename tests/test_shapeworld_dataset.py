@@ -59,10 +59,19 @@ def test_core_composition_matches_the_paper():
     per_structure = Counter(t.structure for t in tasks)
     assert per_structure == {"direct": 6, "mediation": 24, "confounder_with_edge": 24, "confounder": 30}
     setups = {s: {tuple(t.initially_moving) for t in tasks if t.structure == s} for s in per_structure}
-    assert {s: len(v) for s, v in setups.items()} == {"direct": 3, "mediation": 4, "confounder_with_edge": 4, "confounder": 5}
+    assert {s: len(v) for s, v in setups.items()} == {
+        "direct": 3,
+        "mediation": 4,
+        "confounder_with_edge": 4,
+        "confounder": 5,
+    }
     assert setups["mediation"] == {(), (2,), (1, 2), (0, 1, 2)}
     for task in tasks:
-        pairs = {(t.cause, t.effect) for t in tasks if t.graph_id == task.graph_id and t.initially_moving == task.initially_moving}
+        pairs = {
+            (t.cause, t.effect)
+            for t in tasks
+            if t.graph_id == task.graph_id and t.initially_moving == task.initially_moving
+        }
         assert (task.effect, task.cause) in pairs
 
 
@@ -117,7 +126,10 @@ def test_advanced_sizes_and_graph_counts_are_build_options_recorded_in_the_manif
     argv = ["build", "shapeworld", "--sizes", "4", "8", "--graphs-per-size", "3", "--hub-dir", str(hub)]
     assert main(argv) == 0
     manifest = json.loads((hub / "shapeworld" / "manifest.json").read_text())
-    assert manifest["options"] == {"sizes": [4, 8], "graphs_per_size": 3} and manifest["rows"]["advanced"]["test"] == 2 * 3 * 6
+    assert (
+        manifest["options"] == {"sizes": [4, 8], "graphs_per_size": 3}
+        and manifest["rows"]["advanced"]["test"] == 2 * 3 * 6
+    )
     rows = {t.id: t for t in load_records(hub / "shapeworld", "advanced", "test", ShapeWorldTask)}
     default = [t for t in advanced_tasks(0) if t.num_variables == 4][: 3 * 6]
     assert [rows[t.id] for t in default] == default  # seeded per graph: a smaller set is a prefix of a larger one

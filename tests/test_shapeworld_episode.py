@@ -71,7 +71,10 @@ def test_a_scripted_episode_follows_the_four_phases():
     result = run_episode(t, policy, "basic", "scripted")
     assert [turn.phase for turn in policy.turns] == ["action", "choice", "action", "choice", "answer"]
     assert result.correct and result.prediction == "yes" and result.error is None
-    assert result.steps == 2 and [a.moving_after for a in result.actions] == [[], sorted([cause, effect], key=world_of(t).listed_shapes.index)]
+    assert result.steps == 2 and [a.moving_after for a in result.actions] == [
+        [],
+        sorted([cause, effect], key=world_of(t).listed_shapes.index),
+    ]
     roles = [m["role"] for m in result.transcript]
     assert roles == ["system", "user"] + ["assistant", "user"] * 4 + ["assistant"]
     assert result.transcript[-2]["content"].startswith("You are ready to answer the question: " + t.question)
@@ -109,7 +112,9 @@ def test_transcript_replay_gives_the_same_states():
     for t in CORE + ADVANCED[::25]:
         result = run_episode(t, AGENTS["random"](t, 3), "basic", "random")
         world, state = world_of(t), frozenset(t.initially_moving)
-        after_actions = [m["content"] for m in result.transcript if m["role"] == "user" and '{"next": ""}' in m["content"]]
+        after_actions = [
+            m["content"] for m in result.transcript if m["role"] == "user" and '{"next": ""}' in m["content"]
+        ]
         assert len(after_actions) == len(result.actions)
         for action, prompt in zip(result.actions, after_actions):
             state = world.apply(state, action.shape, action.action).state
@@ -124,7 +129,9 @@ def test_prompt_variants_differ_as_the_paper_describes():
     texts = {v: build_messages(t, v) for v in VARIANTS}
     assert "as few steps" not in system_prompt("basic")
     assert all("as few steps" in system_prompt(v) for v in VARIANTS if v != "basic")
-    assert "Make both shapes static" in system_prompt("instructed_cot") and "Make both" not in system_prompt("cot_step_limit")
+    assert "Make both shapes static" in system_prompt("instructed_cot") and "Make both" not in system_prompt(
+        "cot_step_limit"
+    )
     assert "Think step by step" in texts["cot_step_limit"][1]["content"]
     assert "Think step by step" not in texts["step_limit"][1]["content"]
     assert build_messages(t, "basic") == texts["basic"]  # pure
@@ -181,7 +188,9 @@ def test_random_agent_is_seeded_and_near_chance():
 def test_an_action_given_at_the_choice_turn_continues_with_it():
     t = task("core-direct-s0-01")
     cause, effect = t.shapes[0], t.shapes[1]
-    policy = Scripted(ACT.format(effect, "move"), ACT.format(effect, "hold"), ACT.format(cause, "move"), ANSWER, answer("yes"))
+    policy = Scripted(
+        ACT.format(effect, "move"), ACT.format(effect, "hold"), ACT.format(cause, "move"), ANSWER, answer("yes")
+    )
     result = run_episode(t, policy, "basic", "scripted")
     assert [turn.phase for turn in policy.turns] == ["action", "choice", "choice", "choice", "answer"]
     assert result.steps == 3 and result.correct and result.error is None
@@ -207,10 +216,19 @@ def custom_task(shapes, edges, cause, effect):
 
     world = World(tuple(shapes), tuple(edges))
     return ShapeWorldTask(
-        id="custom", structure="random", num_variables=len(shapes), graph_id="custom", shapes=list(shapes),
-        edges=[NodeEdge(source=s, target=t) for s, t in edges], initially_moving=list(range(len(shapes))),
-        cause=cause, effect=effect, question=question_text(shapes[cause], shapes[effect]),
-        answer="yes" if world.causes(cause, effect) else "no", step_limit=2 * len(shapes), seed=0,
+        id="custom",
+        structure="random",
+        num_variables=len(shapes),
+        graph_id="custom",
+        shapes=list(shapes),
+        edges=[NodeEdge(source=s, target=t) for s, t in edges],
+        initially_moving=list(range(len(shapes))),
+        cause=cause,
+        effect=effect,
+        question=question_text(shapes[cause], shapes[effect]),
+        answer="yes" if world.causes(cause, effect) else "no",
+        step_limit=2 * len(shapes),
+        seed=0,
     )
 
 
@@ -225,14 +243,37 @@ def scripted(t, actions, final):
     "shapes, edges, cause, effect, actions, final, pattern",
     [
         # root cause bias: does the square cause the circle? hold square (nothing), hold triangle (all stop): "no"
-        (("triangle", "square", "circle"), ((0, 1), (1, 2)), 1, 2, [("square", "hold"), ("triangle", "hold")], "no", "root_cause"),
+        (
+            ("triangle", "square", "circle"),
+            ((0, 1), (1, 2)),
+            1,
+            2,
+            [("square", "hold"), ("triangle", "hold")],
+            "no",
+            "root_cause",
+        ),
         # illusive confounder bias: does the triangle cause the circle? hold triangle stops everything: "no"
         (("triangle", "square", "circle"), ((0, 1), (1, 2)), 0, 2, [("triangle", "hold")], "no", "illusive_confounder"),
         # correlation bias: does the octagon cause the triangle? holds change nothing until the triangle: "yes"
-        (("triangle", "octagon", "rectangle", "circle"), ((0, 1), (0, 2), (0, 3)), 1, 0,
-         [("octagon", "hold"), ("rectangle", "hold"), ("circle", "hold"), ("triangle", "hold")], "yes", "correlation"),
+        (
+            ("triangle", "octagon", "rectangle", "circle"),
+            ((0, 1), (0, 2), (0, 3)),
+            1,
+            0,
+            [("octagon", "hold"), ("rectangle", "hold"), ("circle", "hold"), ("triangle", "hold")],
+            "yes",
+            "correlation",
+        ),
         # reverse collider bias: does the square cause the hexagon? hold square, hexagon keeps moving: "no"
-        (("square", "ellipse", "hexagon", "circle"), ((0, 2), (1, 2), (1, 3)), 0, 2, [("square", "hold")], "no", "reverse_collider"),
+        (
+            ("square", "ellipse", "hexagon", "circle"),
+            ((0, 2), (1, 2), (1, 3)),
+            0,
+            2,
+            [("square", "hold")],
+            "no",
+            "reverse_collider",
+        ),
     ],
 )
 def test_the_papers_failure_examples_get_their_pattern(shapes, edges, cause, effect, actions, final, pattern):

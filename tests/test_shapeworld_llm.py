@@ -10,9 +10,25 @@ pytestmark = pytest.mark.llm
 
 def test_an_episode_with_the_local_model_completes_and_is_classified(local_llm, tmp_path):
     out = tmp_path / "run"
-    argv = ["shapeworld", "--out", str(out), "--limit", "1", "--concurrency", "1",
-            "--model", local_llm.model, "--base-url", local_llm.base_url, "--max-tokens", "48",
-            "--cache-dir", str(tmp_path / "cache"), "--hub-dir", str(tmp_path / "hub")]
+    argv = [
+        "shapeworld",
+        "--out",
+        str(out),
+        "--limit",
+        "1",
+        "--concurrency",
+        "1",
+        "--model",
+        local_llm.model,
+        "--base-url",
+        local_llm.base_url,
+        "--max-tokens",
+        "48",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--hub-dir",
+        str(tmp_path / "hub"),
+    ]
     summary = run_eval(*argv)
     (item,) = item_fields(out)
     assert summary.metrics.count == 1 and summary.status == "complete"
@@ -27,9 +43,25 @@ def test_an_episode_with_the_local_model_completes_and_is_classified(local_llm, 
 
 def test_the_local_model_plays_a_themed_episode(local_llm, tmp_path):
     out = tmp_path / "animals"
-    argv = ["shapeworld", "--out", str(out), "--limit", "1", "--entities", "animals", "--model", local_llm.model,
-            "--base-url", local_llm.base_url, "--max-tokens", "24", "--cache-dir", str(tmp_path / "cache"),
-            "--hub-dir", str(tmp_path / "hub")]
+    argv = [
+        "shapeworld",
+        "--out",
+        str(out),
+        "--limit",
+        "1",
+        "--entities",
+        "animals",
+        "--model",
+        local_llm.model,
+        "--base-url",
+        local_llm.base_url,
+        "--max-tokens",
+        "24",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--hub-dir",
+        str(tmp_path / "hub"),
+    ]
     summary = run_eval(*argv)
     (item,) = item_fields(out)
     assert summary.status == "complete" and item["theme"] == "animals" and item["error"] != "llm_error"

@@ -15,7 +15,7 @@ from causal_datasets.llm.stub_server import StubReply, StubServer, completion_bo
 from causal_datasets.paths import metric_path
 from causal_datasets.registry import get_builder
 from causal_datasets.runners.records import RunSummary
-from causal_datasets.runners.results import read_results, read_summary
+from causal_datasets.runners.results import read_summary
 from causal_datasets.runners.shapeworld import TASK
 from causal_datasets.shapeworld.agents import StrategyAgent
 from causal_datasets.shapeworld.episode import Turn
@@ -84,13 +84,25 @@ def test_exactly_one_of_agent_or_model(dataset_dir, tmp_path):
     with pytest.raises(RunConfigurationError, match="exactly one"):
         run("--out", str(tmp_path / "b"), "--agent", "random", "--model", "m", "--hub-dir", str(dataset_dir))
     with pytest.raises(LLMConfigError, match="NO_SUCH_KEY_VARIABLE"):  # a remote model needs its key
-        run("--out", str(tmp_path / "c"), "--model", "m", "--api-key-env", "NO_SUCH_KEY_VARIABLE",
-            "--base-url", "https://api.example.com/v1", "--hub-dir", str(dataset_dir))
+        run(
+            "--out",
+            str(tmp_path / "c"),
+            "--model",
+            "m",
+            "--api-key-env",
+            "NO_SUCH_KEY_VARIABLE",
+            "--base-url",
+            "https://api.example.com/v1",
+            "--hub-dir",
+            str(dataset_dir),
+        )
     assert not (tmp_path / "c").exists()
 
 
 def test_dataset_is_built_when_missing(tmp_path):
-    summary = run("--out", str(tmp_path / "run"), "--agent", "random", "--limit", "5", "--hub-dir", str(tmp_path / "hub"))
+    summary = run(
+        "--out", str(tmp_path / "run"), "--agent", "random", "--limit", "5", "--hub-dir", str(tmp_path / "hub")
+    )
     assert (tmp_path / "hub" / "shapeworld" / "manifest.json").exists()
     assert summary.metrics.count == 5 and summary.options["agent_seed"] == 0
 
@@ -103,7 +115,9 @@ def text_strategy_responder():
         messages = request["messages"]
         last = messages[-1]["content"]
         observed = [m["content"] for m in messages if m["role"] == "user" and " is " in m["content"]][-1]
-        observation = tuple((s, state == "moving") for s, state in re.findall(r"^(\w+) is (moving|static)$", observed, re.M))
+        observation = tuple(
+            (s, state == "moving") for s, state in re.findall(r"^(\w+) is (moving|static)$", observed, re.M)
+        )
         cause, effect = re.search(r"Does the (\w+) moving cause the (\w+) to move\?", messages[1]["content"]).groups()
         phase = "action" if '"shape"' in last else "choice" if '"next"' in last else "answer"
         turn = Turn(phase, tuple(messages), observation, cause, effect, tuple(s for s, _ in observation), 0, 0)
@@ -115,8 +129,18 @@ def text_strategy_responder():
 
 def test_a_model_through_the_same_loop_with_cache_and_concurrency(dataset_dir, tmp_path):
     with StubServer(text_strategy_responder()) as server:
-        args = ["--model", "stub", "--base-url", server.base_url, "--cache-dir", str(tmp_path / "cache"),
-                "--hub-dir", str(dataset_dir), "--concurrency", "4"]
+        args = [
+            "--model",
+            "stub",
+            "--base-url",
+            server.base_url,
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--hub-dir",
+            str(dataset_dir),
+            "--concurrency",
+            "4",
+        ]
         summary = run("--out", str(tmp_path / "a"), *args)
         calls = server.count
         again = run("--out", str(tmp_path / "b"), *args)
@@ -133,7 +157,9 @@ def test_transport_failures_are_failed_items_replayed_on_resume(dataset_dir, tmp
     with StubServer(lambda request, index: StubReply(status=500, text="down")) as broken:
         first = run(*args, "--model", "stub", "--base-url", broken.base_url)
     assert first.status == "failed" and first.items.failed == 6 and first.items.scored == 0
-    assert first.failures == {"model": {"retries_exhausted": 6}} and first.metrics.count == 0  # not scored as wrong answers
+    assert (
+        first.failures == {"model": {"retries_exhausted": 6}} and first.metrics.count == 0
+    )  # not scored as wrong answers
     with StubServer(lambda request, index: StubReply(text="I think the circle moves.")) as chatty:
         second = run(*args, "--resume", "--model", "stub", "--base-url", chatty.base_url)
         assert chatty.count == 6
@@ -146,24 +172,82 @@ def test_transport_failures_are_failed_items_replayed_on_resume(dataset_dir, tmp
 def test_a_run_that_reaches_no_server_exits_non_zero_and_says_so(dataset_dir, tmp_path, capsys):
     with StubServer() as server:
         dead = server.base_url  # nothing listens there once the server stopped
-    code = main(["eval", "shapeworld", "--model", "m", "--base-url", dead, "--max-retries", "0", "--limit", "3",
-                 "--no-cache", "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir), "--json"])
+    code = main(
+        [
+            "eval",
+            "shapeworld",
+            "--model",
+            "m",
+            "--base-url",
+            dead,
+            "--max-retries",
+            "0",
+            "--limit",
+            "3",
+            "--no-cache",
+            "--out",
+            str(tmp_path / "run"),
+            "--hub-dir",
+            str(dataset_dir),
+            "--json",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 1 and json.loads(captured.out)["status"] == "failed"
-    assert captured.err.splitlines()[-1].startswith("shapeworld: failed: 0 of 3 items scored, 3 failed (3 model retries_exhausted)")
+    assert captured.err.splitlines()[-1].startswith(
+        "shapeworld: failed: 0 of 3 items scored, 3 failed (3 model retries_exhausted)"
+    )
 
 
 def test_metric_counts_by_mode_and_group():
     items = [
-        {"gold": "yes", "prediction": "yes", "structure": "direct", "num_variables": 2, "steps": 1, "error": None, "invalid_actions": 0},
-        {"gold": "no", "prediction": "yes", "structure": "direct", "num_variables": 2, "steps": 3, "error": None, "invalid_actions": 2},
-        {"gold": "no", "prediction": None, "structure": "mediation", "num_variables": 3, "steps": 6, "error": "too_many_attempts", "invalid_actions": 0},
-        {"gold": "yes", "prediction": None, "structure": "mediation", "num_variables": 3, "steps": 0, "error": "invalid_format", "invalid_actions": 0},
+        {
+            "gold": "yes",
+            "prediction": "yes",
+            "structure": "direct",
+            "num_variables": 2,
+            "steps": 1,
+            "error": None,
+            "invalid_actions": 0,
+        },
+        {
+            "gold": "no",
+            "prediction": "yes",
+            "structure": "direct",
+            "num_variables": 2,
+            "steps": 3,
+            "error": None,
+            "invalid_actions": 2,
+        },
+        {
+            "gold": "no",
+            "prediction": None,
+            "structure": "mediation",
+            "num_variables": 3,
+            "steps": 6,
+            "error": "too_many_attempts",
+            "invalid_actions": 0,
+        },
+        {
+            "gold": "yes",
+            "prediction": None,
+            "structure": "mediation",
+            "num_variables": 3,
+            "steps": 0,
+            "error": "invalid_format",
+            "invalid_actions": 0,
+        },
     ]
     scores = score_episodes(items)
     assert (scores["accuracy"], scores["accuracy_true"], scores["accuracy_false"]) == (0.25, 0.5, 0.0)
     assert scores["mean_steps"] == 2.0 and scores["answered"] == 2
-    assert scores["errors"] == {"invalid_action": 2, "invalid_format": 1, "too_many_attempts": 1, "invalid_answer": 0, "llm_error": 0}
+    assert scores["errors"] == {
+        "invalid_action": 2,
+        "invalid_format": 1,
+        "too_many_attempts": 1,
+        "invalid_answer": 0,
+        "llm_error": 0,
+    }
     assert scores["by_structure"]["mediation"]["accuracy"] == 0.0 and scores["by_num_variables"]["2"]["accuracy"] == 0.5
     with pytest.raises(ValueError, match="unknown error modes"):
         score_episodes([items[0] | {"error": "timeout"}])
@@ -171,28 +255,67 @@ def test_metric_counts_by_mode_and_group():
 
 def test_command_line_prints_a_short_table_of_the_headline_scores(dataset_dir, tmp_path, capsys):
     out = tmp_path / "run"
-    assert main(["eval", "shapeworld", "--agent", "oracle", "--limit", "12", "--out", str(out),
-                 "--hub-dir", str(dataset_dir)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "shapeworld",
+                "--agent",
+                "oracle",
+                "--limit",
+                "12",
+                "--out",
+                str(out),
+                "--hub-dir",
+                str(dataset_dir),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     summary = read_summary(out)
     interval = summary["intervals"]["metrics"]["accuracy"]  # the summary's own interval, to 3 places
     assert summary["metrics"]["accuracy"] == 1.0 and interval["ci_low"] < 1.0 and interval["ci_high"] == 1.0
     assert printed.splitlines() == [
-        "shapeworld core, agent:oracle:", "",
-        "| score | mean | 95% interval | items |", "|---|---|---|---|",
-        f"| accuracy | 1.000 | [{interval['ci_low']:.3f}, 1.000] | 12 |", "",
+        "shapeworld core, agent:oracle:",
+        "",
+        "| score | mean | 95% interval | items |",
+        "|---|---|---|---|",
+        f"| accuracy | 1.000 | [{interval['ci_low']:.3f}, 1.000] | 12 |",
+        "",
         "items: 12 selected, 12 scored, 0 failed, 0 not run",
         f"run folder: {out} (summary.json: every metric and slice; results.jsonl: every item)",
     ]
 
 
 def test_command_line_prints_the_summary_with_json(dataset_dir, tmp_path, capsys):
-    code = main(["eval", "shapeworld", "--agent", "strategy", "--variant", "instructed_cot", "--limit", "12", "--no-system-role",
-                 "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir), "--json"])
+    code = main(
+        [
+            "eval",
+            "shapeworld",
+            "--agent",
+            "strategy",
+            "--variant",
+            "instructed_cot",
+            "--limit",
+            "12",
+            "--no-system-role",
+            "--out",
+            str(tmp_path / "run"),
+            "--hub-dir",
+            str(dataset_dir),
+            "--json",
+        ]
+    )
     captured = capsys.readouterr()
     printed = json.loads(captured.out)
     assert code == 0 and printed["metrics"]["count"] == 12 and printed["options"]["variant"] == "instructed_cot"
     assert captured.err.splitlines()[-1] == "shapeworld: complete: 12 of 12 items scored"
-    assert printed["options"]["system_role"] is False and item_fields(tmp_path / "run")[0]["transcript"][0]["role"] == "user"
-    assert main(["eval", "shapeworld", "--agent", "oracle", "--out", str(tmp_path / "run"),
-                 "--hub-dir", str(dataset_dir)]) == 2  # results exist and --resume was not given
+    assert (
+        printed["options"]["system_role"] is False
+        and item_fields(tmp_path / "run")[0]["transcript"][0]["role"] == "user"
+    )
+    assert (
+        main(["eval", "shapeworld", "--agent", "oracle", "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir)])
+        == 2
+    )  # results exist and --resume was not given

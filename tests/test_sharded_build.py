@@ -81,7 +81,11 @@ def test_a_large_split_is_several_parquet_files_read_as_one_split(tmp_path):
     written = build_to_folder(builder, tmp_path, BuildContext(seed=0, options=options), rows_per_file=8)
     files = sorted(p.name for p in (written.folder / "data" / "advanced").iterdir())
     assert files == [f"test-{i:05d}-of-00004.parquet" for i in range(4)]
-    assert verify_folder(written.folder) == {"core": {"test": 84}, "advanced": {"test": 30}, "prompts": {"test": 4 * 114}}
+    assert verify_folder(written.folder) == {
+        "core": {"test": 84},
+        "advanced": {"test": 30},
+        "prompts": {"test": 4 * 114},
+    }
     loaded = datasets.load_dataset(str(written.folder), "advanced", split="test")
     assert loaded["id"] == [f"advanced-n4-g{g:02d}-p{p}" for g in range(5) for p in range(6)]
     configs = DatasetCard.load(written.folder / "README.md").data["configs"]

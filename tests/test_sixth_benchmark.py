@@ -53,8 +53,24 @@ def test_a_benchmark_from_another_package_runs_through_every_tool(installed, cap
     hub, run, again, report = (installed / name for name in ("hub", "run", "again", "report"))
     assert "sixth" in registry.tasks() and registry.get_builder("sixth").name == "sixth"
     with StubServer(adder) as server:
-        assert main(["eval", "sixth", "--model", "stub", "--base-url", server.base_url, "--no-cache",
-                     "--hub-dir", str(hub), "--out", str(run)]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    "sixth",
+                    "--model",
+                    "stub",
+                    "--base-url",
+                    server.base_url,
+                    "--no-cache",
+                    "--hub-dir",
+                    str(hub),
+                    "--out",
+                    str(run),
+                ]
+            )
+            == 0
+        )
         asked = server.count
         assert main(["rescore", str(run), "--out", str(again)]) == 0
         assert server.count == asked == 6
@@ -76,15 +92,22 @@ def test_a_benchmark_from_another_package_runs_through_every_tool(installed, cap
     assert main(["schema", "item-result", "sixth"]) == 0
     schema = json.loads(capsys.readouterr().out)
     assert "SumScores" in schema["$defs"] and set(schema["$defs"]["SumScores"]["properties"]) == {
-        "answer", "correct", "parity"}
+        "answer",
+        "correct",
+        "parity",
+    }
 
     monkeypatch.setenv("STUB_API_KEY", "unused")  # inspect's openai-api/<service> provider wants a key
     use_offline_encoding()
     registered = inspect_tasks.register_tasks()
     assert inspect_tasks.inspect_tasks()["sixth_sums"] == ("sixth", "sums")
     with StubServer(adder) as server:
-        [log] = inspect_eval(registered["sixth_sums"](hub_dir=str(hub)), log_dir=str(installed / "logs"),
-                             model=get_model("openai-api/stub/stub", base_url=server.base_url), display="none")
+        [log] = inspect_eval(
+            registered["sixth_sums"](hub_dir=str(hub)),
+            log_dir=str(installed / "logs"),
+            model=get_model("openai-api/stub/stub", base_url=server.base_url),
+            display="none",
+        )
     assert log.status == "success" and len(log.samples) == 6
     (accuracy,) = log.results.scores
     assert accuracy.metrics["mean"].value == pytest.approx(summary["metrics"]["accuracy"])
@@ -93,8 +116,24 @@ def test_a_benchmark_from_another_package_runs_through_every_tool(installed, cap
 def test_without_its_entry_points_the_benchmark_is_unknown_everywhere(installed, capsys):
     run = installed / "run"
     with StubServer(adder) as server:
-        assert main(["eval", "sixth", "--model", "stub", "--base-url", server.base_url, "--no-cache",
-                     "--hub-dir", str(installed / "hub"), "--out", str(run)]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    "sixth",
+                    "--model",
+                    "stub",
+                    "--base-url",
+                    server.base_url,
+                    "--no-cache",
+                    "--hub-dir",
+                    str(installed / "hub"),
+                    "--out",
+                    str(run),
+                ]
+            )
+            == 0
+        )
     capsys.readouterr()
     (installed / "site" / "sixth_benchmark-0.1.dist-info" / "entry_points.txt").unlink()
     registry.tasks.cache_clear()

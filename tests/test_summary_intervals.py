@@ -41,8 +41,12 @@ def hub(tmp_path_factory):
 def test_shapeworld_core_every_rate_and_slice_clustered_by_initial_setup(hub, tmp_path):
     summary = run_eval("shapeworld", "--agent", "random", "--out", str(tmp_path / "run"), "--hub-dir", str(hub))
     rates = ("accuracy", "accuracy_true", "accuracy_false", "mean_steps")
-    checked = assert_intervals(summary, "initial setup", rates, dict.fromkeys(
-        ("by_structure", "by_num_variables", "by_num_variables_all_moving"), rates))
+    checked = assert_intervals(
+        summary,
+        "initial setup",
+        rates,
+        dict.fromkeys(("by_structure", "by_num_variables", "by_num_variables_all_moving"), rates),
+    )
     assert checked > 30
     accuracy = summary.intervals.metrics["accuracy"]
     assert (accuracy.n, accuracy.clusters, accuracy.cluster) == (84, 16, "initial setup") and accuracy.mdd > 0
@@ -55,9 +59,20 @@ def test_shapeworld_core_every_rate_and_slice_clustered_by_initial_setup(hub, tm
 
 
 def test_causalab_means_and_ratios_clustered_by_config_graph(tmp_path):
-    summary = run_eval("causalab", "--config", "upstream_4nodes", "upstream_4nodes_hidden_n1", "--agent", "random",
-                       "--source", str(SHARED_DATA_DIR / "causalab" / "data"), "--hub-dir", str(tmp_path / "hub"),
-                       "--out", str(tmp_path / "run"))
+    summary = run_eval(
+        "causalab",
+        "--config",
+        "upstream_4nodes",
+        "upstream_4nodes_hidden_n1",
+        "--agent",
+        "random",
+        "--source",
+        str(SHARED_DATA_DIR / "causalab" / "data"),
+        "--hub-dir",
+        str(tmp_path / "hub"),
+        "--out",
+        str(tmp_path / "run"),
+    )
     headline = ("task_accuracy", *SCORE_FIELDS, "budget_used", "invalid_steps", "reasks", "consistent")
     assert_intervals(summary, "graph config", headline, {"by_num_nodes": headline[:9], "by_suite": headline[:9]})
     # the two suites play the same 50 graphs: 100 episodes in 50 clusters
@@ -68,9 +83,12 @@ def test_causalab_means_and_ratios_clustered_by_config_graph(tmp_path):
 def test_cobe_published_verdicts_per_model_clustered_by_scenario(hub, tmp_path):
     summary = run_eval("cobe", "--config", "responses", "--hub-dir", str(hub), "--out", str(tmp_path / "run"))
     numbers = ("accuracy", "accuracy_decided", "accuracy_phrasing_mean", "accuracy_phrasing_sd")
-    assert_intervals(summary, "scenario", ("accuracy", "accuracy_phrasing_mean", "accuracy_phrasing_sd"),
-                     {"by_model": numbers, "by_domain": ("accuracy",), "by_graph_type": ("accuracy",),
-                      "by_phrasing": ("accuracy",)})
+    assert_intervals(
+        summary,
+        "scenario",
+        ("accuracy", "accuracy_phrasing_mean", "accuracy_phrasing_sd"),
+        {"by_model": numbers, "by_domain": ("accuracy",), "by_graph_type": ("accuracy",), "by_phrasing": ("accuracy",)},
+    )
     by_model = summary.intervals.slices["by_model"]
     assert len(by_model) == len(summary.slices["by_model"]) > 5
     by_graph = summary.intervals.slices["by_graph_type"]
@@ -82,15 +100,35 @@ def test_cobe_published_verdicts_per_model_clustered_by_scenario(hub, tmp_path):
 def test_cobe_judged_rewrites_criteria_and_agreement(hub, tmp_path):
     verdicts = iter(["T", "F", "T", "T", "F", "T", "T"] * 400)
     with StubServer(lambda request, index: StubReply(text=next(verdicts))) as judge:
-        summary = run_eval("cobe", "--config", "responses", "--models", "gpt", "claude", "--judge-model", "stub",
-                           "--judge-base-url", judge.base_url, "--judge-no-cache", "--hub-dir", str(hub),
-                           "--out", str(tmp_path / "run"), "--concurrency", "1")
+        summary = run_eval(
+            "cobe",
+            "--config",
+            "responses",
+            "--models",
+            "gpt",
+            "claude",
+            "--judge-model",
+            "stub",
+            "--judge-base-url",
+            judge.base_url,
+            "--judge-no-cache",
+            "--hub-dir",
+            str(hub),
+            "--out",
+            str(tmp_path / "run"),
+            "--concurrency",
+            "1",
+        )
     rates = [f"failure_rate.{code}" for code in CRITERION_CODES if summary.metrics.failure_rate[code] is not None]
-    agreement = [f"agreement.{rate}" for rate in ("accuracy", "precision", "recall", "f1", "cohen_kappa")
-                 if summary.metrics.agreement[rate] is not None]
+    agreement = [
+        f"agreement.{rate}"
+        for rate in ("accuracy", "precision", "recall", "f1", "cohen_kappa")
+        if summary.metrics.agreement[rate] is not None
+    ]
     assert rates and "agreement.cohen_kappa" in agreement
-    assert_intervals(summary, "scenario", ["accuracy", *rates, *agreement],
-                     {"by_model": ["accuracy", "published_accuracy", *rates]})
+    assert_intervals(
+        summary, "scenario", ["accuracy", *rates, *agreement], {"by_model": ["accuracy", "published_accuracy", *rates]}
+    )
     assert summary.intervals.metrics["agreement.cohen_kappa"].method.startswith("cluster bootstrap")
 
 
@@ -101,12 +139,34 @@ def test_cladder_pairs_clustered_by_story_and_causal_model(hub, tmp_path):
         return StubReply(body=completion_body(replies[index % 4], prompt_tokens=1, completion_tokens=1))
 
     with StubServer(respond) as server:
-        summary = run_eval("cladder_pairs", "--out", str(tmp_path / "run"), "--hub-dir", str(hub), "--no-cache",
-                           "--limit", "120", "--model", "stub", "--base-url", server.base_url, "--judge-model", "stub",
-                           "--judge-base-url", server.base_url, "--judge-no-cache", "--concurrency", "1")
+        summary = run_eval(
+            "cladder_pairs",
+            "--out",
+            str(tmp_path / "run"),
+            "--hub-dir",
+            str(hub),
+            "--no-cache",
+            "--limit",
+            "120",
+            "--model",
+            "stub",
+            "--base-url",
+            server.base_url,
+            "--judge-model",
+            "stub",
+            "--judge-base-url",
+            server.base_url,
+            "--judge-no-cache",
+            "--concurrency",
+            "1",
+        )
     headline = ("accuracy", "string_match", "bleu", "token_f1", "judge")
-    assert_intervals(summary, "CLadder story and causal model", headline,
-                     dict.fromkeys(("by_rung", "by_query_type", "by_graph_family"), headline))
+    assert_intervals(
+        summary,
+        "CLadder story and causal model",
+        headline,
+        dict.fromkeys(("by_rung", "by_query_type", "by_graph_family"), headline),
+    )
     accuracy = summary.intervals.metrics["accuracy"]
     assert accuracy.n == 120 and accuracy.clusters < 120  # several query types per causal model
     lines = item_fields(tmp_path / "run")
@@ -139,8 +199,12 @@ def test_the_report_shows_intervals_in_tables_and_as_error_bars(hub, tmp_path):
 def test_inspect_reports_the_same_clustered_standard_error(hub, tmp_path, monkeypatch):
     monkeypatch.setenv("STUB_API_KEY", "unused")
     use_offline_encoding()
-    [log] = inspect_eval(inspect_tasks.shapeworld_core(hub_dir=str(hub), agent="random"), model="mockllm/model",
-                         log_dir=str(tmp_path / "logs"), display="none")
+    [log] = inspect_eval(
+        inspect_tasks.shapeworld_core(hub_dir=str(hub), agent="random"),
+        model="mockllm/model",
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
     summary = run_eval("shapeworld", "--agent", "random", "--out", str(tmp_path / "run"), "--hub-dir", str(hub))
     [score] = log.results.scores
     interval = summary.intervals.metrics["accuracy"]

@@ -35,8 +35,10 @@ from causal_datasets.uncertainty.estimators import divide
 
 
 def _sample_scores(values, clusters):
-    return [SampleScore(score=Score(value=float(v)), sample_id=i, sample_metadata={"cluster": c})
-            for i, (v, c) in enumerate(zip(values, clusters))]
+    return [
+        SampleScore(score=Score(value=float(v)), sample_id=i, sample_metadata={"cluster": c})
+        for i, (v, c) in enumerate(zip(values, clusters))
+    ]
 
 
 def _clustered(rng, clusters, truth, spread=8.0):
@@ -108,8 +110,15 @@ def test_the_cluster_bootstraps_95_percent_intervals_cover_the_truth():
         right, codes = _clustered(rng, 60, 0.7)
         kind = (rng.random(len(codes)) < 0.5).astype(float)
         components = np.column_stack([right * kind, kind])
-        result = bootstrap_interval(components, estimator.components, estimator.function, codes, "graph",
-                                    resamples=1000, seed=int(rng.integers(1 << 31)))
+        result = bootstrap_interval(
+            components,
+            estimator.components,
+            estimator.function,
+            codes,
+            "graph",
+            resamples=1000,
+            seed=int(rng.integers(1 << 31)),
+        )
         covered += result.ci_low <= 0.7 <= result.ci_high
     assert covered >= 930, covered
 

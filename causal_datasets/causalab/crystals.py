@@ -41,7 +41,9 @@ def stable_seed(*parts: object) -> int:
 
 def draw_crystal(rng: random.Random, crystal_id: str, controllable: Sequence[str]) -> Crystal:
     """A crystal with integer bases drawn uniformly from ``BASE_RANGE`` for every controllable node."""
-    return Crystal(id=crystal_id, bases=[PropertyValue(name=n, value=float(rng.randint(*BASE_RANGE))) for n in controllable])
+    return Crystal(
+        id=crystal_id, bases=[PropertyValue(name=n, value=float(rng.randint(*BASE_RANGE))) for n in controllable]
+    )
 
 
 def bases_of(crystal: Crystal) -> dict[str, float]:
@@ -83,14 +85,18 @@ def observation_records(mechanism: Mechanism, crystals: Sequence[Crystal]) -> li
     return [measurement(f"{i}/prior", mechanism.evaluate(bases_of(c))) for i, c in enumerate(crystals)]
 
 
-def upstream_observation_crystals(controllable: Sequence[str], count: int, presets: Sequence[Crystal] = ()) -> list[Crystal]:
+def upstream_observation_crystals(
+    controllable: Sequence[str], count: int, presets: Sequence[Crystal] = ()
+) -> list[Crystal]:
     """The observation crystals the authors' environment shows for a released configuration: the
     hard-quadratic presets first, then integer bases in [0, 100] drawn for every controllable
     property in node order from ``random.Random(UPSTREAM_OBSERVATION_SEED)`` — one fixed stream,
     the same for every configuration, so any number of them is reproducible exactly."""
     rng = random.Random(UPSTREAM_OBSERVATION_SEED)
     return [
-        presets[i].model_copy(update={"id": f"observation-{i}"}) if i < len(presets) else draw_crystal(rng, f"observation-{i}", controllable)
+        presets[i].model_copy(update={"id": f"observation-{i}"})
+        if i < len(presets)
+        else draw_crystal(rng, f"observation-{i}", controllable)
         for i in range(count)
     ]
 

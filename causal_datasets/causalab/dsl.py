@@ -180,7 +180,9 @@ def _experiment(raw: Any, warnings: list[str]) -> Experiment:
         return Experiment()
     prop = raw.get("target_prop")
     prop = normalize_name(prop) if isinstance(prop, str) and prop.strip() else None
-    return Experiment(target_prop=prop, target_value=_number(raw.get("target_value")), purpose=_text(raw.get("purpose")))
+    return Experiment(
+        target_prop=prop, target_value=_number(raw.get("target_value")), purpose=_text(raw.get("purpose"))
+    )
 
 
 def _action(raw: dict[str, Any], experiment: Experiment, warnings: list[str]) -> tuple[str, float | None]:

@@ -225,7 +225,10 @@ def _update(view: LabView, lab: Lab, turn: AgentStep, event: Event) -> None:
     if event.kind == "reading" and turn.step is not None:
         experiment = turn.step.experiment
         view.readings.append(
-            {"intervention": {"target_prop": experiment.target_prop, "target_value": experiment.target_value}, "values": event.values}
+            {
+                "intervention": {"target_prop": experiment.target_prop, "target_value": experiment.target_value},
+                "values": event.values,
+            }
         )
     if event.kind == "submission":
         view.submissions = [{"prediction": s.prediction, "success": s.success} for s in lab.submissions]

@@ -68,7 +68,9 @@ class ExperimenterAgent:
         self.fits = fit_mechanism(view)
         self.hypothesis = to_hypothesis(self.fits, view.family)
         prediction = predict(self.fits[TARGET], view.reactor_properties)
-        return self._emit(view, DslStep(action="submit", prediction=round(prediction, 4), thought="apply the fitted equation"))
+        return self._emit(
+            view, DslStep(action="submit", prediction=round(prediction, 4), thought="apply the fitted equation")
+        )
 
     def _emit(self, view: LabView, step: DslStep) -> AgentStep:
         step.hypothesis = self.hypothesis
@@ -205,4 +207,6 @@ def to_hypothesis(fits: dict[str, FittedNode], family: str) -> Hypothesis:
 
 
 def predict(target: FittedNode, properties: dict[str, float]) -> float:
-    return target.intercept + sum(lin * properties[p] + sq * properties[p] ** 2 for p, (lin, sq) in target.parents.items())
+    return target.intercept + sum(
+        lin * properties[p] + sq * properties[p] ** 2 for p, (lin, sq) in target.parents.items()
+    )

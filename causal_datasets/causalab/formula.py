@@ -25,7 +25,13 @@ _COEFFICIENT = re.compile(r"^(?:c|coeff|k|w)_(?P<prop>.+?)(?:_(?P<order>[12]))?$
 _POWER_PREFIXED = re.compile(r"^c(?P<power>[12])_(?P<prop>.+)$", re.IGNORECASE)
 #: the order suffix of ``c_<P>_<order>``: 1 names the squared term, 2 the linear one (the authors' step prompt)
 _ORDER_KIND: dict[str, TermKind] = {"1": "quadratic", "2": "linear"}
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.Pow: operator.pow}
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+}
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 
 

@@ -169,5 +169,7 @@ def _golden_chain(rng: random.Random, episode: CausaLabEpisode) -> list[Measurem
         value = float(rng.randint(0, 100))
         bases[prop] = mechanism.base_for(prop, value, bases[prop], mechanism.evaluate(bases))
         record_id = f"{len(episode.prior_records) + step}/golden"
-        chain.append(measurement(record_id, mechanism.evaluate(bases), Intervention(target_prop=prop, target_value=value)))
+        chain.append(
+            measurement(record_id, mechanism.evaluate(bases), Intervention(target_prop=prop, target_value=value))
+        )
     return chain

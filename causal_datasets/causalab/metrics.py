@@ -85,7 +85,11 @@ def root_nodes(edges: Iterable[tuple[str, str]]) -> set[str]:
 def coefficient_f1(hypothesis: Hypothesis, episode: CausaLabEpisode) -> float:
     predicted = coefficient_terms(hypothesis.coefficients)
     reference = true_terms(episode)
-    hits = sum(1 for key, value in predicted.items() if key in reference and abs(value - reference[key]) <= COEFFICIENT_TOLERANCE)
+    hits = sum(
+        1
+        for key, value in predicted.items()
+        if key in reference and abs(value - reference[key]) <= COEFFICIENT_TOLERANCE
+    )
     if not predicted and not reference:
         return 1.0
     return 2 * hits / (len(predicted) + len(reference))
@@ -94,8 +98,15 @@ def coefficient_f1(hypothesis: Hypothesis, episode: CausaLabEpisode) -> float:
 def unparsable_scores(episode: CausaLabEpisode) -> MechanismScores:
     """The worst scores against ``episode``: what no readable hypothesis gets."""
     return MechanismScores(
-        edge_precision=0.0, edge_recall=0.0, edge_f1=0.0, shd=maximal_shd(len(episode.nodes), len(episode.edges)),
-        freq_edge_f1=0.0, coefficient_f1=0.0, root_f1=0.0, formula_hit=False, formula_prediction=None,
+        edge_precision=0.0,
+        edge_recall=0.0,
+        edge_f1=0.0,
+        shd=maximal_shd(len(episode.nodes), len(episode.edges)),
+        freq_edge_f1=0.0,
+        coefficient_f1=0.0,
+        root_f1=0.0,
+        formula_hit=False,
+        formula_prediction=None,
         formula_error="no hypothesis could be read",
     )
 
@@ -161,7 +172,16 @@ def score_trajectory(hypotheses: Iterable[Hypothesis], episode: CausaLabEpisode)
     return [score_hypothesis(h, episode) for h in hypotheses]
 
 
-SCORE_FIELDS = ("edge_precision", "edge_recall", "edge_f1", "shd", "freq_edge_f1", "coefficient_f1", "root_f1", "formula_hit")
+SCORE_FIELDS = (
+    "edge_precision",
+    "edge_recall",
+    "edge_f1",
+    "shd",
+    "freq_edge_f1",
+    "coefficient_f1",
+    "root_f1",
+    "formula_hit",
+)
 
 
 def aggregate(items: Iterable[Mapping[str, Any]]) -> dict[str, float]:
@@ -185,7 +205,9 @@ def read_hypothesis(text: Any) -> Hypothesis | None:
     return parse_hypothesis(raw.get("hypothesis", raw), warnings)
 
 
-def score_batch(predictions: Sequence[Any], references: Sequence[Any], successes: Sequence[Any] | None = None) -> dict[str, Any]:
+def score_batch(
+    predictions: Sequence[Any], references: Sequence[Any], successes: Sequence[Any] | None = None
+) -> dict[str, Any]:
     """Mean mechanism scores of hypotheses (texts) against their episodes (records, dataset rows or
     their JSON), plus task accuracy when the episodes' outcomes are given (booleans).
 
@@ -193,7 +215,9 @@ def score_batch(predictions: Sequence[Any], references: Sequence[Any], successes
     counted in ``unparsable``. Bad references or successes and an empty batch are a ``ValueError``
     (``TypeError`` for a wrong type) naming the item."""
     batch_size(predictions, references, successes=successes)
-    episodes = [record_from_input(reference, CausaLabEpisode, f"references[{i}]") for i, reference in enumerate(references)]
+    episodes = [
+        record_from_input(reference, CausaLabEpisode, f"references[{i}]") for i, reference in enumerate(references)
+    ]
     outcomes = [_success(value, i) for i, value in enumerate(successes)] if successes is not None else None
     items, unparsable = [], 0
     for index, (text, episode) in enumerate(zip(predictions, episodes)):

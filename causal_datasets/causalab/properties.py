@@ -50,4 +50,3 @@ def normalize_name(name: str) -> str:
 def param_name(node: str) -> str:
     """The name a node has inside upstream parameter keys."""
     return PARAM_NAMES.get(node, node)
-

@@ -31,6 +31,10 @@ def upstream_findings(configs: Mapping[str, Sequence[CausaLabEpisode]]) -> list[
             unit="configs",
         ),
         Finding(
-            "upstream_*", "budget differs from 4(n − 1) for n properties", "kept as released", ids=tuple(budgets), unit="episodes"
+            "upstream_*",
+            "budget differs from 4(n − 1) for n properties",
+            "kept as released",
+            ids=tuple(budgets),
+            unit="episodes",
         ),
     ]

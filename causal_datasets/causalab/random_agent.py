@@ -27,7 +27,10 @@ class RandomAgent:
             self.hypothesis = self._random_hypothesis(view)
         if view.remaining > 0 and not view.submissions:
             prop = self.rng.choice(view.controllable)
-            step = DslStep(action="intervene", experiment=Experiment(target_prop=prop, target_value=float(self.rng.randint(0, 100))))
+            step = DslStep(
+                action="intervene",
+                experiment=Experiment(target_prop=prop, target_value=float(self.rng.randint(0, 100))),
+            )
         else:
             seen = [r["freq"] for r in view.prior_records] + [r["values"][TARGET] for r in view.readings]
             step = DslStep(action="submit", prediction=round(self.rng.uniform(min(seen), max(seen)), 2))

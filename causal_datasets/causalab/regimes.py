@@ -80,7 +80,9 @@ def observation_crystals(episode: CausaLabEpisode, count: int) -> list[Crystal]:
         return upstream_observation_crystals(episode.controllable, count, presets)
     stored = list(episode.observation_crystals[:count])
     extra = [
-        draw_crystal(random.Random(stable_seed(episode.seed, "observation", i)), f"observation-{i}", episode.controllable)
+        draw_crystal(
+            random.Random(stable_seed(episode.seed, "observation", i)), f"observation-{i}", episode.controllable
+        )
         for i in range(len(stored), count)
     ]
     return stored + extra

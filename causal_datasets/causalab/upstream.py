@@ -71,7 +71,9 @@ def load_suite(data_dir: Path, suite: str, seed: int = 0) -> list[CausaLabEpisod
         raise UpstreamFormatError(f"{path} holds no configuration (an empty suite)")
     repeated = {graph_id: numbers for graph_id, numbers in lines_of.items() if len(numbers) > 1}
     if repeated:
-        shown = "; ".join(f"{graph_id!r} on lines {', '.join(map(str, numbers))}" for graph_id, numbers in list(repeated.items())[:5])
+        shown = "; ".join(
+            f"{graph_id!r} on lines {', '.join(map(str, numbers))}" for graph_id, numbers in list(repeated.items())[:5]
+        )
         raise UpstreamFormatError(f"{path}: {len(repeated)} graph_id(s) listed more than once: {shown}")
     return episodes
 
@@ -92,7 +94,9 @@ def import_config(config: dict[str, Any], suite: str, seed: int = 0) -> CausaLab
         order = metadata["controllable_node_order"]
         if order != controllable:
             raise UpstreamFormatError(f"controllable_node_order {order} differs from the nodes' order {controllable}")
-        presets = [_crystal(f"observation-{i}", preset, order) for i, preset in enumerate(metadata["observation_presets"])]
+        presets = [
+            _crystal(f"observation-{i}", preset, order) for i, preset in enumerate(metadata["observation_presets"])
+        ]
         crystals = {
             "manipulator": _crystal("manipulator", metadata["property_manipulator"], order),
             "reactor": _crystal("reactor", metadata["reactor"], order),

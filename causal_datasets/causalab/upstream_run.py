@@ -38,7 +38,9 @@ DATA_FILE = "Reactor_Lab_Causal_Causal_1_data.json"
 _LINE = re.compile(r"^\s*-?\s*(?P<name>[A-Za-z][A-Za-z ()]*?):\s*(?P<value>-?\d+(?:\.\d+)?)\s*$")
 _CRYSTAL_FREQ = re.compile(r"Crystal freq: (?P<value>-?\d+(?:\.\d+)?) Hz")
 _OBSERVATION = re.compile(r"^- Observation (?P<index>\d+): (?P<values>\{[^{}\n]{0,2000}\})\s*$", re.MULTILINE)
-_SUBMISSION = re.compile(r"Frequency set to (?P<value>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?) Hz\.\s*Usage: (?P<count>\d+)/\d+ submissions")
+_SUBMISSION = re.compile(
+    r"Frequency set to (?P<value>-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?) Hz\.\s*Usage: (?P<count>\d+)/\d+ submissions"
+)
 _USES = re.compile(r"Uses: \d+/(?P<budget>\d+)")
 _COMPLETION = "Reactor Activated (COMPLETION)"
 
@@ -71,7 +73,8 @@ class UpstreamRun:
         bases read off its first reading, the reactor's off the reactor dialog), its number of
         prior observations and its budget."""
         episode = with_setting(
-            import_config(self.config, suite or self.suite), Setting(prior_observations=len(self.observations), budget=self.budget)
+            import_config(self.config, suite or self.suite),
+            Setting(prior_observations=len(self.observations), budget=self.budget),
         )
         mechanism = Mechanism.from_episode(episode)
         manipulator = crystal_reading(mechanism, "manipulator", self.readings[0])
@@ -98,15 +101,23 @@ class UpstreamRun:
             if parsed.step is not None:
                 hypothesis = parsed.step.hypothesis
             message = messages[index] if index < len(messages) else ""
-            steps.append({
-                "raw": reply,
-                "step": parsed.step.model_dump() if parsed.step is not None else None,
-                "parse_error": parsed.error,
-                "warnings": parsed.warnings,
-                "event": {"kind": "upstream", "message": message.splitlines()[0] if message else "", "values": None},
-            })
+            steps.append(
+                {
+                    "raw": reply,
+                    "step": parsed.step.model_dump() if parsed.step is not None else None,
+                    "parse_error": parsed.error,
+                    "warnings": parsed.warnings,
+                    "event": {
+                        "kind": "upstream",
+                        "message": message.splitlines()[0] if message else "",
+                        "values": None,
+                    },
+                }
+            )
         outcome = "solved" if self.activated else "wrong_answer" if self.submissions else "no_submission"
-        prior = [data_record({p.name: p.value for p in r.properties} | {TARGET: r.frequency}) for r in episode.prior_records]
+        prior = [
+            data_record({p.name: p.value for p in r.properties} | {TARGET: r.frequency}) for r in episode.prior_records
+        ]
         readings = [data_record(values) for values in self.readings if TARGET in values]
         return EpisodeResult(
             episode_id=episode.id,
@@ -134,8 +145,11 @@ def suite_of(config: dict[str, Any]) -> str:
         magnitude = max(abs(float(v)) for v in hidden.get("value_space") or [0])
         spec_hidden = HiddenSpec(len(affected), magnitude, TARGET in affected)
     wanted = (
-        len(config["nodes"]), "quadratic" if config.get("equation_family") == "quadratic" else "linear", spec_hidden,
-        bool(config.get("frequency_can_be_parent")), bool(config.get("bootstrap_past_data")),
+        len(config["nodes"]),
+        "quadratic" if config.get("equation_family") == "quadratic" else "linear",
+        spec_hidden,
+        bool(config.get("frequency_can_be_parent")),
+        bool(config.get("bootstrap_past_data")),
     )
     for name in SUITES:
         spec = SUITE_SPECS[name]
@@ -165,7 +179,9 @@ def parse_observations(task_text: str) -> list[dict[str, float]]:
         try:
             values = ast.literal_eval(match["values"])
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as error:
-            raise ValueError(f"observation {match['index']} is not a Python dict literal: {type(error).__name__}") from None
+            raise ValueError(
+                f"observation {match['index']} is not a Python dict literal: {type(error).__name__}"
+            ) from None
         numbers = isinstance(values, dict) and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values.values()
         )

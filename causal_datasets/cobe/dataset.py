@@ -41,12 +41,12 @@ def card_tables(scenarios: Sequence[CoBeScenario], responses: Sequence[CoBeRespo
     domains = Counter(s.domain or "(not given)" for s in scenarios)
     graphs = Counter(s.graph_type or "(not given)" for s in scenarios)
     raw_graphs = sorted({(s.graph_type_raw, s.graph_type) for s in scenarios if s.graph_type_raw})
-    flagged = [
-        [s.id, issue.kind, issue.detail] for s in scenarios for issue in s.quality_issues
-    ]
+    flagged = [[s.id, issue.kind, issue.detail] for s in scenarios for issue in s.quality_issues]
     return {
         "num_scenarios": len(scenarios),
-        "domain_table": markdown_table(["domain", "scenarios"], [[d, domains[d]] for d in (*DOMAINS, "(not given)") if domains[d]]),
+        "domain_table": markdown_table(
+            ["domain", "scenarios"], [[d, domains[d]] for d in (*DOMAINS, "(not given)") if domains[d]]
+        ),
         "graph_table": markdown_table(
             ["graph type", "scenarios"], [[g, graphs[g]] for g in (*GRAPH_TYPES, "(not given)") if graphs[g]]
         ),
@@ -72,8 +72,14 @@ def text_table(scenarios: Sequence[CoBeScenario]) -> str:
 
 #: the paper's Table 5: accuracy (%) averaged over the three phrasings, ± SD, by the website's model names
 PAPER_TABLE5: dict[str, str] = {
-    "gpt": "55.70 ± 1.64", "gemini": "53.71 ± 2.02", "claude": "52.42 ± 2.52", "llama3-8b": "33.55 ± 1.60",
-    "mistral-7b": "34.08 ± 4.23", "qwen-7b": "36.32 ± 2.62", "phi4": "43.92 ± 1.83", "gemma-27b": "48.48 ± 2.32",
+    "gpt": "55.70 ± 1.64",
+    "gemini": "53.71 ± 2.02",
+    "claude": "52.42 ± 2.52",
+    "llama3-8b": "33.55 ± 1.60",
+    "mistral-7b": "34.08 ± 4.23",
+    "qwen-7b": "36.32 ± 2.62",
+    "phi4": "43.92 ± 1.83",
+    "gemma-27b": "48.48 ± 2.32",
 }
 
 
@@ -82,17 +88,42 @@ def verdict_table(responses: Sequence[CoBeResponse]) -> str:
     ones, and accuracy as the mean ± SD over the phrasings as Table 5 gives it; then the paper's Table 5 figure."""
     if not responses:
         return "(no model outputs in this source)"
-    rows = [ScoredRow(verdict=r.verdict, passed={}, phrasing=r.query_id.rsplit("-", 1)[1], model=r.model) for r in responses]
+    rows = [
+        ScoredRow(verdict=r.verdict, passed={}, phrasing=r.query_id.rsplit("-", 1)[1], model=r.model) for r in responses
+    ]
     table = []
     for model, entry in by_model(rows).items():
         decided = entry["accuracy_decided"]
-        table.append([model, *(entry[v] for v in VERDICTS), f"{100 * entry['accuracy']:.2f}",
-                      "–" if decided is None else f"{100 * decided:.2f}",
-                      f"{100 * entry['accuracy_phrasing_mean']:.2f} ± {100 * entry['accuracy_phrasing_sd']:.2f}",
-                      PAPER_TABLE5.get(model, "–")])
+        table.append(
+            [
+                model,
+                *(entry[v] for v in VERDICTS),
+                f"{100 * entry['accuracy']:.2f}",
+                "–" if decided is None else f"{100 * decided:.2f}",
+                f"{100 * entry['accuracy_phrasing_mean']:.2f} ± {100 * entry['accuracy_phrasing_sd']:.2f}",
+                PAPER_TABLE5.get(model, "–"),
+            ]
+        )
     total = Counter(r.verdict for r in responses)
     known = total["correct"] + total["wrong"]
-    table.append(["all", *(total[v] for v in VERDICTS), f"{100 * total['correct'] / len(responses):.2f}",
-                  f"{100 * total['correct'] / known:.2f}" if known else "–", "", ""])
-    return markdown_table(["model", *VERDICTS, "accuracy %", "correct / (correct + wrong) %",
-                           "accuracy % over phrasings (mean ± SD)", "paper, Table 5 (%)"], table)
+    table.append(
+        [
+            "all",
+            *(total[v] for v in VERDICTS),
+            f"{100 * total['correct'] / len(responses):.2f}",
+            f"{100 * total['correct'] / known:.2f}" if known else "–",
+            "",
+            "",
+        ]
+    )
+    return markdown_table(
+        [
+            "model",
+            *VERDICTS,
+            "accuracy %",
+            "correct / (correct + wrong) %",
+            "accuracy % over phrasings (mean ± SD)",
+            "paper, Table 5 (%)",
+        ],
+        table,
+    )

@@ -32,27 +32,55 @@ class FailureMode:
 
 
 FAILURE_MODES: tuple[FailureMode, ...] = (
-    FailureMode(1, "logical_dependency", "Mistaking causal connection for logical dependency",
-                "A cause and its effect are treated as fixing each other completely, so the rewrite changes a "
-                "cause to match the changed effect (the bridge held, so the storm must have been mild)."),
-    FailureMode(2, "correlation_as_causation", "Mistaking correlation for causal connection",
-                "Events that only occur together, or are independent, are made to depend on one another, or a "
-                "cause and its effect swap places (fewer umbrellas sold, so it stopped raining)."),
-    FailureMode(3, "ignored_causal_connection", "Ignoring causal connections",
-                "The intervention is made but its consequences are not carried through: events downstream of it "
-                "stay as they were or are updated only in part."),
-    FailureMode(4, "natural_laws", "Not understanding physics/chemistry/biology",
-                "The rewrite describes an outcome that physical, chemical or biological laws rule out once the "
-                "intervention is made (holding a breath for an hour and feeling fine)."),
-    FailureMode(5, "latent_conditions", "Not inferring/fixing latent conditions",
-                "Unstated conditions that the scenario implies (time of day, weather, an action nobody saw) are "
-                "not inferred, or are changed, instead of being held fixed across the edit."),
-    FailureMode(6, "wrong_causal_implication", "Wrong causal implication",
-                "Connectors such as because, so, thanks to, despite, but state a relation between clauses that no "
-                "longer holds after the edit (\"due to\" where \"despite\" is needed)."),
-    FailureMode(7, "wrong_causal_reason", "Not relying on the appropriate variables as a causal reason",
-                "An outcome is explained by, or made to depend on, a variable that does not cause it (an "
-                "independent event, or one cause alone) instead of its actual causes."),
+    FailureMode(
+        1,
+        "logical_dependency",
+        "Mistaking causal connection for logical dependency",
+        "A cause and its effect are treated as fixing each other completely, so the rewrite changes a "
+        "cause to match the changed effect (the bridge held, so the storm must have been mild).",
+    ),
+    FailureMode(
+        2,
+        "correlation_as_causation",
+        "Mistaking correlation for causal connection",
+        "Events that only occur together, or are independent, are made to depend on one another, or a "
+        "cause and its effect swap places (fewer umbrellas sold, so it stopped raining).",
+    ),
+    FailureMode(
+        3,
+        "ignored_causal_connection",
+        "Ignoring causal connections",
+        "The intervention is made but its consequences are not carried through: events downstream of it "
+        "stay as they were or are updated only in part.",
+    ),
+    FailureMode(
+        4,
+        "natural_laws",
+        "Not understanding physics/chemistry/biology",
+        "The rewrite describes an outcome that physical, chemical or biological laws rule out once the "
+        "intervention is made (holding a breath for an hour and feeling fine).",
+    ),
+    FailureMode(
+        5,
+        "latent_conditions",
+        "Not inferring/fixing latent conditions",
+        "Unstated conditions that the scenario implies (time of day, weather, an action nobody saw) are "
+        "not inferred, or are changed, instead of being held fixed across the edit.",
+    ),
+    FailureMode(
+        6,
+        "wrong_causal_implication",
+        "Wrong causal implication",
+        "Connectors such as because, so, thanks to, despite, but state a relation between clauses that no "
+        'longer holds after the edit ("due to" where "despite" is needed).',
+    ),
+    FailureMode(
+        7,
+        "wrong_causal_reason",
+        "Not relying on the appropriate variables as a causal reason",
+        "An outcome is explained by, or made to depend on, a variable that does not cause it (an "
+        "independent event, or one cause alone) instead of its actual causes.",
+    ),
 )
 MODES_BY_NUMBER = {mode.number: mode for mode in FAILURE_MODES}
 
@@ -94,15 +122,19 @@ class FailureModeVerdict:
 
 def classification_messages(case: FailureCase) -> Messages:
     """The judge's input: the case, then the seven modes, then the one-number instruction."""
-    criteria = [("Should stay as in the original", case.criteria.should_not_change),
-                ("Should change", case.criteria.should_change),
-                ("Expected numerical change", case.criteria.numerical_change),
-                ("Latent conditions to hold fixed", case.criteria.latent_factors)]
+    criteria = [
+        ("Should stay as in the original", case.criteria.should_not_change),
+        ("Should change", case.criteria.should_change),
+        ("Expected numerical change", case.criteria.numerical_change),
+        ("Latent conditions to hold fixed", case.criteria.latent_factors),
+    ]
     listed = "\n".join(f"- {label}: {' '.join(items)}" for label, items in criteria if items)
     modes = "\n".join(f"{m.number}. {m.name}: {m.definition}" for m in FAILURE_MODES)
-    content = (f"{INSTRUCTIONS}\n\nScenario:\n{case.text}\n\nRequest:\n{case.query}\n\nCriteria:\n{listed}\n\n"
-               f"Rewrite:\n{case.response}\n\nFailure modes:\n{modes}\n\n"
-               "Your entire reply must be the number (1 to 7) of the failure mode that fits best.")
+    content = (
+        f"{INSTRUCTIONS}\n\nScenario:\n{case.text}\n\nRequest:\n{case.query}\n\nCriteria:\n{listed}\n\n"
+        f"Rewrite:\n{case.response}\n\nFailure modes:\n{modes}\n\n"
+        "Your entire reply must be the number (1 to 7) of the failure mode that fits best."
+    )
     return [{"role": "user", "content": content}]
 
 
@@ -119,7 +151,9 @@ def parse_mode(answer: str) -> int | None:
 def classify_failure(client: ChatClient, case: FailureCase, max_attempts: int = DEFAULT_ATTEMPTS) -> FailureModeVerdict:
     """The closest failure mode of a wrong rewrite by the judge ``client``; a failed call is recorded, not raised."""
     asked = ask_until_valid(client, classification_messages(case), parse_mode, REASK, "mode number 1-7", max_attempts)
-    return FailureModeVerdict(mode=asked.value, answers=asked.answers, error=asked.error, error_detail=asked.error_detail)
+    return FailureModeVerdict(
+        mode=asked.value, answers=asked.answers, error=asked.error, error_detail=asked.error_detail
+    )
 
 
 def label_agreement(predicted: Sequence[int | None], labelled: Sequence[int]) -> dict[str, Any]:

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from causal_datasets.builder import load_source_json, reading_source
-from causal_datasets.errors import SourceFormatError
 from causal_datasets.cobe.labels import WEBSITE_QUERY_INDEX, normalize_domain, normalize_graph_type
 from causal_datasets.cobe.quality import check_scenario
+from causal_datasets.errors import SourceFormatError
 from causal_datasets.records.cobe import PHRASINGS, VERDICTS, CoBeResponse, CoBeScenario, Query
 
 SCENARIO_ID = re.compile(r"^(\d+)v(\d+)$")
@@ -42,8 +42,24 @@ CRITERION_LABELS: dict[str, str] = {
 }
 _LABEL = re.compile(r"^\s*(" + "|".join(sorted(CRITERION_LABELS, key=len, reverse=True)) + r")\s*:\s*", re.I)
 _UNLABELLED_ORDER = ("should_not_change", "should_change")
-_PAPER_FIELDS = ("Core Set ID", "Variation ID", "Variation text", "Query", "Representative answer", "Evaluation criteria")
-_WEBSITE_FIELDS = ("coreset_id", "variation_id", "query_idx", "original", "query", "gold_answer", "should_not_change", "should_change")
+_PAPER_FIELDS = (
+    "Core Set ID",
+    "Variation ID",
+    "Variation text",
+    "Query",
+    "Representative answer",
+    "Evaluation criteria",
+)
+_WEBSITE_FIELDS = (
+    "coreset_id",
+    "variation_id",
+    "query_idx",
+    "original",
+    "query",
+    "gold_answer",
+    "should_not_change",
+    "should_change",
+)
 
 
 class CoBeFormatError(SourceFormatError):
@@ -128,7 +144,12 @@ def split_criteria(criteria: Any, where: str) -> dict[str, list[str]]:
     """
     if not isinstance(criteria, list) or not all(isinstance(c, str) for c in criteria):
         raise CoBeFormatError(f"{where}: 'Evaluation criteria' must be a list of strings")
-    lists: dict[str, list[str]] = {"should_not_change": [], "should_change": [], "numerical_change": [], "latent_factors": []}
+    lists: dict[str, list[str]] = {
+        "should_not_change": [],
+        "should_change": [],
+        "numerical_change": [],
+        "latent_factors": [],
+    }
     for position, criterion in enumerate(criteria):
         match = _LABEL.match(criterion)
         if match:
@@ -165,7 +186,9 @@ def parse_website(document: Mapping[str, Any]) -> ParsedSource:
             raise CoBeFormatError(f"{where}: example_id does not read '<coreset_id>v<variation_id>'")
         phrasing = WEBSITE_QUERY_INDEX.get(entry["query_idx"])
         if phrasing is None:
-            raise CoBeFormatError(f"{where}: unknown query_idx {entry['query_idx']!r} (known: {sorted(WEBSITE_QUERY_INDEX)})")
+            raise CoBeFormatError(
+                f"{where}: unknown query_idx {entry['query_idx']!r} (known: {sorted(WEBSITE_QUERY_INDEX)})"
+            )
         scenario = _scenario(
             core_set_id=entry["coreset_id"],
             variation_id=entry["variation_id"],
@@ -187,14 +210,14 @@ def parse_website(document: Mapping[str, Any]) -> ParsedSource:
     scenarios, duplicates = _merge_duplicates(parsed)
     outputs_by_id = {sid: outputs for sid, _, outputs in parsed}
     responses = [
-        response
-        for scenario in scenarios
-        for response in _responses(scenario, outputs_by_id[scenario.id], models)
+        response for scenario in scenarios for response in _responses(scenario, outputs_by_id[scenario.id], models)
     ]
     return ParsedSource("website", scenarios, responses, models, duplicates)
 
 
-def _scenario(*, core_set_id: int, variation_id: int, domain_raw: str | None, graph_type_raw: str | None, **fields: Any) -> CoBeScenario:
+def _scenario(
+    *, core_set_id: int, variation_id: int, domain_raw: str | None, graph_type_raw: str | None, **fields: Any
+) -> CoBeScenario:
     fields |= {
         "id": f"{core_set_id}v{variation_id}",
         "core_set_id": core_set_id,

@@ -16,8 +16,8 @@ from typing import Any, Generic, TypeVar
 from causal_datasets.cobe.prompts import REASK, CriteriaSet, Messages, applicable_criteria, judge_messages
 from causal_datasets.cobe.scoring import ScoredRow
 from causal_datasets.llm import LLMError
-from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.llm.chat import ChatClient
+from causal_datasets.llm.concurrency import map_concurrent
 
 DEFAULT_ATTEMPTS = 3
 T = TypeVar("T")
@@ -54,7 +54,9 @@ class Judgement:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def scored(self, *, domain: str | None = None, graph_type: str | None = None, phrasing: str | None = None) -> ScoredRow:
+    def scored(
+        self, *, domain: str | None = None, graph_type: str | None = None, phrasing: str | None = None
+    ) -> ScoredRow:
         """This judgement as a row for :func:`causal_datasets.cobe.scoring.summarize`."""
         passed = {c.code: c.passed for c in self.criteria}
         return ScoredRow(verdict=self.verdict, passed=passed, domain=domain, graph_type=graph_type, phrasing=phrasing)
@@ -86,8 +88,14 @@ class Asked(Generic[T]):
     error_detail: str | None = None
 
 
-def ask_until_valid(client: ChatClient, messages: Messages, parse: Callable[[str], T | None], reask: str,
-                    expected: str, max_attempts: int = DEFAULT_ATTEMPTS) -> Asked[T]:
+def ask_until_valid(
+    client: ChatClient,
+    messages: Messages,
+    parse: Callable[[str], T | None],
+    reask: str,
+    expected: str,
+    max_attempts: int = DEFAULT_ATTEMPTS,
+) -> Asked[T]:
     """Ask until ``parse`` accepts an answer or ``max_attempts`` are used; an invalid answer is sent back with
     ``reask`` in the same conversation. A failed call ends it with the call's category (``judge_<category>``),
     never raised; no valid answer is :data:`INVALID_ANSWER` (``expected`` says what was wanted)."""
@@ -108,14 +116,19 @@ def ask_until_valid(client: ChatClient, messages: Messages, parse: Callable[[str
     return asked
 
 
-def judge_criterion(client: ChatClient, code: str, messages: Messages, max_attempts: int = DEFAULT_ATTEMPTS) -> CriterionVerdict:
+def judge_criterion(
+    client: ChatClient, code: str, messages: Messages, max_attempts: int = DEFAULT_ATTEMPTS
+) -> CriterionVerdict:
     """Ask until a valid T/F answer or ``max_attempts``; a failed call is recorded, not raised."""
     asked = ask_until_valid(client, messages, parse_tf, REASK, "single T/F answer", max_attempts)
-    return CriterionVerdict(code=code, passed=asked.value, answers=asked.answers, error=asked.error,
-                            error_detail=asked.error_detail)
+    return CriterionVerdict(
+        code=code, passed=asked.value, answers=asked.answers, error=asked.error, error_detail=asked.error_detail
+    )
 
 
-def judge_response(client: ChatClient, criteria: CriteriaSet, response: str, max_attempts: int = DEFAULT_ATTEMPTS) -> Judgement:
+def judge_response(
+    client: ChatClient, criteria: CriteriaSet, response: str, max_attempts: int = DEFAULT_ATTEMPTS
+) -> Judgement:
     """Judge ``response`` on every criterion the row has."""
     if not response.strip():
         return Judgement(verdict="wrong", criteria=[], error=EMPTY_RESPONSE)
@@ -158,6 +171,8 @@ def judge_all(
     return [
         outcome
         if isinstance(outcome, Judgement)
-        else Judgement(verdict="unknown", criteria=[], error=JUDGE_EXCEPTION, error_detail=f"{type(outcome).__name__}: {outcome}")
+        else Judgement(
+            verdict="unknown", criteria=[], error=JUDGE_EXCEPTION, error_detail=f"{type(outcome).__name__}: {outcome}"
+        )
         for outcome in outcomes
     ]

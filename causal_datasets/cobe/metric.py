@@ -33,8 +33,9 @@ class Reference:
     labels: dict[str, str | None]
 
 
-def read_references(predictions: Sequence[Any], references: Sequence[Any], *, max_attempts: Any,
-                    concurrency: Any) -> list[Reference]:
+def read_references(
+    predictions: Sequence[Any], references: Sequence[Any], *, max_attempts: Any, concurrency: Any
+) -> list[Reference]:
     """Every reference checked, with the batch and the options, before any judge call.
 
     ``ValueError`` (``TypeError`` for a wrong type) naming the argument and the item."""
@@ -55,7 +56,11 @@ def read_reference(row: Any, index: int) -> Reference:
         if row.get(name) is None:
             raise ValueError(f"{where} lacks the criterion list {name!r} (give [] when the row has none)")
         items = row[name]
-        if isinstance(items, (str, bytes)) or not isinstance(items, Sequence) or not all(isinstance(i, str) for i in items):
+        if (
+            isinstance(items, (str, bytes))
+            or not isinstance(items, Sequence)
+            or not all(isinstance(i, str) for i in items)
+        ):
             raise TypeError(f"{where}.{name} must be a list of strings, not {items!r:.60}")
         lists.append(tuple(items))
     labels = {name: None for name in LABELS}
@@ -66,13 +71,20 @@ def read_reference(row: Any, index: int) -> Reference:
 
 
 def score_responses(
-    client: ChatClient, predictions: Sequence[Any], references: Sequence[Reference], *, max_attempts: int,
-    concurrency: int, reference_verdicts: Sequence[str] | None = None, rater_verdicts: Sequence[Sequence[str]] | None = None,
+    client: ChatClient,
+    predictions: Sequence[Any],
+    references: Sequence[Reference],
+    *,
+    max_attempts: int,
+    concurrency: int,
+    reference_verdicts: Sequence[str] | None = None,
+    rater_verdicts: Sequence[Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """Judge each rewrite against its checked reference (:func:`read_references`) and summarize."""
     responses = [text if isinstance(text, str) else "" for text in predictions]
-    judgements = judge_all(client, [r.criteria for r in references], responses, max_attempts=max_attempts,
-                           concurrency=concurrency)
+    judgements = judge_all(
+        client, [r.criteria for r in references], responses, max_attempts=max_attempts, concurrency=concurrency
+    )
     rows = [judgement.scored(**reference.labels) for judgement, reference in zip(judgements, references)]
     result = summarize(rows) | {
         "unparsable": sum(not text.strip() for text in responses),

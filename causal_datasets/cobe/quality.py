@@ -47,9 +47,7 @@ KIND_ISSUES: dict[QualityKind, str] = {
 }
 _NEGATION = re.compile(r"\b(?:not|no|never|without|skipped|failed|unable|none|nor|cannot)\b|n't\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_CLAUSE_BREAK = re.compile(
-    r"[,;:.!?]|\b(?:but|and|because|so|while|when|which|after|before|although|though)\b", re.I
-)
+_CLAUSE_BREAK = re.compile(r"[,;:.!?]|\b(?:but|and|because|so|while|when|which|after|before|although|though)\b", re.I)
 
 
 def check_scenario(fields: Mapping[str, Any]) -> list[QualityIssue]:

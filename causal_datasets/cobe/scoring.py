@@ -73,8 +73,10 @@ def _criterion(rows: Sequence[ScoredRow], code: str) -> dict[str, Any]:
 def phrasing_spread(rows: Sequence[ScoredRow]) -> dict[str, float | None]:
     """Mean and population SD of the accuracies of the phrasings the rows have (rows without one left out)."""
     accuracies = [entry["accuracy"] for name, entry in _groups(rows, "phrasing").items() if name != NOT_GIVEN]
-    return {"accuracy_phrasing_mean": fmean(accuracies) if accuracies else None,
-            "accuracy_phrasing_sd": pstdev(accuracies) if accuracies else None}
+    return {
+        "accuracy_phrasing_mean": fmean(accuracies) if accuracies else None,
+        "accuracy_phrasing_sd": pstdev(accuracies) if accuracies else None,
+    }
 
 
 def by_model(rows: Sequence[ScoredRow]) -> dict[str, dict[str, Any]]:
@@ -84,9 +86,12 @@ def by_model(rows: Sequence[ScoredRow]) -> dict[str, dict[str, Any]]:
     for model, members in _members(rows, "model").items():
         counts = _accuracy(members)
         decided = counts["correct"] + counts["wrong"]
-        table[model] = {**counts, "accuracy_decided": counts["correct"] / decided if decided else None,
-                        **phrasing_spread(members),
-                        "failure_rate": {code: _criterion(members, code)["failure_rate"] for code in CRITERION_CODES}}
+        table[model] = {
+            **counts,
+            "accuracy_decided": counts["correct"] / decided if decided else None,
+            **phrasing_spread(members),
+            "failure_rate": {code: _criterion(members, code)["failure_rate"] for code in CRITERION_CODES},
+        }
     return table
 
 
@@ -95,7 +100,9 @@ def _breakdown(rows: Sequence[ScoredRow], label: str) -> dict[str, dict[str, Any
     table = _groups(rows, label)
     if any(row.model for row in rows):
         for name, members in _members(rows, label).items():
-            table[name]["model_accuracy"] = {model: entry["accuracy"] for model, entry in _groups(members, "model").items()}
+            table[name]["model_accuracy"] = {
+                model: entry["accuracy"] for model, entry in _groups(members, "model").items()
+            }
     return table
 
 
@@ -122,16 +129,23 @@ def rater_agreement(predicted: Sequence[str], raters: Sequence[Sequence[str]]) -
     binary = {"correct", "wrong"}
     items = [i for i in range(len(predicted)) if all(r[i] in binary for r in raters)]
     ratings = [[r[i] for r in raters] for i in items]
-    majority = [max(set(votes), key=votes.count) if max(map(votes.count, set(votes))) * 2 > len(votes) else None
-                for votes in ratings]
+    majority = [
+        max(set(votes), key=votes.count) if max(map(votes.count, set(votes))) * 2 > len(votes) else None
+        for votes in ratings
+    ]
     kept = [(items[k], verdict) for k, verdict in enumerate(majority) if verdict is not None]
     return {
         "items": len(items),
         "fleiss_kappa": fleiss_kappa(ratings),
         "unanimous_share": sum(len(set(v)) == 1 for v in ratings) / len(ratings) if ratings else None,
-        "raters_pairwise_kappa": {f"{a + 1}-{b + 1}": cohen_kappa([raters[a][i] for i in items], [raters[b][i] for i in items])
-                                  for a in range(len(raters)) for b in range(a + 1, len(raters))},
-        "predicted_vs_rater_kappa": {f"{a + 1}": cohen_kappa([predicted[i] for i in items], [raters[a][i] for i in items])
-                                     for a in range(len(raters))},
+        "raters_pairwise_kappa": {
+            f"{a + 1}-{b + 1}": cohen_kappa([raters[a][i] for i in items], [raters[b][i] for i in items])
+            for a in range(len(raters))
+            for b in range(a + 1, len(raters))
+        },
+        "predicted_vs_rater_kappa": {
+            f"{a + 1}": cohen_kappa([predicted[i] for i in items], [raters[a][i] for i in items])
+            for a in range(len(raters))
+        },
         "predicted_vs_majority": agreement([predicted[i] for i, _ in kept], [verdict for _, verdict in kept]),
     }

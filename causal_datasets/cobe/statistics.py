@@ -22,8 +22,13 @@ _WORD = re.compile(r"[\w’']+")
 def text_statistics(texts: Sequence[str]) -> dict[str, float | int | None]:
     """Scenarios, and mean words, sentences and clauses per scenario and clauses per sentence."""
     if not texts:
-        return {"scenarios": 0, "words_per_scenario": None, "sentences_per_scenario": None,
-                "clauses_per_scenario": None, "clauses_per_sentence": None}
+        return {
+            "scenarios": 0,
+            "words_per_scenario": None,
+            "sentences_per_scenario": None,
+            "clauses_per_scenario": None,
+            "clauses_per_sentence": None,
+        }
     words = [len(_WORD.findall(text)) for text in texts]
     sentence_counts = [len(sentences(text)) for text in texts]
     clause_counts = [len(clauses(text)) for text in texts]

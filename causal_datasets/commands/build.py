@@ -25,15 +25,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     target.add_argument("--all", action="store_true", help="every dataset whose sources are available")
     parser.add_argument("--hub-dir", type=Path, default=DEFAULT_HUB_DIR, help="root of built datasets (default hub/)")
     parser.add_argument("--seed", type=at_least(0), help="generator seed (default: the dataset's own)")
-    parser.add_argument("--force", action="store_true",
-                        help="replace a folder that is not a build of the dataset, or drop configs the previous build had")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a folder that is not a build of the dataset, or drop configs the previous build had",
+    )
     parser.add_argument("--source", type=Path, help="source file or folder of a single dataset")
     parser.add_argument(
-        "--sources", type=Path,
+        "--sources",
+        type=Path,
         help=f"with --all: a folder holding each dataset's source under its source name (default ${SOURCES_ENV})",
     )
     parser.add_argument(
-        "--num-proc", type=at_least(1), default=available_cpus(),
+        "--num-proc",
+        type=at_least(1),
+        default=available_cpus(),
         help="workers generating a generated config (default: the CPUs available); the rows are the same for any number",
     )
     for builder in registry.builders().values():  # a builder's own options, e.g. shapeworld's --sizes
@@ -65,7 +71,10 @@ def run(args: argparse.Namespace) -> int:
             continue
         options = options_from_args(builder.options, args) if builder.options is not None else None
         context = BuildContext(
-            seed=builder.default_seed if args.seed is None else args.seed, source=source, options=options, num_proc=args.num_proc
+            seed=builder.default_seed if args.seed is None else args.seed,
+            source=source,
+            options=options,
+            num_proc=args.num_proc,
         )
         try:
             written = build_to_folder(builder, args.hub_dir, context, replace=args.force)
@@ -83,8 +92,10 @@ def run(args: argparse.Namespace) -> int:
         found = [finding.summary() for finding in written.findings if finding.ids]
         if found:
             findings = "finding" if len(found) == 1 else "findings"
-            print(f"note: {builder.name}: {len(found)} data-quality {findings}, each with its ids and what the build "
-                  f"did under Data Quality in {written.folder / CARD}:")
+            print(
+                f"note: {builder.name}: {len(found)} data-quality {findings}, each with its ids and what the build "
+                f"did under Data Quality in {written.folder / CARD}:"
+            )
             print("\n".join(f"  {line}" for line in found))
     if summary:
         print(markdown_table(["dataset", "version", "config", "split", "rows (loaded back)", "folder"], summary))

@@ -22,8 +22,11 @@ SHOWN_IDS = 50
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("compare", help="paired differences of two runs on the same items, with intervals",
-                                   description=describe(__doc__))
+    parser = subparsers.add_parser(
+        "compare",
+        help="paired differences of two runs on the same items, with intervals",
+        description=describe(__doc__),
+    )
     parser.add_argument("run_a", type=Path, metavar="RUN_A", help="a run folder written by `causal-datasets eval`")
     parser.add_argument("run_b", type=Path, metavar="RUN_B", help="another run of the same benchmark")
     parser.add_argument("--metric", help="only this number (e.g. accuracy, failure_rate.E1)")

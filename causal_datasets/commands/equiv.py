@@ -22,7 +22,7 @@ from causal_datasets.cli import CommandError, describe
 from causal_datasets.commands._types import at_least, between, positive_seconds
 from causal_datasets.docalc.decide import MAX_MODELS
 from causal_datasets.docalc.domains import DomainError, parse_values
-from causal_datasets.docalc.independence import Independences, IndependenceError
+from causal_datasets.docalc.independence import IndependenceError, Independences
 from causal_datasets.docalc.search import SearchLimits
 from causal_datasets.docalc.verdict import Verdict, as_graph, check_equivalence
 from causal_datasets.graph import GraphError
@@ -39,22 +39,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("a", help='first expression, e.g. "P(Y | do(X))"')
     parser.add_argument("b", help='second expression, e.g. "\\sum_{Z} P(Y | X, Z) * P(Z)"')
     knowledge = parser.add_mutually_exclusive_group(required=True)
-    knowledge.add_argument("--graph",
-                           help='edges "A->B", "A<-B" or "A<->B" (a latent common cause with any number of values), '
-                                'comma-separated, e.g. "X->Y,Z->X,Z->Y"')
-    knowledge.add_argument("--independences", metavar="STATEMENTS",
-                           help='instead of a graph: independences of the unknown DAG, e.g. "X ⊥ Y | Z; W ⊥ Y" '
-                                "(decides only what they imply; undecided otherwise)")
-    parser.add_argument("--complete", action="store_true",
-                        help="with --independences: they are every independence of the DAG (faithfulness)")
+    knowledge.add_argument(
+        "--graph",
+        help='edges "A->B", "A<-B" or "A<->B" (a latent common cause with any number of values), '
+        'comma-separated, e.g. "X->Y,Z->X,Z->Y"',
+    )
+    knowledge.add_argument(
+        "--independences",
+        metavar="STATEMENTS",
+        help='instead of a graph: independences of the unknown DAG, e.g. "X ⊥ Y | Z; W ⊥ Y" '
+        "(decides only what they imply; undecided otherwise)",
+    )
+    parser.add_argument(
+        "--complete",
+        action="store_true",
+        help="with --independences: they are every independence of the DAG (faithfulness)",
+    )
     parser.add_argument("--latent", action="append", default=[], help="an unobserved node (repeat or comma-separate)")
-    parser.add_argument("--values", action="append", default=[], metavar="NAME=N",
-                        help="number of values of an observed variable, e.g. Z=3,W=4 (repeat or comma-separate; "
-                             "default 2, or enough for the values the expressions mention)")
+    parser.add_argument(
+        "--values",
+        action="append",
+        default=[],
+        metavar="NAME=N",
+        help="number of values of an observed variable, e.g. Z=3,W=4 (repeat or comma-separate; "
+        "default 2, or enough for the values the expressions mention)",
+    )
     parser.add_argument("--seed", type=at_least(0), default=0, help="seed of the random models (default 0)")
-    parser.add_argument("--models", type=between(1, MAX_MODELS), default=3,
-                        help=f"random models to compare on, 1 to {MAX_MODELS} (default 3)")
-    parser.add_argument("--time-limit", type=positive_seconds, default=2.0, help="seconds for the proof search (default 2)")
+    parser.add_argument(
+        "--models",
+        type=between(1, MAX_MODELS),
+        default=3,
+        help=f"random models to compare on, 1 to {MAX_MODELS} (default 3)",
+    )
+    parser.add_argument(
+        "--time-limit", type=positive_seconds, default=2.0, help="seconds for the proof search (default 2)"
+    )
     parser.add_argument("--no-proof", action="store_true", help="the verdict only, without searching for a proof")
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
     parser.set_defaults(handler=run)
@@ -79,8 +98,12 @@ def run(args: argparse.Namespace) -> int:
             knowledge = as_graph(knowledge, latent)
         except GraphError:
             pass  # check_equivalence reports it as bad input
-    options = {"seed": args.seed, "models": args.models, "values": values,
-               "limits": SearchLimits(time_limit=args.time_limit)}
+    options = {
+        "seed": args.seed,
+        "models": args.models,
+        "values": values,
+        "limits": SearchLimits(time_limit=args.time_limit),
+    }
     verdict = check_equivalence(args.a, args.b, knowledge, latent, prove=False, **options)
     if not args.json:
         print("\n".join(verdict_lines(verdict)), flush=True)  # the verdict before any proof search
@@ -145,11 +168,19 @@ def _assumptions(verdict) -> list[str]:
     """What the verdict took for granted: numbers of values, latent causes, float tolerance."""
     if verdict.domains is None:
         return []
-    lines = ["values: " + (", ".join(f"{n}={d}" for n, d in verdict.domains.items()) or "none")
-             + "; latent causes: any number of values"
-             + (" (models with " + ", ".join(f"{s}={k}" for s, k in verdict.latent_values.items()) + ")"
-                if verdict.latent_values else "")]
+    lines = [
+        "values: "
+        + (", ".join(f"{n}={d}" for n, d in verdict.domains.items()) or "none")
+        + "; latent causes: any number of values"
+        + (
+            " (models with " + ", ".join(f"{s}={k}" for s, k in verdict.latent_values.items()) + ")"
+            if verdict.latent_values
+            else ""
+        )
+    ]
     if verdict.tolerance is not None:
-        lines.append(f"tolerance: differences up to {verdict.tolerance:.1e} of the values count as equal "
-                     "(rounding-error bound of the float evaluation)")
+        lines.append(
+            f"tolerance: differences up to {verdict.tolerance:.1e} of the values count as equal "
+            "(rounding-error bound of the float evaluation)"
+        )
     return lines

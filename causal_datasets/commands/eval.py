@@ -57,27 +57,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def add_task_arguments(parser: argparse.ArgumentParser, task: Task[Any, Any, Any]) -> None:
     """Every option of ``causal-datasets eval <task>``, from the task's declaration."""
     parser.add_argument("--out", type=Path, required=True, help="run folder for results.jsonl and summary.json")
-    parser.add_argument("--json", action="store_true",
-                        help="print summary.json instead of the table of headline scores")
+    parser.add_argument(
+        "--json", action="store_true", help="print summary.json instead of the table of headline scores"
+    )
     parser.add_argument("--limit", type=at_least(1), help="only the first N items")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the run in --out as it was asked for: its configs, split, limit, agent and "
-                             "options come from its summary.json (others are refused); items missing or ended by a "
-                             "model/transport error are run again")
-    parser.add_argument("--extend", action="store_true",
-                        help="continue the run in --out and add to it the configs or items (a higher --limit) this "
-                             "command line asks for")
-    parser.add_argument("--concurrency", type=at_least(1),
-                        help=f"items run at once (default {DEFAULT_CONCURRENCY}, or the model server's slots when it "
-                             "reports fewer: 1 for serve-local)")
-    parser.add_argument("--item-timeout", type=positive_seconds, default=3600.0,
-                        help="seconds one item may spend on model calls; later calls fail and the item counts "
-                             "as failed (default 3600)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --out as it was asked for: its configs, split, limit, agent and "
+        "options come from its summary.json (others are refused); items missing or ended by a "
+        "model/transport error are run again",
+    )
+    parser.add_argument(
+        "--extend",
+        action="store_true",
+        help="continue the run in --out and add to it the configs or items (a higher --limit) this "
+        "command line asks for",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=at_least(1),
+        help=f"items run at once (default {DEFAULT_CONCURRENCY}, or the model server's slots when it "
+        "reports fewer: 1 for serve-local)",
+    )
+    parser.add_argument(
+        "--item-timeout",
+        type=positive_seconds,
+        default=3600.0,
+        help="seconds one item may spend on model calls; later calls fail and the item counts as failed (default 3600)",
+    )
     configs = ", ".join(task.default_configs)
     if task.multiple_configs:
-        parser.add_argument("--config", nargs="+", choices=task.configs, metavar="CONFIG",
-                            help=f"one or more configs of {task.dataset} (default {configs}; choices: "
-                                 f"{', '.join(task.configs)})")
+        parser.add_argument(
+            "--config",
+            nargs="+",
+            choices=task.configs,
+            metavar="CONFIG",
+            help=f"one or more configs of {task.dataset} (default {configs}; choices: {', '.join(task.configs)})",
+        )
     else:
         parser.add_argument("--config", choices=task.configs, help=f"config of {task.dataset} (default {configs})")
     parser.add_argument("--split", help="split of the config (default test)")
@@ -134,11 +151,16 @@ def result_table(task: Task[Any, Any, Any], summary: RunSummary[Any], out: Path)
     rows = [[s.title, f"{s.mean:.3f}", _bounds(s.interval), s.n] for s in scores]
     table = markdown_table(["score", "mean", INTERVAL_HEADER, "items"], rows) if rows else "no item scored"
     counts = summary.items
-    return "\n".join([
-        f"{summary.benchmark} {', '.join(summary.dataset.configs)}, {summary.solver}:", "", table, "",
-        f"items: {counts.selected} selected, {counts.scored} scored, {counts.failed} failed, {counts.missing} not run",
-        f"run folder: {out} (summary.json: every metric and slice; results.jsonl: every item)",
-    ])
+    return "\n".join(
+        [
+            f"{summary.benchmark} {', '.join(summary.dataset.configs)}, {summary.solver}:",
+            "",
+            table,
+            "",
+            f"items: {counts.selected} selected, {counts.scored} scored, {counts.failed} failed, {counts.missing} not run",
+            f"run folder: {out} (summary.json: every metric and slice; results.jsonl: every item)",
+        ]
+    )
 
 
 def _bounds(interval: Interval | None) -> str:
@@ -152,8 +174,11 @@ def status_line(summary: RunSummary[Any]) -> str:
     counts = summary.items
     line = f"{summary.benchmark}: {summary.status}: {counts.scored} of {counts.selected} items scored"
     if counts.failed:
-        kinds = ", ".join(f"{n} {role} {category}" for role, categories in summary.failures.items()
-                          for category, n in categories.items())
+        kinds = ", ".join(
+            f"{n} {role} {category}"
+            for role, categories in summary.failures.items()
+            for category, n in categories.items()
+        )
         line += f", {counts.failed} failed ({kinds})"
     if counts.missing:
         line += f", {counts.missing} not run"

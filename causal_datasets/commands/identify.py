@@ -21,27 +21,35 @@ from causal_datasets.graph import GraphError
 IDENTIFIED, NOT_IDENTIFIABLE = 0, 1
 
 #: how each check is named in the printed derivation
-CHECKED_BY = {"rule": "checked by the rule checker", "equivalence": "checked by check_equivalence",
-              "undecided": "undecided (too large a model)", "unchecked": "not checked (--no-check)"}
+CHECKED_BY = {
+    "rule": "checked by the rule checker",
+    "equivalence": "checked by check_equivalence",
+    "undecided": "undecided (too large a model)",
+    "unchecked": "not checked (--no-check)",
+}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "identify",
         help="the estimand of P(Y | do(X)) or P(Y | do(X), Z) under a graph "
-             "(exit 0 identified, 1 not identifiable, 2 bad input)",
+        "(exit 0 identified, 1 not identifiable, 2 bad input)",
         description=describe(__doc__),
     )
     parser.add_argument("query", help='e.g. "P(Y | do(X))", "P(Y=1 | do(X=0))" or "P(Y | do(X), Z)"')
-    parser.add_argument("--graph", required=True,
-                        help='edges "A->B", "A<-B" or "A<->B" (a latent common cause), comma-separated, '
-                             'e.g. "X->M,M->Y,X<->Y"')
+    parser.add_argument(
+        "--graph",
+        required=True,
+        help='edges "A->B", "A<-B" or "A<->B" (a latent common cause), comma-separated, e.g. "X->M,M->Y,X<->Y"',
+    )
     parser.add_argument("--latent", action="append", default=[], help="an unobserved node (repeat or comma-separate)")
     parser.add_argument("--proof", action="store_true", help="print the derivation step by step")
-    parser.add_argument("--no-check", action="store_true",
-                        help="skip the equivalence check of the steps that no single rule gives")
-    parser.add_argument("--seed", type=at_least(0), default=0,
-                        help="seed of the models the steps are checked on (default 0)")
+    parser.add_argument(
+        "--no-check", action="store_true", help="skip the equivalence check of the steps that no single rule gives"
+    )
+    parser.add_argument(
+        "--seed", type=at_least(0), default=0, help="seed of the models the steps are checked on (default 0)"
+    )
     parser.add_argument("--json", action="store_true", help="print the identification as JSON")
     parser.set_defaults(handler=run)
 
@@ -64,19 +72,27 @@ def run(args: argparse.Namespace) -> int:
 def identification_lines(result: Identification, proof: bool = False) -> list[str]:
     if not result.identifiable:
         hedge = result.hedge
-        return [f"not identifiable: {result.query}", f"hedge for {hedge.query} (ID line 5):",
-                f"  F  = {hedge.forest.text()}", f"  F' = {hedge.sub_forest.text()}"]
+        return [
+            f"not identifiable: {result.query}",
+            f"hedge for {hedge.query} (ID line 5):",
+            f"  F  = {hedge.forest.text()}",
+            f"  F' = {hedge.sub_forest.text()}",
+        ]
     lines = [f"{result.query} = {result.estimand.text}"]
     if result.arbitrary:
         lines.append(f"(the same for every value of {', '.join(result.arbitrary)})")
     if proof:
         counts = step_counts(result)
         tally = ", ".join(f"{n} {CHECKED_BY[check]}" for check, n in sorted(counts.items()))
-        lines.append(f"derivation ({result.algorithm}, Shpitser & Pearl 2006), {len(result.derivation)} step(s)"
-                     + (f": {tally}" if tally else ""))
+        lines.append(
+            f"derivation ({result.algorithm}, Shpitser & Pearl 2006), {len(result.derivation)} step(s)"
+            + (f": {tally}" if tally else "")
+        )
         if result.values:
-            lines.append(f"  (derived for {result.symbolic_query}; the estimand puts in "
-                         f"{', '.join(f'{v}={x}' for v, x in result.values)})")
+            lines.append(
+                f"  (derived for {result.symbolic_query}; the estimand puts in "
+                f"{', '.join(f'{v}={x}' for v, x in result.values)})"
+            )
         lines.append(f"    {result.symbolic_query}")
         for number, step in enumerate(result.derivation, 1):
             lines += [f"{number:>3} {step.describe()}  ({CHECKED_BY[step.check]})", f"    = {step.expression}"]

@@ -14,7 +14,8 @@ from causal_datasets.paths import DEFAULT_HUB_DIR
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "info", help="describe a dataset: version, configs, what each needs to be built, row counts")
+        "info", help="describe a dataset: version, configs, what each needs to be built, row counts"
+    )
     parser.add_argument("name", nargs="?", help="dataset name (omit to list every dataset)")
     parser.add_argument("--hub-dir", type=Path, default=DEFAULT_HUB_DIR, help="root of built datasets (default hub/)")
     parser.set_defaults(handler=run)
@@ -22,8 +23,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.name is None:
-        rows = [[b.name, b.version, ", ".join(b.configs), _from_source(b), _built(args.hub_dir / b.name)]
-                for b in registry.builders().values()]
+        rows = [
+            [b.name, b.version, ", ".join(b.configs), _from_source(b), _built(args.hub_dir / b.name)]
+            for b in registry.builders().values()
+        ]
         print(markdown_table(["dataset", "version", "configs", "built from released files", "built"], rows))
         print("The other configs are generated. `causal-datasets info NAME` says which files and how to give them.")
         return 0
@@ -32,16 +35,23 @@ def run(args: argparse.Namespace) -> int:
     print(f"source: {builder.source_description}")
     folder = args.hub_dir / builder.name
     built = read_manifest(folder)["rows"] if (folder / "manifest.json").exists() else {}
-    rows = [[config, _needs(builder, config),
-             ", ".join(f"{split} {count}" for split, count in built.get(config, {}).items()) or "not built"]
-            for config in builder.configs]
+    rows = [
+        [
+            config,
+            _needs(builder, config),
+            ", ".join(f"{split} {count}" for split, count in built.get(config, {}).items()) or "not built",
+        ]
+        for config in builder.configs
+    ]
     print(markdown_table(["config", "needs", "rows"], rows))
     if builder.configs_from_source():
         print(f"released files: {builder.source_help()}")
     if built:
         manifest = read_manifest(folder)
-        print(f"built: {folder} (version {manifest['version']}, seed {manifest['seed']}, "
-              f"package {manifest['package_version']})")
+        print(
+            f"built: {folder} (version {manifest['version']}, seed {manifest['seed']}, "
+            f"package {manifest['package_version']})"
+        )
     else:
         print(f"not built in {args.hub_dir} (run `causal-datasets build {builder.name}`)")
     return 0

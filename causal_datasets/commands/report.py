@@ -12,9 +12,15 @@ from pathlib import Path
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("report", help="tables and plots of one or more eval runs, side by side")
-    parser.add_argument("runs", nargs="+", metavar="RUN", help=(
-        "a run folder written by `causal-datasets eval`, an exported results dataset (its folder, or "
-        "hf://datasets/ORG/NAME@REVISION on the Hub): all its runs"))
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help=(
+            "a run folder written by `causal-datasets eval`, an exported results dataset (its folder, or "
+            "hf://datasets/ORG/NAME@REVISION on the Hub): all its runs"
+        ),
+    )
     parser.add_argument("--out", type=Path, required=True, help="folder for report.md and the PNG plots")
     parser.set_defaults(handler=run)
 

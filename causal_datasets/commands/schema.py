@@ -21,10 +21,12 @@ RECORDS = ("run-summary", "item-result")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("schema", help="print the JSON Schema of run summaries or of item results",
-                                   description=describe(__doc__))
-    parser.add_argument("record", choices=RECORDS,
-                        help="run-summary (summary.json) or item-result (a results.jsonl line)")
+    parser = subparsers.add_parser(
+        "schema", help="print the JSON Schema of run summaries or of item results", description=describe(__doc__)
+    )
+    parser.add_argument(
+        "record", choices=RECORDS, help="run-summary (summary.json) or item-result (a results.jsonl line)"
+    )
     parser.add_argument("benchmark", nargs="?", help=f"the benchmark ({', '.join(tasks())})")
     parser.set_defaults(handler=run)
 

@@ -20,10 +20,13 @@ from causal_datasets.runners.causalab import score_upstream_runs
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "score-upstream-run", help="score the authors' CausaLab run folders with our metrics (a run folder for report)",
+        "score-upstream-run",
+        help="score the authors' CausaLab run folders with our metrics (a run folder for report)",
         description=describe(__doc__),
     )
-    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="an upstream run folder, or a folder holding several")
+    parser.add_argument(
+        "paths", nargs="+", type=Path, metavar="PATH", help="an upstream run folder, or a folder holding several"
+    )
     parser.add_argument("--out", type=Path, required=True, help="run folder to write results.jsonl and summary.json to")
     parser.set_defaults(handler=run)
 

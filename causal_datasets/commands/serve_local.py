@@ -14,7 +14,9 @@ from causal_datasets.llm.local import RECOMMENDED_FLAGS, LocalServer
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("serve-local", help="serve the bundled SmolLM2-135M-Instruct (llama.cpp) on 127.0.0.1")
+    parser = subparsers.add_parser(
+        "serve-local", help="serve the bundled SmolLM2-135M-Instruct (llama.cpp) on 127.0.0.1"
+    )
     parser.add_argument("--port", type=int, help="port (default: a free one)")
     parser.add_argument("--n-ctx", type=int, default=4096, help="context window in tokens (default 4096)")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for the prompt and the reply (default 1)")
@@ -30,8 +32,9 @@ def run(args: argparse.Namespace) -> int:
     try:  # from the first line on, Ctrl-C stops the server cleanly
         print(f"serving {server.model} at {server.base_url}", flush=True)
         print(f"use: --model {server.model} --base-url {server.base_url} {RECOMMENDED_FLAGS}", flush=True)
-        print("(one request at a time on the CPU, so eval finds these two settings by itself; Ctrl-C stops)",
-              flush=True)
+        print(
+            "(one request at a time on the CPU, so eval finds these two settings by itself; Ctrl-C stops)", flush=True
+        )
         while server.running():
             time.sleep(0.5)
         raise CommandError(f"the local llama.cpp server stopped by itself:\n{server.log_tail()}")

@@ -23,15 +23,28 @@ FAMILIES: tuple[ScalingFamily, ...] = ("observation", "intervention", "mixed")
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "sweep", help="CausaLab's scaling experiments: one eval run per number of observations or interventions",
+        "sweep",
+        help="CausaLab's scaling experiments: one eval run per number of observations or interventions",
         description=describe(__doc__),
     )
-    parser.add_argument("--families", nargs="+", choices=FAMILIES, default=list(FAMILIES),
-                        help="which scaling families (default: all three)")
-    parser.add_argument("--counts", nargs="+", type=at_least(1), default=list(SCALING_COUNTS),
-                        help="the numbers of observations or interventions (default 3 6 12 24)")
+    parser.add_argument(
+        "--families",
+        nargs="+",
+        choices=FAMILIES,
+        default=list(FAMILIES),
+        help="which scaling families (default: all three)",
+    )
+    parser.add_argument(
+        "--counts",
+        nargs="+",
+        type=at_least(1),
+        default=list(SCALING_COUNTS),
+        help="the numbers of observations or interventions (default 3 6 12 24)",
+    )
     add_task_arguments(parser, TASK)
-    next(action for action in parser._actions if action.dest == "out").help = "folder for the runs, one sub-folder per point"
+    next(
+        action for action in parser._actions if action.dest == "out"
+    ).help = "folder for the runs, one sub-folder per point"
     parser.set_defaults(handler=run)
 
 

@@ -33,18 +33,24 @@ class CForest:
     def text(self) -> str:
         edges = [f"{a} -> {b}" for a, b in self.directed] + [f"{a} <-> {b}" for a, b in self.bidirected]
         return f"{{{', '.join(self.nodes)}}} with root set {{{', '.join(self.roots)}}}" + (
-            f": {', '.join(edges)}" if edges else "")
+            f": {', '.join(edges)}" if edges else ""
+        )
 
     def to_dict(self) -> dict:
-        return {"nodes": list(self.nodes), "roots": list(self.roots), "directed": [list(e) for e in self.directed],
-                "bidirected": [list(e) for e in self.bidirected]}
+        return {
+            "nodes": list(self.nodes),
+            "roots": list(self.roots),
+            "directed": [list(e) for e in self.directed],
+            "bidirected": [list(e) for e in self.bidirected],
+        }
 
 
 class ADMG:
     """Observed nodes in a topological order, their observed parents, and bidirected neighbours."""
 
-    def __init__(self, order: tuple[str, ...], parents: dict[str, frozenset[str]],
-                 siblings: dict[str, frozenset[str]]) -> None:
+    def __init__(
+        self, order: tuple[str, ...], parents: dict[str, frozenset[str]], siblings: dict[str, frozenset[str]]
+    ) -> None:
         self.order = order
         self.position = {node: i for i, node in enumerate(order)}
         self.parents = parents
@@ -84,8 +90,9 @@ class ADMG:
         i = self.position[node]
         return frozenset(n for n in within if self.position[n] < i)
 
-    def ancestors(self, targets: Iterable[str], within: frozenset[str],
-                  cut_in: frozenset[str] = frozenset()) -> frozenset[str]:
+    def ancestors(
+        self, targets: Iterable[str], within: frozenset[str], cut_in: frozenset[str] = frozenset()
+    ) -> frozenset[str]:
         """``targets`` and their ancestors in the subgraph induced by ``within``, with the edges into
         ``cut_in`` removed (G[within] with X barred)."""
         found = set(targets)
@@ -138,8 +145,10 @@ class ADMG:
         chosen = dict(inner.directed) if inner else {}
         for node in self.sorted(nodes - roots):
             if node not in chosen:
-                chosen[node] = min((c for c in self.children[node] & nodes if depth[c] == depth[node] - 1),
-                                   key=self.position.__getitem__)
+                chosen[node] = min(
+                    (c for c in self.children[node] & nodes if depth[c] == depth[node] - 1),
+                    key=self.position.__getitem__,
+                )
         tree = list(inner.bidirected) if inner else []
         reached = set(inner.nodes) if inner else {self.sorted(nodes)[0]}
         stack = list(self.sorted(reached))[::-1]

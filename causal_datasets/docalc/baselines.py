@@ -59,8 +59,11 @@ def surface_scores(prediction: str | None, reference: str) -> dict[str, float | 
         return {"string_match": False, "bleu": 0.0, "token_f1": 0.0}
     hyp, ref = _profile(prediction), _profile(reference)
     matches = _matches(hyp, ref)
-    return {"string_match": string_match(prediction, reference), "bleu": _bleu(hyp, ref, matches),
-            "token_f1": _token_f1(hyp, ref, matches)}
+    return {
+        "string_match": string_match(prediction, reference),
+        "bleu": _bleu(hyp, ref, matches),
+        "token_f1": _token_f1(hyp, ref, matches),
+    }
 
 
 @dataclass(frozen=True)

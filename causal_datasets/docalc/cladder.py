@@ -19,7 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -80,7 +80,7 @@ class CladderQuestion:
         return family_graph(self.graph_id)
 
 
-@lru_cache(maxsize=None)
+@cache
 def family_graph(graph_id: str) -> DoGraph:
     """The family's DAG (one shared instance per family, so its d-separation cache is reused)."""
     return DoGraph.parse(FAMILY_EDGES[graph_id], latent=LATENT.get(graph_id, ()))
@@ -119,8 +119,10 @@ def _check_ids(questions: list[CladderQuestion], source: str) -> None:
 def _story(record: dict, meta: dict | None) -> str | None:
     """The background of the question's causal model (the generator test files keep it there, not in
     the question), when the model is the question's own story and graph."""
-    if meta is None or (meta.get("story_id"), meta.get("graph_id")) != (record["meta"].get("story_id"),
-                                                                          record["meta"].get("graph_id")):
+    if meta is None or (meta.get("story_id"), meta.get("graph_id")) != (
+        record["meta"].get("story_id"),
+        record["meta"].get("graph_id"),
+    ):
         return None
     return meta.get("background") or None
 
@@ -172,7 +174,7 @@ def cladder_reading(e: Expr, query_type: str) -> Expr:
     return _nested_mediators(e) if query_type in NESTED_QUERY_TYPES else e
 
 
-@lru_cache(maxsize=None)
+@cache
 def _nested_mediators(e: Expr) -> Expr:
     def mediator(var, value):
         return Potential(var, (("X", value),)) if var != "X" and isinstance(value, int) else value
@@ -180,7 +182,7 @@ def _nested_mediators(e: Expr) -> Expr:
     return map_atoms(e, lambda a: Atom(a.var, a.value, tuple((v, mediator(v, x)) for v, x in a.cf)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def try_parse(text: str | None) -> Expr | None:
     """The parsed expression, or None for empty or non-expression strings (memoized)."""
     if not text:
@@ -255,4 +257,3 @@ def candidate_mistakes(graph_id: str, estimands_by_family: dict[str, Expr]) -> I
     for family, estimand in sorted(estimands_by_family.items()):
         if family != graph_id and variables(estimand) <= set(graph.nodes):
             yield "neighbour_family_estimand", estimand
-

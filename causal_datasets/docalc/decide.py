@@ -97,12 +97,22 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
         return _compare(a, b, graph, relevant, needed, seed, models, counterfactual)
     except ModelTooLarge as error:
         shown = ", ".join(f"{s}={k}" for s, k in needed.items())
-        raise ModelTooLarge(f"with the latent values this pair needs to show any difference ({shown}), {error}; with "
-                            "two values per latent the two are equal, which does not decide them") from None
+        raise ModelTooLarge(
+            f"with the latent values this pair needs to show any difference ({shown}), {error}; with "
+            "two values per latent the two are equal, which does not decide them"
+        ) from None
 
 
-def _compare(a: Expr, b: Expr, whole: DoGraph, graph: DoGraph, sizes: dict[str, int], seed: int, models: int,
-             counterfactual: bool) -> SemanticResult:
+def _compare(
+    a: Expr,
+    b: Expr,
+    whole: DoGraph,
+    graph: DoGraph,
+    sizes: dict[str, int],
+    seed: int,
+    models: int,
+    counterfactual: bool,
+) -> SemanticResult:
     """The comparison on the models of ``graph`` (the relevant part of ``whole``) whose sources have
     ``sizes`` values."""
     model = model_graph(graph, sizes)
@@ -130,8 +140,9 @@ def _compare(a: Expr, b: Expr, whole: DoGraph, graph: DoGraph, sizes: dict[str, 
     defined = ~(np.isnan(values_a) | np.isnan(values_b)).reshape(models, -1).any(axis=1)
     checked = int(defined.sum())
     if checked == 0:
-        return SemanticResult(None, 0, reason="an expression is undefined (division by zero) on every sampled model",
-                              latent_values=sizes)
+        return SemanticResult(
+            None, 0, reason="an expression is undefined (division by zero) on every sampled model", latent_values=sizes
+        )
     close = close | ~defined.reshape((models,) + (1,) * len(names))
     if close.all():
         return SemanticResult(True, checked, latent_values=sizes, tolerance=tolerance)
@@ -142,8 +153,9 @@ def _compare(a: Expr, b: Expr, whole: DoGraph, graph: DoGraph, sizes: dict[str, 
         model["difference"] = f"a - b = {exact} exactly, wherever both are defined"
     if graph is not whole:  # not ancestors of the expressions' variables
         model["any_tables_for"] = [n for n in whole.nodes if n not in graph.nodes]
-    counterexample = Counterexample(model, {n: int(i) for n, i in zip(names, position)}, float(values_a[where]),
-                                    float(values_b[where]))
+    counterexample = Counterexample(
+        model, {n: int(i) for n, i in zip(names, position)}, float(values_a[where]), float(values_b[where])
+    )
     return SemanticResult(False, checked, counterexample, latent_values=sizes, tolerance=tolerance)
 
 
@@ -174,22 +186,29 @@ def _additive_parts(e: Expr) -> tuple[Fraction, tuple[Expr, ...]] | None:
     return sum(numbers, Fraction(0)), tuple(t for t in terms if variables(t))
 
 
-def _values(a: Expr, b: Expr, family: Model, graph: DoGraph, domains: IndexDomains,
-            names: list[str]) -> tuple[Bounded, Bounded]:
+def _values(
+    a: Expr, b: Expr, family: Model, graph: DoGraph, domains: IndexDomains, names: list[str]
+) -> tuple[Bounded, Bounded]:
     """Both expressions, values and rounding-error bounds, broadcastable over (member, every
     assignment of ``names``)."""
     if isinstance(family, TableModel):
         try:
             full = tuple(names)
-            return vector_evaluate(a, family, domains.sizes).aligned(full), vector_evaluate(b, family, domains.sizes).aligned(full)
+            return vector_evaluate(a, family, domains.sizes).aligned(full), vector_evaluate(
+                b, family, domains.sizes
+            ).aligned(full)
         except NotVectorizable:
             pass
     shape = (family.members,) + tuple(domains.sizes[n] for n in names)
-    pairs = [(evaluate(a, family, graph, env, bounded=True), evaluate(b, family, graph, env, bounded=True))
-             for env in domains.assignments(names)]
+    pairs = [
+        (evaluate(a, family, graph, env, bounded=True), evaluate(b, family, graph, env, bounded=True))
+        for env in domains.assignments(names)
+    ]
 
     def stacked(values) -> np.ndarray:
         return np.array([np.broadcast_to(v, (family.members,)) for v in values], dtype=float).T.reshape(shape)
 
-    return (Bounded(stacked(x.value for x, _ in pairs), stacked(x.error for x, _ in pairs)),
-            Bounded(stacked(y.value for _, y in pairs), stacked(y.error for _, y in pairs)))
+    return (
+        Bounded(stacked(x.value for x, _ in pairs), stacked(x.error for x, _ in pairs)),
+        Bounded(stacked(y.value for _, y in pairs), stacked(y.error for _, y in pairs)),
+    )

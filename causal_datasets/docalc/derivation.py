@@ -45,28 +45,44 @@ _DO_CALCULUS = {
     "rule 3": {"rule 3: delete action", "rule 3: insert action"},
 }
 _PROBABILITY = {"law of total probability", "marginalization", "product rule", "definition of conditional probability"}
-_ALGEBRA = {"distributivity", "factor into the sum", "factor out of the sum", "sum of a sum", "sum of a negation",
-            "sum over all values"}
-_EXPECTATION = {"linearity of expectation", "expectation of a binary variable", "expectation of an indicator",
-                "probability of a binary variable as expectation"}
+_ALGEBRA = {
+    "distributivity",
+    "factor into the sum",
+    "factor out of the sum",
+    "sum of a sum",
+    "sum of a negation",
+    "sum over all values",
+}
+_EXPECTATION = {
+    "linearity of expectation",
+    "expectation of a binary variable",
+    "expectation of an indicator",
+    "probability of a binary variable as expectation",
+}
 #: rule families by the words a model uses for them, first match wins
 RULE_NAMES: tuple[tuple[re.Pattern, frozenset[str]], ...] = tuple(
-    (re.compile(pattern), frozenset(rules)) for pattern, rules in (
+    (re.compile(pattern), frozenset(rules))
+    for pattern, rules in (
         (r"\brule\s*(?:1|one|i)\b|deletion of observation|insertion of observation", _DO_CALCULUS["rule 1"]),
         (r"\brule\s*(?:2|two|ii)\b|action.{0,3}observation exchange|exchange", _DO_CALCULUS["rule 2"]),
         (r"\brule\s*(?:3|three|iii)\b|deletion of action|insertion of action", _DO_CALCULUS["rule 3"]),
-        (r"back.?door|front.?door|adjust", set().union(*_DO_CALCULUS.values(), _PROBABILITY, _ALGEBRA,
-                                                       {"counterfactual back-door"})),
+        (
+            r"back.?door|front.?door|adjust",
+            set().union(*_DO_CALCULUS.values(), _PROBABILITY, _ALGEBRA, {"counterfactual back-door"}),
+        ),
         (r"total probability|marginali|sum rule|summing out", {"law of total probability", "marginalization"}),
         (r"product rule|chain rule|factori[sz]", {"product rule"}),
         (r"bayes|conditional probability", {"definition of conditional probability"}),
         (r"consisten", {"consistency"}),
         (r"composition", {"composition"}),
-        (r"counterfactual|definition of do|potential outcome", {
-            "counterfactual with one common intervention is an interventional term", "counterfactual back-door"}),
+        (
+            r"counterfactual|definition of do|potential outcome",
+            {"counterfactual with one common intervention is an interventional term", "counterfactual back-door"},
+        ),
         (r"expectation|linearity|indicator", _EXPECTATION),
         (r"algebra|distribut|rearrang|simplif|factor|collect|sum of|sum over", _ALGEBRA),
-    ))
+    )
+)
 _GRAPH_RULES = frozenset().union(*_DO_CALCULUS.values(), {"counterfactual back-door"})
 
 #: what the estimand prompt adds when a derivation is asked for (the format :func:`extract_derivation` reads)
@@ -77,8 +93,11 @@ product rule, definition of conditional probability, consistency, expectation of
 algebra. Leave a blank line after the derivation."""
 
 _HEADER = re.compile(r"^[\s>*#_`]*derivation[*_`]*\s*:[*_`]*[ \t]*(?P<rest>.*)$", re.IGNORECASE | re.MULTILINE)
-_NEXT_SECTION = re.compile(r"^[\s>*#_`]*(?:estimand|expression|final answer|graphical representation|graph|reasoning|"
-                           r"answer)[*_`]*\s*:", re.IGNORECASE)
+_NEXT_SECTION = re.compile(
+    r"^[\s>*#_`]*(?:estimand|expression|final answer|graphical representation|graph|reasoning|"
+    r"answer)[*_`]*\s*:",
+    re.IGNORECASE,
+)
 _NUMBERING = re.compile(r"^\s*(?:step\s*\d+\s*[:.)]|\d+\s*[.)]|[-*•])\s*", re.IGNORECASE)
 _RULE = re.compile(r"\s+(?:by|using|via)\s+(?P<rule>[^=]*?)[\s.]*$", re.IGNORECASE)
 
@@ -124,9 +143,15 @@ class DerivationScore:
         return next((step.number for step in self.steps if step.status != "valid"), None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"start": self.start, "error": self.error, "truncated": self.truncated,
-                "steps": [asdict(step) for step in self.steps], "valid_steps": self.valid_steps,
-                "valid_share": self.valid_share, "first_invalid": self.first_invalid}
+        return {
+            "start": self.start,
+            "error": self.error,
+            "truncated": self.truncated,
+            "steps": [asdict(step) for step in self.steps],
+            "valid_steps": self.valid_steps,
+            "valid_share": self.valid_share,
+            "first_invalid": self.first_invalid,
+        }
 
 
 def extract_derivation(text: str) -> list[WrittenStep] | None:
@@ -140,7 +165,7 @@ def extract_derivation(text: str) -> list[WrittenStep] | None:
     if not headers:
         return None
     header = headers[-1]
-    lines = [header.group("rest")] + text[header.end():].splitlines()[1:]
+    lines = [header.group("rest")] + text[header.end() :].splitlines()[1:]
     steps: list[WrittenStep] = []
     for line in lines:
         if _NEXT_SECTION.match(line) or (not line.strip() and steps):
@@ -205,7 +230,9 @@ def _read(text: str, graph: DoGraph) -> Expr:
     return e
 
 
-def _check_step(number: int, previous: Expr, step: WrittenStep, graph: DoGraph, seed: int) -> tuple[StepCheck, Expr | None]:
+def _check_step(
+    number: int, previous: Expr, step: WrittenStep, graph: DoGraph, seed: int
+) -> tuple[StepCheck, Expr | None]:
     def result(status: Status, detail: str | None = None) -> StepCheck:
         return StepCheck(number, step.expression, step.rule, status, detail)
 
@@ -229,8 +256,9 @@ def _check_step(number: int, previous: Expr, step: WrittenStep, graph: DoGraph, 
     verdict = check_equivalence(previous, current, graph, seed=seed, prove=False)
     if verdict.equivalent is False:
         cx = verdict.counterexample
-        return result("not_equal", f"the value changes: {cx.value_a:.6g} before, {cx.value_b:.6g} after on a model "
-                      "of the graph"), current
+        return result(
+            "not_equal", f"the value changes: {cx.value_a:.6g} before, {cx.value_b:.6g} after on a model of the graph"
+        ), current
     if verdict.equivalent is None:
         return result("undecided", verdict.error), current
     if family is None:

@@ -53,8 +53,9 @@ def with_domains(graph: DoGraph, exprs: tuple[Expr, ...], values: Mapping[str, i
             raise DomainError(f"values are given for {name}, which is not a node; nodes are {list(graph.nodes)}")
         if name in graph.latent:
             if values and name in values:
-                raise DomainError(f"{name} is latent: a latent cause takes as many values as the graph allows, "
-                                  "never a set number")
+                raise DomainError(
+                    f"{name} is latent: a latent cause takes as many values as the graph allows, never a set number"
+                )
             continue
         if isinstance(count, bool) or not isinstance(count, numbers.Integral) or not 2 <= count <= MAX_VALUES:
             raise DomainError(f"{name} must have between 2 and {MAX_VALUES} values, not {count!r}")
@@ -69,8 +70,10 @@ def with_domains(graph: DoGraph, exprs: tuple[Expr, ...], values: Mapping[str, i
             continue
         needed = largest.get(node, 0) + 1
         if node in declared and needed > declared[node]:
-            raise DomainError(f"{node}={needed - 1} is outside the {declared[node]} values declared for {node} "
-                              f"(0..{declared[node] - 1})")
+            raise DomainError(
+                f"{node}={needed - 1} is outside the {declared[node]} values declared for {node} "
+                f"(0..{declared[node] - 1})"
+            )
         if needed > MAX_VALUES:
             raise DomainError(f"{node}={needed - 1} would give {node} more than {MAX_VALUES} values")
         domains[node] = int(declared.get(node, max(DEFAULT_VALUES, needed)))

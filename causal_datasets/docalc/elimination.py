@@ -36,8 +36,9 @@ class Table:
     array: np.ndarray
 
 
-def contract(tables: Sequence[Table], keep: Sequence[str], sizes: Mapping[str, int],
-             limit: int) -> tuple[np.ndarray, float]:
+def contract(
+    tables: Sequence[Table], keep: Sequence[str], sizes: Mapping[str, int], limit: int
+) -> tuple[np.ndarray, float]:
     """``sum over the other variables of the product of tables`` as an array over (member, *keep),
     every kept axis at its full size from ``sizes``, and a bound on the relative rounding error of
     each entry. Raises :class:`TooLarge` if a step would touch more than ``limit`` entries (members

@@ -73,7 +73,11 @@ class Atom:
     def sort_key(self) -> tuple:
         found = self.__dict__.get("_sort_key")  # memoized like Expr.text: atoms are shared by many terms
         if found is None:
-            found = self.__dict__["_sort_key"] = (self.var, tuple((v, value_key(x)) for v, x in self.cf), value_key(self.value))
+            found = self.__dict__["_sort_key"] = (
+                self.var,
+                tuple((v, value_key(x)) for v, x in self.cf),
+                value_key(self.value),
+            )
         return found
 
 

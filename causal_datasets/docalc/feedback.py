@@ -33,9 +33,20 @@ from causal_datasets.docalc.verdict import canonical_indices
 from causal_datasets.graph import GraphError
 
 Kind = Literal[
-    "no_expression", "unparsable", "unknown_variable", "unobserved_variable", "do_should_be_conditioning",
-    "do_without_effect", "unblocked_backdoor", "missing_confounder", "latent_confounding", "counterfactual_left",
-    "mediator_conditioned", "confounder_conditioned", "collider_conditioned", "intervention_in_association",
+    "no_expression",
+    "unparsable",
+    "unknown_variable",
+    "unobserved_variable",
+    "do_should_be_conditioning",
+    "do_without_effect",
+    "unblocked_backdoor",
+    "missing_confounder",
+    "latent_confounding",
+    "counterfactual_left",
+    "mediator_conditioned",
+    "confounder_conditioned",
+    "collider_conditioned",
+    "intervention_in_association",
     "not_accepted",
 ]
 #: query types whose quantity is an association (rung 1): no do() or counterfactual belongs in it
@@ -71,7 +82,9 @@ def diagnose(
     under ``graph``. Empty when nothing structural is found (the caller then says only that the
     verifier did not accept it)."""
     if expression is None:
-        return [Finding("no_expression", "Your reply has no final line with the expression, so there was nothing to check.")]
+        return [
+            Finding("no_expression", "Your reply has no final line with the expression, so there was nothing to check.")
+        ]
     try:
         e = canonical_indices(parse(expression))
         graph.check_variables(e)
@@ -80,18 +93,32 @@ def diagnose(
     except GraphError:
         unknown = sorted(variables(parse(expression)) - set(graph.nodes))
         which = f"{unknown[0]} is not a variable" if len(unknown) == 1 else f"{_names(unknown)} are not variables"
-        return [Finding("unknown_variable", f"{which} of the graph; its variables are {_names(graph.nodes)}.",
-                        tuple(unknown))]
+        return [
+            Finding(
+                "unknown_variable", f"{which} of the graph; its variables are {_names(graph.nodes)}.", tuple(unknown)
+            )
+        ]
     hidden = sorted(variables(e) & graph.latent)
     if hidden:
-        return [Finding("unobserved_variable", f"{_names(hidden)} {'is' if len(hidden) == 1 else 'are'} unobserved: "
-                        "an estimand can only use observed variables.", tuple(hidden))]
+        return [
+            Finding(
+                "unobserved_variable",
+                f"{_names(hidden)} {'is' if len(hidden) == 1 else 'are'} unobserved: "
+                "an estimand can only use observed variables.",
+                tuple(hidden),
+            )
+        ]
     findings: list[Finding] = []
     association = query_type in ASSOCIATION
     if association and (contains_counterfactual(e) or _has_do(e)):
-        findings.append(Finding("intervention_in_association", "The question asks about an association among "
-                                "observed variables: write it with conditioning on observed values, without do() "
-                                "or counterfactual subscripts."))
+        findings.append(
+            Finding(
+                "intervention_in_association",
+                "The question asks about an association among "
+                "observed variables: write it with conditioning on observed values, without do() "
+                "or counterfactual subscripts.",
+            )
+        )
     for term, bound in _terms(e):
         if not association:
             findings += _do_findings(term, graph, outcome)
@@ -117,8 +144,10 @@ def feedback_message(findings: list[Finding], answer_format: str, *, graph_only:
         lines.append("What it found, from the causal graph and your expression:")
         lines += [f"{number}. {finding.message}" for number, finding in enumerate(findings, 1)]
     else:
-        lines.append("It found no single faulty term: derive the expression again, step by step, from the causal "
-                     "quantity asked for and the graph.")
+        lines.append(
+            "It found no single faulty term: derive the expression again, step by step, from the causal "
+            "quantity asked for and the graph."
+        )
     lines.append(f"Revise your answer. {answer_format}")
     return "\n".join(lines)
 
@@ -149,9 +178,15 @@ def _do_findings(term: Prob | Expect, graph: DoGraph, outcome: str) -> list[Find
     """An estimand has no do() and no counterfactual: say how each one could go, or why it cannot."""
     findings = []
     if any(atom.cf for atom in (term.event + term.given if isinstance(term, Prob) else ())) or (
-            isinstance(term, Expect) and any(atom.cf for _, atom in term.body)):
-        findings.append(Finding("counterfactual_left", "A term keeps a counterfactual subscript; an estimand is "
-                                "written with observed probabilities only (consistency, back-door adjustment)."))
+        isinstance(term, Expect) and any(atom.cf for _, atom in term.body)
+    ):
+        findings.append(
+            Finding(
+                "counterfactual_left",
+                "A term keeps a counterfactual subscript; an estimand is "
+                "written with observed probabilities only (consistency, back-door adjustment).",
+            )
+        )
     ys = _outcomes(term)
     if outcome not in ys or not term.do:
         return findings
@@ -161,12 +196,24 @@ def _do_findings(term: Prob | Expect, graph: DoGraph, outcome: str) -> list[Find
     for var in sorted(actions):
         others = actions - {var}
         if graph.d_separated({var}, ys, others | given, cut_in=others, cut_out={var}):
-            findings.append(Finding("do_should_be_conditioning", f"do({var}) can be replaced by conditioning on {var}: "
-                                    f"{outcome} and {var} are d-separated given {_set(others | given)} once the edges "
-                                    f"out of {var} are removed (rule 2).", (var,)))
+            findings.append(
+                Finding(
+                    "do_should_be_conditioning",
+                    f"do({var}) can be replaced by conditioning on {var}: "
+                    f"{outcome} and {var} are d-separated given {_set(others | given)} once the edges "
+                    f"out of {var} are removed (rule 2).",
+                    (var,),
+                )
+            )
         elif graph.d_separated({var}, ys, others | given, cut_in=others | {var}):
-            findings.append(Finding("do_without_effect", f"do({var}) has no effect on {outcome} given "
-                                    f"{_set(others | given)} in this graph: it can be dropped (rule 3).", (var,)))
+            findings.append(
+                Finding(
+                    "do_without_effect",
+                    f"do({var}) has no effect on {outcome} given "
+                    f"{_set(others | given)} in this graph: it can be dropped (rule 3).",
+                    (var,),
+                )
+            )
         else:
             findings += _backdoor_findings(var, outcome, given, graph, f"do({var}) cannot become conditioning on {var}")
     return findings
@@ -182,20 +229,33 @@ def _conditioned_in_do_term(actions: set[str], given: set[str], graph: DoGraph, 
     for var in sorted(given - actions):
         starts = sorted(a for a in (given | actions) - {var} if var in graph.descendants({a}))
         if var in ancestors_of_outcome and starts and var != outcome:
-            findings.append(Finding("mediator_conditioned", f"{var} lies on a directed path from {starts[0]} to "
-                                    f"{outcome} ({_directed_path(graph, starts[0], var, outcome)}): conditioning on it "
-                                    f"removes the part of the effect that goes through it.", (var,)))
+            findings.append(
+                Finding(
+                    "mediator_conditioned",
+                    f"{var} lies on a directed path from {starts[0]} to "
+                    f"{outcome} ({_directed_path(graph, starts[0], var, outcome)}): conditioning on it "
+                    f"removes the part of the effect that goes through it.",
+                    (var,),
+                )
+            )
         for action in sorted(actions):
             if (var, action) in edges and (var, outcome) in edges:
-                findings.append(Finding("confounder_conditioned", f"{var} is a common cause of {action} and {outcome} "
-                                        f"({var} -> {action}, {var} -> {outcome}): conditioning on it gives the effect "
-                                        f"within each value of {var}, not over everyone; average over {var} or "
-                                        f"intervene on it (do({var})).", (var,)))
+                findings.append(
+                    Finding(
+                        "confounder_conditioned",
+                        f"{var} is a common cause of {action} and {outcome} "
+                        f"({var} -> {action}, {var} -> {outcome}): conditioning on it gives the effect "
+                        f"within each value of {var}, not over everyone; average over {var} or "
+                        f"intervene on it (do({var})).",
+                        (var,),
+                    )
+                )
     return findings
 
 
-def _conditioning_findings(term: Prob, bound: frozenset[str], graph: DoGraph, treatment: str, outcome: str,
-                           query_type: str) -> list[Finding]:
+def _conditioning_findings(
+    term: Prob, bound: frozenset[str], graph: DoGraph, treatment: str, outcome: str, query_type: str
+) -> list[Finding]:
     """A term P(outcome | treatment = a value, Z) read as the treatment's effect: what in Z or outside it spoils that."""
     setting = next((atom for atom in term.given if atom.var == treatment), None)
     if outcome not in _outcomes(term) or setting is None or setting.value in bound:
@@ -206,16 +266,29 @@ def _conditioning_findings(term: Prob, bound: frozenset[str], graph: DoGraph, tr
     findings = []
     if query_type not in MEDIATION:
         for var in sorted(conditioned & effects & causes_of_outcome):
-            findings.append(Finding("mediator_conditioned", f"{var} lies on a directed path from {treatment} to "
-                                    f"{outcome} ({_directed_path(graph, treatment, var, outcome)}): conditioning on it "
-                                    f"removes the part of {treatment}'s effect that goes through it.", (var,)))
+            findings.append(
+                Finding(
+                    "mediator_conditioned",
+                    f"{var} lies on a directed path from {treatment} to "
+                    f"{outcome} ({_directed_path(graph, treatment, var, outcome)}): conditioning on it "
+                    f"removes the part of {treatment}'s effect that goes through it.",
+                    (var,),
+                )
+            )
     for var in sorted((conditioned & effects) - causes_of_outcome):
-        findings.append(Finding("collider_conditioned", f"{var} is an effect of {treatment} but not a cause of "
-                                f"{outcome}: conditioning on it can open a non-causal path between them.", (var,)))
+        findings.append(
+            Finding(
+                "collider_conditioned",
+                f"{var} is an effect of {treatment} but not a cause of "
+                f"{outcome}: conditioning on it can open a non-causal path between them.",
+                (var,),
+            )
+        )
     adjustment = conditioned - effects
     if not graph.d_separated({treatment}, {outcome}, adjustment, cut_out={treatment}):
-        findings += _backdoor_findings(treatment, outcome, adjustment, graph,
-                                       f"P({outcome} | {treatment}, ...) is not the effect of {treatment}")
+        findings += _backdoor_findings(
+            treatment, outcome, adjustment, graph, f"P({outcome} | {treatment}, ...) is not the effect of {treatment}"
+        )
     return findings
 
 
@@ -227,18 +300,36 @@ def _backdoor_findings(treatment: str, outcome: str, given: set[str], graph: DoG
         shown = _path_text(graph, path)
         blockers = [n for n in path[1:-1] if n not in graph.latent and not _collider(graph, path, n)]
         if blockers:
-            findings.append(Finding("missing_confounder", f"{lead}: the back-door path {shown} is open given "
-                                    f"{_set(given)}; it passes through the observed {_names(blockers)}, which the "
-                                    "expression does not adjust for.", tuple(blockers)))
+            findings.append(
+                Finding(
+                    "missing_confounder",
+                    f"{lead}: the back-door path {shown} is open given "
+                    f"{_set(given)}; it passes through the observed {_names(blockers)}, which the "
+                    "expression does not adjust for.",
+                    tuple(blockers),
+                )
+            )
         else:
             hidden = [n for n in path[1:-1] if n in graph.latent]
-            findings.append(Finding("latent_confounding", f"{lead}: the back-door path {shown} runs through the "
-                                    f"unobserved {_names(hidden)}, so no adjustment for observed variables blocks it; "
-                                    f"look for variables {treatment} acts through (front door) or that act on "
-                                    f"{outcome} only through {treatment} (instrument).", tuple(hidden)))
+            findings.append(
+                Finding(
+                    "latent_confounding",
+                    f"{lead}: the back-door path {shown} runs through the "
+                    f"unobserved {_names(hidden)}, so no adjustment for observed variables blocks it; "
+                    f"look for variables {treatment} acts through (front door) or that act on "
+                    f"{outcome} only through {treatment} (instrument).",
+                    tuple(hidden),
+                )
+            )
     if not findings:
-        findings.append(Finding("unblocked_backdoor", f"{lead}: {treatment} and {outcome} are not d-separated "
-                                f"given {_set(given)} once the edges out of {treatment} are removed.", (treatment,)))
+        findings.append(
+            Finding(
+                "unblocked_backdoor",
+                f"{lead}: {treatment} and {outcome} are not d-separated "
+                f"given {_set(given)} once the edges out of {treatment} are removed.",
+                (treatment,),
+            )
+        )
     return findings
 
 

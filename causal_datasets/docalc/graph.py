@@ -72,13 +72,19 @@ class DoGraph:
 
     @classmethod
     def from_edges(
-        cls, edges: Iterable, nodes: Iterable[str] = (), latent: Iterable[str] = (), domains: Mapping[str, int] | None = None
+        cls,
+        edges: Iterable,
+        nodes: Iterable[str] = (),
+        latent: Iterable[str] = (),
+        domains: Mapping[str, int] | None = None,
     ) -> DoGraph:
         """From ``(source, target)`` pairs (or any edge form :class:`CausalGraph` accepts)."""
         return cls.from_causal_graph(CausalGraph.from_edges(edges, nodes, allow_self_loops=False), latent, domains)
 
     @classmethod
-    def from_causal_graph(cls, graph: CausalGraph, latent: Iterable[str] = (), domains: Mapping[str, int] | None = None) -> DoGraph:
+    def from_causal_graph(
+        cls, graph: CausalGraph, latent: Iterable[str] = (), domains: Mapping[str, int] | None = None
+    ) -> DoGraph:
         """Each bidirected pair ``A <-> B`` becomes an explicit latent node ``U_A_B`` with edges to A and B."""
         if not graph.nodes:
             raise GraphError("the graph is empty")
@@ -147,7 +153,9 @@ class DoGraph:
         try:
             return _mask(self._bit, names)
         except KeyError as error:
-            raise UnknownVariable(f"{error.args[0]!r} is not a node of the graph; nodes are {list(self.nodes)}") from None
+            raise UnknownVariable(
+                f"{error.args[0]!r} is not a node of the graph; nodes are {list(self.nodes)}"
+            ) from None
 
     def _names(self, mask: int) -> frozenset[str]:
         return frozenset(n for n, b in self._bit.items() if mask & b)
@@ -164,7 +172,14 @@ class DoGraph:
         """Is ``xs`` d-separated from ``ys`` given ``zs`` in the graph with edges into ``cut_in``
         and out of ``cut_out`` removed (Pearl's G_{\\bar{cut_in}, \\underline{cut_out}})?"""
         given = self._bits(zs)
-        key = ("d-separation", self._bits(xs) & ~given, self._bits(ys) & ~given, given, self._bits(cut_in), self._bits(cut_out))
+        key = (
+            "d-separation",
+            self._bits(xs) & ~given,
+            self._bits(ys) & ~given,
+            given,
+            self._bits(cut_in),
+            self._bits(cut_out),
+        )
         cached = self._cache.get(key)
         if cached is None:
             cached = self._cache[key] = self._reachable_separated(*key[1:])

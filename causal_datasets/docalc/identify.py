@@ -84,8 +84,11 @@ SUBPROBLEM = "formula of the subproblem's distribution"
 CONDITIONAL = "definition of conditional probability"
 #: the rule checker's function for each probability rule the derivation applies (the do-calculus
 #: rules go through :func:`.rules.do_calculus_rule`)
-PROBABILITY_RULES = {"marginalization": total_probability, "product rule": product_rule,
-                     CONDITIONAL: conditional_definition}
+PROBABILITY_RULES = {
+    "marginalization": total_probability,
+    "product rule": product_rule,
+    CONDITIONAL: conditional_definition,
+}
 
 
 class QueryError(ValueError):
@@ -131,9 +134,16 @@ class DerivationStep:
         return f"{self.line}, {self.rule}{times}{condition}: {self.before}  =>  {self.after}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "rule": self.rule, "applications": len(self.applications),
-                "condition": self.condition, "before": self.before, "after": self.after,
-                "expression": self.expression, "check": self.check}
+        return {
+            "line": self.line,
+            "rule": self.rule,
+            "applications": len(self.applications),
+            "condition": self.condition,
+            "before": self.before,
+            "after": self.after,
+            "expression": self.expression,
+            "check": self.check,
+        }
 
 
 @dataclass(frozen=True)
@@ -170,9 +180,13 @@ class Identification:
 
     def proof(self) -> Proof:
         """The derivation as a :class:`~.search.Proof` (for :func:`.verdict.check_proof`)."""
-        return Proof(self.symbolic_query, tuple(
-            ProofStep(f"{step.line}: {step.rule}", step.condition, step.before, step.after, step.expression)
-            for step in self.derivation))
+        return Proof(
+            self.symbolic_query,
+            tuple(
+                ProofStep(f"{step.line}: {step.rule}", step.condition, step.before, step.after, step.expression)
+                for step in self.derivation
+            ),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -317,8 +331,9 @@ class _Distribution:
 
     def component(self, part: frozenset[str], admg: ADMG, line: str, context: frozenset[str]) -> _Distribution:
         """``P(part | do(z, rest))`` for a c-component ``part``: Π_{V_i ∈ part} P(v_i | v_π^(i-1)) (line 7)."""
-        factors = tuple(_Factor(self.conditional(v, admg.before(v, self.variables), admg), v)
-                        for v in admg.sorted(part))
+        factors = tuple(
+            _Factor(self.conditional(v, admg.before(v, self.variables), admg), v) for v in admg.sorted(part)
+        )
         target = _term(admg.sorted(part), context | (self.variables - part))
         note = f"{target.text} = {mul(*(f.expr for f in factors)).text} ({line})"
         return _Distribution(part, factors, frozenset(), self.origin + (note,))
@@ -380,8 +395,13 @@ def _divide(numerator: list[Expr], denominator: list[Expr]) -> Expr:
     if not rest:
         return num
     den = mul(*rest)
-    if (isinstance(num, Prob) and isinstance(den, Prob) and num.do == den.do and num.given == den.given
-            and set(den.event) < set(num.event)):
+    if (
+        isinstance(num, Prob)
+        and isinstance(den, Prob)
+        and num.do == den.do
+        and num.given == den.given
+        and set(den.event) < set(num.event)
+    ):
         return Prob(tuple(a for a in num.event if a not in den.event), num.do, num.given + den.event)
     return div(num, den)
 
@@ -507,21 +527,33 @@ class _Identifier:
         moves: list[str] = []
         start = _term(y, x, z)
         while z:  # line 1: an observation that rule 2 turns into an action
-            v = next((v for v in self.admg.sorted(z)
-                      if self.graph.d_separated({v}, y, x | (z - {v}), cut_in=x, cut_out={v})), None)
+            v = next(
+                (
+                    v
+                    for v in self.admg.sorted(z)
+                    if self.graph.d_separated({v}, y, x | (z - {v}), cut_in=x, cut_out={v})
+                ),
+                None,
+            )
             if v is None:
                 break
             moves.append(v)
             x, z = x | {v}, z - {v}
-        goal = self._in_a_row(start, moves, _observation_to_action, "IDC line 1", "rule 2: observation to action",
-                              "each is d-separated from the outcome given the rest, with the edges into the actions "
-                              "and out of it cut")
+        goal = self._in_a_row(
+            start,
+            moves,
+            _observation_to_action,
+            "IDC line 1",
+            "rule 2: observation to action",
+            "each is d-separated from the outcome given the rest, with the edges into the actions and out of it cut",
+        )
         if not z:
             self.start_id(y, x)
             return
         joint, marginal = _term(y | z, x), _term(z, x)
-        self._rewrite(goal, div(joint, marginal), "IDC line 2", CONDITIONAL,
-                      "P(y | do(x), z) = P(y, z | do(x)) / P(z | do(x))")
+        self._rewrite(
+            goal, div(joint, marginal), "IDC line 2", CONDITIONAL, "P(y | do(x), z) = P(y, z | do(x)) / P(z | do(x))"
+        )
         self._marginalize(marginal, self.admg.sorted(y), "IDC line 2")
         self.start_id(y | z, x)
 
@@ -530,8 +562,9 @@ class _Identifier:
         everything = frozenset(self.admg.order)
         self.id(y, x, _Distribution(everything), everything, frozenset())
 
-    def id(self, y: frozenset[str], x: frozenset[str], dist: _Distribution, nodes: frozenset[str],
-           context: frozenset[str]) -> None:
+    def id(
+        self, y: frozenset[str], x: frozenset[str], dist: _Distribution, nodes: frozenset[str], context: frozenset[str]
+    ) -> None:
         """Rewrite the term ``P(y | do(x, context))`` into observed probabilities (or raise :class:`_Failure`)."""
         admg = self.admg
         goal = _term(admg.sorted(y), x | context)
@@ -542,14 +575,26 @@ class _Identifier:
             return
         ancestors = admg.ancestors(y, nodes)
         if ancestors != nodes:  # line 2
-            self._in_a_row(goal, admg.sorted(x - ancestors), _without_do, "ID line 2", "rule 3: delete action",
-                           "not ancestors of the outcome")
+            self._in_a_row(
+                goal,
+                admg.sorted(x - ancestors),
+                _without_do,
+                "ID line 2",
+                "rule 3: delete action",
+                "not ancestors of the outcome",
+            )
             self.id(y, x & ancestors, dist.restricted(ancestors, "ID line 2"), ancestors, context)
             return
         unaffected = (nodes - x) - admg.ancestors(y, nodes, cut_in=x)
         if unaffected:  # line 3
-            self._in_a_row(goal, admg.sorted(unaffected), _with_do, "ID line 3", "rule 3: insert action",
-                           "not ancestors of the outcome once the actions are set")
+            self._in_a_row(
+                goal,
+                admg.sorted(unaffected),
+                _with_do,
+                "ID line 3",
+                "rule 3: insert action",
+                "not ancestors of the outcome once the actions are set",
+            )
             self.id(y, x | unaffected, dist, nodes, context)
             return
         parts = admg.components(nodes - x)
@@ -557,8 +602,13 @@ class _Identifier:
             term = self._marginalize(goal, admg.sorted(nodes - x - y), "ID line 4")
             factors = [_term(admg.sorted(part), (nodes - part) | context) for part in parts]
             names = " | ".join("{" + ", ".join(admg.sorted(p)) + "}" for p in parts)
-            self._rewrite(term, mul(*factors), "ID line 4", FACTORIZATION,
-                          f"the c-components of G[{', '.join(admg.sorted(nodes))}] without the actions are {names}")
+            self._rewrite(
+                term,
+                mul(*factors),
+                "ID line 4",
+                FACTORIZATION,
+                f"the c-components of G[{', '.join(admg.sorted(nodes))}] without the actions are {names}",
+            )
             for part in parts:
                 self.id(part, nodes - part, dist, nodes, context)
             return
@@ -574,8 +624,15 @@ class _Identifier:
         bigger = next(c for c in whole if part < c)  # line 7
         self.id(y, x & bigger, dist.component(bigger, admg, "ID line 7", context), bigger, context | (nodes - bigger))
 
-    def _line6(self, goal: Prob, y: frozenset[str], x: frozenset[str], part: frozenset[str], dist: _Distribution,
-               nodes: frozenset[str]) -> None:
+    def _line6(
+        self,
+        goal: Prob,
+        y: frozenset[str],
+        x: frozenset[str],
+        part: frozenset[str],
+        dist: _Distribution,
+        nodes: frozenset[str],
+    ) -> None:
         """``P(y | do(x)) = Σ_{part \\ y} Π_{V_i ∈ part} P(v_i | v_π^(i-1))`` for a c-component ``part`` of
         the graph: marginalization, the product rule, then rule 2 (earlier treatments become
         observations) and rule 3 (later treatments go) on each factor. Members of ``part`` after the
@@ -597,11 +654,22 @@ class _Identifier:
         self._step(joint, applications, "ID line 6", "product rule", "chain rule in the topological order")
         for v, factor in zip(kept, factors):
             earlier = admg.before(v, nodes)
-            factor = self._in_a_row(factor, admg.sorted(x & earlier), _action_to_observation, "ID line 6",
-                                    "rule 2: action to observation",
-                                    f"no bidirected edge joins {{{', '.join(ordered)}}} to the treatments")
-            factor = self._in_a_row(factor, admg.sorted(x - earlier), _without_do, "ID line 6", "rule 3: delete action",
-                                    f"treatments after {v}")
+            factor = self._in_a_row(
+                factor,
+                admg.sorted(x & earlier),
+                _action_to_observation,
+                "ID line 6",
+                "rule 2: action to observation",
+                f"no bidirected edge joins {{{', '.join(ordered)}}} to the treatments",
+            )
+            factor = self._in_a_row(
+                factor,
+                admg.sorted(x - earlier),
+                _without_do,
+                "ID line 6",
+                "rule 3: delete action",
+                f"treatments after {v}",
+            )
             self._substitute(factor, dist.conditional(v, earlier, admg), "ID line 6", dist)
 
     def _substitute(self, term: Prob, formula: Expr, line: str, dist: _Distribution) -> None:

@@ -119,8 +119,9 @@ class Independences:
     _cache: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def parse(cls, statements: str | Iterable[str | Statement], *, complete: bool = False,
-              latent: Iterable[str] = ()) -> Independences:
+    def parse(
+        cls, statements: str | Iterable[str | Statement], *, complete: bool = False, latent: Iterable[str] = ()
+    ) -> Independences:
         """From text (statements separated by ``;`` or new lines) or a list of texts or statements."""
         if isinstance(statements, str):
             if len(statements) > MAX_TEXT:
@@ -129,8 +130,9 @@ class Independences:
         parsed = tuple(s if isinstance(s, Statement) else parse_statement(str(s)) for s in statements)
         names = frozenset().union(*(s.variables for s in parsed), latent)
         if len(names) > MAX_VARIABLES:
-            raise TooManyGraphs(f"{len(names)} variables in the statements (independence reasoning takes at most "
-                                    f"{MAX_VARIABLES})")
+            raise TooManyGraphs(
+                f"{len(names)} variables in the statements (independence reasoning takes at most {MAX_VARIABLES})"
+            )
         return cls(parsed, complete, frozenset(latent))
 
     @property
@@ -284,7 +286,8 @@ def _markov_class(closure: frozenset[Triple], nodes: tuple[str, ...], latent: fr
                 if first.d_separated({a}, {b}, given) != ((frozenset((a, b)), frozenset(given)) in closure):
                     raise IndependenceError(
                         "no DAG has exactly these independences: its closest graph "
-                        f"({first.edge_text() or 'no edges'}) differs on {a} ⊥ {b} | {', '.join(given) or '∅'}")
+                        f"({first.edge_text() or 'no edges'}) differs on {a} ⊥ {b} | {', '.join(given) or '∅'}"
+                    )
     return members
 
 
@@ -293,8 +296,12 @@ def _v_structures(directed: set[tuple[str, str]], adjacent: set[frozenset[str]])
     into: dict[str, list[str]] = {}
     for s, t in directed:
         into.setdefault(t, []).append(s)
-    return frozenset((a, c, b) for c, parents in into.items() for a, b in itertools.combinations(sorted(parents), 2)
-                     if frozenset((a, b)) not in adjacent)
+    return frozenset(
+        (a, c, b)
+        for c, parents in into.items()
+        for a, b in itertools.combinations(sorted(parents), 2)
+        if frozenset((a, b)) not in adjacent
+    )
 
 
 def _meek(directed: set[tuple[str, str]], adjacent: set[frozenset[str]]) -> set[tuple[str, str]]:
@@ -319,8 +326,11 @@ def _forced(s: str, t: str, directed: set[tuple[str, str]], adjacent: set[frozen
         return True
     if any((s, m) in directed and (m, t) in directed for m in {b for a, b in directed if a == s}):  # rule 2
         return True
-    parents_t = [a for a, b in directed if b == t and frozenset((a, s)) in adjacent
-                 and not any(e in directed for e in ((a, s), (s, a)))]
+    parents_t = [
+        a
+        for a, b in directed
+        if b == t and frozenset((a, s)) in adjacent and not any(e in directed for e in ((a, s), (s, a)))
+    ]
     return any(frozenset((c, d)) not in adjacent for c, d in itertools.combinations(parents_t, 2))  # rule 3
 
 

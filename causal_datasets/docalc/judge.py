@@ -33,7 +33,9 @@ Verdict: not equivalent"""
 
 REASK = "Your reply did not end with a verdict line. Answer with one line: `Verdict: equivalent` or `Verdict: not equivalent`."
 
-_VERDICT = re.compile(r"verdict[*_`\s]*[:=]\s*[*_`\"']*\s*(?P<value>not\s+equivalent|equivalent|yes|no)\b", re.IGNORECASE)
+_VERDICT = re.compile(
+    r"verdict[*_`\s]*[:=]\s*[*_`\"']*\s*(?P<value>not\s+equivalent|equivalent|yes|no)\b", re.IGNORECASE
+)
 
 
 @dataclass
@@ -52,9 +54,11 @@ class JudgeVerdict:
 def judge_messages(prediction: str, reference: str, graph: DoGraph) -> Messages:
     observed = [n for n in graph.nodes if n not in graph.latent]
     hidden = ", ".join(sorted(graph.latent)) or "none"
-    user = (f"Causal graph: {', '.join(f'{s} -> {t}' for s, t in graph.edges)}\n"
-            f"Observed variables: {', '.join(observed)}\nUnobserved variables: {hidden}\n"
-            f"Reference expression: {reference}\nPredicted expression: {prediction}")
+    user = (
+        f"Causal graph: {', '.join(f'{s} -> {t}' for s, t in graph.edges)}\n"
+        f"Observed variables: {', '.join(observed)}\nUnobserved variables: {hidden}\n"
+        f"Reference expression: {reference}\nPredicted expression: {prediction}"
+    )
     return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": user}]
 
 
@@ -68,8 +72,9 @@ def parse_verdict(text: str) -> bool | None:
     return value in ("equivalent", "yes")
 
 
-def ask_judge(client: ChatClient, prediction: str | None, reference: str, graph: DoGraph,
-              max_attempts: int = DEFAULT_ATTEMPTS) -> JudgeVerdict:
+def ask_judge(
+    client: ChatClient, prediction: str | None, reference: str, graph: DoGraph, max_attempts: int = DEFAULT_ATTEMPTS
+) -> JudgeVerdict:
     """The judge's verdict on ``prediction`` (None: nothing to judge, no call made)."""
     if prediction is None:
         return JudgeVerdict(None, error="no_expression")

@@ -110,8 +110,9 @@ def projection(graph: DoGraph) -> Projection:
     found = graph._cache.get("latent projection")
     if found is None:
         parents = {v: tuple(sorted(_reach(graph, v, graph.parents))) for v in graph.nodes if v not in graph.latent}
-        reached = sorted(((frozenset(_reach(graph, u, graph.children)), u) for u in graph.latent),
-                         key=lambda r: (-len(r[0]), r[1]))
+        reached = sorted(
+            ((frozenset(_reach(graph, u, graph.children)), u) for u in graph.latent), key=lambda r: (-len(r[0]), r[1])
+        )
         sources: dict[str, tuple[str, ...]] = {}
         for children, name in reached:
             if len(children) > 1 and not any(children <= set(kept) for kept in sources.values()):
@@ -149,8 +150,9 @@ def model_graph(graph: DoGraph, values: Mapping[str, int]) -> DoGraph:
         edges = [(p, v) for v in observed for p in shape.parents[v]]
         edges += [(s, c) for s, children in shape.sources.items() for c in children]
         domains = {n: graph.domain(n) for n in observed} | {s: values[s] for s in shape.sources}
-        found = graph._cache[key] = DoGraph(observed + tuple(shape.sources), tuple(edges), frozenset(shape.sources),
-                                            domains)
+        found = graph._cache[key] = DoGraph(
+            observed + tuple(shape.sources), tuple(edges), frozenset(shape.sources), domains
+        )
     return found
 
 
@@ -198,8 +200,11 @@ class _Forms:
         if isinstance(term, Prob):
             events = [term.event]
         else:  # E[c * Y + ...] sums P(Y = y) over Y's values but 0
-            events = [(Atom(atom.var, v, atom.cf),) for _, atom in term.body
-                      for v in (range(1, graph.domain(atom.var)) if atom.value is None else (atom.value,))]
+            events = [
+                (Atom(atom.var, v, atom.cf),)
+                for _, atom in term.body
+                for v in (range(1, graph.domain(atom.var)) if atom.value is None else (atom.value,))
+            ]
         numerators = tuple(self._numbered(Prob(event + term.given, term.do)) for event in events)
         self.terms[term] = (numerators, self._numbered(Prob(term.given, term.do)) if term.given else None)
 
@@ -369,19 +374,32 @@ class _Count:
             return _sum([_Count.of(t, forms, changed) for t in e.terms])
         if isinstance(e, Mul):
             parts = [_Count.of(f, forms, changed) for f in e.factors]
-            return _reduced(_product(*(p.factors for p in parts)), sum(p.rest for p in parts),
-                            _product(*(p.denominator for p in parts)), frozenset().union(*(p.forms for p in parts)))
+            return _reduced(
+                _product(*(p.factors for p in parts)),
+                sum(p.rest for p in parts),
+                _product(*(p.denominator for p in parts)),
+                frozenset().union(*(p.forms for p in parts)),
+            )
         if isinstance(e, Div):  # (K1 * R1 / D1) / (K2 * R2 / D2) = K1 * D2 * R1 / (D1 * K2 * R2)
             num, den = _Count.of(e.num, forms, changed), _Count.of(e.den, forms, changed)
             divisor = {(e.den, (), den.rest): 1} if den.rest else {}
-            return _reduced(_product(num.factors, den.denominator), num.rest,
-                            _product(num.denominator, den.factors, divisor), num.forms | den.forms)
+            return _reduced(
+                _product(num.factors, den.denominator),
+                num.rest,
+                _product(num.denominator, den.factors, divisor),
+                num.forms | den.forms,
+            )
         if isinstance(e, Sum):  # one term per value: the keys that mention the index differ between them
             body = _Count.of(e.body, forms, changed)
-            bound = [_Count({_bind(forms, e.index, k, j): p for k, p in body.factors.items()}, body.rest,
-                            {_bind(forms, e.index, k, j): p for k, p in body.denominator.items()},
-                            frozenset(_bind(forms, e.index, k, j) for k in body.forms))
-                     for j in range(forms._structure.domain(e.var))]
+            bound = [
+                _Count(
+                    {_bind(forms, e.index, k, j): p for k, p in body.factors.items()},
+                    body.rest,
+                    {_bind(forms, e.index, k, j): p for k, p in body.denominator.items()},
+                    frozenset(_bind(forms, e.index, k, j) for k in body.forms),
+                )
+                for j in range(forms._structure.domain(e.var))
+            ]
             return _sum(bound)
         raise TypeError(f"no degree for {type(e).__name__}")
 

@@ -77,8 +77,10 @@ the expression, graphical representation, reasoning, and final answer.
 Prompt: {description}"""
 
 #: how a revised answer is asked for (verifier feedback under this prompt)
-ANSWER_FORMAT = ("Answer in the same format: the lines Expression:, Graphical Representation:, Reasoning: and "
-                 "Final Answer: Yes or No.")
+ANSWER_FORMAT = (
+    "Answer in the same format: the lines Expression:, Graphical Representation:, Reasoning: and "
+    "Final Answer: Yes or No."
+)
 
 _EXPRESSION = labelled_line("expression")
 _GRAPH = labelled_line(r"(?:graphical\s+representation|causal\s+graph|graph)")
@@ -109,8 +111,9 @@ class PaperAnswer:
 def read_answer(text: str) -> PaperAnswer:
     final = extract_labelled(text, _FINAL)
     match = _YES_NO.match(final or "")
-    return PaperAnswer(extract_labelled(text, _EXPRESSION), extract_labelled(text, _GRAPH),
-                       match.group(1).lower() if match else None)
+    return PaperAnswer(
+        extract_labelled(text, _EXPRESSION), extract_labelled(text, _GRAPH), match.group(1).lower() if match else None
+    )
 
 
 def model_graph(text: str | None, q: CladderQuestionRow) -> tuple[DoGraph | None, str | None, str | None]:

@@ -22,10 +22,10 @@ multiplication signs, ``E(...)``, empty condition lists. Errors carry the charac
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import NamedTuple
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
+from typing import NamedTuple
 
 from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Potential, Prob, Sum, add, div, mul, negate
 
@@ -158,8 +158,14 @@ class _Parser:
 
     def _bare_event_ahead(self) -> bool:
         token = self.tok
-        return token.kind == "name" and token.text not in ("P", "E", "sum") or (
-            token.kind == "name" and token.text in ("P", "E") and self.tokens[self.i + 1].text in ("=", "_", "|", ",")
+        return (
+            token.kind == "name"
+            and token.text not in ("P", "E", "sum")
+            or (
+                token.kind == "name"
+                and token.text in ("P", "E")
+                and self.tokens[self.i + 1].text in ("=", "_", "|", ",")
+            )
         )
 
     def bare_probability(self) -> Prob:
@@ -198,7 +204,9 @@ class _Parser:
         while self.at("-"):  # a loop, not recursion: a run of minus signs cannot exhaust the stack
             self.take("-")
             signs += 1
-        if self.tok.kind == "sum" or (self.tok.kind == "name" and self.tok.text == "sum" and self.tokens[self.i + 1].text == "_"):
+        if self.tok.kind == "sum" or (
+            self.tok.kind == "name" and self.tok.text == "sum" and self.tokens[self.i + 1].text == "_"
+        ):
             operand = self.summation()
         else:
             operand = self.primary()
@@ -336,7 +344,9 @@ class _Parser:
             elif self.at("="):
                 self.take("=")
                 nested_value = nested and self.tok.kind == "name" and self.tokens[self.i + 1].text == "_"
-                result.append((var, Potential(self.name("a variable name"), self.subscript()) if nested_value else self.value()))
+                result.append(
+                    (var, Potential(self.name("a variable name"), self.subscript()) if nested_value else self.value())
+                )
             else:
                 result.append((var, var))
             if not self.at(","):

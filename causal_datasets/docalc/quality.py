@@ -83,20 +83,38 @@ def mismatched_brackets(text: str) -> bool:
     return False
 
 
-def unobserved_estimand_findings(pairs: Sequence[CladderPair], questions: Sequence[CladderQuestionRow]) -> list[Finding]:
+def unobserved_estimand_findings(
+    pairs: Sequence[CladderPair], questions: Sequence[CladderQuestionRow]
+) -> list[Finding]:
     """CLadder's own pairs and questions whose estimand uses a node the story calls unobserved."""
+
     def hidden(estimand: str, latent: Sequence[str]) -> bool:
         parsed = try_parse(estimand)
         return parsed is not None and bool(variables(parsed) & set(latent))
 
-    issue = "CLadder's estimand uses a variable the story says is unobserved (V2 in the arrowhead `nde` / `nie` questions)"
+    issue = (
+        "CLadder's estimand uses a variable the story says is unobserved (V2 in the arrowhead `nde` / `nie` questions)"
+    )
     question_ids = tuple(q.id for q in questions if hidden(q.estimand, q.latent))
     return [
-        Finding("cladder", issue, "kept; labeled on the same graph with every node modeled (whether two expressions are "
-                "equal does not depend on what is observed); `latent` lists the node",
-                ids=tuple(r.id for r in pairs if r.pair_kind == "formal_vs_estimand" and hidden(r.expr_b, r.latent))),
-        Finding("questions", issue, "kept; no expression over observed variables can equal such an estimand, so "
-                "`causal-datasets eval cladder_pairs` leaves these questions out", ids=question_ids),
-        Finding("prompts", issue, "kept; `reference` is that estimand although the request lists the node as "
-                "unobserved", ids=question_ids),
+        Finding(
+            "cladder",
+            issue,
+            "kept; labeled on the same graph with every node modeled (whether two expressions are "
+            "equal does not depend on what is observed); `latent` lists the node",
+            ids=tuple(r.id for r in pairs if r.pair_kind == "formal_vs_estimand" and hidden(r.expr_b, r.latent)),
+        ),
+        Finding(
+            "questions",
+            issue,
+            "kept; no expression over observed variables can equal such an estimand, so "
+            "`causal-datasets eval cladder_pairs` leaves these questions out",
+            ids=question_ids,
+        ),
+        Finding(
+            "prompts",
+            issue,
+            "kept; `reference` is that estimand although the request lists the node as unobserved",
+            ids=question_ids,
+        ),
     ]

@@ -87,8 +87,9 @@ class _Verifier:
         self.seed = seed
         self.cache: dict[tuple[str, str, str], tuple[Verdict, list[ProofStepRow], str | None]] = {}
 
-    def __call__(self, a: Expr, b: Expr, graph: DoGraph,
-                 required: bool = True) -> tuple[Verdict, list[ProofStepRow], str | None]:
+    def __call__(
+        self, a: Expr, b: Expr, graph: DoGraph, required: bool = True
+    ) -> tuple[Verdict, list[ProofStepRow], str | None]:
         """The verdict; an undecided one raises unless not ``required`` (a candidate mistake)."""
         key = (a.text, b.text, graph.edge_text() + "|" + ",".join(sorted(graph.latent)))
         if key not in self.cache:
@@ -149,9 +150,16 @@ def uses_unobserved(e: Expr, graph: DoGraph) -> bool:
 def _question_fields(q: CladderQuestion) -> dict:
     """The fields every CLadder-derived row carries: where the question comes from, its slices, its graph."""
     return {
-        "source_file": q.source_file, "question_id": q.question_id, "desc_id": q.desc_id, "story_id": q.story_id,
-        "graph_id": q.graph_id, "query_type": q.query_type, "rung": q.rung,
-        "nodes": list(q.graph.nodes), "edges": _edges(q.graph), "latent": sorted(q.graph.latent),
+        "source_file": q.source_file,
+        "question_id": q.question_id,
+        "desc_id": q.desc_id,
+        "story_id": q.story_id,
+        "graph_id": q.graph_id,
+        "query_type": q.query_type,
+        "rung": q.rung,
+        "nodes": list(q.graph.nodes),
+        "edges": _edges(q.graph),
+        "latent": sorted(q.graph.latent),
     }
 
 

@@ -86,8 +86,14 @@ def _roles(p: Prob) -> tuple[frozenset, frozenset, frozenset] | None:
 
 
 #: the six do-calculus rewrites, in the order :func:`do_calculus` tries them
-DO_CALCULUS_RULES = ("rule 1: delete observation", "rule 2: action to observation", "rule 2: observation to action",
-                     "rule 3: delete action", "rule 1: insert observation", "rule 3: insert action")
+DO_CALCULUS_RULES = (
+    "rule 1: delete observation",
+    "rule 2: action to observation",
+    "rule 2: observation to action",
+    "rule 3: delete action",
+    "rule 1: insert observation",
+    "rule 3: insert action",
+)
 _ON_OBSERVATIONS = {"rule 1: delete observation", "rule 2: observation to action"}
 _ON_ACTIONS = {"rule 2: action to observation", "rule 3: delete action"}
 
@@ -190,7 +196,10 @@ def expectation_rules(e: Expect, ctx: RuleContext) -> Iterator[Rewrite]:
 def probability_to_expectation(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     if len(p.event) == 1 and p.event[0].value == 1 and ctx.graph.domain(p.event[0].var) == 2:
         atom = p.event[0]
-        yield Rewrite(Expect(((1, Atom(atom.var, None, atom.cf)),), p.do, p.given), "probability of a binary variable as expectation")
+        yield Rewrite(
+            Expect(((1, Atom(atom.var, None, atom.cf)),), p.do, p.given),
+            "probability of a binary variable as expectation",
+        )
 
 
 def counterfactual_rules(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
@@ -199,13 +208,19 @@ def counterfactual_rules(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     if not p.do and len(subscripts) == 1 and atoms[0].cf and not _nested(atoms[0].cf):
         (cf,) = subscripts
         plain = Prob(tuple(Atom(a.var, a.value) for a in p.event), cf, tuple(Atom(a.var, a.value) for a in p.given))
-        yield Rewrite(plain, "counterfactual with one common intervention is an interventional term", "definition of do")
+        yield Rewrite(
+            plain, "counterfactual with one common intervention is an interventional term", "definition of do"
+        )
     factual = {(a.var, a.value) for a in p.given if not a.cf}
     for atom in p.event:
         if len(atom.cf) == 1 and atom.cf[0] in factual:
             event = tuple(Atom(a.var, a.value) if a == atom else a for a in p.event)
             var, value = atom.cf[0]
-            yield Rewrite(Prob(event, p.do, p.given), "consistency", f"{var}={value} is observed, so {atom.var}_{{{var}={value}}} = {atom.var}")
+            yield Rewrite(
+                Prob(event, p.do, p.given),
+                "consistency",
+                f"{var}={value} is observed, so {atom.var}_{{{var}={value}}} = {atom.var}",
+            )
     for atom in atoms:
         for entry in atom.cf:
             var, value = entry
@@ -214,7 +229,11 @@ def counterfactual_rules(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
                 simpler = Atom(atom.var, atom.value, rest)
                 event = tuple(simpler if a == atom else a for a in p.event)
                 given = tuple(simpler if a == atom else a for a in p.given)
-                yield Rewrite(Prob(event, p.do, given), "composition", f"{var} set to its own value under the same intervention changes nothing")
+                yield Rewrite(
+                    Prob(event, p.do, given),
+                    "composition",
+                    f"{var} set to its own value under the same intervention changes nothing",
+                )
 
 
 def _nested(cf) -> bool:
@@ -277,7 +296,9 @@ def product_rule(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
 def conditional_definition(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     for atom in p.given:
         rest = tuple(a for a in p.given if a != atom)
-        yield Rewrite(div(Prob(p.event + (atom,), p.do, rest), Prob((atom,), p.do, rest)), "definition of conditional probability")
+        yield Rewrite(
+            div(Prob(p.event + (atom,), p.do, rest), Prob((atom,), p.do, rest)), "definition of conditional probability"
+        )
 
 
 # ---- rules on composite nodes ------------------------------------------------------------------
@@ -310,7 +331,9 @@ def product_rules(e: Mul, ctx: RuleContext) -> Iterator[Rewrite]:
         if isinstance(f, Sum):
             others = factors[:i] + factors[i + 1 :]
             if f.index not in set().union(*(free_indices(o) for o in others)):
-                yield Rewrite(Sum(f.var, f.index, mul(*others, f.body)), "factor into the sum", f"no factor depends on {f.index}")
+                yield Rewrite(
+                    Sum(f.var, f.index, mul(*others, f.body)), "factor into the sum", f"no factor depends on {f.index}"
+                )
 
 
 def division_rules(e: Div, ctx: RuleContext) -> Iterator[Rewrite]:
@@ -335,7 +358,11 @@ def sum_rules(e: Sum, ctx: RuleContext) -> Iterator[Rewrite]:
         constant = [f for f in body.factors if e.index not in free_indices(f)]
         varying = [f for f in body.factors if e.index in free_indices(f)]
         if constant and varying:
-            yield Rewrite(mul(*constant, Sum(e.var, e.index, mul(*varying))), "factor out of the sum", f"factors free of {e.index}")
+            yield Rewrite(
+                mul(*constant, Sum(e.var, e.index, mul(*varying))),
+                "factor out of the sum",
+                f"factors free of {e.index}",
+            )
         if len(body.factors) == 2:
             first, second = body.factors
             for a, b in ((first, second), (second, first)):

@@ -6,15 +6,21 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from causal_datasets.docalc.baselines import mean, surface_scores
+from causal_datasets.docalc.domains import DomainError, parse_values
 from causal_datasets.docalc.expr import variables
 from causal_datasets.docalc.graph import DoGraph
-from causal_datasets.docalc.domains import DomainError, parse_values
-from causal_datasets.docalc.independence import Independences, IndependenceError
+from causal_datasets.docalc.independence import IndependenceError, Independences
 from causal_datasets.docalc.parser import ExprParseError, parse
-from causal_datasets.docalc.scoring_rules import SCORING_RULES, ScoringRule, all_observed, identification_error, identified
+from causal_datasets.docalc.scoring_rules import (
+    SCORING_RULES,
+    ScoringRule,
+    all_observed,
+    identification_error,
+    identified,
+)
 from causal_datasets.docalc.search import SearchLimits
-from causal_datasets.graph import GraphError
 from causal_datasets.docalc.verdict import Verdict, as_graph, check_equivalence
+from causal_datasets.graph import GraphError
 from causal_datasets.scoring.inputs import batch_size
 
 #: one pair's knowledge of the causal structure: a DAG (edge-list text or pairs) or independence statements
@@ -55,8 +61,9 @@ def score_pairs(
     text are a ``ValueError`` / ``TypeError`` naming them.
     """
     per_pair = None if values is None or isinstance(values, Mapping) else values  # else one mapping for every pair
-    count = batch_size(predictions, references, graphs=graphs, latents=latents, independences=independences,
-                       values=per_pair)
+    count = batch_size(
+        predictions, references, graphs=graphs, latents=latents, independences=independences, values=per_pair
+    )
     if scoring not in SCORING_RULES:
         raise ValueError(f"scoring must be one of {', '.join(SCORING_RULES)}, got {scoring!r}")
     bad = next((i for i, reference in enumerate(references) if not isinstance(reference, str)), None)
@@ -71,8 +78,9 @@ def score_pairs(
     identifications: list[bool | None] = []
     unparsable = 0
     built: dict = {}  # items with the same graph share one DoGraph (its d-separations and random models)
-    for prediction, reference, graph, latent, statements, counts in zip(predictions, references, graphs, latents,
-                                                                        independences, values):
+    for prediction, reference, graph, latent, statements, counts in zip(
+        predictions, references, graphs, latents, independences, values
+    ):
         answer = _parsed(prediction)
         unparsable += answer is None
         shape = None
@@ -82,8 +90,9 @@ def score_pairs(
             if answer is not None:
                 shape, knowledge, names = _answer_shape(answer, knowledge, names)
             counts = parse_values(counts) if isinstance(counts, str) else counts
-            verdict = check_equivalence(prediction, reference, knowledge, names, seed=seed, prove=prove, limits=limits,
-                                        values=counts)
+            verdict = check_equivalence(
+                prediction, reference, knowledge, names, seed=seed, prove=prove, limits=limits, values=counts
+            )
         except IndependenceError as error:
             verdict = Verdict(None, "error", error=f"independences: {error}", invalid=True)
         except DomainError as error:
@@ -93,8 +102,10 @@ def score_pairs(
         verdicts.append(verdict)
         identifications.append(identified(verdict.equivalent, shape))
     surface = [surface_scores(p, r) for p, r in zip(predictions, references)]
-    shares = {"equivalence": sum(v.equivalent is True for v in verdicts) / count,
-              "identification": sum(v is True for v in identifications) / count}
+    shares = {
+        "equivalence": sum(v.equivalent is True for v in verdicts) / count,
+        "identification": sum(v is True for v in identifications) / count,
+    }
     return {
         "accuracy": shares[scoring],
         "scoring": scoring,

@@ -73,7 +73,9 @@ class Proof:
         return len(self.steps)
 
     def lines(self) -> list[str]:
-        return [f"    {self.start}"] + [f"{i + 1:>3} {s.describe()}\n    = {s.expression}" for i, s in enumerate(self.steps)]
+        return [f"    {self.start}"] + [
+            f"{i + 1:>3} {s.describe()}\n    = {s.expression}" for i, s in enumerate(self.steps)
+        ]
 
 
 @dataclass(frozen=True)
@@ -252,6 +254,7 @@ def _lift(left: list[tuple[int, Expr]], paths: list[list[tuple]]) -> list[tuple]
 def _assemble(start: Expr, steps: list[tuple]) -> Proof:
     return Proof(
         start.text,
-        tuple(ProofStep(rule, cond, before, after, e.text, backward) for e, rule, cond, before, after, backward in steps),
+        tuple(
+            ProofStep(rule, cond, before, after, e.text, backward) for e, rule, cond, before, after, backward in steps
+        ),
     )
-

@@ -246,8 +246,9 @@ class ResponseModel:
         grids = np.indices(counts).reshape(len(counts), -1)
         self.types = {node: grids[i] for i, node in enumerate(graph.order)}
         # weights[m, s]: probability of exogenous state s in member m
-        self.weights = np.prod([self.type_probs[n][:, self._latent_config(n), self.types[n]] for n in graph.order],
-                               axis=0)
+        self.weights = np.prod(
+            [self.type_probs[n][:, self._latent_config(n), self.types[n]] for n in graph.order], axis=0
+        )
         self._worlds: dict[tuple, dict[str, np.ndarray]] = {}
         self._memo: dict[tuple, tuple[np.ndarray, float]] = {}
 
@@ -273,7 +274,9 @@ class ResponseModel:
                     continue
                 if node in intervened:
                     value = intervened[node]
-                    found[node] = self.world(value.cf)[value.var] if isinstance(value, Potential) else np.full(states, value)
+                    found[node] = (
+                        self.world(value.cf)[value.var] if isinstance(value, Potential) else np.full(states, value)
+                    )
                     continue
                 config = np.zeros(states, dtype=np.int64)
                 for parent in self._observed_parents[node]:
@@ -309,8 +312,11 @@ class ResponseModel:
         return {
             "kind": self.kind,
             "response_type_probabilities": [
-                {"node": n, "parents": list(self.graph.parents(n)),
-                 "p": np.round(self._type_probs(n, member), 6).tolist()}
+                {
+                    "node": n,
+                    "parents": list(self.graph.parents(n)),
+                    "p": np.round(self._type_probs(n, member), 6).tolist(),
+                }
                 for n in self.graph.order
             ],
         }
@@ -323,7 +329,9 @@ class ResponseModel:
 
 def _within(do: tuple, cf: tuple) -> tuple:
     """The subscript ``cf`` applied on top of the term's ``do`` (sorted), nested subscripts too."""
-    resolved = {var: Potential(value.var, _within(do, value.cf)) if isinstance(value, Potential) else value for var, value in cf}
+    resolved = {
+        var: Potential(value.var, _within(do, value.cf)) if isinstance(value, Potential) else value for var, value in cf
+    }
     return tuple(sorted({**dict(do), **resolved}.items()))
 
 
@@ -486,4 +494,3 @@ def _bind_do(assigns, graph: DoGraph, env: dict[str, int]) -> tuple:
 
 def _bind_atoms(atoms: tuple[Atom, ...], graph: DoGraph, env: dict[str, int]) -> tuple[Atom, ...]:
     return tuple(Atom(a.var, _bind(a.var, a.value, graph, env), _bind_do(a.cf, graph, env)) for a in atoms)
-

@@ -23,13 +23,24 @@ def synthetic_tables(rows: Sequence[SyntheticPair]) -> dict[str, str]:
     kind_table = markdown_table(["mistake", "pairs"], sorted(kinds.items()))
     sizes = Counter(r.num_nodes for r in rows)
     size_table = markdown_table(["nodes", "pairs"], sorted(sizes.items()))
-    return {"synthetic_lengths": length_table, "synthetic_rules": rule_table, "synthetic_negatives": kind_table,
-            "synthetic_sizes": size_table, "synthetic_vs_paper": paper_comparison_table(rows)}
+    return {
+        "synthetic_lengths": length_table,
+        "synthetic_rules": rule_table,
+        "synthetic_negatives": kind_table,
+        "synthetic_sizes": size_table,
+        "synthetic_vs_paper": paper_comparison_table(rows),
+    }
 
 
 #: DoVerifier §4.1's figures for its synthetic set ("over 10,000 expression pairs")
-PAPER_SYNTHETIC = {"edges": "mean 7, min 3, max 10", "rule 1": "21,172", "rule 2": "29,563", "rule 3": "22,508",
-                   "nodes": "at most 10 (random DAGs, edge probability 0.5)", "walks": "1–4 rule applications"}
+PAPER_SYNTHETIC = {
+    "edges": "mean 7, min 3, max 10",
+    "rule 1": "21,172",
+    "rule 2": "29,563",
+    "rule 3": "22,508",
+    "nodes": "at most 10 (random DAGs, edge probability 0.5)",
+    "walks": "1–4 rule applications",
+}
 
 
 def paper_comparison_table(rows: Sequence[SyntheticPair]) -> str:
@@ -42,15 +53,26 @@ def paper_comparison_table(rows: Sequence[SyntheticPair]) -> str:
     ours = {
         "nodes": f"{min(r.num_nodes for r in positives)}–{max(r.num_nodes for r in positives)}" if positives else "–",
         "edges": f"mean {mean(edges):.1f}, min {min(edges)}, max {max(edges)}; {edges.count(0):,} graphs without an edge"
-        if edges else "–",
+        if edges
+        else "–",
         **{f"rule {n}": f"{uses[f'rule {n}']:,}" for n in (1, 2, 3)},
         "walks": f"{min(lengths)}–{max(lengths)} rule applications, {sum(uses.values()):,} in all, {do_calculus:,} of "
-        "them do-calculus rules" if lengths else "–",
+        "them do-calculus rules"
+        if lengths
+        else "–",
     }
-    names = {"nodes": "nodes per graph", "edges": "edges per graph", "rule 1": "rule 1 uses", "rule 2": "rule 2 uses",
-             "rule 3": "rule 3 uses", "walks": "rewrite walk"}
-    return markdown_table([f"equivalent pairs ({len(positives):,})", "this config", "DoVerifier §4.1"],
-                          [[names[key], ours[key], PAPER_SYNTHETIC[key]] for key in names])
+    names = {
+        "nodes": "nodes per graph",
+        "edges": "edges per graph",
+        "rule 1": "rule 1 uses",
+        "rule 2": "rule 2 uses",
+        "rule 3": "rule 3 uses",
+        "walks": "rewrite walk",
+    }
+    return markdown_table(
+        [f"equivalent pairs ({len(positives):,})", "this config", "DoVerifier §4.1"],
+        [[names[key], ours[key], PAPER_SYNTHETIC[key]] for key in names],
+    )
 
 
 def surface_baselines(rows: Sequence[SyntheticPair]) -> dict[bool, dict[str, float]]:
@@ -60,9 +82,14 @@ def surface_baselines(rows: Sequence[SyntheticPair]) -> dict[bool, dict[str, flo
     for label in (True, False):
         scores = [surface_scores(r.expr_b, r.expr_a) for r in rows if r.equivalent is label]
         f1 = [s["token_f1"] for s in scores]
-        table[label] = {"pairs": len(scores), "string_match": mean([s["string_match"] for s in scores]),
-                        "bleu": mean([s["bleu"] for s in scores]), "token_f1": mean(f1),
-                        "token_f1_min": min(f1, default=0.0), "token_f1_max": max(f1, default=0.0)}
+        table[label] = {
+            "pairs": len(scores),
+            "string_match": mean([s["string_match"] for s in scores]),
+            "bleu": mean([s["bleu"] for s in scores]),
+            "token_f1": mean(f1),
+            "token_f1_min": min(f1, default=0.0),
+            "token_f1_max": max(f1, default=0.0),
+        }
     return table
 
 
@@ -71,8 +98,17 @@ def baseline_table(rows: Sequence[SyntheticPair]) -> str:
     table = surface_baselines(rows)
     return markdown_table(
         ["pairs", "count", "string match says equal", "mean BLEU", "mean token F1", "token F1 range"],
-        [["equivalent" if label else "not equivalent", t["pairs"], f"{t['string_match']:.1%}", f"{t['bleu']:.3f}",
-          f"{t['token_f1']:.3f}", f"{t['token_f1_min']:.2f}–{t['token_f1_max']:.2f}"] for label, t in table.items()],
+        [
+            [
+                "equivalent" if label else "not equivalent",
+                t["pairs"],
+                f"{t['string_match']:.1%}",
+                f"{t['bleu']:.3f}",
+                f"{t['token_f1']:.3f}",
+                f"{t['token_f1_min']:.2f}–{t['token_f1_max']:.2f}",
+            ]
+            for label, t in table.items()
+        ],
     )
 
 
@@ -97,7 +133,15 @@ def cladder_tables(rows: Sequence[CladderPair]) -> dict[str, str]:
             ]
         )
     query_table = markdown_table(
-        ["rung", "query type", "pairs", "equivalent", "with CLadder model", "estimand = groundtruth (±1e-6)", "max abs difference"],
+        [
+            "rung",
+            "query type",
+            "pairs",
+            "equivalent",
+            "with CLadder model",
+            "estimand = groundtruth (±1e-6)",
+            "max abs difference",
+        ],
         query_rows,
     )
     family = Counter((r.graph_id, r.equivalent) for r in pairs)
@@ -116,7 +160,9 @@ def cladder_tables(rows: Sequence[CladderPair]) -> dict[str, str]:
         ],
     )
     negatives = Counter((r.pair_kind, r.graph_id) for r in rows if r.pair_kind != "formal_vs_estimand")
-    negative_table = markdown_table(["mistake", "graph family", "pairs"], [[k, g, n] for (k, g), n in sorted(negatives.items())])
+    negative_table = markdown_table(
+        ["mistake", "graph family", "pairs"], [[k, g, n] for (k, g), n in sorted(negatives.items())]
+    )
     proof_lengths = Counter(len(r.proof) for r in rows if r.method == "proof")
     proof_table = markdown_table(["proof steps", "pairs"], sorted(proof_lengths.items()))
     return {

@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from causal_datasets.docalc.decide import Counterexample, semantic_check
 from causal_datasets.docalc.expr import Atom, Expr, Prob, children, rebuild
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.rules import RuleContext, neighbours
 from causal_datasets.docalc.search import Proof, ProofStep
-from causal_datasets.docalc.decide import Counterexample, semantic_check
 from causal_datasets.docalc.verdict import UnsoundProof
 
 #: rules a generating walk may use
@@ -38,7 +38,13 @@ WALK_RULES = frozenset(
         "definition of conditional probability",
     }
 )
-NEGATIVE_KINDS = ("dropped_action", "action_as_observation", "observation_as_action", "dropped_observation", "added_observation")
+NEGATIVE_KINDS = (
+    "dropped_action",
+    "action_as_observation",
+    "observation_as_action",
+    "dropped_observation",
+    "added_observation",
+)
 
 
 @dataclass(frozen=True)
@@ -88,7 +94,9 @@ def random_walk(rng: random.Random, start: Expr, graph: DoGraph, steps: int) -> 
     current = start
     proof_steps = []
     for _ in range(steps):
-        options = [(new, rw, sub) for new, rw, sub in neighbours(current, ctx) if rw.rule in WALK_RULES and new not in seen]
+        options = [
+            (new, rw, sub) for new, rw, sub in neighbours(current, ctx) if rw.rule in WALK_RULES and new not in seen
+        ]
         if not options:
             return None
         new, rewrite, sub = options[rng.randrange(len(options))]
@@ -173,4 +181,3 @@ def generate_pairs(seed: int, count: int, max_nodes: int = 10, shard: int | None
         if negative is not None:
             negatives.append(negative)
     return positives + negatives
-

@@ -11,16 +11,16 @@ side by side, by the normalized string match of the ``do_calculus_equivalence`` 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
+from causal_datasets.docalc.baselines import surface_scores
 from causal_datasets.docalc.cladder import cladder_reading, family_graph, formal_expression, try_parse
 from causal_datasets.docalc.expr import Expr, variables
-from causal_datasets.docalc.parser import ExprParseError, parse
-from causal_datasets.docalc.scoring_rules import all_observed, identification_error, identified
-from causal_datasets.docalc.rows import PROOF_LIMITS
-from causal_datasets.docalc.baselines import surface_scores
 from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.parser import ExprParseError, parse
+from causal_datasets.docalc.rows import PROOF_LIMITS
+from causal_datasets.docalc.scoring_rules import all_observed, identification_error, identified
 from causal_datasets.docalc.verdict import Verdict, check_equivalence
 from causal_datasets.llm.structured import strip_thinking
 from causal_datasets.records.cladder_pairs import CladderPromptRow, CladderQuestionRow, Edge
@@ -44,19 +44,30 @@ Reason briefly, then end your reply with one final line of the form
 Estimand: <expression>
 and nothing after it."""
 
+
 def _family(graph_id: str) -> dict[str, Any]:
     """Graph fields of a row in family ``graph_id``: nodes, edges, latent nodes."""
     graph = family_graph(graph_id)
-    return {"graph_id": graph_id, "nodes": list(graph.nodes), "edges": [Edge(source=s, target=t) for s, t in graph.edges],
-            "latent": sorted(graph.latent)}
+    return {
+        "graph_id": graph_id,
+        "nodes": list(graph.nodes),
+        "edges": [Edge(source=s, target=t) for s, t in graph.edges],
+        "latent": sorted(graph.latent),
+    }
 
 
 #: one worked example per family it can stand for; the first whose family differs from the question's is used
 _EXAMPLES = (
     (
         CladderQuestionRow(
-            id="example-confounding", source_file="example", question_id=0, desc_id="example", story_id="tutoring",
-            query_type="ate", rung=2, **_family("confounding"),
+            id="example-confounding",
+            source_file="example",
+            question_id=0,
+            desc_id="example",
+            story_id="tutoring",
+            query_type="ate",
+            rung=2,
+            **_family("confounding"),
             background="Family income has a direct effect on private tutoring and on passing the exam. "
             "Private tutoring has a direct effect on passing the exam.",
             legend="Let V1 = family income; X = private tutoring; Y = passing the exam.",
@@ -65,15 +76,22 @@ _EXAMPLES = (
             "it is 60%. For high-income students with tutoring, it is 80%. The share of high-income students is 30%.",
             question="Will private tutoring increase the chance of passing the exam?",
             formal_form="E[Y | do(X = 1)] - E[Y | do(X = 0)]",
-            estimand="\\sum_{V1=v} P(V1=v)*[P(Y=1|V1=v,X=1) - P(Y=1|V1=v,X=0)]", answer="yes",
+            estimand="\\sum_{V1=v} P(V1=v)*[P(Y=1|V1=v,X=1) - P(Y=1|V1=v,X=0)]",
+            answer="yes",
         ),
         "Family income V1 is an observed common cause of X and Y, so the back-door path X <- V1 -> Y "
         "is blocked by adjusting for V1.",
     ),
     (
         CladderQuestionRow(
-            id="example-frontdoor", source_file="example", question_id=0, desc_id="example", story_id="gene_tar",
-            query_type="ate", rung=2, **_family("frontdoor"),
+            id="example-frontdoor",
+            source_file="example",
+            question_id=0,
+            desc_id="example",
+            story_id="gene_tar",
+            query_type="ate",
+            rung=2,
+            **_family("frontdoor"),
             background="An unobserved gene has a direct effect on smoking and on lung disease. Smoking has a "
             "direct effect on tar in the lungs. Tar in the lungs has a direct effect on lung disease.",
             legend="Let V1 = gene; X = smoking; V3 = tar in the lungs; Y = lung disease.",
@@ -131,9 +149,16 @@ def prompt_rows(questions: list[CladderQuestionRow]) -> list[CladderPromptRow]:
     questions ``eval`` leaves out (:func:`reference_unobserved`) are left out here too, since no answer
     the prompt asks for can earn a reward on them."""
     return [
-        CladderPromptRow(id=q.id, prompt=chat_messages(build_messages(q)), reference=q.estimand,
-                         rung=q.rung, query_type=q.query_type, graph_id=q.graph_id)
-        for q in questions if not reference_unobserved(q)
+        CladderPromptRow(
+            id=q.id,
+            prompt=chat_messages(build_messages(q)),
+            reference=q.estimand,
+            rung=q.rung,
+            query_type=q.query_type,
+            graph_id=q.graph_id,
+        )
+        for q in questions
+        if not reference_unobserved(q)
     ]
 
 
@@ -161,7 +186,7 @@ def extract_labelled(text: str, line: re.Pattern) -> str | None:
     if not matches:
         return None
     value = matches[-1].group("value")  # greedy to the line's end: linear time
-    value = value[_OPENING.match(value).end():]
+    value = value[_OPENING.match(value).end() :]
     value = value[: len(value) - _CLOSING_REVERSED.match(value[::-1]).end()]
     return value.replace("\\\\", "\\") or None
 
@@ -178,22 +203,25 @@ def question_graph(q: CladderQuestionRow) -> DoGraph:
     return _graph(q.graph_id, tuple(sorted(q.latent)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _graph(graph_id: str, latent: tuple[str, ...]) -> DoGraph:
     graph = family_graph(graph_id)
     return graph if frozenset(latent) == graph.latent else DoGraph(graph.nodes, graph.edges, frozenset(latent))
 
 
 @lru_cache(maxsize=65_536)
-def _verdict(expression: str, estimand: str, graph_id: str, latent: tuple[str, ...], seed: int, observed: bool) -> Verdict:
+def _verdict(
+    expression: str, estimand: str, graph_id: str, latent: tuple[str, ...], seed: int, observed: bool
+) -> Verdict:
     """check_equivalence memoized (answers repeat across CLadder's questions: few distinct estimands per
     family, and a proof search can take a second); ``observed``: with every node observed (:func:`all_observed`)."""
     return _checked(expression, estimand, _graph(graph_id, latent), seed, observed)
 
 
 @lru_cache(maxsize=4_096)
-def _verdict_under(expression: str, estimand: str, edges: str, latent: tuple[str, ...], seed: int,
-                   observed: bool) -> Verdict:
+def _verdict_under(
+    expression: str, estimand: str, edges: str, latent: tuple[str, ...], seed: int, observed: bool
+) -> Verdict:
     """check_equivalence under another graph (a model's own), memoized the same way."""
     return _checked(expression, estimand, DoGraph.parse(edges, latent=latent), seed, observed)
 
@@ -224,11 +252,16 @@ def read_answer_expression(expression: str, q: CladderQuestionRow) -> Expr:
     return cladder_reading(parse(expression), q.query_type)
 
 
-ERROR_PREFIXES = (("parse error", "unparsable"), ("graph error", "unknown_variable"),
-                  ("uses the unobserved", "unobserved_variable"))
+ERROR_PREFIXES = (
+    ("parse error", "unparsable"),
+    ("graph error", "unknown_variable"),
+    ("uses the unobserved", "unobserved_variable"),
+)
 
 
-def score_answer(expression: str | None, q: CladderQuestionRow, *, seed: int = 0, graph: DoGraph | None = None) -> dict[str, Any]:
+def score_answer(
+    expression: str | None, q: CladderQuestionRow, *, seed: int = 0, graph: DoGraph | None = None
+) -> dict[str, Any]:
     """An extracted answer expression against the question's estimand, under both scoring rules
     (:mod:`.scoring_rules`), beside the surface baselines (``string_match``, ``bleu``, ``token_f1``).
 
@@ -241,13 +274,21 @@ def score_answer(expression: str | None, q: CladderQuestionRow, *, seed: int = 0
     names why it was not decided (``no_expression``, ``reference_unobserved`` — see
     :func:`reference_unobserved` —, ``unparsable``, ``unknown_variable``, ``undecided``, ``scoring_error``)."""
     surface = surface_scores(expression, q.estimand)
-    unscored = {"equivalent": None, "identified": None, "identification_error": None, "method": None,
-                "proof_length": None, **surface}
+    unscored = {
+        "equivalent": None,
+        "identified": None,
+        "identification_error": None,
+        "method": None,
+        "proof_length": None,
+        **surface,
+    }
     if expression is None:
         return unscored | {"error": "no_expression", "detail": None}
     if reference_unobserved(q):
-        return unscored | {"error": "reference_unobserved",
-                           "detail": f"CLadder's estimand uses {sorted(q.latent)}, which the story says is unobserved"}
+        return unscored | {
+            "error": "reference_unobserved",
+            "detail": f"CLadder's estimand uses {sorted(q.latent)}, which the story says is unobserved",
+        }
     latent = tuple(sorted(q.latent if graph is None else graph.latent))
     try:
         answer = read_answer_expression(expression, q)
@@ -265,12 +306,17 @@ def score_answer(expression: str | None, q: CladderQuestionRow, *, seed: int = 0
             text = ",".join([f"{s}->{t}" for s, t in graph.edges] + [n for n in graph.nodes if n not in linked])
             verdict = _verdict_under(answer.text, q.estimand, text, latent, seed, observed)
     except Exception as crash:  # noqa: BLE001 - e.g. RecursionError on absurdly nested answers: one item, not the run
-        return unscored | {"identification_error": shape, "method": "error", "error": "scoring_error",
-                           "detail": f"{type(crash).__name__}: {crash}"}
+        return unscored | {
+            "identification_error": shape,
+            "method": "error",
+            "error": "scoring_error",
+            "detail": f"{type(crash).__name__}: {crash}",
+        }
     error = None
     if verdict.equivalent is None:
-        error = next((category for prefix, category in ERROR_PREFIXES if (verdict.error or "").startswith(prefix)),
-                     "undecided")
+        error = next(
+            (category for prefix, category in ERROR_PREFIXES if (verdict.error or "").startswith(prefix)), "undecided"
+        )
     return {
         "equivalent": verdict.equivalent,
         "identified": identified(verdict.equivalent, shape),

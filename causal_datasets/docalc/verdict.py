@@ -18,13 +18,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from causal_datasets.docalc.decide import MAX_MODELS, Counterexample, semantic_check
 from causal_datasets.docalc.domains import with_domains
 from causal_datasets.docalc.expr import Expr, constant_value, free_indices, leaf_values, substitute, variables
 from causal_datasets.docalc.graph import DoGraph
-from causal_datasets.docalc.independence import MAX_VARIABLES, Independences, IndependenceError, StatementGraph, TooManyGraphs
+from causal_datasets.docalc.independence import (
+    MAX_VARIABLES,
+    IndependenceError,
+    Independences,
+    StatementGraph,
+    TooManyGraphs,
+)
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.search import NormalizationBudget, Proof, SearchLimits, find_proof
-from causal_datasets.docalc.decide import MAX_MODELS, Counterexample, semantic_check
 from causal_datasets.docalc.semantics import EvaluationError, ModelTooLarge
 from causal_datasets.graph import GraphError
 
@@ -123,11 +129,14 @@ def check_equivalence(
     ``None`` whenever that differs between such DAGs.
     """
     if not 1 <= models <= MAX_MODELS:
-        raise ValueError(f"models must be between 1 and {MAX_MODELS}, got {models}: "
-                         "equality on no model proves nothing, and more cost memory without deciding more")
+        raise ValueError(
+            f"models must be between 1 and {MAX_MODELS}, got {models}: "
+            "equality on no model proves nothing, and more cost memory without deciding more"
+        )
     if isinstance(graph, Independences):
-        return _under_independences(a, b, graph, latent, seed=seed, models=models, limits=limits, prove=prove,
-                                    values=values)
+        return _under_independences(
+            a, b, graph, latent, seed=seed, models=models, limits=limits, prove=prove, values=values
+        )
     try:
         g = as_graph(graph, latent)
         left = canonical_indices(parse(a) if isinstance(a, str) else a)
@@ -141,8 +150,13 @@ def check_equivalence(
     texts = {"a": left.text, "b": right.text}
     hidden = sorted((variables(left) | variables(right)) & g.latent)
     if hidden:
-        return Verdict(None, "error", error=f"uses the unobserved variable(s) {hidden}: an estimand must be "
-                       "a function of observed variables", invalid=True, **texts)
+        return Verdict(
+            None,
+            "error",
+            error=f"uses the unobserved variable(s) {hidden}: an estimand must be a function of observed variables",
+            invalid=True,
+            **texts,
+        )
     try:
         g = with_domains(g, (left, right), values)
     except GraphError as error:
@@ -174,8 +188,18 @@ def check_equivalence(
     return Verdict(True, "semantic", **texts)
 
 
-def _under_independences(a, b, known: Independences, latent: Iterable[str], *, seed: int, models: int,
-                         limits: SearchLimits, prove: bool, values: Mapping[str, int] | None) -> Verdict:
+def _under_independences(
+    a,
+    b,
+    known: Independences,
+    latent: Iterable[str],
+    *,
+    seed: int,
+    models: int,
+    limits: SearchLimits,
+    prove: bool,
+    values: Mapping[str, int] | None,
+) -> Verdict:
     """The verdict the statements imply, never one a DAG they fit would contradict.
 
     Complete statements: the verdict shared by every DAG with exactly these independences (their
@@ -192,8 +216,13 @@ def _under_independences(a, b, known: Independences, latent: Iterable[str], *, s
     texts = {"a": left.text, "b": right.text}
     hidden = sorted((variables(left) | variables(right)) & hidden_names)
     if hidden:
-        return Verdict(None, "error", error=f"uses the unobserved variable(s) {hidden}: an estimand must be "
-                       "a function of observed variables", invalid=True, **texts)
+        return Verdict(
+            None,
+            "error",
+            error=f"uses the unobserved variable(s) {hidden}: an estimand must be a function of observed variables",
+            invalid=True,
+            **texts,
+        )
     nodes = tuple(sorted(variables(left) | variables(right) | known.variables | hidden_names))
     try:
         independent = with_domains(DoGraph(nodes, (), hidden_names), (left, right), values)
@@ -205,17 +234,27 @@ def _under_independences(a, b, known: Independences, latent: Iterable[str], *, s
     if not variables(left) and not variables(right):
         return _compare_numbers(left, right, texts)
     if len(nodes) > MAX_VARIABLES:
-        return Verdict(None, "error", error=f"{len(nodes)} variables: independence reasoning takes at most "
-                       f"{MAX_VARIABLES}", **texts)
+        return Verdict(
+            None,
+            "error",
+            error=f"{len(nodes)} variables: independence reasoning takes at most {MAX_VARIABLES}",
+            **texts,
+        )
     if known.complete:
-        return _over_class(left, right, known, nodes, texts, seed=seed, models=models, limits=limits, prove=prove,
-                           values=values)
+        return _over_class(
+            left, right, known, nodes, texts, seed=seed, models=models, limits=limits, prove=prove, values=values
+        )
     base = check_equivalence(left, right, independent, seed=seed, models=models, prove=False)
     texts |= {"latent_values": base.latent_values, "tolerance": base.tolerance}
     if base.equivalent is False:
-        return Verdict(False, "independences", counterexample=base.counterexample, **texts,
-                       note="the two differ on a model in which every variable is independent, which satisfies "
-                       "every statement and is a model of every DAG")
+        return Verdict(
+            False,
+            "independences",
+            counterexample=base.counterexample,
+            **texts,
+            note="the two differ on a model in which every variable is independent, which satisfies "
+            "every statement and is a model of every DAG",
+        )
     if base.equivalent is None:
         return Verdict(None, "error", error=base.error, **texts)
     try:
@@ -223,14 +262,35 @@ def _under_independences(a, b, known: Independences, latent: Iterable[str], *, s
     except NormalizationBudget as budget:
         return Verdict(None, "error", error=str(budget), **texts)
     if outcome.proof is not None:
-        return Verdict(True, "proof", proof=outcome.proof, **texts,
-                       note="every rule condition of the proof follows from the statements")
-    return Verdict(None, "independences", **texts, error="the statements do not decide the pair: no proof from them, "
-                   "and the two are equal when every variable is independent")
+        return Verdict(
+            True,
+            "proof",
+            proof=outcome.proof,
+            **texts,
+            note="every rule condition of the proof follows from the statements",
+        )
+    return Verdict(
+        None,
+        "independences",
+        **texts,
+        error="the statements do not decide the pair: no proof from them, "
+        "and the two are equal when every variable is independent",
+    )
 
 
-def _over_class(left: Expr, right: Expr, known: Independences, nodes: tuple[str, ...], texts: dict, *, seed: int,
-                models: int, limits: SearchLimits, prove: bool, values: Mapping[str, int] | None) -> Verdict:
+def _over_class(
+    left: Expr,
+    right: Expr,
+    known: Independences,
+    nodes: tuple[str, ...],
+    texts: dict,
+    *,
+    seed: int,
+    models: int,
+    limits: SearchLimits,
+    prove: bool,
+    values: Mapping[str, int] | None,
+) -> Verdict:
     """The verdict every DAG with exactly the stated independences gives, or None naming two that differ."""
     try:
         members = known.equivalence_class(nodes)
@@ -238,21 +298,41 @@ def _over_class(left: Expr, right: Expr, known: Independences, nodes: tuple[str,
         return Verdict(None, "error", error=f"independences: {error}", **texts)
     except IndependenceError as error:
         return Verdict(None, "error", error=f"independences: {error}", invalid=True, **texts)
-    verdicts = [check_equivalence(left, right, g, seed=seed, models=models, limits=limits, prove=prove, values=values)
-                for g in members]
+    verdicts = [
+        check_equivalence(left, right, g, seed=seed, models=models, limits=limits, prove=prove, values=values)
+        for g in members
+    ]
     texts = texts | {"tolerance": next((v.tolerance for v in verdicts if v.tolerance), None)}
     outcomes = {v.equivalent for v in verdicts}
     every = f"each of the {len(members)} DAG(s) with exactly these independences"
     if outcomes == {True}:
-        return Verdict(True, "independences", proof=verdicts[0].proof if len(members) == 1 else None, **texts,
-                       note=f"equal under {every}")
+        return Verdict(
+            True,
+            "independences",
+            proof=verdicts[0].proof if len(members) == 1 else None,
+            **texts,
+            note=f"equal under {every}",
+        )
     if outcomes == {False}:
-        return Verdict(False, "independences", counterexample=verdicts[0].counterexample, **texts,
-                       note=f"different under {every}; the counterexample is a model of {members[0].edge_text()}")
+        return Verdict(
+            False,
+            "independences",
+            counterexample=verdicts[0].counterexample,
+            **texts,
+            note=f"different under {every}; the counterexample is a model of {members[0].edge_text()}",
+        )
     shown = {v.equivalent: g.edge_text() or "(no edges)" for v, g in zip(verdicts, members)}
-    return Verdict(None, "independences", **texts, error="the independences do not decide the pair: "
-                   + "; ".join(f"{label} under {shown[value]}" for value, label in
-                               ((True, "equal"), (False, "different"), (None, "undecided")) if value in shown))
+    return Verdict(
+        None,
+        "independences",
+        **texts,
+        error="the independences do not decide the pair: "
+        + "; ".join(
+            f"{label} under {shown[value]}"
+            for value, label in ((True, "equal"), (False, "different"), (None, "undecided"))
+            if value in shown
+        ),
+    )
 
 
 def _compare_numbers(left: Expr, right: Expr, texts: dict) -> Verdict:

@@ -30,7 +30,15 @@ def build_messages(q: CladderQuestionRow) -> Messages:
 def yes_no_prompt_rows(questions: list[CladderQuestionRow]) -> list[CladderYesNoPromptRow]:
     """The ``yes_no_prompts`` config: every question that has CLadder's yes/no answer, with its slices."""
     return [
-        CladderYesNoPromptRow(id=q.id, prompt=chat_messages(build_messages(q)), reference=f"Answer: {q.answer}",
-                              rung=q.rung, query_type=q.query_type, graph_id=q.graph_id, answer=q.answer)
-        for q in questions if q.answer is not None
+        CladderYesNoPromptRow(
+            id=q.id,
+            prompt=chat_messages(build_messages(q)),
+            reference=f"Answer: {q.answer}",
+            rung=q.rung,
+            query_type=q.query_type,
+            graph_id=q.graph_id,
+            answer=q.answer,
+        )
+        for q in questions
+        if q.answer is not None
     ]

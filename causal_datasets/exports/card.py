@@ -46,8 +46,14 @@ def benchmark(dataset: str) -> Benchmark:
     builder = get_builder(dataset)
     data = DatasetCard(builder.card_path.read_text(encoding="utf-8")).data
     categories = data.get("task_categories") or ["text-generation"]
-    return Benchmark(dataset, builder.pretty_name, data.get("license") or "unknown", categories[0],
-                     tuple(builder.citations), tuple(builder.metrics))
+    return Benchmark(
+        dataset,
+        builder.pretty_name,
+        data.get("license") or "unknown",
+        categories[0],
+        tuple(builder.citations),
+        tuple(builder.metrics),
+    )
 
 
 def benchmarks(runs: Sequence[ExportedRun]) -> list[Benchmark]:
@@ -77,8 +83,9 @@ def card_context(records: BuiltRecords) -> dict[str, str]:
         "leaderboard": leaderboard(runs, results),
         "runs_table": runs_table(runs),
         "model_index": model_index_section(runs, results),
-        "licensing": markdown_table(["benchmark", "dataset", "licence"],
-                                    [[b.pretty_name, b.name, b.license] for b in used]),
+        "licensing": markdown_table(
+            ["benchmark", "dataset", "licence"], [[b.pretty_name, b.name, b.license] for b in used]
+        ),
     }
 
 
@@ -100,17 +107,29 @@ def leaderboard(runs: Sequence[ExportedRun], results: Sequence[RunResult]) -> st
         for place, (run_id, rows) in enumerate(ranked, start=1):
             values = {row.metric: row for row in rows}
             options = json.loads(rows[0].options_json)
-            table.append([place, rows[0].solver, f"`{run_id}`", status.get(run_id, MISSING), rows[0].items_scored,
-                          *(_option(options.get(option)) for option in varying),
-                          *(_estimate(values.get(metric)) for metric in metrics)])
+            table.append(
+                [
+                    place,
+                    rows[0].solver,
+                    f"`{run_id}`",
+                    status.get(run_id, MISSING),
+                    rows[0].items_scored,
+                    *(_option(options.get(option)) for option in varying),
+                    *(_estimate(values.get(metric)) for metric in metrics),
+                ]
+            )
         headers = ["#", "solver", "run", "status", "scored", *varying, *(titles[m] for m in metrics)]
         title = benchmark(first.dataset).pretty_name
-        parts.append(f"### {title} (`{', '.join(configs)}`, {split} split, dataset v{version})\n\n"
-                     f"{markdown_table(headers, table)}")
+        parts.append(
+            f"### {title} (`{', '.join(configs)}`, {split} split, dataset v{version})\n\n"
+            f"{markdown_table(headers, table)}"
+        )
     if not parts:
         return "No run has headline numbers with intervals."
-    return ("Each number is the estimate with its 95% interval; runs are ranked by the first number. Runs of "
-            "different configs, splits or dataset versions are in separate tables.\n\n" + "\n\n".join(parts))
+    return (
+        "Each number is the estimate with its 95% interval; runs are ranked by the first number. Runs of "
+        "different configs, splits or dataset versions are in separate tables.\n\n" + "\n\n".join(parts)
+    )
 
 
 def _rank(rows: Sequence[RunResult], metric: str, run_id: str) -> tuple[bool, float, str]:
@@ -139,8 +158,20 @@ def _estimate(row: RunResult | None) -> str:
 def runs_table(runs: Sequence[ExportedRun]) -> str:
     return markdown_table(
         ["run", "added in", "benchmark", "solver", "status", "scored", "failed", "dataset version", "causal-datasets"],
-        [[f"`{r.run_id}`", r.added_in, r.benchmark, r.solver, r.status, r.items_scored, r.items_failed,
-          r.dataset_version, r.package_version] for r in runs],
+        [
+            [
+                f"`{r.run_id}`",
+                r.added_in,
+                r.benchmark,
+                r.solver,
+                r.status,
+                r.items_scored,
+                r.items_failed,
+                r.dataset_version,
+                r.package_version,
+            ]
+            for r in runs
+        ],
     )
 
 
@@ -151,12 +182,22 @@ def model_index(results: Sequence[RunResult]) -> dict[str, str]:
     for row in results:
         source = benchmark(row.dataset)
         hub_id, _, revision = row.dataset_source.partition("@")
-        by_model.setdefault(row.model or row.solver, []).append(EvalResult(
-            task_type=source.task_type, task_name=source.pretty_name, dataset_type=hub_id if revision else row.dataset,
-            dataset_name=source.pretty_name, dataset_config=",".join(row.configs), dataset_split=row.split,
-            dataset_revision=revision or None, metric_type=row.metric, metric_name=row.metric_title,
-            metric_value=round(row.estimate, MODEL_INDEX_DECIMALS), metric_config=row.run_id, verified=False,
-        ))
+        by_model.setdefault(row.model or row.solver, []).append(
+            EvalResult(
+                task_type=source.task_type,
+                task_name=source.pretty_name,
+                dataset_type=hub_id if revision else row.dataset,
+                dataset_name=source.pretty_name,
+                dataset_config=",".join(row.configs),
+                dataset_split=row.split,
+                dataset_revision=revision or None,
+                metric_type=row.metric,
+                metric_name=row.metric_title,
+                metric_value=round(row.estimate, MODEL_INDEX_DECIMALS),
+                metric_config=row.run_id,
+                verified=False,
+            )
+        )
     blocks = {name: ModelCardData(model_name=name, eval_results=found).to_yaml() for name, found in by_model.items()}
     for name, text in blocks.items():  # read back as a model card's front matter is: every result is there
         if len(parse_model_index(text)) != len(by_model[name]):
@@ -183,13 +224,27 @@ def findings(runs: Sequence[ExportedRun], results: Sequence[RunResult], details:
     """What a reader of the numbers should know: runs that are not complete, runs without intervals, failed items."""
     with_numbers = {row.run_id for row in results}
     found = [
-        Finding("runs", "runs that are not complete (their numbers cover the items they scored)",
-                "exported as they are", tuple(run.run_id for run in runs if run.status != "complete"), unit="runs"),
-        Finding("results", "runs whose summary has no intervals (summary format 2)",
-                "left out of `results` (their numbers are in `runs`); `causal-datasets eval ... --resume` into the run "
-                "folder rewrites the summary", tuple(run.run_id for run in runs if run.run_id not in with_numbers),
-                unit="runs"),
-        Finding("details", "items a model or transport error ended", "exported as `failed`, left out of every number",
-                tuple(f"{row.run_id}/{row.item_id}" for row in details if row.status == "failed"), unit="items"),
+        Finding(
+            "runs",
+            "runs that are not complete (their numbers cover the items they scored)",
+            "exported as they are",
+            tuple(run.run_id for run in runs if run.status != "complete"),
+            unit="runs",
+        ),
+        Finding(
+            "results",
+            "runs whose summary has no intervals (summary format 2)",
+            "left out of `results` (their numbers are in `runs`); `causal-datasets eval ... --resume` into the run "
+            "folder rewrites the summary",
+            tuple(run.run_id for run in runs if run.run_id not in with_numbers),
+            unit="runs",
+        ),
+        Finding(
+            "details",
+            "items a model or transport error ended",
+            "exported as `failed`, left out of every number",
+            tuple(f"{row.run_id}/{row.item_id}" for row in details if row.status == "failed"),
+            unit="items",
+        ),
     ]
     return [finding for finding in found if finding.ids]

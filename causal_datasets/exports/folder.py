@@ -98,21 +98,30 @@ def export_runs(run_dirs: Sequence[Path], name: str, hub_dir: Path = DEFAULT_HUB
     if not exported.details:
         raise ExportError(f"the runs given hold no item results: nothing to export into {target}")
     if not exported.results:
-        raise ExportError("no run given has headline numbers with intervals (summaries of format 3): nothing for "
-                          "the `results` config; `causal-datasets eval ... --resume` into a run folder rewrites its "
-                          "summary")
+        raise ExportError(
+            "no run given has headline numbers with intervals (summaries of format 3): nothing for "
+            "the `results` config; `causal-datasets eval ... --resume` into a run folder rewrites its "
+            "summary"
+        )
     context = BuildContext(seed=0, options=ExportFormat())
     written = build_to_folder(export_builder(name, exported), Path(hub_dir), context)
     kept = [run.run_id for run in earlier.runs] if earlier else []
-    return ExportOutcome(written, version, added=[r.run.run_id for r in fresh], kept=kept,
-                         already_there=[run_id for run_id in given if run_id in known])
+    return ExportOutcome(
+        written,
+        version,
+        added=[r.run.run_id for r in fresh],
+        kept=kept,
+        already_there=[run_id for run_id in given if run_id in known],
+    )
 
 
 def check_name(name: str) -> None:
     """A dataset name the Hub accepts (``NAME`` of ``ORG/NAME``), else :class:`ExportError`."""
     if "/" in name:
-        raise ExportError(f"{name!r} is not a valid dataset name: give the name alone (the organisation comes with "
-                          "`push --dataset ORG/NAME`)")
+        raise ExportError(
+            f"{name!r} is not a valid dataset name: give the name alone (the organisation comes with "
+            "`push --dataset ORG/NAME`)"
+        )
     try:
         validate_repo_id(name)
     except HFValidationError as error:
@@ -135,10 +144,17 @@ def export_builder(name: str, rows: ExportedRows) -> DatasetBuilder:
     records = {"results": {SPLIT: rows.results}, "details": {SPLIT: rows.details}, "runs": {SPLIT: rows.runs}}
     outcome = BuildOutcome(records=records, findings=findings(rows.runs, rows.results, rows.details))
     return DatasetBuilder(
-        name=name, history=history(rows.runs), pretty_name=f"{name} (evaluation results)", configs=CONFIGS,
-        build=partial(_built, outcome), source_description="runs of `causal-datasets eval`, exported by "
-        "`causal-datasets export-runs`", card_template=card_template(TEMPLATE), card_context=card_context,
-        card_metadata=card_metadata, default_split=SPLIT, options=ExportFormat,
+        name=name,
+        history=history(rows.runs),
+        pretty_name=f"{name} (evaluation results)",
+        configs=CONFIGS,
+        build=partial(_built, outcome),
+        source_description="runs of `causal-datasets eval`, exported by `causal-datasets export-runs`",
+        card_template=card_template(TEMPLATE),
+        card_context=card_context,
+        card_metadata=card_metadata,
+        default_split=SPLIT,
+        options=ExportFormat,
         citations=tuple(dict.fromkeys(key for b in used for key in b.citations)),
         metrics=tuple(dict.fromkeys(metric for b in used for metric in b.metrics)),
     )
@@ -152,9 +168,14 @@ def history(runs: Sequence[ExportedRun]) -> list[Release]:
     """A release per version that added runs, naming them."""
     ordered = sorted(runs, key=lambda run: _version_key(run.added_in))
     by_version = itertools.groupby(ordered, key=lambda run: run.added_in)
-    return [Release(version, f"{len(added)} run(s) added: " + "; ".join(
-        f"{run.benchmark} {run.solver} (`{run.run_id}`)" for run in added)) for version, added in
-        ((version, list(group)) for version, group in by_version)]
+    return [
+        Release(
+            version,
+            f"{len(added)} run(s) added: "
+            + "; ".join(f"{run.benchmark} {run.solver} (`{run.run_id}`)" for run in added),
+        )
+        for version, added in ((version, list(group)) for version, group in by_version)
+    ]
 
 
 def read_export(folder: Path, *, writing: bool = False) -> ExportedRows:
@@ -168,8 +189,10 @@ def read_export(folder: Path, *, writing: bool = False) -> ExportedRows:
     if options.get("kind") != EXPORT_KIND:
         raise ExportError(f"{folder} holds a build of {manifest.get('name')!r}, not a results export")
     if not isinstance(options.get("format"), int) or options["format"] > EXPORT_FORMAT:
-        raise ExportError(f"{folder} is an export of format {options.get('format')!r}, written by causal-datasets "
-                          f"{manifest.get('package_version')}; this one reads format {EXPORT_FORMAT}")
+        raise ExportError(
+            f"{folder} is an export of format {options.get('format')!r}, written by causal-datasets "
+            f"{manifest.get('package_version')}; this one reads format {EXPORT_FORMAT}"
+        )
     if writing and (foreign := foreign_files(folder, manifest)):
         raise ExportError(f"{folder} holds {foreign}; move them away first")
     check_files(folder, manifest)

@@ -74,6 +74,9 @@ def exported_runs(folder: Path, source: str) -> list[Run]:
     for run in rows.runs:
         task, summary, layout = parse_summary(run.summary_json, f"{source} run {run.run_id}")
         lines = tuple(result_line(detail, layout) for detail in details[run.run_id])
-        found.append(RunFromExport(path=folder, summary=summary, task=task, format=layout, run_id=run.run_id,
-                                   source=source, lines=lines))
+        found.append(
+            RunFromExport(
+                path=folder, summary=summary, task=task, format=layout, run_id=run.run_id, source=source, lines=lines
+            )
+        )
     return found

@@ -65,8 +65,9 @@ def run_rows(run: Run, redactor: Redactor, added_in: str) -> RunRows:
     """The rows of ``run``, redacted; ``added_in``: the version of the export that adds it."""
     task = tasks().get(run.benchmark)
     if task is None:
-        raise RunFolderError(f"{run.where} is a run of {run.benchmark!r}, a benchmark this causal-datasets does not "
-                             "know")
+        raise RunFolderError(
+            f"{run.where} is a run of {run.benchmark!r}, a benchmark this causal-datasets does not know"
+        )
     summary_data = run.summary.model_dump(mode="json") | {"format": run.format}  # an upgraded summary: as written
     summary_data["dataset"]["read_from"] = public_source(run.summary.dataset.read_from)
     summary_data = redactor.value(summary_data)
@@ -76,12 +77,22 @@ def run_rows(run: Run, redactor: Redactor, added_in: str) -> RunRows:
     digest = hashlib.sha256("\n".join(map(canonical_json, [summary_data, *lines])).encode("utf-8", "surrogatepass"))
     run_id = digest.hexdigest()[:RUN_ID_DIGITS]
     model = summary.models.get("model")
-    details = [item_detail(run_id, summary, line, _scores(task.item_scores, result, run))
-               for line, result in zip(lines, results, strict=True)]
+    details = [
+        item_detail(run_id, summary, line, _scores(task.item_scores, result, run))
+        for line, result in zip(lines, results, strict=True)
+    ]
     exported = ExportedRun(
-        run_id=run_id, added_in=added_in, benchmark=summary.benchmark, solver=summary.solver, model=model,
-        status=summary.status, dataset=summary.dataset.name, dataset_version=summary.dataset.version,
-        items_scored=summary.items.scored, items_failed=summary.items.failed, package_version=summary.package_version,
+        run_id=run_id,
+        added_in=added_in,
+        benchmark=summary.benchmark,
+        solver=summary.solver,
+        model=model,
+        status=summary.status,
+        dataset=summary.dataset.name,
+        dataset_version=summary.dataset.version,
+        items_scored=summary.items.scored,
+        items_failed=summary.items.failed,
+        package_version=summary.package_version,
         summary_json=json.dumps(summary_data, ensure_ascii=False),  # in the summary's order, as the report shows it
     )
     return RunRows(exported, result_rows(run_id, summary), details)
@@ -99,8 +110,9 @@ def _scores(item_scores: Any, result: ItemResult[Any, Any], run: Run) -> list[Sc
     try:
         scores = item_scores(result.scores)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise RunFolderError(f"{run.where}: item {result.id!r} cannot be scored ({type(error).__name__}: {error})"
-                             ) from None
+        raise RunFolderError(
+            f"{run.where}: item {result.id!r} cannot be scored ({type(error).__name__}: {error})"
+        ) from None
     return [Score(name=name, value=value) for name, value in scores.items()]
 
 
@@ -110,17 +122,38 @@ def result_rows(run_id: str, summary: RunSummary) -> list[RunResult]:
         return []
     dataset, model = summary.dataset, summary.models.get("model")
     settings = {
-        "run_id": run_id, "benchmark": summary.benchmark, "solver": summary.solver, "model": model,
+        "run_id": run_id,
+        "benchmark": summary.benchmark,
+        "solver": summary.solver,
+        "model": model,
         "models": [RoleModel(role=role, name=name) for role, name in summary.models.items()],
-        "status": summary.status, "items_scored": summary.items.scored, "items_selected": summary.items.selected,
-        "dataset": dataset.name, "dataset_version": dataset.version, "dataset_seed": dataset.seed,
-        "dataset_source": dataset.read_from, "configs": dataset.configs, "split": dataset.split,
-        "options_json": canonical_json(summary.options), "package_version": summary.package_version,
+        "status": summary.status,
+        "items_scored": summary.items.scored,
+        "items_selected": summary.items.selected,
+        "dataset": dataset.name,
+        "dataset_version": dataset.version,
+        "dataset_seed": dataset.seed,
+        "dataset_source": dataset.read_from,
+        "configs": dataset.configs,
+        "split": dataset.split,
+        "options_json": canonical_json(summary.options),
+        "package_version": summary.package_version,
     }
     return [
-        RunResult(**settings, metric=path, metric_title=metric_title(summary, path), estimate=interval.estimate,
-                  se=interval.se, ci_low=interval.ci_low, ci_high=interval.ci_high, method=interval.method,
-                  cluster_unit=interval.cluster, clusters=interval.clusters, n=interval.n, mdd=interval.mdd)
+        RunResult(
+            **settings,
+            metric=path,
+            metric_title=metric_title(summary, path),
+            estimate=interval.estimate,
+            se=interval.se,
+            ci_low=interval.ci_low,
+            ci_high=interval.ci_high,
+            method=interval.method,
+            cluster_unit=interval.cluster,
+            clusters=interval.clusters,
+            n=interval.n,
+            mdd=interval.mdd,
+        )
         for path, interval in summary.intervals.metrics.items()
     ]
 
@@ -136,8 +169,10 @@ def metric_title(summary: RunSummary, path: str) -> str:
 def item_detail(run_id: str, summary: RunSummary[Any], line: Mapping[str, Any], scores: list[Score]) -> ItemDetail:
     """The ``details`` row of one (redacted) result line."""
     transcript_field, transcript = _transcript(line)
-    calls = [Call.model_validate({name: call.get(name) for name in Call.model_fields} | {"error": _call_error(call)})
-             for call in line["calls"]]
+    calls = [
+        Call.model_validate({name: call.get(name) for name in Call.model_fields} | {"error": _call_error(call)})
+        for call in line["calls"]
+    ]
     replied = [call for call in calls if call.role == "model" and call.reply is not None]
     if replied:
         reply, reasoning = replied[-1].reply, replied[-1].reasoning
@@ -147,10 +182,21 @@ def item_detail(run_id: str, summary: RunSummary[Any], line: Mapping[str, Any], 
     own = _without({key: value for key, value in line.items() if key not in COLUMNS}, transcript_field)
     groups = line.get("groups")
     return ItemDetail(
-        run_id=run_id, benchmark=summary.benchmark, solver=summary.solver, model=summary.models.get("model"),
-        config=line["config"], item_id=line["id"], status=line["status"], failure=_failure_text(line.get("failure")),
-        scores=scores, prompt=next((m.content for m in transcript if m.role == "user"), None), reply=reply,
-        reasoning=reasoning, transcript=transcript, transcript_field=transcript_field, calls=calls,
+        run_id=run_id,
+        benchmark=summary.benchmark,
+        solver=summary.solver,
+        model=summary.models.get("model"),
+        config=line["config"],
+        item_id=line["id"],
+        status=line["status"],
+        failure=_failure_text(line.get("failure")),
+        scores=scores,
+        prompt=next((m.content for m in transcript if m.role == "user"), None),
+        reply=reply,
+        reasoning=reasoning,
+        transcript=transcript,
+        transcript_field=transcript_field,
+        calls=calls,
         cluster=line.get("cluster"),
         groups=None if groups is None else [SliceEntries(slice=name, entries=keys) for name, keys in groups.items()],
         fields_json=canonical_json(own),
@@ -182,12 +228,16 @@ def _transcript(line: Mapping[str, Any]) -> tuple[str | None, list[ChatMessage]]
                 continue
     try:
         calls = [ModelCall.model_validate(call) for call in line.get("calls") or ()]
-        asked = [(call, whole) for call, whole in zip(calls, full_messages(calls), strict=True)
-                 if call.role == "model" and call.reply is not None and whole]
+        asked = [
+            (call, whole)
+            for call, whole in zip(calls, full_messages(calls), strict=True)
+            if call.role == "model" and call.reply is not None and whole
+        ]
         if asked:
             call, whole = asked[-1]
-            return None, [ChatMessage.model_validate(turn) for turn in [*whole, {"role": "assistant",
-                                                                                 "content": call.reply}]]
+            return None, [
+                ChatMessage.model_validate(turn) for turn in [*whole, {"role": "assistant", "content": call.reply}]
+            ]
     except (ValidationError, ValueError):
         pass
     return None, []
@@ -225,7 +275,11 @@ def result_line(detail: ItemDetail, layout: int = SUMMARY_FORMAT) -> dict[str, A
             if call["error"] is not None:
                 call["category"], _, call["error"] = call["error"].partition(": ")
     line: dict[str, Any] = {
-        "id": detail.item_id, "config": detail.config, "status": detail.status, "failure": failure, "calls": calls,
+        "id": detail.item_id,
+        "config": detail.config,
+        "status": detail.status,
+        "failure": failure,
+        "calls": calls,
         "cluster": detail.cluster,
         "groups": None if detail.groups is None else {entry.slice: entry.entries for entry in detail.groups},
         **json.loads(detail.fields_json),

@@ -80,7 +80,6 @@ RESULT_KEY = "causal_datasets:result"
 CLUSTER_KEY = "cluster"
 
 
-
 def inspect_tasks() -> dict[str, tuple[str, str]]:
     """inspect task name -> (engine task, config), as every registered task names its inspect tasks."""
     return {name: (task.name, config) for task in tasks().values() for name, config in task.inspect_tasks().items()}
@@ -292,9 +291,15 @@ def build_task(
         solver=engine_solver(task, context, items),
         scorer=engine_scorer(task),
         config=DEFAULT_GENERATE_CONFIG,
-        metadata={"causal_datasets": __version__, "benchmark": task.name, "config": config,
-                  "dataset": settings.location.describe(task.dataset), "split": split, "agent": agent,
-                  "options": options_model.model_dump(mode="json")},
+        metadata={
+            "causal_datasets": __version__,
+            "benchmark": task.name,
+            "config": config,
+            "dataset": settings.location.describe(task.dataset),
+            "split": split,
+            "agent": agent,
+            "options": options_model.model_dump(mode="json"),
+        },
     )
 
 
@@ -303,8 +308,12 @@ def _location(hub_dir: str | None, dataset: str | None, revision: str | None, so
         raise RunConfigurationError("revision needs dataset=ORG/NAME (a local build has no revisions)")
     if source is not None and not Path(source).exists():
         raise RunConfigurationError(f"source {source} does not exist")
-    return DatasetLocation(hub_dir=Path(hub_dir) if hub_dir else DEFAULT_HUB_DIR, repo_id=dataset, revision=revision,
-                           source=Path(source) if source else None)
+    return DatasetLocation(
+        hub_dir=Path(hub_dir) if hub_dir else DEFAULT_HUB_DIR,
+        repo_id=dataset,
+        revision=revision,
+        source=Path(source) if source else None,
+    )
 
 
 def _options(task: Task, given: dict[str, Any]) -> Any:
@@ -327,8 +336,11 @@ def _roles(task: Task, agent: str | None) -> frozenset[Role]:
 
 def _sample(task: Task, item: Item, context: TaskContext) -> Sample:
     """The item as a sample; its metadata names its config and its cluster (what the clustered stderr reads)."""
-    return Sample(id=item.id, input=f"{task.name} item {item.id} (config {item.config})",
-                  metadata={"config": item.config, CLUSTER_KEY: item_units(task, item, context)["cluster"]})
+    return Sample(
+        id=item.id,
+        input=f"{task.name} item {item.id} (config {item.config})",
+        metadata={"config": item.config, CLUSTER_KEY: item_units(task, item, context)["cluster"]},
+    )
 
 
 @solver
@@ -396,8 +408,10 @@ def _task_function(name: str, task: Task, config: str) -> Callable[..., InspectT
         return build_task(task, config, **parameters)
 
     common = [p for p in inspect.signature(build_task).parameters.values() if p.kind == p.KEYWORD_ONLY]
-    own = [inspect.Parameter(field, inspect.Parameter.KEYWORD_ONLY, default=info.get_default(call_default_factory=True))
-           for field, info in task.options.model_fields.items()]
+    own = [
+        inspect.Parameter(field, inspect.Parameter.KEYWORD_ONLY, default=info.get_default(call_default_factory=True))
+        for field, info in task.options.model_fields.items()
+    ]
     create.__signature__ = inspect.Signature(common + own)  # type: ignore[attr-defined]
     create.__name__ = create.__qualname__ = name
     create.__doc__ = f"{task.help} (config {config}; causal-datasets {__version__})"

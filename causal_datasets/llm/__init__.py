@@ -11,9 +11,6 @@ answers with repair), ``options`` (CLI flags), ``local`` (the bundled SmolLM2 ll
 ``stub_server`` (a scriptable local endpoint for tests and benchmarks).
 """
 
-from causal_datasets.llm.chat import ChatClient, ChatResult
-from causal_datasets.llm.client import LLMClient
-from causal_datasets.llm.config import LLMConfig, ModelPrice, PriceTable, load_price_table
 from causal_datasets.errors import (
     LLMConfigError,
     LLMError,
@@ -21,6 +18,9 @@ from causal_datasets.errors import (
     LLMRetriesExhausted,
     LLMTimeout,
 )
+from causal_datasets.llm.chat import ChatClient, ChatResult
+from causal_datasets.llm.client import LLMClient
+from causal_datasets.llm.config import LLMConfig, ModelPrice, PriceTable, load_price_table
 
 __all__ = [
     "ChatClient",

@@ -25,7 +25,9 @@ BUSY_TIMEOUT = 10.0
 
 def cache_key(endpoint: str, body: dict[str, Any]) -> str:
     """sha256 of ``{"endpoint": endpoint, "body": body}`` as canonical JSON (sorted keys, no spaces, UTF-8)."""
-    canonical = json.dumps({"body": body, "endpoint": endpoint}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = json.dumps(
+        {"body": body, "endpoint": endpoint}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -94,8 +96,14 @@ class ResponseCache:
             self.enabled = False
 
     def stats(self) -> dict[str, Any]:
-        return {"hits": self.hits, "misses": self.misses, "writes": self.writes, "problems": self.problems,
-                "enabled": self.enabled, "path": str(self.path)}
+        return {
+            "hits": self.hits,
+            "misses": self.misses,
+            "writes": self.writes,
+            "problems": self.problems,
+            "enabled": self.enabled,
+            "path": str(self.path),
+        }
 
     def _run(self, what: str, sql: str, params: tuple) -> tuple | None:
         """One statement; a write returns ``()`` on success. Caller holds the lock. None if skipped or off."""

@@ -28,9 +28,9 @@ from typing import Any, TypedDict
 
 import httpx2
 
+from causal_datasets.errors import LLMError, LLMRequestError, LLMRetriesExhausted, LLMTimeout
 from causal_datasets.llm.cache import ResponseCache, cache_key
 from causal_datasets.llm.chat import ChatResult, reasoning_text
-from causal_datasets.llm.deadline import MAX_RESPONSE_BYTES, RequestDeadline, ResponseTooLarge, work_time_left
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.llm.config import DEFAULT_TIMEOUT, SINGLE_SLOT_TIMEOUT, LLMConfig, Message, PriceTable
 from causal_datasets.llm.context import (
@@ -43,7 +43,7 @@ from causal_datasets.llm.context import (
     window_from_listing,
     window_from_props,
 )
-from causal_datasets.errors import LLMError, LLMRequestError, LLMRetriesExhausted, LLMTimeout
+from causal_datasets.llm.deadline import MAX_RESPONSE_BYTES, RequestDeadline, ResponseTooLarge, work_time_left
 from causal_datasets.llm.retry import Backoff, Failure, failure_for_status
 from causal_datasets.llm.slots import slot_gate, slots_from_props, slots_in_use
 from causal_datasets.llm.usage import UsageTracker
@@ -96,8 +96,9 @@ def parse_completion(body: Any, *, cached: bool = False, attempts: int = 0, fall
         finish_reason=choices[0].get("finish_reason"),
         reasoning=_valid_text(reasoning) if reasoning is not None else None,
         reasoning_tokens=_count(_mapping(usage.get("completion_tokens_details")).get("reasoning_tokens")),
-        cache_read_tokens=_count(_mapping(usage.get("prompt_tokens_details")).get("cached_tokens")
-                                 or usage.get("prompt_cache_hit_tokens")),
+        cache_read_tokens=_count(
+            _mapping(usage.get("prompt_tokens_details")).get("cached_tokens") or usage.get("prompt_cache_hit_tokens")
+        ),
     )
 
 
@@ -165,9 +166,14 @@ class LLMClient:
         result = self._from_cache(key)
         if result is None:
             result = self._fresh(key, body)
-        self.usage.record_call(self.config.model, prompt_tokens=result.prompt_tokens,
-                               completion_tokens=result.completion_tokens, reasoning_tokens=result.reasoning_tokens,
-                               cache_read_tokens=result.cache_read_tokens, cached=result.cached)
+        self.usage.record_call(
+            self.config.model,
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+            reasoning_tokens=result.reasoning_tokens,
+            cache_read_tokens=result.cache_read_tokens,
+            cached=result.cached,
+        )
         prefill = self.config.prefill
         if prefill and not result.text.startswith(prefill):  # the server continued the prefill: give the whole reply
             result = dataclasses.replace(result, text=prefill + result.text)
@@ -196,7 +202,9 @@ class LLMClient:
             return self.config.context_window, "flag"
         with self._context_lock:
             if self._window is None:
-                listed = self._ask_json("GET", "models", relative=True, read=lambda b: window_from_listing(b, self.config.model))
+                listed = self._ask_json(
+                    "GET", "models", relative=True, read=lambda b: window_from_listing(b, self.config.model)
+                )
                 self._window = (listed or self._ask_json("GET", "props", read=window_from_props),)
             return self._window[0], ("server" if self._window[0] else None)
 
@@ -223,8 +231,10 @@ class LLMClient:
         if self._tokenizer == "":
             return None
         text = prompt_text(messages)
-        bodies = {"extras/tokenize/count": {"input": text, "model": self.config.model},
-                  "tokenize": {"model": self.config.model, "prompt": text, "content": text, "add_special": False}}
+        bodies = {
+            "extras/tokenize/count": {"input": text, "model": self.config.model},
+            "tokenize": {"model": self.config.model, "prompt": text, "content": text, "add_special": False},
+        }
         for path in [self._tokenizer] if self._tokenizer else list(bodies):
             count = self._ask_json("POST", path, body=bodies[path], read=count_from_reply)
             if count is not None:
@@ -275,8 +285,11 @@ class LLMClient:
     def usage_summary(self) -> dict[str, Any]:
         """Calls, HTTP requests, retries, tokens, cost, cache hits/misses of this client so far."""
         summary = {"model": self.config.model, "base_url": self.config.endpoint, **self.usage.summary()}
-        cache = self.cache.stats() if self.cache is not None else {"hits": 0, "misses": 0, "writes": 0, "problems": 0,
-                                                                     "enabled": False, "path": None}
+        cache = (
+            self.cache.stats()
+            if self.cache is not None
+            else {"hits": 0, "misses": 0, "writes": 0, "problems": 0, "enabled": False, "path": None}
+        )
         summary.update({f"cache_{name}": value for name, value in cache.items()})
         return summary
 
@@ -336,11 +349,19 @@ class LLMClient:
                 raise LLMRequestError(outcome.detail, status=outcome.status, attempts=attempt, **self._context())
             if attempt > self.config.max_retries:
                 error_type = LLMTimeout if outcome.kind == "timeout" else LLMRetriesExhausted
-                raise error_type(outcome.detail, kind=outcome.kind, status=outcome.status, attempts=attempt,
-                                 **self._context())
+                raise error_type(
+                    outcome.detail, kind=outcome.kind, status=outcome.status, attempts=attempt, **self._context()
+                )
             wait = self._backoff.delay(attempt, outcome.retry_after)
-            log.warning("%s from %s (attempt %d of %d): %s; retrying in %.2fs", outcome.kind, self.config.endpoint,
-                        attempt, self.config.max_retries + 1, outcome.detail, wait)
+            log.warning(
+                "%s from %s (attempt %d of %d): %s; retrying in %.2fs",
+                outcome.kind,
+                self.config.endpoint,
+                attempt,
+                self.config.max_retries + 1,
+                outcome.detail,
+                wait,
+            )
             time.sleep(wait)
         raise AssertionError("unreachable: the loop returns or raises")
 
@@ -356,8 +377,10 @@ class LLMClient:
             if in_use is None or in_use[0] < in_use[1]:
                 return
             if not waited:
-                log.warning("%s is still computing the request that timed out; sending it again once it is done",
-                            self.config.endpoint)
+                log.warning(
+                    "%s is still computing the request that timed out; sending it again once it is done",
+                    self.config.endpoint,
+                )
                 waited = True
             time.sleep(SLOT_POLL_INTERVAL)
 
@@ -383,8 +406,9 @@ class LLMClient:
             data = response.json()
             parse_completion(data)
         except ValueError as error:
-            return Failure("invalid_body", f"unusable response body ({error}): {response.text[:200]!r}",
-                           response.status_code)
+            return Failure(
+                "invalid_body", f"unusable response body ({error}): {response.text[:200]!r}", response.status_code
+            )
         return data
 
     def _context(self) -> ErrorContext:
@@ -399,8 +423,10 @@ class LLMClient:
 
 def _checked(messages: Any, context: ErrorContext) -> list[Message]:
     """The messages if they look like a chat request, else ``LLMRequestError`` (nothing is sent)."""
-    ok = isinstance(messages, list) and messages and all(
-        isinstance(m, dict) and isinstance(m.get("role"), str) and "content" in m for m in messages
+    ok = (
+        isinstance(messages, list)
+        and messages
+        and all(isinstance(m, dict) and isinstance(m.get("role"), str) and "content" in m for m in messages)
     )
     if not ok:
         raise LLMRequestError("messages must be a non-empty list of {role, content} dicts", **context)

@@ -29,8 +29,9 @@ SINGLE_SLOT_TIMEOUT = 600.0
 
 Message = dict[str, Any]
 #: LLMConfig fields about reaching the server, not about what it answers (a resumed run may change them)
-TRANSPORT_FIELDS = frozenset({"base_url", "api_key_env", "timeout", "max_retries", "backoff_base", "backoff_max",
-                              "concurrency"})
+TRANSPORT_FIELDS = frozenset(
+    {"base_url", "api_key_env", "timeout", "max_retries", "backoff_base", "backoff_max", "concurrency"}
+)
 
 
 #: the values of ``reasoning_effort`` (``extra_body`` can send any other a provider takes)
@@ -52,41 +53,57 @@ class LLMConfig(BaseModel):
 
     model: str = Field(min_length=1, description="model name as the server knows it")
     base_url: str = Field(
-        default_factory=_default_base_url, validate_default=True,
+        default_factory=_default_base_url,
+        validate_default=True,
         description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (default: $OPENAI_BASE_URL, "
-                    "else OpenAI)")
-    api_key_env: str = Field(default="OPENAI_API_KEY",
-                             description="environment variable holding the API key (not needed on 127.0.0.1)")
+        "else OpenAI)",
+    )
+    api_key_env: str = Field(
+        default="OPENAI_API_KEY", description="environment variable holding the API key (not needed on 127.0.0.1)"
+    )
     temperature: float = Field(default=0.0, ge=0.0, description="sampling temperature")
     max_tokens: int = Field(default=512, ge=1, description="completion token limit")
     token_limit_param: Literal["max_tokens", "max_completion_tokens"] = Field(
-        default="max_tokens", description="request field that carries max_tokens (OpenAI reasoning models want "
-                                          "max_completion_tokens)")
+        default="max_tokens",
+        description="request field that carries max_tokens (OpenAI reasoning models want max_completion_tokens)",
+    )
     max_completion_tokens: int | None = Field(
-        default=None, ge=1, description="completion token limit, reasoning included, sent as max_completion_tokens "
-                                        "(instead of max_tokens)")
+        default=None,
+        ge=1,
+        description="completion token limit, reasoning included, sent as max_completion_tokens (instead of max_tokens)",
+    )
     reasoning_effort: ReasoningEffort | None = Field(
-        default=None, description="how much a reasoning model thinks before answering (sent as reasoning_effort)")
+        default=None, description="how much a reasoning model thinks before answering (sent as reasoning_effort)"
+    )
     seed: int | None = Field(default=0, description="sampling seed sent to the server")
     extra_body: dict[str, JsonValue] = Field(
-        default_factory=dict, description="JSON object merged into every request body, its keys winning, e.g. "
-                                          "'{\"chat_template_kwargs\": {\"enable_thinking\": true}}'")
+        default_factory=dict,
+        description="JSON object merged into every request body, its keys winning, e.g. "
+        '\'{"chat_template_kwargs": {"enable_thinking": true}}\'',
+    )
     timeout: float | None = Field(
-        default=None, gt=0,
+        default=None,
+        gt=0,
         description=f"seconds one HTTP attempt may take in total (default {DEFAULT_TIMEOUT:g}, or "
-                    f"{SINGLE_SLOT_TIMEOUT:g} for a server that reports a single slot: serve-local, llama.cpp's server "
-                    "with --parallel 1; raise it for long reasoning replies)")
+        f"{SINGLE_SLOT_TIMEOUT:g} for a server that reports a single slot: serve-local, llama.cpp's server "
+        "with --parallel 1; raise it for long reasoning replies)",
+    )
     max_retries: int = Field(default=4, ge=0, description="retries of transient failures")
     backoff_base: float = Field(default=1.0, ge=0, description="seconds the first retry waits, about")
     backoff_max: float = Field(default=60.0, ge=0, description="seconds no computed or Retry-After wait exceeds")
     concurrency: int = Field(default=4, ge=1, description="requests in flight at once for map/achat")
     prefill: str | None = Field(
-        default=None, min_length=1,
+        default=None,
+        min_length=1,
         description="assistant prefill: the reply starts with this text (e.g. '<think>', as ReCAST's base-model case "
-                    "study); the server must continue a final assistant message")
+        "study); the server must continue a final assistant message",
+    )
     context_window: int | None = Field(
-        default=None, ge=1, description="the model's context window in tokens; a request that would not fit is not "
-                                        "sent (default: what the server reports, else unchecked)")
+        default=None,
+        ge=1,
+        description="the model's context window in tokens; a request that would not fit is not "
+        "sent (default: what the server reports, else unchecked)",
+    )
 
     @field_validator("base_url")
     @classmethod
@@ -180,8 +197,9 @@ class ModelPrice(BaseModel):
         """USD of one call; ``cache_read_tokens`` are part of ``prompt_tokens`` (at most all of them)."""
         cache_read = min(max(cache_read_tokens, 0), prompt_tokens)
         cache_price = self.prompt if self.cache_read is None else self.cache_read
-        return ((prompt_tokens - cache_read) * self.prompt + cache_read * cache_price
-                + completion_tokens * self.completion) / 1_000_000
+        return (
+            (prompt_tokens - cache_read) * self.prompt + cache_read * cache_price + completion_tokens * self.completion
+        ) / 1_000_000
 
 
 PriceTable = dict[str, ModelPrice]

@@ -55,9 +55,15 @@ class ContextCheck:
         return None if self.limit is None else self.prompt_tokens + self.reserved <= self.limit
 
     def describe(self) -> str:
-        how = "counted by the server" if self.counted_by == "server" else f"estimated at {CHARS_PER_TOKEN} characters/token"
-        return (f"{self.prompt_tokens} prompt tokens ({how}) + {self.reserved} for the reply exceed the context "
-                f"window of {self.limit} tokens (from the {'--context-window flag' if self.limit_from == 'flag' else 'server'})")
+        how = (
+            "counted by the server"
+            if self.counted_by == "server"
+            else f"estimated at {CHARS_PER_TOKEN} characters/token"
+        )
+        return (
+            f"{self.prompt_tokens} prompt tokens ({how}) + {self.reserved} for the reply exceed the context "
+            f"window of {self.limit} tokens (from the {'--context-window flag' if self.limit_from == 'flag' else 'server'})"
+        )
 
 
 def prompt_text(messages: Sequence[Mapping[str, Any]]) -> str:

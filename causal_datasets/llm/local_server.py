@@ -100,8 +100,9 @@ def create_app(model: str, alias: str, n_ctx: int, threads: int) -> Any:
     LlamaProxy.load_llama_from_model_settings = staticmethod(load_reproducible)  # type: ignore[method-assign]
     # the prompt on as many threads as the reply: llama-cpp-python's default takes every CPU for it, whose spinning
     # threads slowed prompts down up to threefold on a shared 2-core machine
-    settings = ModelSettings(model=model, model_alias=alias, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
-                             verbose=False)
+    settings = ModelSettings(
+        model=model, model_alias=alias, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False
+    )
     app = llama_app.create_app(server_settings=ServerSettings(), model_settings=[settings])
 
     @app.get("/props")

@@ -42,14 +42,27 @@ def add_model_arguments(
     group = parser.add_argument_group(f"{who}model".strip(), purpose)
     model_help = f"{who}model name as the server knows it (omitted: {omitted or f'no {who}model'})"
     add_flags(group, LLMConfig, prefix=prefix, exclude=NOT_FLAGS, helps={"model": model_help})
-    group.add_argument(flag("model_config", prefix), type=Path, metavar="FILE",
-                       help=f"YAML mapping of this role's settings, the fields of the --{prefix}* flags "
-                            "(model, base_url, reasoning_effort, extra_body ...); flags given beside it win")
-    group.add_argument(flag("prices", prefix), type=Path, metavar="FILE",
-                       help="JSON/YAML price table {model: {prompt, completion, cache_read}}, USD per 1M tokens "
-                            "(cache_read: the cached-input price; default the prompt price)")
-    group.add_argument(flag("cache_dir", prefix), type=Path, default=DEFAULT_CACHE_DIR, metavar="DIR",
-                       help=f"response cache folder, file {CACHE_FILE} (default .cache)")
+    group.add_argument(
+        flag("model_config", prefix),
+        type=Path,
+        metavar="FILE",
+        help=f"YAML mapping of this role's settings, the fields of the --{prefix}* flags "
+        "(model, base_url, reasoning_effort, extra_body ...); flags given beside it win",
+    )
+    group.add_argument(
+        flag("prices", prefix),
+        type=Path,
+        metavar="FILE",
+        help="JSON/YAML price table {model: {prompt, completion, cache_read}}, USD per 1M tokens "
+        "(cache_read: the cached-input price; default the prompt price)",
+    )
+    group.add_argument(
+        flag("cache_dir", prefix),
+        type=Path,
+        default=DEFAULT_CACHE_DIR,
+        metavar="DIR",
+        help=f"response cache folder, file {CACHE_FILE} (default .cache)",
+    )
     group.add_argument(flag("no_cache", prefix), action="store_true", help="do not read or write the response cache")
 
 
@@ -61,8 +74,10 @@ def config_from_args(args: argparse.Namespace, prefix: str = "") -> LLMConfig | 
     given = given_values(LLMConfig, args, prefix=prefix, exclude=NOT_FLAGS)
     if not given.get("model") and not from_file.get("model"):
         if path is not None:
-            raise _config_error(f"{flag('model_config', prefix)} {path}: no model (give model: in the file or "
-                                f"{flag('model', prefix)})", given)
+            raise _config_error(
+                f"{flag('model_config', prefix)} {path}: no model (give model: in the file or {flag('model', prefix)})",
+                given,
+            )
         return None
     concurrency = {"concurrency": args.concurrency} if getattr(args, "concurrency", None) else {}
     try:
@@ -88,8 +103,9 @@ def read_model_config(path: Path, prefix: str = "") -> dict[str, Any]:
     except (yaml.YAMLError, ValueError, RecursionError) as error:  # RecursionError: nested too deep to read
         raise _config_error(f"{where}: not valid YAML ({' '.join(str(error).split())[:200]})", {}) from None
     if not isinstance(raw, dict) or not all(isinstance(key, str) for key in raw):
-        raise _config_error(f"{where}: expected a mapping of LLMConfig fields (model: ..., base_url: ...), "
-                            f"got {type(raw).__name__}", {})
+        raise _config_error(
+            f"{where}: expected a mapping of LLMConfig fields (model: ..., base_url: ...), got {type(raw).__name__}", {}
+        )
     return raw
 
 
@@ -121,8 +137,9 @@ def spec_from_args(args: argparse.Namespace, prefix: str = "") -> ModelSpec | No
         try:
             prices = load_price_table(value("prices"))
         except (OSError, ValueError) as error:
-            raise LLMConfigError(f"{flag('prices', prefix)}: {error}", model=config.model,
-                                 base_url=config.endpoint) from None
+            raise LLMConfigError(
+                f"{flag('prices', prefix)}: {error}", model=config.model, base_url=config.endpoint
+            ) from None
     return ModelSpec(config, cache_path=cache_path, prices=prices)
 
 
@@ -137,8 +154,13 @@ def _reader(args: argparse.Namespace, prefix: str):
 
 
 def judge_client(
-    metric: str, model: str | None, base_url: str, *, cache_path: str | Path | None = None,
-    settings: Mapping[str, Any] | None = None, **config: Any,
+    metric: str,
+    model: str | None,
+    base_url: str,
+    *,
+    cache_path: str | Path | None = None,
+    settings: Mapping[str, Any] | None = None,
+    **config: Any,
 ) -> LLMClient:
     """The judge client of an ``evaluate`` module's ``compute(judge_model=..., judge_base_url=..., ...)``.
 

@@ -296,7 +296,9 @@ def format_fix_messages(response: str, problem: str, fmt: Format, description: s
     return [{"role": "system", "content": instructions}, {"role": "user", "content": request}]
 
 
-def reask_messages(messages: list[Message], response: str, problem: str, fmt: Format, description: str) -> list[Message]:
+def reask_messages(
+    messages: list[Message], response: str, problem: str, fmt: Format, description: str
+) -> list[Message]:
     """The conversation continued: the failed answer, then a note of why it was rejected."""
     note = (
         f"Your previous answer was not usable: {problem}. Answer again, ending your reply with exactly one "

@@ -43,16 +43,27 @@ class StubReply:
 Responder = Callable[[dict[str, Any], int], StubReply]
 
 
-def completion_body(text: str, *, model: str = STUB_MODEL, prompt_tokens: int = 0, completion_tokens: int = 0,
-                    reasoning: str | None = None, reasoning_field: str = "reasoning_content", reasoning_tokens: int = 0,
-                    cached_tokens: int = 0) -> dict:
+def completion_body(
+    text: str,
+    *,
+    model: str = STUB_MODEL,
+    prompt_tokens: int = 0,
+    completion_tokens: int = 0,
+    reasoning: str | None = None,
+    reasoning_field: str = "reasoning_content",
+    reasoning_tokens: int = 0,
+    cached_tokens: int = 0,
+) -> dict:
     """A minimal ``chat.completion`` response; ``reasoning`` goes into the message's ``reasoning_field``, and
     ``reasoning_tokens``/``cached_tokens`` into the usage details, as reasoning models and prompt caches report them."""
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if reasoning is not None:
         message[reasoning_field] = reasoning
-    usage: dict[str, Any] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                             "total_tokens": prompt_tokens + completion_tokens}
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
     if reasoning_tokens:
         usage["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
     if cached_tokens:

@@ -21,16 +21,16 @@ def split_thinking(text: str) -> tuple[str, str]:
     position = 0
     while (tag := _TAG.search(text, position)) is not None:
         if tag.group(1):  # a lone closing tag: everything before it was reasoning
-            thought.append("".join(kept) + text[position:tag.start()])
+            thought.append("".join(kept) + text[position : tag.start()])
             kept, position = [], tag.end()
             continue
-        kept.append(text[position:tag.start()])
+        kept.append(text[position : tag.start()])
         end = _CLOSE.search(text, tag.end())
         if end is None:  # unclosed: it hides the rest
-            thought.append(text[tag.end():])
+            thought.append(text[tag.end() :])
             position = len(text)
             break
-        thought.append(text[tag.end():end.start()])
+        thought.append(text[tag.end() : end.start()])
         position = end.end()
     kept.append(text[position:])
     return "".join(kept).strip(), "\n\n".join(part.strip() for part in thought if part.strip())

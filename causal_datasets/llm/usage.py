@@ -45,8 +45,17 @@ class UsageTracker:
                 self._totals["retries"] += 1
                 self._totals["retry_wait_s"] += retry_wait
 
-    def record_call(self, model: str, *, prompt_tokens: int = 0, completion_tokens: int = 0, reasoning_tokens: int = 0,
-                    cache_read_tokens: int = 0, cached: bool = False, failed: bool = False) -> None:
+    def record_call(
+        self,
+        model: str,
+        *,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        reasoning_tokens: int = 0,
+        cache_read_tokens: int = 0,
+        cached: bool = False,
+        failed: bool = False,
+    ) -> None:
         """One finished ``chat`` call (successful, cached, or failed)."""
         with self._lock:
             self._totals["calls"] += 1

@@ -80,7 +80,9 @@ def score_summary(rows: Sequence[Scored]) -> dict[str, float | int | None]:
     return summary
 
 
-def grouped(rows: Sequence[Scored], keys: Callable[[RecastSample], Sequence[str]], order: Sequence[str]) -> dict[str, dict]:
+def grouped(
+    rows: Sequence[Scored], keys: Callable[[RecastSample], Sequence[str]], order: Sequence[str]
+) -> dict[str, dict]:
     """:func:`score_summary` per group; a sample is in every group ``keys`` names; groups in ``order``."""
     groups: dict[str, list[Scored]] = {key: [] for key in order}
     for row in rows:
@@ -126,7 +128,9 @@ def confounding_bins(dataset: Sequence[RecastSample], attribute: str, count: int
     return balanced_bins(values, count) if values else []
 
 
-def by_confounding(rows: Sequence[Scored], dataset: Sequence[RecastSample], attribute: str, count: int) -> dict[str, dict]:
+def by_confounding(
+    rows: Sequence[Scored], dataset: Sequence[RecastSample], attribute: str, count: int
+) -> dict[str, dict]:
     """Scores per balanced bin of ``attribute`` (``confounding_lenient`` or ``confounding_strict``);
     each entry also says how many dataset samples its bin holds."""
     bins = confounding_bins(dataset, attribute, count)
@@ -217,7 +221,12 @@ def by_size_quartile(rows: Sequence[Scored], dataset: Sequence[RecastSample]) ->
         q1, q3 = np.quantile([getattr(s, attribute) for s in dataset], [0.25, 0.75])
         bottom = score_summary([r for r in rows if getattr(r.sample, attribute) <= q1])
         top = score_summary([r for r in rows if getattr(r.sample, attribute) >= q3])
-        entry: dict[str, Any] = {"bottom_max": float(q1), "top_min": float(q3), "bottom_n": bottom["n"], "top_n": top["n"]}
+        entry: dict[str, Any] = {
+            "bottom_max": float(q1),
+            "top_min": float(q3),
+            "bottom_n": bottom["n"],
+            "top_n": top["n"],
+        }
         for name in SCORES:
             both = top[name] is not None and bottom[name] is not None
             entry[f"{name}_difference"] = top[name] - bottom[name] if both else None
@@ -226,7 +235,9 @@ def by_size_quartile(rows: Sequence[Scored], dataset: Sequence[RecastSample]) ->
     return table
 
 
-def size_confounding_r2(samples: Sequence[RecastSample], attribute: str = "confounding_lenient") -> dict[str, float | None]:
+def size_confounding_r2(
+    samples: Sequence[RecastSample], attribute: str = "confounding_lenient"
+) -> dict[str, float | None]:
     """R² of ``attribute`` on log10 of each size attribute (None with fewer than 3 samples or constant values)."""
     from scipy import stats  # scipy.stats takes half a second to import: only when R² is computed
 

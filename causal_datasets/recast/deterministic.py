@@ -19,10 +19,21 @@ from causal_datasets.records.recast import RecastSample
 from causal_datasets.scoring.graph_compare import compare_graphs, unparsable_comparison
 
 MATCHINGS = ("exact", "normalized")
-FIELDS = ("node_precision", "node_recall", "node_f1", "edge_precision", "edge_recall", "edge_f1", "shd", "normalized_shd")
+FIELDS = (
+    "node_precision",
+    "node_recall",
+    "node_f1",
+    "edge_precision",
+    "edge_recall",
+    "edge_f1",
+    "shd",
+    "normalized_shd",
+)
 
 
-def deterministic_scores(prediction: CausalGraph | None, sample: RecastSample, *, reversal_cost: float = 1) -> dict[str, dict[str, Any]]:
+def deterministic_scores(
+    prediction: CausalGraph | None, sample: RecastSample, *, reversal_cost: float = 1
+) -> dict[str, dict[str, Any]]:
     """``{"exact": {...}, "normalized": {...}}`` with node/edge P/R/F1, SHD and normalized SHD; the
     worst scores when ``prediction`` is None (unreadable)."""
     reference = sample.graph()

@@ -20,12 +20,18 @@ from pydantic import BaseModel, Field
 
 from causal_datasets.graph import CausalGraph
 from causal_datasets.llm import LLMError
+from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.context import is_context_overflow
 from causal_datasets.llm.structured import ask_structured
-from causal_datasets.records.recast import RecastSample
-from causal_datasets.recast.parsing import AnswerFormatError, GraphAnswer, ParsedGraph, answer_to_graph, parse_graph_answer
+from causal_datasets.recast.parsing import (
+    AnswerFormatError,
+    GraphAnswer,
+    ParsedGraph,
+    answer_to_graph,
+    parse_graph_answer,
+)
 from causal_datasets.recast.prompts import build_messages, correction_messages, node_ids
-from causal_datasets.llm.chat import ChatClient
+from causal_datasets.records.recast import RecastSample
 
 GenerationError = Literal["context_exceeded", "llm_error", "format_error", "empty_graph", "unknown_node_ids"]
 GENERATION_ERRORS: tuple[str, ...] = GenerationError.__args__
@@ -56,7 +62,11 @@ class Generation(BaseModel):
 
 
 def generate(
-    client: ChatClient, sample: RecastSample, *, name_assisted: bool = False, corrector: ChatClient | None = None,
+    client: ChatClient,
+    sample: RecastSample,
+    *,
+    name_assisted: bool = False,
+    corrector: ChatClient | None = None,
     max_attempts: int = 3,
     check_context: bool = True,
 ) -> Generation:
@@ -95,12 +105,18 @@ def generate(
 
 
 def _corrected(
-    outcome: Generation, corrector: ChatClient, sample: RecastSample, ids: dict[int, str] | None, why: str,
-    max_attempts: int
+    outcome: Generation,
+    corrector: ChatClient,
+    sample: RecastSample,
+    ids: dict[int, str] | None,
+    why: str,
+    max_attempts: int,
 ) -> ParsedGraph | None:
     """The paper's formatting-correction step; ``None`` (and ``outcome`` classified) if it fails."""
     messages = correction_messages(sample, outcome.raw_answer or "", name_assisted=ids is not None)
-    answer = ask_structured(corrector, messages, schema=GraphAnswer, fmt="json", repair="format_fix", max_attempts=max_attempts)
+    answer = ask_structured(
+        corrector, messages, schema=GraphAnswer, fmt="json", repair="format_fix", max_attempts=max_attempts
+    )
     outcome.correction_raw = list(answer.raw)
     if answer.value is None:
         _failed(outcome, "format_error", f"{why}; correction failed ({answer.error_kind}): {answer.error}")

@@ -15,15 +15,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from causal_datasets.graph import CausalGraph
-from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.hub.location import DatasetLocation
-from causal_datasets.records.base import record_from_input
-from causal_datasets.records.recast import RecastSample
+from causal_datasets.llm.chat import ChatClient
+from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.recast.dataset import load_samples
 from causal_datasets.recast.deterministic import deterministic_scores, mean_scores
 from causal_datasets.recast.judge.evaluate import aggregate, judge_graph, unparsable_judgement
 from causal_datasets.recast.parsing import AnswerFormatError, read_prediction
-from causal_datasets.llm.chat import ChatClient
+from causal_datasets.records.base import record_from_input
+from causal_datasets.records.recast import RecastSample
 from causal_datasets.scoring.inputs import batch_size, choice_option, number_option
 
 Mode = Literal["judge", "deterministic"]
@@ -38,7 +38,9 @@ def resolve_references(references: Sequence[Any], location: DatasetLocation | No
     samples = []
     for index, reference in enumerate(references):
         where = f"references[{index}]"
-        if isinstance(reference, (RecastSample, Mapping)) or (isinstance(reference, str) and reference.lstrip().startswith("{")):
+        if isinstance(reference, (RecastSample, Mapping)) or (
+            isinstance(reference, str) and reference.lstrip().startswith("{")
+        ):
             samples.append(record_from_input(reference, RecastSample, where))
             continue
         if isinstance(reference, bool) or not isinstance(reference, (int, str)):
@@ -61,8 +63,14 @@ def resolve_references(references: Sequence[Any], location: DatasetLocation | No
     return samples
 
 
-def score_item(prediction: str | CausalGraph | None, sample: RecastSample, *, judge: ChatClient | None = None,
-               reversal_cost: float = 1, max_attempts: int = 3) -> dict[str, Any]:
+def score_item(
+    prediction: str | CausalGraph | None,
+    sample: RecastSample,
+    *,
+    judge: ChatClient | None = None,
+    reversal_cost: float = 1,
+    max_attempts: int = 3,
+) -> dict[str, Any]:
     """Scores of one prediction: ``deterministic`` always, ``judge`` when a judge client is given."""
     error, graph = None, None
     if isinstance(prediction, CausalGraph):
@@ -81,15 +89,26 @@ def score_item(prediction: str | CausalGraph | None, sample: RecastSample, *, ju
         "deterministic": deterministic_scores(graph, sample, reversal_cost=reversal_cost),
     }
     if judge is not None:
-        judgement = judge_graph(judge, sample, graph, max_attempts=max_attempts) if graph is not None else unparsable_judgement(sample)
+        judgement = (
+            judge_graph(judge, sample, graph, max_attempts=max_attempts)
+            if graph is not None
+            else unparsable_judgement(sample)
+        )
         item["judge"] = judgement.to_dict()
         item["error"] = item["error"] or judgement.error
     return item
 
 
-def score_predictions(predictions: Sequence[str | CausalGraph], samples: Sequence[RecastSample], *, mode: Mode = "judge",
-                      judge: ChatClient | None = None, reversal_cost: float = 1, max_attempts: int = 3,
-                      concurrency: int = 4) -> dict[str, Any]:
+def score_predictions(
+    predictions: Sequence[str | CausalGraph],
+    samples: Sequence[RecastSample],
+    *,
+    mode: Mode = "judge",
+    judge: ChatClient | None = None,
+    reversal_cost: float = 1,
+    max_attempts: int = 3,
+    concurrency: int = 4,
+) -> dict[str, Any]:
     """Per-item scores and their summary (judge means ± SD, name-based means, error counts)."""
     batch_size(predictions, samples)
     check_options(mode, reversal_cost, max_attempts, concurrency)
@@ -97,8 +116,12 @@ def score_predictions(predictions: Sequence[str | CausalGraph], samples: Sequenc
         raise ValueError("mode='judge' needs a judge model (judge_model=..., judge_base_url=...)")
     use_judge = judge if mode == "judge" else None
     outcomes = map_concurrent(
-        lambda pair: score_item(pair[0], pair[1], judge=use_judge, reversal_cost=reversal_cost, max_attempts=max_attempts),
-        list(zip(predictions, samples)), concurrency=concurrency, desc="recast scoring",
+        lambda pair: score_item(
+            pair[0], pair[1], judge=use_judge, reversal_cost=reversal_cost, max_attempts=max_attempts
+        ),
+        list(zip(predictions, samples)),
+        concurrency=concurrency,
+        desc="recast scoring",
     )
     failed = [o for o in outcomes if isinstance(o, Exception)]
     if failed:

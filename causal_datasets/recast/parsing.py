@@ -142,5 +142,7 @@ def read_prediction(text: str) -> CausalGraph:
         raise AnswerFormatError(f"prediction is neither relationships JSON nor 'A -> B' lines: {error}") from error
     if graph.bidirected:
         a, b = graph.bidirected[0]
-        raise AnswerFormatError(f"prediction has {a} <-> {b}, a latent common cause, where directed edges were asked for")
+        raise AnswerFormatError(
+            f"prediction has {a} <-> {b}, a latent common cause, where directed edges were asked for"
+        )
     return graph

@@ -102,7 +102,9 @@ def build_messages(sample: RecastSample, *, name_assisted: bool = False) -> Mess
     if name_assisted:
         system = NAME_ASSISTED_INSTRUCTIONS.replace("ANSWER_FORMAT", ID_FORMAT).replace("NODE_JSON", node_json(sample))
     else:
-        system = GENERATION_INSTRUCTIONS.replace("ANSWER_FORMAT", NAME_FORMAT).replace("NUM_NODES", str(sample.num_nodes))
+        system = GENERATION_INSTRUCTIONS.replace("ANSWER_FORMAT", NAME_FORMAT).replace(
+            "NUM_NODES", str(sample.num_nodes)
+        )
     return [{"role": "system", "content": system}, {"role": "user", "content": sample.input_text}]
 
 
@@ -113,7 +115,8 @@ def reference_answer(sample: RecastSample, *, name_assisted: bool = False) -> st
     ends = (lambda name: ids[name]) if name_assisted else (lambda name: name)
     edges = dict.fromkeys((e.source, e.target) for e in sample.edges)
     lines = ",\n".join(
-        f"    {json.dumps({'source': ends(source), 'sink': ends(target)}, ensure_ascii=False)}" for source, target in edges
+        f"    {json.dumps({'source': ends(source), 'sink': ends(target)}, ensure_ascii=False)}"
+        for source, target in edges
     )
     return f'```json\n{{\n  "relationships": [\n{lines}\n  ]\n}}\n```'
 
@@ -153,4 +156,4 @@ def answer_snippet(answer: str, limit: int = CORRECTION_SNIPPET_CHARS) -> str:
     if len(answer) <= limit:
         return answer
     head = limit // 4
-    return f"{answer[:head]}\n[... {len(answer) - limit} characters omitted ...]\n{answer[-(limit - head):]}"
+    return f"{answer[:head]}\n[... {len(answer) - limit} characters omitted ...]\n{answer[-(limit - head) :]}"

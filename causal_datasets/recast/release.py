@@ -161,7 +161,10 @@ def _date(value: Any) -> datetime.date | None:
 def _failed_checks(row: dict[str, Any], codes: dict[str, Any], sample: RecastSample) -> Iterable[str]:
     """The names of the :data:`CHECKS` one row fails."""
     stored = (row.get("num_nodes"), row.get("num_edges"))
-    if any(value is not None and int(value) != derived for value, derived in zip(stored, (sample.num_nodes, sample.num_edges))):
+    if any(
+        value is not None and int(value) != derived
+        for value, derived in zip(stored, (sample.num_nodes, sample.num_edges))
+    ):
         yield "stored_counts"
     if sample.num_unlabeled_nodes:
         yield "unlabeled"
@@ -169,8 +172,10 @@ def _failed_checks(row: dict[str, Any], codes: dict[str, Any], sample: RecastSam
         yield "stray_labels"
     stored_share = row.get("explicitness")
     labeled = [n.explicitness for n in sample.nodes if n.explicitness != UNLABELED]
-    if stored_share is not None and labeled and (
-        abs(float(stored_share) - labeled.count("explicit") / len(labeled)) > _SHARE_TOLERANCE
+    if (
+        stored_share is not None
+        and labeled
+        and (abs(float(stored_share) - labeled.count("explicit") / len(labeled)) > _SHARE_TOLERANCE)
     ):
         yield "stored_share"
     if sample.num_duplicate_edges:

@@ -36,8 +36,11 @@ def domain_counts(samples: Sequence[RecastSample]) -> dict[str, int]:
 
 
 #: what the paper's text says of its domain labels (§ Effect of Domain and the appendix on domains)
-PAPER_DOMAINS = {"per_sample": "2.35", "Engineering & Technology": "over 60% (with Environmental & Earth Sciences)",
-                 "Environmental & Earth Sciences": "over 60% (with Engineering & Technology)"}
+PAPER_DOMAINS = {
+    "per_sample": "2.35",
+    "Engineering & Technology": "over 60% (with Environmental & Earth Sciences)",
+    "Environmental & Earth Sciences": "over 60% (with Engineering & Technology)",
+}
 
 
 def domains_vs_paper(samples: Sequence[RecastSample]) -> str:
@@ -45,9 +48,13 @@ def domains_vs_paper(samples: Sequence[RecastSample]) -> str:
     n = len(samples)
     counts = domain_counts(samples)
     per_sample = stats.fmean(len(s.domains) for s in samples)
-    rows = [["domains per sample (Economics & Public Policy included)", f"{per_sample:.2f}", PAPER_DOMAINS["per_sample"]]]
-    rows += [[f"samples in {domain}", f"{counts[domain]} of {n} ({counts[domain] / n:.1%})", PAPER_DOMAINS[domain]]
-             for domain in ("Engineering & Technology", "Environmental & Earth Sciences")]
+    rows = [
+        ["domains per sample (Economics & Public Policy included)", f"{per_sample:.2f}", PAPER_DOMAINS["per_sample"]]
+    ]
+    rows += [
+        [f"samples in {domain}", f"{counts[domain]} of {n} ({counts[domain] / n:.1%})", PAPER_DOMAINS[domain]]
+        for domain in ("Engineering & Technology", "Environmental & Earth Sciences")
+    ]
     return markdown_table(["figure", "this release", "the paper"], rows)
 
 
@@ -63,7 +70,9 @@ def table1_markdown(samples: Sequence[RecastSample]) -> str:
         s = summary(samples, attribute)
         digits = 3 if isinstance(s["max"], float) else 1
         rows.append([label, f"{s['mean']:.{digits}f} ± {s['sd']:.{digits}f}", s["min"], s["max"]])
-    rows.append(["Confounding per node (absent share of all labeled nodes)", f"{pooled_absent_share(samples):.3f}", "", ""])
+    rows.append(
+        ["Confounding per node (absent share of all labeled nodes)", f"{pooled_absent_share(samples):.3f}", "", ""]
+    )
     return markdown_table(["attribute", "mean ± SD", "min", "max"], rows)
 
 
@@ -90,10 +99,12 @@ def counts_markdown(samples: Sequence[RecastSample]) -> dict[str, str]:
         ),
         "explicitness_table": markdown_table(
             ["node explicitness", "nodes", "share"],
-            [[level, levels[level], round(levels[level] / sum(levels.values()), 4)] for level in (*EXPLICITNESS_LEVELS, UNLABELED)],
+            [
+                [level, levels[level], round(levels[level] / sum(levels.values()), 4)]
+                for level in (*EXPLICITNESS_LEVELS, UNLABELED)
+            ],
         ),
         "cycles_table": markdown_table(
             ["graph shape", "samples"], [["acyclic", acyclic], ["with feedback loops", n - acyclic]]
         ),
     }
-

@@ -119,8 +119,9 @@ def record_from_input(value: Any, model: type[R], what: str) -> R:
 def _invalid(error: ValidationError, model: type[Record], what: str) -> ValueError:
     first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "the row"
-    return ValueError(f"{what} is not a {model.__name__} row ({len(error.errors())} problem(s); "
-                      f"first: {where}: {first['msg']})")
+    return ValueError(
+        f"{what} is not a {model.__name__} row ({len(error.errors())} problem(s); first: {where}: {first['msg']})"
+    )
 
 
 @functools.cache
@@ -208,8 +209,7 @@ def _feature_for(annotation: Any, metadata: Sequence[Any] = ()) -> Any:
             return datasets.ClassLabel(names=[str(m.value) for m in annotation])
         if issubclass(annotation, BaseModel):
             return {
-                name: _feature_for(info.annotation, info.metadata)
-                for name, info in annotation.model_fields.items()
+                name: _feature_for(info.annotation, info.metadata) for name, info in annotation.model_fields.items()
             }
         if annotation is datetime.date:
             return datasets.Value("date32")

@@ -49,7 +49,9 @@ class Disturbance(Record):
 
     value_space: list[float] = Field(description="Values H is drawn from after every intervention, e.g. [−5, 0, 5].")
     weight: float = Field(description="Weight with which H is added to each affected property.")
-    affected_nodes: list[str] = Field(description="Properties H is added to (the frequency among them in the freqnode suites).")
+    affected_nodes: list[str] = Field(
+        description="Properties H is added to (the frequency among them in the freqnode suites)."
+    )
     initial_value: float = Field(description="H before the first intervention.")
 
 
@@ -67,7 +69,9 @@ class Measurement(Record):
     id: str = Field(description="Record id.")
     properties: list[PropertyValue] = Field(description="Every measured property except the frequency.")
     frequency: float = Field(description="Measured resonance frequency (Hz).")
-    intervention: Intervention | None = Field(description="The intervention that produced the record; null for an observation.")
+    intervention: Intervention | None = Field(
+        description="The intervention that produced the record; null for an observation."
+    )
 
 
 class Crystal(Record):
@@ -111,7 +115,9 @@ class CausaLabEpisode(Record):
     controllable: list[str] = Field(description="Properties the agent may set on the manipulator crystal.")
     edges: list[Edge] = Field(description="The hidden causal graph (a DAG).")
     equations: list[Equation] = Field(description="One structural equation per property.")
-    frequency_can_be_parent: bool = Field(description="Whether `resonanceFreq` may cause other properties (freqparent suites).")
+    frequency_can_be_parent: bool = Field(
+        description="Whether `resonanceFreq` may cause other properties (freqparent suites)."
+    )
     disturbance: Disturbance | None = Field(description="Hidden disturbance H of the hidden suites; null elsewhere.")
     observation_crystals: list[Crystal] = Field(
         description="Crystals the prior records were measured on (empty when the release supplies the records)."
@@ -121,10 +127,14 @@ class CausaLabEpisode(Record):
     )
     manipulator: Crystal = Field(description="The crystal the agent intervenes on.")
     reactor: Crystal = Field(description="The held-out crystal whose frequency the agent must predict.")
-    reactor_properties: list[PropertyValue] = Field(description="The reactor's visible properties (all but the frequency).")
+    reactor_properties: list[PropertyValue] = Field(
+        description="The reactor's visible properties (all but the frequency)."
+    )
     reactor_frequency: float = Field(description="The reactor's hidden frequency (Hz): the answer.")
     budget: int = Field(description="Interventions allowed, 4(n − 1) for n properties.")
-    tolerance: float = Field(description="A prediction succeeds when it is strictly within this many Hz of the answer (5).")
+    tolerance: float = Field(
+        description="A prediction succeeds when it is strictly within this many Hz of the answer (5)."
+    )
     max_submissions: int = Field(description="Predictions allowed; every one is checked (3).")
     seed: int = Field(description="Seed of the crystals (when drawn) and of the redraws of H.")
     quadratic_metadata: QuadraticMetadata | None = Field(

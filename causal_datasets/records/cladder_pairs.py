@@ -34,11 +34,15 @@ class ProofStepRow(Record):
     """One rewrite: the rule, the graph condition it needed, the subterm before/after, the whole result."""
 
     rule: str = Field(description="The rule applied (e.g. `rule 2: action to observation`, `product rule`).")
-    condition: str = Field(description="The graph condition the rule needed (a d-separation in a mutilated graph); empty for probability rules.")
+    condition: str = Field(
+        description="The graph condition the rule needed (a d-separation in a mutilated graph); empty for probability rules."
+    )
     before: str = Field(description="The subterm rewritten.")
     after: str = Field(description="What the subterm became.")
     expression: str = Field(description="The whole expression after this step.")
-    backward: bool = Field(description="Whether the step was found from the second expression's side (the rule read right to left).")
+    backward: bool = Field(
+        description="Whether the step was found from the second expression's side (the rule read right to left)."
+    )
 
 
 class SyntheticPair(Record):
@@ -51,14 +55,27 @@ class SyntheticPair(Record):
     num_nodes: int = Field(description="Nodes of the random DAG (3–10).")
     nodes: list[str] = Field(description="Its nodes `V1` … `Vn`.")
     edges: list[Edge] = Field(description="Its edges.")
-    expr_a: str = Field(description="The start expression, in canonical text (parse with `causal_datasets.docalc.parse`).")
-    expr_b: str = Field(description="The end of the rewrite walk (equivalent pairs) or a mistaken version of it (negatives).")
+    expr_a: str = Field(
+        description="The start expression, in canonical text (parse with `causal_datasets.docalc.parse`)."
+    )
+    expr_b: str = Field(
+        description="The end of the rewrite walk (equivalent pairs) or a mistaken version of it (negatives)."
+    )
     equivalent: bool = Field(description="The label: equal in every causal model compatible with the graph.")
     rule_applications: int = Field(description="Length of the generating walk, 1–4 (0 for negatives).")
-    proof: list[ProofStepRow] = Field(description="The generating walk: a proof that `expr_a` equals `expr_b` (empty for negatives).")
-    negative_kind: Literal[
-        "dropped_action", "action_as_observation", "observation_as_action", "dropped_observation", "added_observation"
-    ] | None = Field(description="The mistake of a negative pair; null for equivalent pairs.")
+    proof: list[ProofStepRow] = Field(
+        description="The generating walk: a proof that `expr_a` equals `expr_b` (empty for negatives)."
+    )
+    negative_kind: (
+        Literal[
+            "dropped_action",
+            "action_as_observation",
+            "observation_as_action",
+            "dropped_observation",
+            "added_observation",
+        ]
+        | None
+    ) = Field(description="The mistake of a negative pair; null for equivalent pairs.")
     counterexample_json: str | None = Field(
         description="For negatives, JSON: a model of the graph (conditional tables of the nodes that matter), the free-index "
         "values, and both expressions' values on it; null for equivalent pairs."
@@ -89,17 +106,23 @@ class CladderQuestionKey(Record):
 class CladderPair(CladderQuestionKey):
     """A CLadder question's formal form against its estimand (or a verified wrong estimand)."""
 
-    pair_kind: Literal["formal_vs_estimand", "confounding_ignored", "wrong_adjustment", "neighbour_family_estimand"] = Field(
-        description="`formal_vs_estimand` (CLadder's own pair), or the mistake of a hard negative: the correlation "
-        "(`confounding_ignored`), adjustment for one other variable (`wrong_adjustment`), another family's estimand."
+    pair_kind: Literal["formal_vs_estimand", "confounding_ignored", "wrong_adjustment", "neighbour_family_estimand"] = (
+        Field(
+            description="`formal_vs_estimand` (CLadder's own pair), or the mistake of a hard negative: the correlation "
+            "(`confounding_ignored`), adjustment for one other variable (`wrong_adjustment`), another family's estimand."
+        )
     )
     expr_a: str = Field(description="CLadder's formal form, verbatim.")
     expr_b: str = Field(description="CLadder's estimand verbatim, or the wrong estimand of a hard negative.")
-    canonical_a: str = Field(description="The formal form as CLadder means it, canonical (natural effects as nested counterfactuals).")
+    canonical_a: str = Field(
+        description="The formal form as CLadder means it, canonical (natural effects as nested counterfactuals)."
+    )
     canonical_b: str = Field(description="The estimand, canonical.")
     nodes: list[str] = Field(description="Nodes of the graph family.")
     edges: list[Edge] = Field(description="Edges of the graph family.")
-    latent: list[str] = Field(description="Unobserved nodes, as the stories say: `V1` in the IV and frontdoor families, `V2` in arrowhead.")
+    latent: list[str] = Field(
+        description="Unobserved nodes, as the stories say: `V1` in the IV and frontdoor families, `V2` in arrowhead."
+    )
     equivalent: bool = Field(description="The verdict: equal in every causal model compatible with the graph.")
     method: Method = Field(
         description="How the verdict was reached: `identical` after canonical ordering, `proof`, or `semantic` "
@@ -109,7 +132,9 @@ class CladderPair(CladderQuestionKey):
     counterexample_json: str | None = Field(
         description="JSON of the model on which the two differ (null for equivalent pairs)."
     )
-    cladder_groundtruth: float | None = Field(description="CLadder's `groundtruth` number (null when the question has none).")
+    cladder_groundtruth: float | None = Field(
+        description="CLadder's `groundtruth` number (null when the question has none)."
+    )
     estimand_value: float | None = Field(
         description="The estimand evaluated on CLadder's own causal model (generator test files only; null otherwise)."
     )
@@ -121,13 +146,17 @@ class CladderPair(CladderQuestionKey):
 class CladderQuestionRow(CladderQuestionKey):
     """A CLadder question whose formal form and estimand are expressions: the estimand task's input."""
 
-    background: str | None = Field(description="The story's causal relations and what is unobserved (v1 questions: their own; generator test files: their causal model's).")
+    background: str | None = Field(
+        description="The story's causal relations and what is unobserved (v1 questions: their own; generator test files: their causal model's)."
+    )
     legend: str | None = Field(description="The variable names, `Let X = …` (CLadder's reasoning step 0).")
     given_info: str = Field(description="The probabilities the question states.")
     question: str = Field(description="The question.")
     nodes: list[str] = Field(description="Nodes of the graph family.")
     edges: list[Edge] = Field(description="Edges of the graph family.")
-    latent: list[str] = Field(description="Unobserved nodes, as the stories say: `V1` in the IV and frontdoor families, `V2` in arrowhead.")
+    latent: list[str] = Field(
+        description="Unobserved nodes, as the stories say: `V1` in the IV and frontdoor families, `V2` in arrowhead."
+    )
     formal_form: str = Field(description="The causal quantity asked for, verbatim.")
     estimand: str = Field(description="CLadder's identified estimand, verbatim: the reference answer.")
     answer: Literal["yes", "no"] | None = Field(description="CLadder's yes/no answer to the question.")

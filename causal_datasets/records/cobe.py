@@ -67,7 +67,9 @@ class Query(Record):
 
     phrasing: Phrasing = Field(description="Phrasing A, B or C of the counterfactual request.")
     text: str = Field(description="The request.")
-    source_index: int | None = Field(default=None, description="The website file's `query_idx` (null in the paper format).")
+    source_index: int | None = Field(
+        default=None, description="The website file's `query_idx` (null in the paper format)."
+    )
 
 
 class CoBeScenario(Record):
@@ -82,14 +84,18 @@ class CoBeScenario(Record):
     id: str = Field(description="Scenario id `XXXvYY`: core-set example `XXX`, variation `YY`.")
     core_set_id: int = Field(description="The core-set example `XXX`.")
     variation_id: int = Field(description="The variation `YY`.")
-    domain: Domain | None = Field(description="Domain (the paper's seven names); null when the source does not give one.")
+    domain: Domain | None = Field(
+        description="Domain (the paper's seven names); null when the source does not give one."
+    )
     domain_raw: str | None = Field(description="The domain as the source spells it.")
     graph_type: GraphType | None = Field(description="Causal-graph family; null when the source does not give one.")
     graph_type_raw: str | None = Field(description="The graph type as the source spells it (e.g. `Hydrid`).")
     text: str = Field(description="The original scenario.")
     queries: list[Query] = Field(description="The phrasings of the counterfactual request the source gives.")
     representative_answer: str = Field(description="One valid rewrite (other answers may be valid too).")
-    should_not_change: list[str] = Field(description="Events that must stay as they are (E1: non-descendants of the intervention).")
+    should_not_change: list[str] = Field(
+        description="Events that must stay as they are (E1: non-descendants of the intervention)."
+    )
     should_change: list[str] = Field(description="Events that must change (E2: descendants of the intervention).")
     numerical_change: list[str] = Field(description="Expected directions of quantities (E4).")
     latent_factors: list[str] = Field(description="Unobserved conditions to hold fixed (E5).")
@@ -97,7 +103,9 @@ class CoBeScenario(Record):
     source_groups: list[str] = Field(
         description="Where the source lists the scenario, e.g. `by_domain/Engineering`; more than one for a repeated listing."
     )
-    quality_issues: list[QualityIssue] = Field(description="Data-quality findings (heuristics; the row is never dropped).")
+    quality_issues: list[QualityIssue] = Field(
+        description="Data-quality findings (heuristics; the row is never dropped)."
+    )
 
 
 class CoBeQuery(Record):
@@ -109,7 +117,9 @@ class CoBeQuery(Record):
     variation_id: int = Field(description="The variation `YY`.")
     phrasing: Phrasing = Field(description="Phrasing A, B or C.")
     domain: Domain | None = Field(description="Domain of the scenario (null when the source gives none).")
-    graph_type: GraphType | None = Field(description="Causal-graph family of the scenario (null when the source gives none).")
+    graph_type: GraphType | None = Field(
+        description="Causal-graph family of the scenario (null when the source gives none)."
+    )
     text: str = Field(description="The original scenario, shown first.")
     query: str = Field(description="The counterfactual request, shown after the text.")
     representative_answer: str = Field(description="One valid rewrite.")
@@ -117,7 +127,9 @@ class CoBeQuery(Record):
     should_change: list[str] = Field(description="Events that must change (E2).")
     numerical_change: list[str] = Field(description="Expected directions of quantities (E4).")
     latent_factors: list[str] = Field(description="Unobserved conditions to hold fixed (E5).")
-    num_quality_issues: int = Field(description="Data-quality findings of the scenario (see `scenarios.quality_issues`).")
+    num_quality_issues: int = Field(
+        description="Data-quality findings of the scenario (see `scenarios.quality_issues`)."
+    )
 
 
 class CoBeResponse(Record):
@@ -128,7 +140,9 @@ class CoBeResponse(Record):
     scenario_id: str = Field(description="The scenario's `id` in `scenarios`.")
     model: str = Field(description="The model's name as the source gives it.")
     response: str = Field(description="The model's rewrite.")
-    verdict: Verdict = Field(description="The verdict the source publishes with it (`unknown` is the source's own value).")
+    verdict: Verdict = Field(
+        description="The verdict the source publishes with it (`unknown` is the source's own value)."
+    )
 
 
 class CoBePromptRow(PromptRow):

@@ -37,7 +37,9 @@ class ChatMessage(Record):
 class PromptRow(Record):
     """One item's request and its reference answer."""
 
-    id: str = Field(description="Id of the item the request asks about (with the prompt variant, when there are several).")
+    id: str = Field(
+        description="Id of the item the request asks about (with the prompt variant, when there are several)."
+    )
     prompt: list[ChatMessage] = Field(
         description="The request the model answers, as chat turns: TRL's conversational `prompt` column."
     )

@@ -67,10 +67,16 @@ class RecastSample(Record):
     )
     url: str = Field(description="Address of the paper.")
     publication_date: datetime.date | None = Field(description="Publication date as released (null when missing).")
-    domains: list[Domain] = Field(description="Domain categories of the paper; every sample has `Economics & Public Policy`.")
+    domains: list[Domain] = Field(
+        description="Domain categories of the paper; every sample has `Economics & Public Policy`."
+    )
     nodes: list[RecastNode] = Field(description="Ground-truth variables of the diagram, in release order.")
-    edges: list[RecastEdge] = Field(description="Ground-truth causal links as annotated (a repeated link stays repeated).")
-    input_text: str = Field(description="The paper as Markdown, stripped of references to the diagram: the model's input.")
+    edges: list[RecastEdge] = Field(
+        description="Ground-truth causal links as annotated (a repeated link stays repeated)."
+    )
+    input_text: str = Field(
+        description="The paper as Markdown, stripped of references to the diagram: the model's input."
+    )
     abstract: str = Field(description="The paper's abstract (empty when the release has none).")
     text_length: int = Field(description="Characters in `input_text`.")
     num_nodes: int = Field(description="Number of `nodes`.")
@@ -95,9 +101,7 @@ class RecastSample(Record):
 
     def graph(self) -> CausalGraph:
         """The ground-truth diagram (node order as released, cycles and self-loops kept)."""
-        return CausalGraph.from_edges(
-            ((e.source, e.target) for e in self.edges), nodes=(n.name for n in self.nodes)
-        )
+        return CausalGraph.from_edges(((e.source, e.target) for e in self.edges), nodes=(n.name for n in self.nodes))
 
     def node_names(self) -> list[str]:
         return [n.name for n in self.nodes]

@@ -29,8 +29,9 @@ class RunResult(Record):
 
     run_id: str = Field(description=RUN_ID)
     benchmark: str = Field(description="The benchmark the run evaluated (`causal-datasets eval <benchmark>`).")
-    solver: str = Field(description=(
-        "Who answered: `model:<name>`, `agent:<name>` or `published` (released outputs judged)."))
+    solver: str = Field(
+        description=("Who answered: `model:<name>`, `agent:<name>` or `published` (released outputs judged).")
+    )
     model: str | None = Field(description="The answering model (null for an agent or published outputs).")
     models: list[RoleModel] = Field(description="The model of every role the run used.")
     metric: str = Field(description="The number's name in the run's summary (a dotted path inside a mapping).")
@@ -43,8 +44,11 @@ class RunResult(Record):
     cluster_unit: str = Field(description="What the items of one cluster share (`item`: every item its own).")
     clusters: int = Field(description="Distinct clusters among the items the number is computed over.")
     n: int = Field(description="Items the number is computed over.")
-    mdd: float | None = Field(description=(
-        "Smallest difference to another run of this size that a two-sided test at α 0.05 finds with 80% power."))
+    mdd: float | None = Field(
+        description=(
+            "Smallest difference to another run of this size that a two-sided test at α 0.05 finds with 80% power."
+        )
+    )
     status: str = Field(description="The run's status: `complete`, `incomplete`, `failed`, `interrupted` or `empty`.")
     items_scored: int = Field(description="Items the run scored (its numbers cover these only).")
     items_selected: int = Field(description="Items the run was asked for.")
@@ -96,26 +100,39 @@ class ItemDetail(Record):
     model: str | None = Field(description="The answering model (null for an agent or published outputs).")
     config: str = Field(description="The dataset config the item comes from.")
     item_id: str = Field(description="The dataset row's id.")
-    status: Literal["scored", "failed"] = Field(description=(
-        "`failed`: a model or transport error ended the item (left out of every number); `scored` otherwise."))
-    failure: str | None = Field(description=(
-        "`<role> <category>: <detail>` of what ended a failed item: the role whose model call failed (`model`, "
-        "`judge`, `corrector`; `task` for a crash) and the LLM client's category (runs before summary format 4: "
-        "`<category>: <message>`)."))
+    status: Literal["scored", "failed"] = Field(
+        description=(
+            "`failed`: a model or transport error ended the item (left out of every number); `scored` otherwise."
+        )
+    )
+    failure: str | None = Field(
+        description=(
+            "`<role> <category>: <detail>` of what ended a failed item: the role whose model call failed (`model`, "
+            "`judge`, `corrector`; `task` for a crash) and the LLM client's category (runs before summary format 4: "
+            "`<category>: <message>`)."
+        )
+    )
     scores: list[Score] = Field(description="The item's headline numbers (empty for a failed item).")
     prompt: str | None = Field(description="The first user turn of the item's conversation.")
     reply: str | None = Field(description="The model's last reply (an agent's: the last assistant turn).")
     reasoning: str | None = Field(description="The reasoning text of that reply (null when the model gave none).")
-    transcript: list[ChatMessage] = Field(description=(
-        "The item's conversation as the benchmark records it: the request, or every turn of an interactive episode."))
-    transcript_field: str | None = Field(description=(
-        "The result field the transcript was recorded in (a dotted path, e.g. `generation.transcript`; null when it "
-        "was read off the model's calls)."))
+    transcript: list[ChatMessage] = Field(
+        description=(
+            "The item's conversation as the benchmark records it: the request, or every turn of an interactive episode."
+        )
+    )
+    transcript_field: str | None = Field(
+        description=(
+            "The result field the transcript was recorded in (a dotted path, e.g. `generation.transcript`; null when it "
+            "was read off the model's calls)."
+        )
+    )
     calls: list[Call] = Field(description="Every model call of the item, in order (empty for a reference agent).")
     cluster: str | None = Field(description="The unit the item shares with others (what intervals cluster by).")
     groups: list[SliceEntries] | None = Field(description="The slice entries the item belongs to.")
-    fields_json: str = Field(description=(
-        "The benchmark's own result fields of the item as a JSON object: its `generation` and `scores`."))
+    fields_json: str = Field(
+        description=("The benchmark's own result fields of the item as a JSON object: its `generation` and `scores`.")
+    )
 
 
 class ExportedRun(Record):
@@ -132,5 +149,6 @@ class ExportedRun(Record):
     items_scored: int = Field(description="Items the run scored.")
     items_failed: int = Field(description="Items a model or transport error ended.")
     package_version: str = Field(description="The causal-datasets version that made the run.")
-    summary_json: str = Field(description=(
-        "The run's `summary.json` (secrets and local paths removed): metrics, slices, intervals, usage."))
+    summary_json: str = Field(
+        description=("The run's `summary.json` (secrets and local paths removed): metrics, slices, intervals, usage.")
+    )

@@ -47,8 +47,12 @@ class ShapeWorldTask(Record):
     cause: int = Field(description="Node id of the cause in the question.")
     effect: int = Field(description="Node id of the effect in the question.")
     question: str = Field(description="The question as the model sees it.")
-    answer: Literal["yes", "no"] = Field(description="Ground truth: `yes` iff the graph has a directed path from cause to effect.")
-    step_limit: int = Field(description="Action cap 2n; an episode still interacting after it fails with too many attempts.")
+    answer: Literal["yes", "no"] = Field(
+        description="Ground truth: `yes` iff the graph has a directed path from cause to effect."
+    )
+    step_limit: int = Field(
+        description="Action cap 2n; an episode still interacting after it fails with too many attempts."
+    )
     seed: int = Field(description="Generation seed; with `graph_id` it regenerates the graph and the shape names.")
 
     @property

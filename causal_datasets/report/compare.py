@@ -39,11 +39,23 @@ class Row:
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` row: metric, difference, ci_low, ci_high, p_value, n_paired and the rest."""
         result = self.result
-        return {"metric": self.metric, "slice": self.slice, "entry": self.entry, "a": result.a, "b": result.b,
-                "difference": result.difference, "ci_low": result.ci_low, "ci_high": result.ci_high,
-                "p_value": result.p_value, "p_holm": self.p_holm, "significant": _below(result.p_value),
-                "significant_holm": _below(self.p_holm) if self.slice else None, "n_paired": result.n_paired,
-                "clusters": result.clusters, "method": result.method}
+        return {
+            "metric": self.metric,
+            "slice": self.slice,
+            "entry": self.entry,
+            "a": result.a,
+            "b": result.b,
+            "difference": result.difference,
+            "ci_low": result.ci_low,
+            "ci_high": result.ci_high,
+            "p_value": result.p_value,
+            "p_holm": self.p_holm,
+            "significant": _below(result.p_value),
+            "significant_holm": _below(self.p_holm) if self.slice else None,
+            "n_paired": result.n_paired,
+            "clusters": result.clusters,
+            "method": result.method,
+        }
 
 
 @dataclass(frozen=True)
@@ -63,18 +75,24 @@ def compare_runs(folder_a: Path, folder_b: Path, metric: str | None = None) -> C
     """Run A (``folder_a``) against run B on the items both scored; ``metric``: only that number."""
     run_a, run_b = load_run(Path(folder_a)), load_run(Path(folder_b))
     if run_a.benchmark != run_b.benchmark:
-        raise ComparisonError(f"{folder_a} is a {run_a.benchmark} run and {folder_b} a {run_b.benchmark} run: "
-                              "compare two runs of one benchmark")
+        raise ComparisonError(
+            f"{folder_a} is a {run_a.benchmark} run and {folder_b} a {run_b.benchmark} run: "
+            "compare two runs of one benchmark"
+        )
     for run in (run_a, run_b):
         if run.format != SUMMARY_FORMAT:
-            raise ComparisonError(f"{run.path} has summary format {run.format}: its results are not typed; score it "
-                                  "again with this version (`causal-datasets eval ... --resume` into a new folder, "
-                                  "the response cache answering) to compare it")
+            raise ComparisonError(
+                f"{run.path} has summary format {run.format}: its results are not typed; score it "
+                "again with this version (`causal-datasets eval ... --resume` into a new folder, "
+                "the response cache answering) to compare it"
+            )
     scored_a, scored_b = _scored(run_a), _scored(run_b)
     paired = [item_id for item_id in scored_a if item_id in scored_b]
     if not paired:
-        raise ComparisonError(f"no item is scored in both {folder_a} ({len(scored_a)} scored) and {folder_b} "
-                              f"({len(scored_b)} scored): compare runs of the same items")
+        raise ComparisonError(
+            f"no item is scored in both {folder_a} ({len(scored_a)} scored) and {folder_b} "
+            f"({len(scored_b)} scored): compare runs of the same items"
+        )
     task = run_a.task
     results_a, results_b = [scored_a[i].scores for i in paired], [scored_b[i].scores for i in paired]
     units = [line_units(scored_a[i].model_dump()) for i in paired]
@@ -88,8 +106,9 @@ def compare_runs(folder_a: Path, folder_b: Path, metric: str | None = None) -> C
     values_a = {e.name: item_values(e, results_a) for e in found}
     values_b = {e.name: item_values(e, results_b) for e in found}
 
-    def compared(numbers_a: Mapping[str, Any], numbers_b: Mapping[str, Any],
-                 rows: np.ndarray | slice) -> list[tuple[str, Difference]]:
+    def compared(
+        numbers_a: Mapping[str, Any], numbers_b: Mapping[str, Any], rows: np.ndarray | slice
+    ) -> list[tuple[str, Difference]]:
         flat_a, flat_b = flatten(numbers_a), flatten(numbers_b)
         out = []
         for estimator in found:
@@ -101,30 +120,46 @@ def compare_runs(folder_a: Path, folder_b: Path, metric: str | None = None) -> C
         return out
 
     summary_a, summary_b = run_a.summary, run_b.summary
-    rows = [Row(name, None, None, result)
-            for name, result in compared(summary_a.metrics.model_dump(), summary_b.metrics.model_dump(), slice(None))]
+    rows = [
+        Row(name, None, None, result)
+        for name, result in compared(summary_a.metrics.model_dump(), summary_b.metrics.model_dump(), slice(None))
+    ]
     for slice_name, entries in summary_a.slices.items():
-        rows += _slice_rows(slice_name, entries, summary_b.slices.get(slice_name) or {}, members(units, slice_name),
-                            compared)
-    return Comparison(run_a, run_b, unit_name(task), len(set(codes.tolist())), len(paired),
-                      sorted(set(scored_a) - set(scored_b)), sorted(set(scored_b) - set(scored_a)),
-                      any(scored_a[i].cluster is not None for i in paired), rows)
+        rows += _slice_rows(
+            slice_name, entries, summary_b.slices.get(slice_name) or {}, members(units, slice_name), compared
+        )
+    return Comparison(
+        run_a,
+        run_b,
+        unit_name(task),
+        len(set(codes.tolist())),
+        len(paired),
+        sorted(set(scored_a) - set(scored_b)),
+        sorted(set(scored_b) - set(scored_a)),
+        any(scored_a[i].cluster is not None for i in paired),
+        rows,
+    )
 
 
-def _slice_rows(name: str, entries_a: Mapping[str, Any], entries_b: Mapping[str, Any],
-                positions: Mapping[str, list[int]], compared) -> list[Row]:
+def _slice_rows(
+    name: str, entries_a: Mapping[str, Any], entries_b: Mapping[str, Any], positions: Mapping[str, list[int]], compared
+) -> list[Row]:
     """The rows of one slice, each number's entries adjusted together (Holm)."""
     found: list[Row] = []
     for key, entry in entries_a.items():
         other = entries_b.get(key)
         if isinstance(entry, Mapping) and isinstance(other, Mapping) and positions.get(key):
-            found += [Row(metric, name, key, result)
-                      for metric, result in compared(entry, other, np.array(positions[key], dtype=np.intp))]
+            found += [
+                Row(metric, name, key, result)
+                for metric, result in compared(entry, other, np.array(positions[key], dtype=np.intp))
+            ]
     adjusted: list[Row] = []
     for metric in dict.fromkeys(row.metric for row in found):
         family = [row for row in found if row.metric == metric]
-        adjusted += [Row(row.metric, row.slice, row.entry, row.result, p)
-                     for row, p in zip(family, holm([row.result.p_value for row in family]))]
+        adjusted += [
+            Row(row.metric, row.slice, row.entry, row.result, p)
+            for row, p in zip(family, holm([row.result.p_value for row in family]))
+        ]
     return adjusted
 
 
@@ -149,9 +184,22 @@ def comparison_table(comparison: Comparison) -> str:
         result = row.result
         significant = _below(row.p_holm if row.slice else result.p_value)
         interval = "–" if result.ci_low is None else f"[{result.ci_low:.4f}, {result.ci_high:.4f}]"
-        lines.append([row.metric, row.slice or "–", row.entry or "–", result.a, result.b,
-                      f"{result.difference:.4f}" + ("*" if significant else ""), interval, _p(result.p_value),
-                      _p(row.p_holm) if row.slice else "–", result.n_paired, result.clusters, result.method])
+        lines.append(
+            [
+                row.metric,
+                row.slice or "–",
+                row.entry or "–",
+                result.a,
+                result.b,
+                f"{result.difference:.4f}" + ("*" if significant else ""),
+                interval,
+                _p(result.p_value),
+                _p(row.p_holm) if row.slice else "–",
+                result.n_paired,
+                result.clusters,
+                result.method,
+            ]
+        )
     return markdown_table(headers, lines)
 
 
@@ -175,6 +223,8 @@ def describe(comparison: Comparison) -> list[str]:
     unit = comparison.unit if comparison.units_recorded else "item (the results record no clusters)"
     return [
         f"{comparison.run_a.benchmark}: A = {comparison.run_a.label}, B = {comparison.run_b.label}",
-        (f"paired items: {comparison.paired} in {comparison.clusters} clusters ({unit}); "
-         f"scored in A only: {len(comparison.only_in_a)}, in B only: {len(comparison.only_in_b)}"),
+        (
+            f"paired items: {comparison.paired} in {comparison.clusters} clusters ({unit}); "
+            f"scored in A only: {len(comparison.only_in_a)}, in B only: {len(comparison.only_in_b)}"
+        ),
     ]

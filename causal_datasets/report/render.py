@@ -27,8 +27,9 @@ INTERVALS_NOTE = (
     "The smallest detectable difference is the difference to another run of the same size that a two-sided test "
     "at α 0.05 finds with 80% power. `causal-datasets compare RUN_A RUN_B` tests two runs on the same items."
 )
-NO_INTERVALS = ("No run has intervals (summaries written before format 3: `causal-datasets eval ... --resume` "
-                "rewrites one).")
+NO_INTERVALS = (
+    "No run has intervals (summaries written before format 3: `causal-datasets eval ... --resume` rewrites one)."
+)
 
 
 def write_report(sources: Sequence[Path | str], out_dir: Path) -> Path:
@@ -59,7 +60,12 @@ def _benchmark_section(view: View, runs: Sequence[Run], out_dir: Path) -> str:
         parts += [f"### {title[:1].upper()}{title[1:]}", "", table or f"No run has {title}.", ""]
     for name in slice_names(runs):
         table = slice_table(runs, name)
-        parts += [f"### By {name.removeprefix('by_').replace('_', ' ')}", "", table or f"No run has values in `{name}`.", ""]
+        parts += [
+            f"### By {name.removeprefix('by_').replace('_', ' ')}",
+            "",
+            table or f"No run has values in `{name}`.",
+            "",
+        ]
     for run_table in view.tables:
         parts += [f"### {run_table.title}", "", run_table.build(runs) or run_table.no_data, ""]
     examples = examples_section(runs)
@@ -79,8 +85,11 @@ def _benchmark_section(view: View, runs: Sequence[Run], out_dir: Path) -> str:
 
 def _status_note(run: Run) -> str:
     summary, items = run.summary, run.summary.items
-    causes = ", ".join(f"{role} {category}: {count}" for role, categories in summary.failures.items()
-                       for category, count in categories.items())
+    causes = ", ".join(
+        f"{role} {category}: {count}"
+        for role, categories in summary.failures.items()
+        for category, count in categories.items()
+    )
     return (
         f"**{run.label} is {summary.status}**: {items.scored} of {items.selected} selected items scored, "
         f"{items.failed} failed{f' ({causes})' if causes else ''}, {items.missing} missing; "

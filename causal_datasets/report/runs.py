@@ -61,8 +61,9 @@ class Run:
         return validate_results(lines.values(), str(self.path / RESULTS_FILE), self.task, self.format)
 
 
-def validate_results(lines: Iterable[Mapping[str, Any]], where: str, task: Task[Any, Any, Any],
-                     layout: int = SUMMARY_FORMAT) -> list[ItemResult[Any, Any]]:
+def validate_results(
+    lines: Iterable[Mapping[str, Any]], where: str, task: Task[Any, Any, Any], layout: int = SUMMARY_FORMAT
+) -> list[ItemResult[Any, Any]]:
     """Result lines as ``task``'s item results (untyped for a summary format before this one); the first invalid
     one is a :class:`RunFolderError` naming ``where``."""
     model: Any = task.result_model if layout == SUMMARY_FORMAT else ItemResult[Untyped, Untyped]
@@ -140,9 +141,16 @@ def upgrade_line(line: Mapping[str, Any]) -> dict[str, Any]:
         category, _, detail = (call.get("error") or "").partition(": ")
         calls.append(call | ({"category": category, "error": detail} if call.get("error") else {}))
     own = {key: value for key, value in line.items() if key not in shared}
-    return {"id": line["id"], "config": line["config"], "status": line["status"], "failure": failure, "calls": calls,
-            "cluster": line.get("cluster"), "groups": line.get("groups"),
-            "scores": own if line["status"] == "scored" else None}
+    return {
+        "id": line["id"],
+        "config": line["config"],
+        "status": line["status"],
+        "failure": failure,
+        "calls": calls,
+        "cluster": line.get("cluster"),
+        "groups": line.get("groups"),
+        "scores": own if line["status"] == "scored" else None,
+    }
 
 
 def old_failure(key: str) -> tuple[str, str]:

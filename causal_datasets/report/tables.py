@@ -31,19 +31,43 @@ MISSING = "–"
 
 def runs_table(runs: Sequence[Run]) -> str:
     """What each run is: benchmark, data, package, status, item counts, models, usage and folder."""
-    headers = ["run", "benchmark", "configs", "dataset version", "read from", "package", "status",
-               "scored", "failed", "missing", "selected", "models", "tokens (cost)", "folder"]
+    headers = [
+        "run",
+        "benchmark",
+        "configs",
+        "dataset version",
+        "read from",
+        "package",
+        "status",
+        "scored",
+        "failed",
+        "missing",
+        "selected",
+        "models",
+        "tokens (cost)",
+        "folder",
+    ]
     rows = []
     for run in runs:
         summary, items = run.summary, run.summary.items
-        rows.append([
-            run.label, summary.benchmark, ", ".join(summary.dataset.configs), summary.dataset.version,
-            summary.dataset.read_from, summary.package_version,
-            summary.status if summary.status == "complete" else f"**{summary.status}**",
-            items.scored, items.failed, items.missing, items.selected,
-            ", ".join(f"{role}: {name}" for role, name in summary.models.items()) or MISSING,
-            _usage(summary.usage_total), run.where,
-        ])
+        rows.append(
+            [
+                run.label,
+                summary.benchmark,
+                ", ".join(summary.dataset.configs),
+                summary.dataset.version,
+                summary.dataset.read_from,
+                summary.package_version,
+                summary.status if summary.status == "complete" else f"**{summary.status}**",
+                items.scored,
+                items.failed,
+                items.missing,
+                items.selected,
+                ", ".join(f"{role}: {name}" for role, name in summary.models.items()) or MISSING,
+                _usage(summary.usage_total),
+                run.where,
+            ]
+        )
     return markdown_table(headers, rows)
 
 
@@ -51,21 +75,44 @@ def headline_table(runs: Sequence[Run]) -> str:
     """One row per run, one column per scalar field of the metrics model, in field order."""
     fields = type(runs[0].summary.metrics).model_fields
     names = [name for name, info in fields.items() if name != "benchmark" and not _is_mapping(info.annotation)]
-    rows = [[run.label, *(_cell(getattr(run.summary.metrics, name), _headline(run).get(name)) for name in names)]
-            for run in runs]
+    rows = [
+        [run.label, *(_cell(getattr(run.summary.metrics, name), _headline(run).get(name)) for name in names)]
+        for run in runs
+    ]
     return markdown_table(["run", *(fields[name].title or name for name in names)], rows)
 
 
 def intervals_table(runs: Sequence[Run]) -> str | None:
     """Every headline interval of the runs: estimate, SE, 95% interval, method, unit, items, smallest detectable
     difference; None when no run has intervals (summaries of format 2)."""
-    rows = [[run.label, name, interval.estimate, _cell(interval.se), _bounds(interval), interval.method,
-             f"{interval.cluster} ({interval.clusters})", interval.n, _cell(interval.mdd)]
-            for run in runs for name, interval in _headline(run).items()]
+    rows = [
+        [
+            run.label,
+            name,
+            interval.estimate,
+            _cell(interval.se),
+            _bounds(interval),
+            interval.method,
+            f"{interval.cluster} ({interval.clusters})",
+            interval.n,
+            _cell(interval.mdd),
+        ]
+        for run in runs
+        for name, interval in _headline(run).items()
+    ]
     if not rows:
         return None
-    headers = ["run", "number", "estimate", "SE", "95% interval", "method", "clustered by (clusters)", "items",
-               "smallest detectable difference"]
+    headers = [
+        "run",
+        "number",
+        "estimate",
+        "SE",
+        "95% interval",
+        "method",
+        "clustered by (clusters)",
+        "items",
+        "smallest detectable difference",
+    ]
     return markdown_table(headers, rows)
 
 
@@ -98,8 +145,9 @@ def mapping_fields(runs: Sequence[Run]) -> dict[str, str]:
 
 def mapping_table(runs: Sequence[Run], name: str) -> str | None:
     """The breakdown of one mapping field of the metrics; None when no run has a value in it."""
-    return breakdown_table(name, [(run, getattr(run.summary.metrics, name) or {}, _mapping_intervals(run, name))
-                                  for run in runs])
+    return breakdown_table(
+        name, [(run, getattr(run.summary.metrics, name) or {}, _mapping_intervals(run, name)) for run in runs]
+    )
 
 
 def slice_names(runs: Sequence[Run]) -> list[str]:
@@ -120,21 +168,25 @@ def breakdown_table(key_header: str, per_run: Sequence[tuple[Run, Mapping[str, A
     if not present:
         return None
     if all(isinstance(entry, Mapping) for _, mapping, _ in present for entry in mapping.values()):
-        flat = [(run, {key: flatten(entry) for key, entry in mapping.items()}, intervals)
-                for run, mapping, intervals in present]
+        flat = [
+            (run, {key: flatten(entry) for key, entry in mapping.items()}, intervals)
+            for run, mapping, intervals in present
+        ]
         columns = list(dict.fromkeys(c for _, mapping, _ in flat for entry in mapping.values() for c in entry))
         if not columns:
             return None
         rows = [
             [key, run.label, *(_cell(mapping[key].get(column), intervals.get((key, column))) for column in columns)]
             for key in ordered(k for _, mapping, _ in flat for k in mapping)
-            for run, mapping, intervals in flat if key in mapping
+            for run, mapping, intervals in flat
+            if key in mapping
         ]
         return markdown_table([key_header, "run", *columns], rows)
     flat = [(run, flatten(mapping), intervals) for run, mapping, intervals in per_run]
     keys = ordered(k for _, mapping, _ in flat for k in mapping)
-    rows = [[key, *(_cell(mapping.get(key), intervals.get((key, None))) for _, mapping, intervals in flat)]
-            for key in keys]
+    rows = [
+        [key, *(_cell(mapping.get(key), intervals.get((key, None))) for _, mapping, intervals in flat)] for key in keys
+    ]
     return markdown_table([key_header, *(run.label for run, _, _ in flat)], rows)
 
 

@@ -160,8 +160,17 @@ class NestedBars:
         return f"no run has numbers in `{self.field}` of `{self.slice}`"
 
 
-Plot = (SlicePlot | MappingBars | ResultsHistogram | RunScatter | RunCurves | ResultsTrajectories | RadarPlot
-        | ResultsScatter | NestedBars)
+Plot = (
+    SlicePlot
+    | MappingBars
+    | ResultsHistogram
+    | RunScatter
+    | RunCurves
+    | ResultsTrajectories
+    | RadarPlot
+    | ResultsScatter
+    | NestedBars
+)
 
 
 @dataclass(frozen=True)

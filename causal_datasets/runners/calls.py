@@ -41,13 +41,19 @@ class CallLog:
         call when the request starts with that call's messages and reply."""
         with self._lock:
             whole = list(call.messages)
-            back = next((len(self._calls) - index for index in range(len(self._calls) - 1, -1, -1)
-                         if self._calls[index].role == call.role), None)
+            back = next(
+                (
+                    len(self._calls) - index
+                    for index in range(len(self._calls) - 1, -1, -1)
+                    if self._calls[index].role == call.role
+                ),
+                None,
+            )
             if back is not None:
                 earlier = self._calls[-back]
                 said = [*self._whole[-back], {"role": "assistant", "content": earlier.reply}]
-                if earlier.reply is not None and len(whole) > len(said) and whole[:len(said)] == said:
-                    call = call.model_copy(update={"messages": whole[len(said):], "continues": back})
+                if earlier.reply is not None and len(whole) > len(said) and whole[: len(said)] == said:
+                    call = call.model_copy(update={"messages": whole[len(said) :], "continues": back})
             self._calls.append(call)
             self._whole.append(whole)
 
@@ -75,20 +81,31 @@ class RecordingClient:
         return self.client.config
 
     def chat(self, messages: list[Message], **overrides: Any) -> ChatResult:
-        request = {"role": self.role, "messages": _plain(messages),
-                   "settings": request_settings(self.client, overrides)}
+        request = {
+            "role": self.role,
+            "messages": _plain(messages),
+            "settings": request_settings(self.client, overrides),
+        }
         try:
             result = self.client.chat(messages, **overrides)
         except LLMError as error:
-            self.log.add(ModelCall(**request, model=self.client.config.model, category=error.category,
-                                   error=str(error)))
+            self.log.add(
+                ModelCall(**request, model=self.client.config.model, category=error.category, error=str(error))
+            )
             raise
-        self.log.add(ModelCall(
-            **request, model=result.model, reply=result.text, reasoning=result.reasoning,
-            finish_reason=result.finish_reason, prompt_tokens=result.prompt_tokens,
-            completion_tokens=result.completion_tokens, reasoning_tokens=result.reasoning_tokens,
-            cache_read_tokens=result.cache_read_tokens,
-        ))
+        self.log.add(
+            ModelCall(
+                **request,
+                model=result.model,
+                reply=result.text,
+                reasoning=result.reasoning,
+                finish_reason=result.finish_reason,
+                prompt_tokens=result.prompt_tokens,
+                completion_tokens=result.completion_tokens,
+                reasoning_tokens=result.reasoning_tokens,
+                cache_read_tokens=result.cache_read_tokens,
+            )
+        )
         return result
 
     def __getattr__(self, name: str) -> Any:
@@ -107,8 +124,9 @@ def full_messages(calls: Sequence[ModelCall]) -> list[list[dict[str, Any]]]:
             if call.continues > index:
                 raise ValueError(f"call {index} continues call {index - call.continues}, which does not exist")
             earlier = calls[index - call.continues]
-            whole.append([*whole[index - call.continues], {"role": "assistant", "content": earlier.reply},
-                          *call.messages])
+            whole.append(
+                [*whole[index - call.continues], {"role": "assistant", "content": earlier.reply}, *call.messages]
+            )
     return whole
 
 
@@ -146,7 +164,8 @@ class ReplayClient:
         for call, whole in zip(calls, full_messages(calls), strict=True):
             if call.role == role:
                 self._recorded.setdefault(_key(whole), deque()).append(
-                    call.model_copy(update={"messages": whole, "continues": None}))
+                    call.model_copy(update={"messages": whole, "continues": None})
+                )
         first = next((call.model for call in calls if call.role == role), "recorded")
         self._name = live.config if live is not None else _RecordedName(first)
         self.served = 0  # calls answered from the transcript
@@ -164,19 +183,29 @@ class ReplayClient:
             self.served += 1
             if call.reply is None:
                 raise ReplayedFailure(call)
-            return ChatResult(text=call.reply, prompt_tokens=call.prompt_tokens,
-                              completion_tokens=call.completion_tokens, cached=True, attempts=0, model=call.model,
-                              finish_reason=call.finish_reason,
-                              reasoning=call.reasoning, reasoning_tokens=call.reasoning_tokens,
-                              cache_read_tokens=call.cache_read_tokens)
+            return ChatResult(
+                text=call.reply,
+                prompt_tokens=call.prompt_tokens,
+                completion_tokens=call.completion_tokens,
+                cached=True,
+                attempts=0,
+                model=call.model,
+                finish_reason=call.finish_reason,
+                reasoning=call.reasoning,
+                reasoning_tokens=call.reasoning_tokens,
+                cache_read_tokens=call.cache_read_tokens,
+            )
         if self.live is not None:
             return self.live.chat(messages, **overrides)
-        raise NotInTranscript(f"the {self.role} is asked something the run's transcript does not hold "
-                              f"(its last message: {_last(messages)!r})")
+        raise NotInTranscript(
+            f"the {self.role} is asked something the run's transcript does not hold "
+            f"(its last message: {_last(messages)!r})"
+        )
 
 
-def replaying(calls: Sequence[ModelCall], roles: Sequence[Role], log: CallLog,
-              live: dict[Role, ChatClient]) -> dict[Role, ReplayClient]:
+def replaying(
+    calls: Sequence[ModelCall], roles: Sequence[Role], log: CallLog, live: dict[Role, ChatClient]
+) -> dict[Role, ReplayClient]:
     """A :class:`ReplayClient` per role in ``roles`` over the transcript ``calls``, each with its live client if any."""
     return {role: ReplayClient(role, calls, log, live.get(role)) for role in roles}
 

@@ -81,14 +81,20 @@ TRAJECTORY_FIELDS = ("edge_f1", "shd", "freq_edge_f1", "coefficient_f1", "root_f
 
 class CausaLabOptions(BaseModel):
     agent_seed: int = Field(default=0, ge=0, description="seed of the random agent")
-    verify: bool = Field(default=False, description="ask the model to check its hypothesis against past data before "
-                         "submitting")
-    max_turns: int | None = Field(default=None, ge=1, description="steps per episode before it ends unsubmitted "
-                                  "(default: budget + submissions + 8)")
-    history: int | None = Field(default=None, ge=0, description="send only the last N exchanges after the opening "
-                                "messages (default: all)")
-    reask: int = Field(default=1, ge=0, le=5, description="times a reply with no readable step is asked again (each "
-                       "counted)")
+    verify: bool = Field(
+        default=False, description="ask the model to check its hypothesis against past data before submitting"
+    )
+    max_turns: int | None = Field(
+        default=None,
+        ge=1,
+        description="steps per episode before it ends unsubmitted (default: budget + submissions + 8)",
+    )
+    history: int | None = Field(
+        default=None, ge=0, description="send only the last N exchanges after the opening messages (default: all)"
+    )
+    reask: int = Field(
+        default=1, ge=0, le=5, description="times a reply with no readable step is asked again (each counted)"
+    )
     regime: RegimeName | None = Field(
         default=None,
         description="preset interaction regime: observation-only (12 records, no intervention), mixed (the release's 2 "
@@ -96,18 +102,25 @@ class CausaLabOptions(BaseModel):
         "override it",
     )
     prior_observations: int | None = Field(
-        default=None, ge=0, le=MAX_PRIOR_OBSERVATIONS,
-        description="prior observation records each episode starts with (default: the dataset's 2)"
+        default=None,
+        ge=0,
+        le=MAX_PRIOR_OBSERVATIONS,
+        description="prior observation records each episode starts with (default: the dataset's 2)",
     )
-    budget: int | None = Field(default=None, ge=0, le=MAX_BUDGET,
-                               description="interventions allowed per episode (default: the dataset's 4(n-1))")
+    budget: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_BUDGET,
+        description="interventions allowed per episode (default: the dataset's 4(n-1))",
+    )
 
     def setting(self) -> Setting:
         """The regime's counts, with the explicit ones taking precedence."""
         preset = REGIMES[self.regime] if self.regime else Setting()
         return Setting(
-            prior_observations=(preset.prior_observations if self.prior_observations is None
-                                else self.prior_observations),
+            prior_observations=(
+                preset.prior_observations if self.prior_observations is None else self.prior_observations
+            ),
             budget=self.budget if self.budget is not None else preset.budget,
         )
 
@@ -115,8 +128,11 @@ class CausaLabOptions(BaseModel):
 class CausaLabMetrics(BenchmarkMetrics):
     benchmark: Literal["causalab"] = "causalab"
     count: int = Field(title="episodes")
-    regime: str | None = Field(default=None, title="regime", description=(
-        "observation-only (no intervention), intervention-only (no prior record), mixed, or several"))
+    regime: str | None = Field(
+        default=None,
+        title="regime",
+        description=("observation-only (no intervention), intervention-only (no prior record), mixed, or several"),
+    )
     prior_observations: float | None = Field(default=None, title="prior observations", description="mean per episode")
     budget: float | None = Field(default=None, title="intervention budget", description="mean per episode")
     task_accuracy: float | None = Field(default=None, title="task accuracy")
@@ -130,14 +146,21 @@ class CausaLabMetrics(BenchmarkMetrics):
     formula_hit: float | None = Field(default=None, title="formula hit")
     budget_used: float | None = Field(default=None, title="budget used", description="mean share of the budget spent")
     invalid_steps: float | None = Field(default=None, title="invalid steps per episode")
-    reasks: float | None = Field(default=None, title="re-asks per episode",
-                                 description="unreadable replies asked again")
-    consistent: float | None = Field(default=None, title="consistent with own data", description=(
-        "share of episodes whose final frequency equation is within the tolerance of every record the agent saw"))
+    reasks: float | None = Field(
+        default=None, title="re-asks per episode", description="unreadable replies asked again"
+    )
+    consistent: float | None = Field(
+        default=None,
+        title="consistent with own data",
+        description=(
+            "share of episodes whose final frequency equation is within the tolerance of every record the agent saw"
+        ),
+    )
     outcomes: dict[str, int] = Field(default_factory=dict, title="outcomes")
     budget_used_by_success: dict[str, float | None] | None = Field(default=None, title="budget used by success")
-    consistent_by_success: dict[str, float | None] | None = Field(default=None,
-                                                                  title="consistent with own data by success")
+    consistent_by_success: dict[str, float | None] | None = Field(
+        default=None, title="consistent with own data by success"
+    )
 
 
 class CausaLabGeneration(BaseModel):
@@ -158,10 +181,20 @@ class CausaLabGeneration(BaseModel):
 
     @classmethod
     def of(cls, result: EpisodeResult, agent: str) -> CausaLabGeneration:
-        return cls(agent=agent, outcome=result.outcome, success=result.success, error=result.error,
-                   predictions=result.predictions, interventions_used=result.interventions_used,
-                   invalid_steps=result.invalid_steps, reasks=result.reasks, refusals=result.refusals,
-                   final_hypothesis=result.final_hypothesis, data=result.data, steps=result.steps)
+        return cls(
+            agent=agent,
+            outcome=result.outcome,
+            success=result.success,
+            error=result.error,
+            predictions=result.predictions,
+            interventions_used=result.interventions_used,
+            invalid_steps=result.invalid_steps,
+            reasks=result.reasks,
+            refusals=result.refusals,
+            final_hypothesis=result.final_hypothesis,
+            data=result.data,
+            steps=result.steps,
+        )
 
 
 class CausaLabScores(BaseModel):
@@ -188,7 +221,8 @@ def items(context: TaskContext) -> list[Item]:
     setting = context.options.setting()
     return [
         Item(row.id, config, with_setting(row, setting))
-        for config in context.configs for row in context.rows(config, CausaLabEpisode)
+        for config in context.configs
+        for row in context.rows(config, CausaLabEpisode)
     ]
 
 
@@ -215,11 +249,17 @@ def score(item: Item, transcript: Transcript[CausaLabGeneration], context: TaskC
     played = transcript.generation
     hypotheses = [Hypothesis.model_validate(s["step"]["hypothesis"]) for s in played.steps if s["step"] is not None]
     return CausaLabScores(
-        suite=episode.suite, num_nodes=len(episode.nodes), origin=episode.origin,
+        suite=episode.suite,
+        num_nodes=len(episode.nodes),
+        origin=episode.origin,
         regime=regime_of(len(episode.observation_crystals), episode.budget),
-        prior_observations=len(episode.observation_crystals), budget=episode.budget,
-        reactor_frequency=episode.reactor_frequency, success=played.success,
-        interventions_used=played.interventions_used, invalid_steps=played.invalid_steps, reasks=played.reasks,
+        prior_observations=len(episode.observation_crystals),
+        budget=episode.budget,
+        reactor_frequency=episode.reactor_frequency,
+        success=played.success,
+        interventions_used=played.interventions_used,
+        invalid_steps=played.invalid_steps,
+        reasks=played.reasks,
         mechanism=score_hypothesis(played.final_hypothesis, episode),
         consistency=consistency(played.final_hypothesis, played.data, episode.tolerance),
         trajectory=score_trajectory(hypotheses, episode),
@@ -246,15 +286,20 @@ def summarize(results: list[Episode], context: TaskContext | None = None) -> tup
             "reasks": fmean(r.scores.reasks for r in results),
             "consistent": fmean(float(r.scores.consistency.consistent) for r in results),
         }
-        by_success = {"solved": [r for r in results if r.scores.success],
-                      "failed": [r for r in results if not r.scores.success]}
+        by_success = {
+            "solved": [r for r in results if r.scores.success],
+            "failed": [r for r in results if not r.scores.success],
+        }
         metrics["budget_used_by_success"] = {key: _budget_used(group) for key, group in by_success.items()}
         metrics["consistent_by_success"] = {
             key: fmean(float(r.scores.consistency.consistent) for r in group) if group else None
             for key, group in by_success.items()
         }
-    slices = {"by_num_nodes": _by(results, lambda r: str(r.scores.num_nodes)),
-              "by_suite": _by(results, lambda r: r.scores.suite), "by_step": by_step(results)}
+    slices = {
+        "by_num_nodes": _by(results, lambda r: str(r.scores.num_nodes)),
+        "by_suite": _by(results, lambda r: r.scores.suite),
+        "by_step": by_step(results),
+    }
     return CausaLabMetrics(**metrics), slices
 
 
@@ -296,8 +341,10 @@ def _by(results: Sequence[Episode], key: Any) -> dict[str, dict[str, Any]]:
 
 def item_scores(scores: CausaLabScores) -> dict[str, float]:
     """Success and the final mechanism scores: their means over episodes are the run's metrics."""
-    return {"task_accuracy": float(scores.success),
-            **{name: float(getattr(scores.mechanism, name)) for name in SCORE_FIELDS}}
+    return {
+        "task_accuracy": float(scores.success),
+        **{name: float(getattr(scores.mechanism, name)) for name in SCORE_FIELDS},
+    }
 
 
 def groups(item: Item, context: TaskContext) -> dict[str, str]:
@@ -315,14 +362,16 @@ def _consistent(scores: CausaLabScores) -> float:
 
 def _by_success(name: str, value: Callable[[CausaLabScores], float | None]) -> tuple[Statistic, ...]:
     """``name.solved`` and ``name.failed``: the mean of ``value`` over the solved and the failed episodes with one."""
+
     def counted(solved: bool) -> Callable[[CausaLabScores], float]:
         return lambda s: float(s.success == solved and value(s) is not None)
 
     def summed(solved: bool) -> Callable[[CausaLabScores], float]:
         return lambda s: counted(solved)(s) * (value(s) or 0.0)
 
-    return tuple(ratio(f"{name}.{key}", summed(solved), counted(solved))
-                 for key, solved in (("solved", True), ("failed", False)))
+    return tuple(
+        ratio(f"{name}.{key}", summed(solved), counted(solved)) for key, solved in (("solved", True), ("failed", False))
+    )
 
 
 #: the episodes played on one released config (graph): suites of one size share it, and an upstream run
@@ -347,21 +396,37 @@ SCALING_COUNTS = (("observation-only", "prior_observations"), ("mixed", "budget"
 VIEW = View(
     "CausaLab",
     (
-        SlicePlot("by_num_nodes", "task_accuracy", "CausaLab task accuracy by number of nodes", "nodes",
-                  "task accuracy"),
-        RunScatter("task_accuracy", "edge_f1", "regime", ("observation-only", "mixed"),
-                   "CausaLab accuracy vs edge F1 by regime (Fig. 3)", "task accuracy", "all-edge F1"),
+        SlicePlot(
+            "by_num_nodes", "task_accuracy", "CausaLab task accuracy by number of nodes", "nodes", "task accuracy"
+        ),
+        RunScatter(
+            "task_accuracy",
+            "edge_f1",
+            "regime",
+            ("observation-only", "mixed"),
+            "CausaLab accuracy vs edge F1 by regime (Fig. 3)",
+            "task accuracy",
+            "all-edge F1",
+        ),
         *(
-            RunCurves(metric, "regime", SCALING_COUNTS, f"CausaLab scaling: {name} (App. Figs. 13-14)",
-                      "prior observations (observation-only) or interventions (mixed, intervention-only)", name)
+            RunCurves(
+                metric,
+                "regime",
+                SCALING_COUNTS,
+                f"CausaLab scaling: {name} (App. Figs. 13-14)",
+                "prior observations (observation-only) or interventions (mixed, intervention-only)",
+                name,
+            )
             for metric, name in (("task_accuracy", "task accuracy"), ("edge_f1", "all-edge F1"))
         ),
         SlicePlot("by_step", "edge_f1", "CausaLab edge F1 at each step, mean per run", "step", "all-edge F1"),
-        ResultsTrajectories("trajectory", "edge_f1", "CausaLab edge F1 along each episode (App. Fig. 8)",
-                            "step", "all-edge F1"),
+        ResultsTrajectories(
+            "trajectory", "edge_f1", "CausaLab edge F1 along each episode (App. Fig. 8)", "step", "all-edge F1"
+        ),
         MappingBars("budget_used_by_success", "CausaLab budget used, by success", "budget used"),
-        MappingBars("consistent_by_success", "CausaLab final hypothesis fits own data, by success",
-                    "share of episodes"),
+        MappingBars(
+            "consistent_by_success", "CausaLab final hypothesis fits own data, by success", "share of episodes"
+        ),
     ),
 )
 
@@ -396,8 +461,9 @@ def upstream_run_folders(paths: Sequence[Path]) -> list[Path]:
         if (path / CONFIG_FILE).is_file():
             folders.append(path)
         elif path.is_dir():
-            folders += sorted(found.parent for found in path.rglob(CONFIG_FILE)
-                              if (found.parent / TRACKING_FILE).is_file())
+            folders += sorted(
+                found.parent for found in path.rglob(CONFIG_FILE) if (found.parent / TRACKING_FILE).is_file()
+            )
         else:
             raise UpstreamRunError(f"{path} does not exist")
     if not folders:
@@ -420,16 +486,23 @@ def score_upstream_runs(paths: Sequence[Path], out: Path) -> RunSummary[CausaLab
         ids[item_id] += 1
         if ids[item_id] > 1:
             item_id += f"#{ids[item_id]}"
-        calls = tuple(ModelCall(role="model", model=_upstream_model(folder) or "published", reply=reply)
-                      for reply in run.replies)
+        calls = tuple(
+            ModelCall(role="model", model=_upstream_model(folder) or "published", reply=reply) for reply in run.replies
+        )
         generation = CausaLabGeneration.of(run.result(episode), "published")
         transcripts.append((Item(item_id, f"upstream_{run.suite}", episode), Transcript(calls, generation)))
     models = sorted({model for folder, _ in runs if (model := _upstream_model(folder))})
-    dataset = DatasetRef(name=TASK.dataset, version=get_builder(TASK.dataset).version, seed=0,
-                         read_from=", ".join(map(str, paths)), configs=sorted({i.config for i, _ in transcripts}),
-                         split="upstream runs")
-    return score_published(TASK, transcripts, out, dataset=dataset,
-                           models={"model": ", ".join(models)} if models else {})
+    dataset = DatasetRef(
+        name=TASK.dataset,
+        version=get_builder(TASK.dataset).version,
+        seed=0,
+        read_from=", ".join(map(str, paths)),
+        configs=sorted({i.config for i, _ in transcripts}),
+        split="upstream runs",
+    )
+    return score_published(
+        TASK, transcripts, out, dataset=dataset, models={"model": ", ".join(models)} if models else {}
+    )
 
 
 def _upstream_model(folder: Path) -> str | None:
@@ -451,14 +524,15 @@ def sweep_points(families: Sequence[ScalingFamily], counts: Sequence[int]) -> li
     return points
 
 
-def run_sweep(settings: RunSettings, families: Sequence[ScalingFamily],
-              counts: Sequence[int]) -> list[RunSummary[Any]]:
+def run_sweep(settings: RunSettings, families: Sequence[ScalingFamily], counts: Sequence[int]) -> list[RunSummary[Any]]:
     """The paper's scaling experiments: one ``eval`` run per point, in ``settings.out/<point>/``
     (each resumable on its own); ``settings.options`` must leave the regime to the sweep."""
     options = CausaLabOptions.model_validate(settings.options) if settings.options is not None else CausaLabOptions()
     if options.regime is not None or options.prior_observations is not None or options.budget is not None:
-        raise RunConfigurationError("a sweep sets the number of observations and the budget itself: drop --regime, "
-                                    "--prior-observations and --budget")
+        raise RunConfigurationError(
+            "a sweep sets the number of observations and the budget itself: drop --regime, "
+            "--prior-observations and --budget"
+        )
     if settings.out is None:
         raise RunConfigurationError("a sweep needs a folder for its runs (RunSettings.out)")
     summaries = []

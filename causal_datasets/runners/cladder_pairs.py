@@ -56,28 +56,41 @@ ESTIMAND_FORMAT = "End your reply with one line `Estimand: <expression>` and not
 class CladderOptions(BaseModel):
     verifier_seed: int = Field(default=0, ge=0, description="seed of the verifier's random causal models")
     prompt: Literal["estimand", "paper"] = Field(
-        default="estimand", description="estimand: the package's task, the graph is given and the answer is the "
+        default="estimand",
+        description="estimand: the package's task, the graph is given and the answer is the "
         "identified estimand; paper: DoVerifier's App. G prompt verbatim, the model writes the expression, its graph "
-        "and a yes/no answer")
+        "and a yes/no answer",
+    )
     scoring: ScoringRule | None = Field(
-        default=None, description="the headline rule (both are computed for every answer): equivalence, DoVerifier's "
+        default=None,
+        description="the headline rule (both are computed for every answer): equivalence, DoVerifier's "
         "(equal to CLadder's estimand under the question's graph; do() and counterfactual answers allowed), or "
         "identification, the package's stricter task (also a formula in observed probabilities). Default: "
-        "equivalence with --prompt paper, identification with --prompt estimand")
-    feedback_rounds: int = Field(default=0, ge=0, le=10,
-                                 description="rounds of verifier feedback (DoVerifier §4.3, Table 2)")
+        "equivalence with --prompt paper, identification with --prompt estimand",
+    )
+    feedback_rounds: int = Field(
+        default=0, ge=0, le=10, description="rounds of verifier feedback (DoVerifier §4.3, Table 2)"
+    )
     feedback: Literal["graph", "oracle"] = Field(
-        default="graph", description="graph: App. H, the feedback and whether to give it come from the answer and "
+        default="graph",
+        description="graph: App. H, the feedback and whether to give it come from the answer and "
         "the graph alone (the model's own graph with --prompt paper), never the reference; rounds stop when the graph "
         "checks find nothing to correct. oracle: feedback while the reference says the answer is wrong (an upper "
-        "bound, not the paper's Table 2)")
+        "bound, not the paper's Table 2)",
+    )
     judge_graph: Literal["true", "generated"] | None = Field(
-        default=None, description="the graph the judge sees: generated (the model's own, as the paper's judge; the "
-        "question's when the model gave none) or true (the question's). Default: generated with --prompt paper")
-    derivation: bool = Field(default=False, description="ask for a derivation from the causal quantity to the estimand "
-                             "and check every step (estimand prompt)")
-    judge_attempts: int = Field(default=DEFAULT_ATTEMPTS, ge=1,
-                                description="judge asks per answer until a verdict line")
+        default=None,
+        description="the graph the judge sees: generated (the model's own, as the paper's judge; the "
+        "question's when the model gave none) or true (the question's). Default: generated with --prompt paper",
+    )
+    derivation: bool = Field(
+        default=False,
+        description="ask for a derivation from the causal quantity to the estimand "
+        "and check every step (estimand prompt)",
+    )
+    judge_attempts: int = Field(
+        default=DEFAULT_ATTEMPTS, ge=1, description="judge asks per answer until a verdict line"
+    )
     graph_families: list[GraphFamily] | None = Field(default=None, description="only questions of these graph families")
     query_types: list[QueryType] | None = Field(default=None, description="only questions of these query types")
 
@@ -99,11 +112,13 @@ class CladderOptions(BaseModel):
 
 def check(settings: RunSettings, options: CladderOptions, roles: frozenset[Role]) -> None:
     if options.derivation and options.prompt != "estimand":
-        raise RunConfigurationError("--derivation goes with --prompt estimand (the paper's prompt shows no causal "
-                                    "quantity to derive from)")
+        raise RunConfigurationError(
+            "--derivation goes with --prompt estimand (the paper's prompt shows no causal quantity to derive from)"
+        )
     if options.judge_graph == "generated" and options.prompt != "paper":
-        raise RunConfigurationError("--judge-graph generated goes with --prompt paper (only that prompt asks the model "
-                                    "for a graph)")
+        raise RunConfigurationError(
+            "--judge-graph generated goes with --prompt paper (only that prompt asks the model for a graph)"
+        )
 
 
 def items(context: TaskContext) -> list[Item]:
@@ -111,9 +126,13 @@ def items(context: TaskContext) -> list[Item]:
     a variable the story calls unobserved (:func:`~causal_datasets.docalc.task.reference_unobserved`:
     the arrowhead natural effects), which no answer over observed variables can match."""
     options: CladderOptions = context.options
-    return [Item(q.id, "questions", q) for q in context.rows("questions", CladderQuestionRow)
-            if (not options.graph_families or q.graph_id in options.graph_families)
-            and (not options.query_types or q.query_type in options.query_types) and not task.reference_unobserved(q)]
+    return [
+        Item(q.id, "questions", q)
+        for q in context.rows("questions", CladderQuestionRow)
+        if (not options.graph_families or q.graph_id in options.graph_families)
+        and (not options.query_types or q.query_type in options.query_types)
+        and not task.reference_unobserved(q)
+    ]
 
 
 # ---- the records: generation, scores, metrics ------------------------------------------------------
@@ -134,7 +153,8 @@ class CladderGeneration(BaseModel):
     feedback: list[FeedbackRound] = Field(default_factory=list, description="the rounds given, in order")
     feedback_stop: str | None = Field(default=None, description="nothing_to_correct, accepted or rounds_used")
     feedback_rule: ScoringRule | None = Field(
-        default=None, description="with --feedback oracle: the rule whose verdict decided whether to go on")
+        default=None, description="with --feedback oracle: the rule whose verdict decided whether to go on"
+    )
 
 
 class ReadReply(BaseModel):
@@ -205,53 +225,81 @@ class CladderMetrics(BenchmarkMetrics):
     benchmark: Literal["cladder_pairs"] = "cladder_pairs"
     count: int = Field(title="questions")
     scoring: ScoringRule = Field(
-        default="identification", title="scoring rule",
+        default="identification",
+        title="scoring rule",
         description="the rule of `accuracy`: equivalence (DoVerifier's) or identification (the package's stricter "
-        "task)")
-    accuracy: float = Field(title="accuracy (the run's scoring rule)",
-                            description="share of answers right under the run's scoring rule")
+        "task)",
+    )
+    accuracy: float = Field(
+        title="accuracy (the run's scoring rule)", description="share of answers right under the run's scoring rule"
+    )
     equivalence_accuracy: float | None = Field(
-        default=None, title="equivalent (DoVerifier's rule)",
+        default=None,
+        title="equivalent (DoVerifier's rule)",
         description="share of answers the verifier finds equal to the estimand under the question's graph, "
-        "do() and counterfactual answers included")
+        "do() and counterfactual answers included",
+    )
     identification_accuracy: float | None = Field(
-        default=None, title="identified (stricter)",
-        description="share of answers equal to the estimand and written in observed probabilities only")
+        default=None,
+        title="identified (stricter)",
+        description="share of answers equal to the estimand and written in observed probabilities only",
+    )
     string_match: float = Field(title="string match", description="share equal to the reference after normalization")
-    judge: float | None = Field(default=None, title="LLM judge",
-                                description="share the judge calls equivalent (None: no judge model)")
+    judge: float | None = Field(
+        default=None, title="LLM judge", description="share the judge calls equivalent (None: no judge model)"
+    )
     bleu: float | None = Field(default=None, title="BLEU", description="mean sentence BLEU-4 against the reference")
-    token_f1: float | None = Field(default=None, title="token F1",
-                                   description="mean token-multiset F1 against the reference")
-    accuracy_own_graph: float | None = Field(default=None, title="right under the model's graph",
-                                             description="paper prompt: share right (the run's rule) under the graph "
-                                             "the model wrote")
-    answer_accuracy: float | None = Field(default=None, title="yes/no accuracy",
-                                          description="paper prompt: share of final answers equal to CLadder's")
-    graph_edge_f1: float | None = Field(default=None, title="graph edge F1",
-                                        description="paper prompt: mean edge F1 of the model's graph (unreadable: 0)")
-    accuracy_after_feedback: float | None = Field(default=None, title="accuracy after feedback",
-                                                  description="share right (the run's rule) after the last feedback "
-                                                  "round")
-    derivation_valid_share: float | None = Field(default=None, title="valid derivation steps",
-                                                 description="mean share of valid steps over answers with a derivation")
+    token_f1: float | None = Field(
+        default=None, title="token F1", description="mean token-multiset F1 against the reference"
+    )
+    accuracy_own_graph: float | None = Field(
+        default=None,
+        title="right under the model's graph",
+        description="paper prompt: share right (the run's rule) under the graph the model wrote",
+    )
+    answer_accuracy: float | None = Field(
+        default=None, title="yes/no accuracy", description="paper prompt: share of final answers equal to CLadder's"
+    )
+    graph_edge_f1: float | None = Field(
+        default=None,
+        title="graph edge F1",
+        description="paper prompt: mean edge F1 of the model's graph (unreadable: 0)",
+    )
+    accuracy_after_feedback: float | None = Field(
+        default=None,
+        title="accuracy after feedback",
+        description="share right (the run's rule) after the last feedback round",
+    )
+    derivation_valid_share: float | None = Field(
+        default=None,
+        title="valid derivation steps",
+        description="mean share of valid steps over answers with a derivation",
+    )
     errors: dict[str, int] = Field(title="answers by error category")
     identification_errors: dict[str, int] = Field(
-        default_factory=dict, title="answers that identify nothing",
-        description="not_identified (a do() or counterfactual term left), unobserved_variable")
+        default_factory=dict,
+        title="answers that identify nothing",
+        description="not_identified (a do() or counterfactual term left), unobserved_variable",
+    )
     methods: dict[str, int] = Field(title="verdicts by method")
     proof_lengths: dict[str, int] = Field(title="proof lengths")
     judge_agreement: dict[str, float | int | None] | None = Field(
-        default=None, title="judge agreement with the verifier",
+        default=None,
+        title="judge agreement with the verifier",
         description="against the equivalence verdict, over answers both decided: accuracy, precision, recall, F1, "
-        "Cohen's kappa, counts")
+        "Cohen's kappa, counts",
+    )
     feedback: dict[str, dict[str, float | int | None]] | None = Field(
-        default=None, title="accuracy before and after feedback (Table 2), by the first diagnosis",
+        default=None,
+        title="accuracy before and after feedback (Table 2), by the first diagnosis",
         description="per diagnosis of the first round and over all answers: n, accuracy before, after, answers "
-        "fixed, answers broken (the run's rule)")
+        "fixed, answers broken (the run's rule)",
+    )
     feedback_stops: dict[str, int] | None = Field(
-        default=None, title="why feedback stopped",
-        description="nothing_to_correct (graph checks), accepted (oracle), rounds_used")
+        default=None,
+        title="why feedback stopped",
+        description="nothing_to_correct (graph checks), accepted (oracle), rounds_used",
+    )
     graph_errors: dict[str, int] | None = Field(default=None, title="model graphs by error category")
     derivation_steps: dict[str, int] | None = Field(default=None, title="derivation steps by status")
 
@@ -275,8 +323,12 @@ class Reply:
     def fields(self) -> dict[str, Any]:
         read = {"raw": self.raw, "expression": self.expression}
         if self.graph_text is not None or self.graph_error is not None:
-            read |= {"graph_text": self.graph_text, "graph_error": self.graph_error, "graph_detail": self.graph_detail,
-                     "final_answer": self.final_answer}
+            read |= {
+                "graph_text": self.graph_text,
+                "graph_error": self.graph_error,
+                "graph_detail": self.graph_detail,
+                "final_answer": self.final_answer,
+            }
         return read
 
 
@@ -305,13 +357,24 @@ def solve(item: Item, context: TaskContext) -> CladderGeneration:
         return graph_checks(reply, q, options)
 
     answer_format = paper_task.ANSWER_FORMAT if options.prompt == "paper" else ESTIMAND_FORMAT
-    rounds, stopped = feedback_rounds(model, messages, first, options.feedback_rounds,
-                                      lambda raw: read_reply(raw, q, options), check, answer_format,
-                                      graph_only=not oracle)
+    rounds, stopped = feedback_rounds(
+        model,
+        messages,
+        first,
+        options.feedback_rounds,
+        lambda raw: read_reply(raw, q, options),
+        check,
+        answer_format,
+        graph_only=not oracle,
+    )
     return CladderGeneration(
-        feedback=[FeedbackRound(number=r.number, graph=r.graph, findings=[f.to_dict() for f in r.findings],
-                                message=r.message) for r in rounds],
-        feedback_stop=stopped, feedback_rule=options.rule if oracle else None)
+        feedback=[
+            FeedbackRound(number=r.number, graph=r.graph, findings=[f.to_dict() for f in r.findings], message=r.message)
+            for r in rounds
+        ],
+        feedback_stop=stopped,
+        feedback_rule=options.rule if oracle else None,
+    )
 
 
 def request(q: CladderQuestionRow, options: CladderOptions) -> list[dict[str, str]]:
@@ -351,9 +414,17 @@ class GivenRound:
     reply: Reply
 
 
-def feedback_rounds(model: ChatClient, messages: list[dict[str, str]], first: Reply, rounds: int,
-                    read: Callable[[str], Reply], check: Callable[[Reply], tuple[list[Finding], str] | None],
-                    answer_format: str, *, graph_only: bool) -> tuple[list[GivenRound], str]:
+def feedback_rounds(
+    model: ChatClient,
+    messages: list[dict[str, str]],
+    first: Reply,
+    rounds: int,
+    read: Callable[[str], Reply],
+    check: Callable[[Reply], tuple[list[Finding], str] | None],
+    answer_format: str,
+    *,
+    graph_only: bool,
+) -> tuple[list[GivenRound], str]:
     """Up to ``rounds`` rounds of feedback after ``first``: ``check`` gives a reply's findings (None:
     no feedback for it); each round sends them as the next user turn and reads the model's revision.
     Returns the rounds and why they stopped (``nothing_to_correct``, ``accepted`` or ``rounds_used``)."""
@@ -387,34 +458,63 @@ def score(item: Item, transcript: Transcript[CladderGeneration], context: TaskCo
     if len(replies) != 1 + len(given):
         raise ValueError(f"the transcript has {len(replies)} model replies for {len(given)} feedback rounds")
     first = read_reply(replies[0], q, options)
-    fields: dict[str, Any] = {"reference": q.estimand, "rung": q.rung, "query_type": q.query_type,
-                              "graph_id": q.graph_id, "scoring": options.rule,
-                              **first.fields(), **score_reply(first, q, options)}
+    fields: dict[str, Any] = {
+        "reference": q.estimand,
+        "rung": q.rung,
+        "query_type": q.query_type,
+        "graph_id": q.graph_id,
+        "scoring": options.rule,
+        **first.fields(),
+        **score_reply(first, q, options),
+    }
     judge = context.client("judge")
     if judge is not None:
         graph, source = judge_graph(first, q, options)
         verdict = ask_judge(judge, first.expression, q.estimand, graph, options.judge_attempts)
-        fields |= {"judge": verdict.equivalent, "judge_error": verdict.error, "judge_answers": verdict.answers,
-                   "judge_graph": source}
+        fields |= {
+            "judge": verdict.equivalent,
+            "judge_error": verdict.error,
+            "judge_answers": verdict.answers,
+            "judge_graph": source,
+        }
     if transcript.generation.feedback_stop is not None:
         fields |= _scored_feedback(fields, transcript.generation, replies[1:], q, options)
     return CladderScores(**fields)
 
 
-def _scored_feedback(first_scores: dict[str, Any], generation: CladderGeneration, revisions: list[str],
-                     q: CladderQuestionRow, options: CladderOptions) -> dict[str, Any]:
+def _scored_feedback(
+    first_scores: dict[str, Any],
+    generation: CladderGeneration,
+    revisions: list[str],
+    q: CladderQuestionRow,
+    options: CladderOptions,
+) -> dict[str, Any]:
     """Each round's revision scored; Table 2's fields (the first diagnosis, the verdicts after the last round)."""
     given = generation.feedback
     scored, last = [], first_scores
     for done, raw in zip(given, revisions, strict=True):
         reply = read_reply(raw, q, options)
         last = score_reply(reply, q, options)
-        scored.append(ScoredRound(round=done.number, graph=done.graph, findings=done.findings, feedback=done.message,
-                                  **reply.fields(), equivalent=last["equivalent"], identified=last["identified"],
-                                  error=last["error"]))
+        scored.append(
+            ScoredRound(
+                round=done.number,
+                graph=done.graph,
+                findings=done.findings,
+                feedback=done.message,
+                **reply.fields(),
+                equivalent=last["equivalent"],
+                identified=last["identified"],
+                error=last["error"],
+            )
+        )
     kind = (given[0].findings[0]["kind"] if given[0].findings else "not_accepted") if given else None
-    return {"feedback": scored, "feedback_kind": kind, "feedback_stop": generation.feedback_stop,
-            "equivalent_after_feedback": last["equivalent"], "identified_after_feedback": last["identified"]}
+    return {
+        "feedback": scored,
+        "feedback_kind": kind,
+        "feedback_stop": generation.feedback_stop,
+        "equivalent_after_feedback": last["equivalent"],
+        "identified_after_feedback": last["identified"],
+    }
 
 
 def score_reply(reply: Reply, q: CladderQuestionRow, options: CladderOptions) -> dict[str, Any]:
@@ -428,12 +528,22 @@ def score_reply(reply: Reply, q: CladderQuestionRow, options: CladderOptions) ->
         return scores
     scores["answer_correct"] = None if q.answer is None else reply.final_answer == q.answer
     if reply.graph is None:
-        return scores | {"equivalent_own_graph": None, "identified_own_graph": None,
-                         "own_graph_error": reply.graph_error, "graph_edge_f1": 0.0, "graph_shd": None}
+        return scores | {
+            "equivalent_own_graph": None,
+            "identified_own_graph": None,
+            "own_graph_error": reply.graph_error,
+            "graph_edge_f1": 0.0,
+            "graph_shd": None,
+        }
     own = task.score_answer(reply.expression, q, seed=options.verifier_seed, graph=reply.graph)
     comparison = compare_graphs(list(reply.graph.edges), [(e.source, e.target) for e in q.edges])
-    return scores | {"equivalent_own_graph": own["equivalent"], "identified_own_graph": own["identified"],
-                     "own_graph_error": own["error"], "graph_edge_f1": comparison.edge_f1, "graph_shd": comparison.shd}
+    return scores | {
+        "equivalent_own_graph": own["equivalent"],
+        "identified_own_graph": own["identified"],
+        "own_graph_error": own["error"],
+        "graph_edge_f1": comparison.edge_f1,
+        "graph_shd": comparison.shd,
+    }
 
 
 def _is_credited(scores: Any, rule: str, *, suffix: str = "") -> bool:
@@ -446,16 +556,22 @@ def _is_credited(scores: Any, rule: str, *, suffix: str = "") -> bool:
 def _derivation(raw: str, q: CladderQuestionRow, *, seed: int) -> dict[str, Any]:
     derivation = score_derivation(raw, task.question_graph(q), seed=seed)
     query = formal_expression(q)
-    return {"derivation": derivation.to_dict(), "derivation_valid_share": derivation.valid_share,
-            "derivation_from_query": None if derivation.start is None or query is None
-            else same_expression(derivation.start, query)}
+    return {
+        "derivation": derivation.to_dict(),
+        "derivation_valid_share": derivation.valid_share,
+        "derivation_from_query": None
+        if derivation.start is None or query is None
+        else same_expression(derivation.start, query),
+    }
 
 
 def rescore_notes(before: CladderOptions, after: CladderOptions) -> list[str]:
     """What rescoring cannot change: an oracle's rounds were decided under the run's rule."""
     if before.feedback_rounds and before.feedback == "oracle" and after.rule != before.rule:
-        return [f"--feedback oracle chose its rounds by the {before.rule} verdict: the accuracy after feedback "
-                f"under {after.rule} is that of the same rounds, not of an oracle under {after.rule}"]
+        return [
+            f"--feedback oracle chose its rounds by the {before.rule} verdict: the accuracy after feedback "
+            f"under {after.rule} is that of the same rounds, not of an oracle under {after.rule}"
+        ]
     return []
 
 
@@ -486,7 +602,8 @@ def summarize(results: list[Question], context: TaskContext) -> tuple[CladderMet
         feedback_stops=_counts(r.generation.feedback_stop for r in results) if options.feedback_rounds else None,
         graph_errors=_counts(s.graph_error for s in scores) if paper else None,
         derivation_steps=_counts(step["status"] for s in scores for step in (s.derivation or {}).get("steps", ()))
-        if options.derivation else None,
+        if options.derivation
+        else None,
     )
     slices = {}
     for name, field in SLICES:
@@ -515,7 +632,8 @@ def _rates(scores: list[CladderScores], judged: bool, options: CladderOptions) -
         "answer_accuracy": _share(s.answer_correct is True for s in scores) if paper else None,
         "graph_edge_f1": _mean(s.graph_edge_f1 for s in scores) if paper else None,
         "accuracy_after_feedback": _share(_is_credited(s, rule, suffix="_after_feedback") for s in scores)
-        if options.feedback_rounds else None,
+        if options.feedback_rounds
+        else None,
     }
 
 
@@ -541,9 +659,13 @@ def _feedback_table(scores: list[CladderScores], rule: str) -> dict[str, dict[st
     for name, group in groups.items():
         before = [_is_credited(s, rule) for s in group]
         after = [_is_credited(s, rule, suffix="_after_feedback") for s in group]
-        table[name] = {"n": len(group), "before": _share(before), "after": _share(after),
-                       "fixed": sum(a and not b for a, b in zip(after, before, strict=True)),
-                       "broken": sum(b and not a for a, b in zip(after, before, strict=True))}
+        table[name] = {
+            "n": len(group),
+            "before": _share(before),
+            "after": _share(after),
+            "fixed": sum(a and not b for a, b in zip(after, before, strict=True)),
+            "broken": sum(b and not a for a, b in zip(after, before, strict=True)),
+        }
     return table
 
 
@@ -579,10 +701,14 @@ def item_scores(scores: CladderScores) -> dict[str, float]:
     token F1, and the judge's and the after-feedback verdicts where the run has them: their means are the
     run's rates."""
     rule = scores.scoring
-    result = {"accuracy": float(_is_credited(scores, rule)),
-              "equivalence_accuracy": float(scores.equivalent is True),
-              "identification_accuracy": float(scores.identified is True),
-              "string_match": float(scores.string_match), "bleu": scores.bleu, "token_f1": scores.token_f1}
+    result = {
+        "accuracy": float(_is_credited(scores, rule)),
+        "equivalence_accuracy": float(scores.equivalent is True),
+        "identification_accuracy": float(scores.identified is True),
+        "string_match": float(scores.string_match),
+        "bleu": scores.bleu,
+        "token_f1": scores.token_f1,
+    }
     if scores.judge_answers is not None:
         result["judge"] = float(scores.judge is True)
     if scores.feedback is not None:
@@ -637,8 +763,9 @@ TASK = Task(
     metrics=CladderMetrics,
     roles=(
         RoleSpec("model", "a chat model to answer the questions", required=True),
-        RoleSpec("judge", "an LLM judge of whether each answer equals CLadder's estimand (the judge column)",
-                 scoring=True),
+        RoleSpec(
+            "judge", "an LLM judge of whether each answer equals CLadder's estimand (the judge column)", scoring=True
+        ),
     ),
     options=CladderOptions,
     from_files=True,
@@ -646,9 +773,14 @@ TASK = Task(
     scoring_options=("scoring", "verifier_seed", "judge_graph", "judge_attempts"),
     judge_options=("judge_graph", "judge_attempts"),
     rescore_notes=rescore_notes,
-    view=View("CLadder pairs (estimand equivalence, DoVerifier)",
-              (ResultsHistogram("proof_length", "Proof length of answers proven equivalent", "rewrite steps",
-                                where="equivalent"),)),
+    view=View(
+        "CLadder pairs (estimand equivalence, DoVerifier)",
+        (
+            ResultsHistogram(
+                "proof_length", "Proof length of answers proven equivalent", "rewrite steps", where="equivalent"
+            ),
+        ),
+    ),
     inspect={"cladder_estimand": "questions"},
     estimates=ESTIMATES,
 )

@@ -62,10 +62,12 @@ UNCLASSIFIED = "(unclassified)"
 class CoBeOptions(BaseModel):
     phrasing: list[Phrasing] | None = Field(default=None, description="only these query phrasings")
     models: list[str] | None = Field(default=None, description="with --config responses: only these published models")
-    max_attempts: int = Field(default=DEFAULT_ATTEMPTS, ge=1,
-                              description="judge asks per criterion until a single T/F answer")
-    failure_modes: bool = Field(default=False, description="sort each wrong rewrite into the paper's seven failure "
-                                "modes with the judge")
+    max_attempts: int = Field(
+        default=DEFAULT_ATTEMPTS, ge=1, description="judge asks per criterion until a single T/F answer"
+    )
+    failure_modes: bool = Field(
+        default=False, description="sort each wrong rewrite into the paper's seven failure modes with the judge"
+    )
 
 
 def check(settings: RunSettings, options: CoBeOptions, roles: frozenset[Role]) -> None:
@@ -80,13 +82,17 @@ def check(settings: RunSettings, options: CoBeOptions, roles: frozenset[Role]) -
 
 def items(context: TaskContext) -> list[Item]:
     options: CoBeOptions = context.options
-    queries = {q.id: q for q in context.rows("queries", CoBeQuery)
-               if not options.phrasing or q.phrasing in options.phrasing}
+    queries = {
+        q.id: q for q in context.rows("queries", CoBeQuery) if not options.phrasing or q.phrasing in options.phrasing
+    }
     if context.configs == ("queries",):
         return [Item(q.id, "queries", (q, None)) for q in queries.values()]
     published = context.rows("responses", CoBeResponse)
-    return [Item(r.id, "responses", (queries[r.query_id], r)) for r in published
-            if r.query_id in queries and (not options.models or r.model in options.models)]
+    return [
+        Item(r.id, "responses", (queries[r.query_id], r))
+        for r in published
+        if r.query_id in queries and (not options.models or r.model in options.models)
+    ]
 
 
 class CoBeGeneration(BaseModel):
@@ -122,10 +128,16 @@ class CoBeMetrics(BenchmarkMetrics):
     benchmark: Literal["cobe"] = "cobe"
     count: int = Field(title="responses")
     accuracy: float | None = Field(title="accuracy", description="responses passing every criterion / responses")
-    accuracy_phrasing_mean: float | None = Field(default=None, title="accuracy, mean over phrasings",
-                                                 description="mean of the accuracies of the query phrasings (Table 5)")
-    accuracy_phrasing_sd: float | None = Field(default=None, title="accuracy, SD over phrasings",
-                                               description="population SD of the accuracies of the query phrasings")
+    accuracy_phrasing_mean: float | None = Field(
+        default=None,
+        title="accuracy, mean over phrasings",
+        description="mean of the accuracies of the query phrasings (Table 5)",
+    )
+    accuracy_phrasing_sd: float | None = Field(
+        default=None,
+        title="accuracy, SD over phrasings",
+        description="population SD of the accuracies of the query phrasings",
+    )
     correct: int = Field(title="correct")
     wrong: int = Field(title="wrong")
     unknown: int = Field(title="unknown", description="responses with a criterion the judge could not decide")
@@ -134,15 +146,22 @@ class CoBeMetrics(BenchmarkMetrics):
     errors: dict[str, dict[str, int]] = Field(title="errors (items, criteria)")
     agreement: dict[str, float | int | None] | None = Field(default=None, title="agreement with the published verdicts")
     text_statistics: dict[str, float | int | None] | None = Field(
-        default=None, title="scenario text statistics",
-        description="words, sentences and clauses per scenario (Table 2)")
+        default=None,
+        title="scenario text statistics",
+        description="words, sentences and clauses per scenario (Table 2)",
+    )
 
 
 def solve(item: Item, context: TaskContext) -> CoBeGeneration:
     query, published = item.row
     if published is not None:
-        return CoBeGeneration(query_id=query.id, scenario_id=query.scenario_id, model=published.model,
-                              response=published.response, published_verdict=published.verdict)
+        return CoBeGeneration(
+            query_id=query.id,
+            scenario_id=query.scenario_id,
+            model=published.model,
+            response=published.response,
+            published_verdict=published.verdict,
+        )
     model = context.clients["model"]
     response = model.chat(build_messages(query)).text  # an LLMError makes the item failed
     return CoBeGeneration(query_id=query.id, scenario_id=query.scenario_id, model=model.config.model, response=response)
@@ -155,8 +174,13 @@ def score(item: Item, transcript: Transcript[CoBeGeneration], context: TaskConte
     rewrite = transcript.generation
     options: CoBeOptions = context.options
     judge = context.client("judge")
-    fields: dict[str, Any] = {"query_id": rewrite.query_id, "scenario_id": rewrite.scenario_id, "model": rewrite.model,
-                              "published_verdict": rewrite.published_verdict, "judged": judge is not None}
+    fields: dict[str, Any] = {
+        "query_id": rewrite.query_id,
+        "scenario_id": rewrite.scenario_id,
+        "model": rewrite.model,
+        "published_verdict": rewrite.published_verdict,
+        "judged": judge is not None,
+    }
     if judge is None:  # scoring the published verdicts themselves
         fields |= {"verdict": rewrite.published_verdict, "criteria": [], "error": None}
     else:
@@ -213,8 +237,14 @@ def _one_query_per_scenario(scores: list[CoBeScores]) -> list[str]:
 
 def _scored(scores: CoBeScores, query: CoBeQuery) -> ScoredRow:
     passed = {c.code: c.passed for c in scores.criteria}
-    return ScoredRow(verdict=scores.verdict, passed=passed, domain=query.domain, graph_type=query.graph_type,
-                     phrasing=query.phrasing, model=scores.model)
+    return ScoredRow(
+        verdict=scores.verdict,
+        passed=passed,
+        domain=query.domain,
+        graph_type=query.graph_type,
+        phrasing=query.phrasing,
+        model=scores.model,
+    )
 
 
 def _error_counts(scores: list[CoBeScores]) -> dict[str, dict[str, int]]:
@@ -235,10 +265,11 @@ def by_failure_mode(scores: list[CoBeScores]) -> dict[str, dict[str, Any]]:
     for key in [m.key for m in FAILURE_MODES] + ([UNCLASSIFIED] if UNCLASSIFIED in keys else []):
         members = [s for s, k in zip(wrong, keys, strict=True) if k == key]
         counts = Counter(s.model for s in members)
-        table[key] = {"n": len(members),
-                      "share": len(members) / len(classified) if classified and key != UNCLASSIFIED else None,
-                      "model_share": {m: counts[m] / per_model[m] for m in sorted(per_model)}
-                      if key != UNCLASSIFIED else {}}
+        table[key] = {
+            "n": len(members),
+            "share": len(members) / len(classified) if classified and key != UNCLASSIFIED else None,
+            "model_share": {m: counts[m] / per_model[m] for m in sorted(per_model)} if key != UNCLASSIFIED else {},
+        }
     return table
 
 
@@ -251,8 +282,12 @@ def groups(item: Item, context: TaskContext) -> dict[str, str | None]:
     """The breakdowns of a response: the query's domain, graph type and phrasing, and the model that wrote it."""
     query, published = item.row
     model = published.model if published is not None else context.model_name("model")
-    return {"by_domain": query.domain or NOT_GIVEN, "by_graph_type": query.graph_type or NOT_GIVEN,
-            "by_phrasing": query.phrasing, "by_model": model}
+    return {
+        "by_domain": query.domain or NOT_GIVEN,
+        "by_graph_type": query.graph_type or NOT_GIVEN,
+        "by_phrasing": query.phrasing,
+        "by_model": model,
+    }
 
 
 def _correct(scores: CoBeScores) -> float:
@@ -261,6 +296,7 @@ def _correct(scores: CoBeScores) -> float:
 
 def _criterion(code: str, outcome: bool | None) -> Callable[[CoBeScores], float]:
     """1 for a response whose criterion ``code`` was judged ``outcome`` (True, False; None: judged at all)."""
+
     def value(scores: CoBeScores) -> float:
         passed = [c.passed for c in scores.criteria if c.code == code]
         return float(bool(passed) and passed[0] is not None and (outcome is None or passed[0] is outcome))
@@ -273,14 +309,22 @@ PHRASINGS: tuple[str, ...] = get_args(Phrasing)
 
 def _phrasing_cells(scores: CoBeScores) -> dict[str, float]:
     phrasing = scores.query_id.rsplit("-", 1)[-1]
-    return {f"{kind}_{p}": float(p == phrasing) * (_correct(scores) if kind == "correct" else 1.0)
-            for p in PHRASINGS for kind in ("correct", "n")}
+    return {
+        f"{kind}_{p}": float(p == phrasing) * (_correct(scores) if kind == "correct" else 1.0)
+        for p in PHRASINGS
+        for kind in ("correct", "n")
+    }
 
 
 def _phrasing_accuracies(totals: Mapping[str, np.ndarray]) -> np.ndarray:
     """Accuracy per phrasing, stacked on the last axis (NaN for a phrasing without responses)."""
-    return np.stack([np.where(totals[f"n_{p}"] > 0, totals[f"correct_{p}"] / np.maximum(totals[f"n_{p}"], 1), np.nan)
-                     for p in PHRASINGS], axis=-1)
+    return np.stack(
+        [
+            np.where(totals[f"n_{p}"] > 0, totals[f"correct_{p}"] / np.maximum(totals[f"n_{p}"], 1), np.nan)
+            for p in PHRASINGS
+        ],
+        axis=-1,
+    )
 
 
 def _spread_of_phrasings(spread: Callable[..., np.ndarray]) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
@@ -295,12 +339,20 @@ ESTIMATES = Estimates(
     groups=groups,
     estimators=(
         ratio("accuracy_decided", _correct, lambda s: float(s.verdict in ("correct", "wrong"))),
-        *(Statistic(name, tuple(f"{kind}_{p}" for p in PHRASINGS for kind in ("correct", "n")), _phrasing_cells,
-                    _spread_of_phrasings(spread))
-          for name, spread in (("accuracy_phrasing_mean", np.nanmean), ("accuracy_phrasing_sd", np.nanstd))),
+        *(
+            Statistic(
+                name,
+                tuple(f"{kind}_{p}" for p in PHRASINGS for kind in ("correct", "n")),
+                _phrasing_cells,
+                _spread_of_phrasings(spread),
+            )
+            for name, spread in (("accuracy_phrasing_mean", np.nanmean), ("accuracy_phrasing_sd", np.nanstd))
+        ),
         *(ratio(f"failure_rate.{code}", _criterion(code, False), _criterion(code, None)) for code in CRITERION_CODES),
-        Mean("published_accuracy",
-             lambda s: float(s.published_verdict == "correct") if s.published_verdict is not None else None),
+        Mean(
+            "published_accuracy",
+            lambda s: float(s.published_verdict == "correct") if s.published_verdict is not None else None,
+        ),
         *agreement_estimators("agreement", lambda s: (s.verdict, s.published_verdict)),
     ),
     crossed={"model_accuracy": ("by_model", "accuracy")},
@@ -310,13 +362,19 @@ VIEW = View(
     "CoBe",
     (
         MappingBars("failure_rate", "CoBe failure rate per criterion (Fig. 5)", "failure rate"),
-        NestedBars("by_model", "failure_rate", "CoBe failure rate per criterion and model (Fig. 5)", "model",
-                   "failure rate"),
+        NestedBars(
+            "by_model", "failure_rate", "CoBe failure rate per criterion and model (Fig. 5)", "model", "failure rate"
+        ),
         NestedBars("by_graph_type", "model_accuracy", "CoBe accuracy by graph type (Fig. 6)", "graph type", "accuracy"),
         NestedBars("by_phrasing", "model_accuracy", "CoBe accuracy by query phrasing (Fig. 7)", "phrasing", "accuracy"),
         NestedBars("by_domain", "model_accuracy", "CoBe accuracy by domain (Fig. 8)", "domain", "accuracy"),
-        NestedBars("by_failure_mode", "model_share", "CoBe wrong rewrites by failure mode (Fig. 9)", "failure mode",
-                   "share of a model's classified wrong rewrites"),
+        NestedBars(
+            "by_failure_mode",
+            "model_share",
+            "CoBe wrong rewrites by failure mode (Fig. 9)",
+            "failure mode",
+            "share of a model's classified wrong rewrites",
+        ),
     ),
 )
 
@@ -337,8 +395,12 @@ TASK = Task(
     metrics=CoBeMetrics,
     roles=(
         RoleSpec("model", "the model that writes the rewrites (with --config queries)"),
-        RoleSpec("judge", "the T/F judge of every criterion (omit with --config responses: the published verdicts "
-                 "are scored)", fallback="model", scoring=True),
+        RoleSpec(
+            "judge",
+            "the T/F judge of every criterion (omit with --config responses: the published verdicts are scored)",
+            fallback="model",
+            scoring=True,
+        ),
     ),
     options=CoBeOptions,
     from_files=True,

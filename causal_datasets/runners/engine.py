@@ -81,17 +81,30 @@ def run_task(task: Task[Any, Any, Any], settings: RunSettings) -> RunSummary[Any
         interrupted = False
         try:
             concurrency = _concurrency(settings, clients) if pending else 1
-            log.record_all(pending, lambda item: solve_item(task, item, context), concurrency=concurrency,
-                           desc=f"{task.name} items", progress=settings.progress)
+            log.record_all(
+                pending,
+                lambda item: solve_item(task, item, context),
+                concurrency=concurrency,
+                desc=f"{task.name} items",
+                progress=settings.progress,
+            )
         except KeyboardInterrupt:
             interrupted = True
         finally:
             log.compact()
         usage, usage_total = _usage(clients, earlier)
         summary = summarize_run(
-            task, context, items, log.items, dataset=dataset_ref(context), solver=solver_of(settings),
-            models={role: client.config.model for role, client in clients.items()}, selection=selection_of(settings),
-            invocations=(earlier.invocations if earlier else 0) + 1, usage=usage, usage_total=usage_total,
+            task,
+            context,
+            items,
+            log.items,
+            dataset=dataset_ref(context),
+            solver=solver_of(settings),
+            models={role: client.config.model for role, client in clients.items()},
+            selection=selection_of(settings),
+            invocations=(earlier.invocations if earlier else 0) + 1,
+            usage=usage,
+            usage_total=usage_total,
             interrupted=interrupted,
         )
         write_summary(settings.out, summary)
@@ -100,8 +113,9 @@ def run_task(task: Task[Any, Any, Any], settings: RunSettings) -> RunSummary[Any
     return summary
 
 
-def check_settings(task: Task[Any, Any, Any], settings: RunSettings,
-                   roles: frozenset[Role]) -> tuple[Any, tuple[str, ...]]:
+def check_settings(
+    task: Task[Any, Any, Any], settings: RunSettings, roles: frozenset[Role]
+) -> tuple[Any, tuple[str, ...]]:
     """The task's options and configs for ``settings`` with models for ``roles``; a typed error when
     the declaration rules them out."""
     options = settings.options if settings.options is not None else task.options()
@@ -178,8 +192,9 @@ def solve_item(task: Task[Any, Any, Any], item: Item, context: TaskContext) -> d
     return result_line(task, item, context, calls, generation, scores)
 
 
-def score_transcript(task: Task[Any, Any, Any], item: Item, transcript: Transcript[Any], context: TaskContext,
-                     calls: CallLog) -> dict[str, Any]:
+def score_transcript(
+    task: Task[Any, Any, Any], item: Item, transcript: Transcript[Any], context: TaskContext, calls: CallLog
+) -> dict[str, Any]:
     """The result line of ``item`` scored from ``transcript`` with ``context``'s clients (a rescore's
     replaying ones; ``calls`` logs what they serve): the transcript's calls, then the scoring calls."""
     try:
@@ -187,8 +202,9 @@ def score_transcript(task: Task[Any, Any, Any], item: Item, transcript: Transcri
     except NotInTranscript:
         raise  # the rescore cannot go on without a model: not one item's failure
     except Exception as error:  # noqa: BLE001 - as in solve_item: the item is failed, the others go on
-        return result_line(task, item, context, calls, transcript.generation, None, failure_of(error, calls),
-                           transcript.calls)
+        return result_line(
+            task, item, context, calls, transcript.generation, None, failure_of(error, calls), transcript.calls
+        )
     return result_line(task, item, context, calls, transcript.generation, scores, earlier=transcript.calls)
 
 
@@ -204,38 +220,69 @@ def failure_of(error: Exception, calls: CallLog) -> Failure:
     return Failure(role="task", category=CRASH, detail=f"{type(error).__name__}: {error}")
 
 
-def result_line(task: Task[Any, Any, Any], item: Item, context: TaskContext, calls: CallLog, generation: Any,
-                scores: Any, failure: Failure | None = None, earlier: tuple[Any, ...] = ()) -> dict[str, Any]:
+def result_line(
+    task: Task[Any, Any, Any],
+    item: Item,
+    context: TaskContext,
+    calls: CallLog,
+    generation: Any,
+    scores: Any,
+    failure: Failure | None = None,
+    earlier: tuple[Any, ...] = (),
+) -> dict[str, Any]:
     """The ``results.jsonl`` line of an item — with its ``cluster`` and slice ``groups``
     (:func:`~causal_datasets.runners.estimates.item_units`) —, validated by the task's result model (what does
     not fit it fails the item as a crash, naming the field)."""
-    fields = {"id": item.id, "config": item.config, "calls": [*earlier, *calls.calls()], "generation": generation,
-              **item_units(task, item, context)}
+    fields = {
+        "id": item.id,
+        "config": item.config,
+        "calls": [*earlier, *calls.calls()],
+        "generation": generation,
+        **item_units(task, item, context),
+    }
     if failure is None:
         try:
             return task.result_model(**fields, status="scored", scores=scores).model_dump(mode="json")
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
-            failure = Failure(role="task", category=CRASH,
-                              detail=f"the {task.name} result does not fit its model: {where}: {first['msg']}")
+            failure = Failure(
+                role="task",
+                category=CRASH,
+                detail=f"the {task.name} result does not fit its model: {where}: {first['msg']}",
+            )
     try:
         return task.result_model(**fields, status="failed", failure=failure).model_dump(mode="json")
     except ValidationError:  # the generation itself does not fit: keep the calls, leave it out
-        return task.result_model(**(fields | {"generation": None}), status="failed",
-                                 failure=failure).model_dump(mode="json")
+        return task.result_model(**(fields | {"generation": None}), status="failed", failure=failure).model_dump(
+            mode="json"
+        )
 
 
 def summarize_run(
-    task: Task[Any, Any, Any], context: TaskContext, items: list[Item], results: Mapping[str, dict[str, Any]], *,
-    dataset: DatasetRef, solver: str, models: Mapping[Role, str], selection: RunSelection | None, invocations: int,
-    usage: dict[Role, Usage], usage_total: Usage, interrupted: bool = False, rescored: Rescored | None = None,
+    task: Task[Any, Any, Any],
+    context: TaskContext,
+    items: list[Item],
+    results: Mapping[str, dict[str, Any]],
+    *,
+    dataset: DatasetRef,
+    solver: str,
+    models: Mapping[Role, str],
+    selection: RunSelection | None,
+    invocations: int,
+    usage: dict[Role, Usage],
+    usage_total: Usage,
+    interrupted: bool = False,
+    rescored: Rescored | None = None,
 ) -> RunSummary[Any]:
     """The summary of the results of ``items`` (latest line per id): counts, failures, the task's
     metrics and slices over the scored items with their intervals, and what the caller says about the run."""
     lines = [task.result_model.model_validate(results[item.id]) for item in items if item.id in results]
-    scored = [Scored[Any, Any](line.id, line.config, line.generation, line.scores)
-              for line in lines if line.status == "scored"]
+    scored = [
+        Scored[Any, Any](line.id, line.config, line.generation, line.scores)
+        for line in lines
+        if line.status == "scored"
+    ]
     failures = [line.failure for line in lines if line.failure is not None]
     counts = ItemCounts(selected=len(items), scored=len(scored), failed=len(failures), missing=len(items) - len(lines))
     metrics, slices = task.summarize(scored, context)
@@ -266,16 +313,23 @@ def summarize_run(
 def selection_of(settings: RunSettings) -> RunSelection:
     """The limit and the reply-deciding model settings a run with ``settings`` was asked for (what ``--resume``
     continues)."""
-    return RunSelection(limit=settings.limit, models={
-        role: spec.config.reply_settings() for role, spec in sorted(settings.models.items())})
+    return RunSelection(
+        limit=settings.limit,
+        models={role: spec.config.reply_settings() for role, spec in sorted(settings.models.items())},
+    )
 
 
 def dataset_ref(context: TaskContext) -> DatasetRef:
     """The dataset a run reads: name, version and seed from the manifest of its first config, where from."""
     manifest = context.load(context.configs[0]).manifest
-    return DatasetRef(name=manifest["name"], version=manifest["version"], seed=manifest["seed"],
-                      read_from=context.settings.location.describe(context.task.dataset),
-                      configs=list(context.configs), split=context.settings.split)
+    return DatasetRef(
+        name=manifest["name"],
+        version=manifest["version"],
+        seed=manifest["seed"],
+        read_from=context.settings.location.describe(context.task.dataset),
+        configs=list(context.configs),
+        split=context.settings.split,
+    )
 
 
 def _status(counts: ItemCounts, interrupted: bool) -> RunStatus:
@@ -305,5 +359,7 @@ def usage_of(client: ChatClient) -> Usage:
     """A client's usage so far (a client that counts none has none)."""
     summarize = getattr(client, "usage_summary", None)
     summary: dict[str, Any] = summarize() if callable(summarize) else {}
-    return Usage(**{name: summary.get(name) or 0 for name in Usage.model_fields if name != "cost_usd"},
-                 cost_usd=summary.get("cost_usd"))
+    return Usage(
+        **{name: summary.get(name) or 0 for name in Usage.model_fields if name != "cost_usd"},
+        cost_usd=summary.get("cost_usd"),
+    )

@@ -35,8 +35,14 @@ def item_units(task: Task[Any, Any, Any], item: Item, context: TaskContext) -> U
     spec = task.estimates
     cluster = spec.cluster(item) if spec is not None and spec.cluster is not None else item.id
     groups = spec.groups(item, context) if spec is not None and spec.groups is not None else {}
-    return {"cluster": str(cluster), "groups": {name: [keys] if isinstance(keys, str) else [str(k) for k in keys]
-                                               for name, keys in groups.items() if keys is not None}}
+    return {
+        "cluster": str(cluster),
+        "groups": {
+            name: [keys] if isinstance(keys, str) else [str(k) for k in keys]
+            for name, keys in groups.items()
+            if keys is not None
+        },
+    }
 
 
 def line_units(line: Mapping[str, Any]) -> Units:
@@ -83,8 +89,9 @@ def summary_intervals(
 
     def intervals(numbers: Mapping[str, Any], rows: np.ndarray | slice) -> dict[str, Interval]:
         flat = flatten(numbers)
-        estimated = {e.name: interval(e, values[e.name][rows], codes[rows], unit)
-                     for e in found if _is_number(flat.get(e.name))}
+        estimated = {
+            e.name: interval(e, values[e.name][rows], codes[rows], unit) for e in found if _is_number(flat.get(e.name))
+        }
         return {name: value for name, value in estimated.items() if value is not None}
 
     crossed = task.estimates.crossed if task.estimates is not None else {}
@@ -106,12 +113,19 @@ def summary_intervals(
     by_slice: dict[str, dict[str, dict[str, Interval]]] = {}
     for name, entries in slices.items():
         positions = members(units, name)
-        table = {key: intervals(entry, np.array(rows, dtype=np.intp)) | crossed_intervals(entry, rows)
-                 for key, entry in entries.items() if isinstance(entry, Mapping) and (rows := positions.get(key))}
+        table = {
+            key: intervals(entry, np.array(rows, dtype=np.intp)) | crossed_intervals(entry, rows)
+            for key, entry in entries.items()
+            if isinstance(entry, Mapping) and (rows := positions.get(key))
+        }
         if any(table.values()):
             by_slice[name] = {key: found_here for key, found_here in table.items() if found_here}
-    return RunIntervals(unit=unit, clusters=len(set(codes.tolist())),
-                        metrics=intervals(metrics.model_dump(), slice(None)), slices=by_slice)
+    return RunIntervals(
+        unit=unit,
+        clusters=len(set(codes.tolist())),
+        metrics=intervals(metrics.model_dump(), slice(None)),
+        slices=by_slice,
+    )
 
 
 def flatten(entry: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -30,8 +30,9 @@ class HeadlineScore:
     interval: Interval | None = None
 
 
-def headline_scores(task: Task[Any, Any, Any], summary: RunSummary[Any],
-                    results: Iterable[Mapping[str, Any]]) -> list[HeadlineScore]:
+def headline_scores(
+    task: Task[Any, Any, Any], summary: RunSummary[Any], results: Iterable[Mapping[str, Any]]
+) -> list[HeadlineScore]:
     """Each of ``task``'s headline scores over the scored ``results`` (``results.jsonl`` lines, read by the task's
     result model), first seen first."""
     values: dict[str, list[float]] = {}
@@ -42,6 +43,13 @@ def headline_scores(task: Task[Any, Any, Any], summary: RunSummary[Any],
                 values.setdefault(name, []).append(value)
     fields = type(summary.metrics).model_fields
     intervals = summary.intervals.metrics if summary.intervals is not None else {}
-    return [HeadlineScore(name, (fields[name].title if name in fields else None) or name.replace("_", " "),
-                          fmean(scores), len(scores), intervals.get(name))
-            for name, scores in values.items()]
+    return [
+        HeadlineScore(
+            name,
+            (fields[name].title if name in fields else None) or name.replace("_", " "),
+            fmean(scores),
+            len(scores),
+            intervals.get(name),
+        )
+        for name, scores in values.items()
+    ]

@@ -45,20 +45,24 @@ SAMPLE_FIELDS = ("text_length", "num_nodes", "num_edges", "confounding_lenient",
 
 
 class RecastOptions(BaseModel):
-    name_assisted: bool = Field(default=False, description="give the model the ground-truth node names with ids "
-                                "(the paper's ablation)")
+    name_assisted: bool = Field(
+        default=False, description="give the model the ground-truth node names with ids (the paper's ablation)"
+    )
     ids: list[int] | None = Field(default=None, description="only these sample ids")
     max_attempts: int = Field(default=3, ge=1, description="calls per formatting correction and per judge evaluation")
-    reversal_cost: float = Field(default=1, ge=1, le=2,
-                                 description="SHD cost of a reversed edge, 1 or 2 (2 = the paper's convention)")
-    context_check: bool = Field(default=True, description="exclude samples that do not fit the model's context window "
-                                "before calling it")
-    confounding_bins: int = Field(default=4, ge=1, description="bins of the lenient degree of confounding, each with "
-                                  "about as many samples")
+    reversal_cost: float = Field(
+        default=1, ge=1, le=2, description="SHD cost of a reversed edge, 1 or 2 (2 = the paper's convention)"
+    )
+    context_check: bool = Field(
+        default=True, description="exclude samples that do not fit the model's context window before calling it"
+    )
+    confounding_bins: int = Field(
+        default=4, ge=1, description="bins of the lenient degree of confounding, each with about as many samples"
+    )
     strict_confounding_bins: int = Field(default=5, ge=1, description="bins of the strict degree of confounding")
-    knowledge_cutoff: datetime.date = Field(default=analysis.DEFAULT_CUTOFF,
-                                            description="papers published on or after this date are 'recent' "
-                                            "(YYYY-MM-DD)")
+    knowledge_cutoff: datetime.date = Field(
+        default=analysis.DEFAULT_CUTOFF, description="papers published on or after this date are 'recent' (YYYY-MM-DD)"
+    )
 
 
 def items(context: TaskContext) -> list[Item]:
@@ -91,31 +95,44 @@ class RecastMetrics(BenchmarkMetrics):
     benchmark: Literal["recast"] = "recast"
     count: int = Field(title="samples")
     scored_share: float = Field(title="scored share", description="samples with a predicted graph / samples")
-    unparsable: int = Field(default=0, title="unparsable answers (scored the worst)",
-                            description="samples without a readable graph: every score 0, the maximal SHD, kept in "
-                            "every mean")
-    excluded: int = Field(default=0, title="excluded (too long for the context window)",
-                          description="samples that do not fit the model's context window: not sent, left out of "
-                          "every score")
+    unparsable: int = Field(
+        default=0,
+        title="unparsable answers (scored the worst)",
+        description="samples without a readable graph: every score 0, the maximal SHD, kept in every mean",
+    )
+    excluded: int = Field(
+        default=0,
+        title="excluded (too long for the context window)",
+        description="samples that do not fit the model's context window: not sent, left out of every score",
+    )
     corrected: int = Field(title="answers fixed by the corrector")
     judge_errors: int = Field(title="samples with a judge error")
     generation: dict[str, int] = Field(title="generation outcomes")
     deterministic: dict[str, dict[str, float | None]] = Field(title="name-based scores by node matching (mean, SD)")
     judge: dict[str, float | int | None] | None = Field(default=None, title="judge scores (mean, SD, count)")
     knowledge_cutoff: dict[str, float | int | None] | None = Field(
-        default=None, title="knowledge cutoff: Mann–Whitney U test, recent vs older papers",
-        description="group sizes and, per score, U (of the recent group) and the two-sided p")
+        default=None,
+        title="knowledge cutoff: Mann–Whitney U test, recent vs older papers",
+        description="group sizes and, per score, U (of the recent group) and the two-sided p",
+    )
     size_confounding_r2: dict[str, float | None] | None = Field(
-        default=None, title="R² of the lenient degree of confounding on log10 size",
-        description="least-squares fit over the scored samples, per size attribute")
+        default=None,
+        title="R² of the lenient degree of confounding on log10 size",
+        description="least-squares fit over the scored samples, per size attribute",
+    )
 
 
 def solve(item: Item, context: TaskContext) -> Generation:
     sample: RecastSample = item.row
     options: RecastOptions = context.options
-    generation = generate(context.clients["model"], sample, name_assisted=options.name_assisted,
-                          corrector=context.client("corrector"), max_attempts=options.max_attempts,
-                          check_context=options.context_check)
+    generation = generate(
+        context.clients["model"],
+        sample,
+        name_assisted=options.name_assisted,
+        corrector=context.client("corrector"),
+        max_attempts=options.max_attempts,
+        check_context=options.context_check,
+    )
     if generation.error == "llm_error":
         raise CallFailed(generation.error_detail)
     return generation
@@ -133,15 +150,25 @@ def score(item: Item, transcript: Transcript[Generation], context: TaskContext) 
     if generation.error == "context_exceeded":
         return RecastScores(**fields)
     graph = None if generation.error == "format_error" else generation.graph()  # None: scored the worst
-    scores = score_item(graph, sample, judge=judge, reversal_cost=options.reversal_cost,
-                        max_attempts=options.max_attempts)
-    transport = [e["error"] for e in (scores.get("judge") or {}).get("evaluations", {}).values()
-                 if e["error"] and e["error"].split(" ", 1)[0] in LLM_CATEGORIES]
+    scores = score_item(
+        graph, sample, judge=judge, reversal_cost=options.reversal_cost, max_attempts=options.max_attempts
+    )
+    transport = [
+        e["error"]
+        for e in (scores.get("judge") or {}).get("evaluations", {}).values()
+        if e["error"] and e["error"].split(" ", 1)[0] in LLM_CATEGORIES
+    ]
     if transport:
         raise CallFailed(transport[0])
-    return RecastScores(**fields | {"prediction_edges": scores["prediction_edges"],
-                                    "deterministic": scores["deterministic"], "judge": scores.get("judge"),
-                                    "error": generation.error or scores["error"]})
+    return RecastScores(
+        **fields
+        | {
+            "prediction_edges": scores["prediction_edges"],
+            "deterministic": scores["deterministic"],
+            "judge": scores.get("judge"),
+            "error": generation.error or scores["error"],
+        }
+    )
 
 
 Sample = Scored[Generation, RecastScores]
@@ -179,8 +206,9 @@ def summarize(results: list[Sample], context: TaskContext) -> tuple[RecastMetric
     )
     slices = {
         "by_confounding": analysis.by_confounding(rows, dataset, "confounding_lenient", options.confounding_bins),
-        "by_confounding_strict": analysis.by_confounding(rows, dataset, "confounding_strict",
-                                                         options.strict_confounding_bins),
+        "by_confounding_strict": analysis.by_confounding(
+            rows, dataset, "confounding_strict", options.strict_confounding_bins
+        ),
         "by_domain": analysis.by_domain(rows, DOMAINS),
         "by_num_domains": analysis.by_domain_count(rows),
         "by_knowledge_cutoff": analysis.by_cutoff(rows, options.knowledge_cutoff),
@@ -203,8 +231,10 @@ def item_scores(scores: RecastScores) -> dict[str, float]:
     unscored judge F1 counts 0.
     """
     deterministic = scores.deterministic
-    result = {"usable": _usable(scores),
-              "edge_f1_normalized": float(deterministic["normalized"]["edge_f1"]) if deterministic is not None else 0.0}
+    result = {
+        "usable": _usable(scores),
+        "edge_f1_normalized": float(deterministic["normalized"]["edge_f1"]) if deterministic is not None else 0.0,
+    }
     if scores.judged:
         result["judge_f1"] = float((scores.judge or {}).get("scores", {}).get("f1") or 0.0)
     return result
@@ -222,10 +252,14 @@ def groups(item: Item, context: TaskContext) -> dict[str, str | list[str] | None
     options: RecastOptions = context.options
     dataset = context.rows("default", RecastSample)
     found: dict[str, str | list[str] | None] = {
-        "by_domain": analysis.other_domains(sample), "by_num_domains": analysis.domain_count_group(sample),
-        "by_knowledge_cutoff": analysis.cutoff_group(sample, options.knowledge_cutoff)}
-    for name, attribute, count in (("by_confounding", "confounding_lenient", options.confounding_bins),
-                                   ("by_confounding_strict", "confounding_strict", options.strict_confounding_bins)):
+        "by_domain": analysis.other_domains(sample),
+        "by_num_domains": analysis.domain_count_group(sample),
+        "by_knowledge_cutoff": analysis.cutoff_group(sample, options.knowledge_cutoff),
+    }
+    for name, attribute, count in (
+        ("by_confounding", "confounding_lenient", options.confounding_bins),
+        ("by_confounding_strict", "confounding_strict", options.strict_confounding_bins),
+    ):
         value, bins = getattr(sample, attribute), analysis.confounding_bins(dataset, attribute, count)
         found[name] = analysis.bin_of(value, bins).label if value is not None and bins else None
     return found
@@ -233,6 +267,7 @@ def groups(item: Item, context: TaskContext) -> dict[str, str | list[str] | None
 
 def _over_scored(name: str, value: Callable[[RecastScores], float | None]) -> Statistic:
     """``name``: the mean of ``value`` over the samples that have one (a ratio: which do depends on the answers)."""
+
     def present(scores: RecastScores) -> float:
         return float(value(scores) is not None)
 
@@ -258,8 +293,11 @@ ESTIMATES = Estimates(
     groups=groups,
     estimators=(
         Mean("scored_share", _usable),
-        *(_over_scored(f"deterministic.{matching}.{name}", _deterministic(matching, name))
-          for matching in MATCHINGS for name in FIELDS),
+        *(
+            _over_scored(f"deterministic.{matching}.{name}", _deterministic(matching, name))
+            for matching in MATCHINGS
+            for name in FIELDS
+        ),
         *(_over_scored(f"judge.{name}", _judged(name)) for name in SCORE_NAMES),
         _over_scored("edge_f1_normalized", _deterministic("normalized", "edge_f1")),
         _over_scored("judge_f1", _judged("f1")),
@@ -272,18 +310,42 @@ SCORES = (("judge_f1", "judge F1"), ("edge_f1_normalized", "edge F1 (normalized 
 VIEW = View(
     "ReCAST",
     (
-        *(SlicePlot(slice, metric, f"ReCAST {name} by degree of confounding, {kind} ({figure})",
-                    f"{kind} degree of confounding (bins of about equal size)", name)
-          for slice, kind, figure in (("by_confounding", "lenient", "Fig. 2"),
-                                      ("by_confounding_strict", "strict", "App. Fig. 9"))
-          for metric, name in SCORES),
+        *(
+            SlicePlot(
+                slice,
+                metric,
+                f"ReCAST {name} by degree of confounding, {kind} ({figure})",
+                f"{kind} degree of confounding (bins of about equal size)",
+                name,
+            )
+            for slice, kind, figure in (
+                ("by_confounding", "lenient", "Fig. 2"),
+                ("by_confounding_strict", "strict", "App. Fig. 9"),
+            )
+            for metric, name in SCORES
+        ),
         *(RadarPlot("by_domain", metric, f"ReCAST {name} by domain (Fig. 4)") for metric, name in SCORES),
-        *(ResultsScatter(size, "confounding_lenient", f"ReCAST {label} vs confounding ({figure})",
-                         f"{label} (log scale)", "lenient degree of confounding", log_x=True)
-          for size, label, figure in (("text_length", "text length", "Fig. 3, App. Fig. 6"),
-                                      ("num_edges", "edges", "App. Fig. 7"), ("num_nodes", "nodes", "as App. Fig. 7"))),
-        ResultsHistogram("completion_tokens", "ReCAST answer length incl. reasoning trace (App. Figs. 4-5)",
-                         "completion tokens (bins of 1,000)", bin_width=1000),
+        *(
+            ResultsScatter(
+                size,
+                "confounding_lenient",
+                f"ReCAST {label} vs confounding ({figure})",
+                f"{label} (log scale)",
+                "lenient degree of confounding",
+                log_x=True,
+            )
+            for size, label, figure in (
+                ("text_length", "text length", "Fig. 3, App. Fig. 6"),
+                ("num_edges", "edges", "App. Fig. 7"),
+                ("num_nodes", "nodes", "as App. Fig. 7"),
+            )
+        ),
+        ResultsHistogram(
+            "completion_tokens",
+            "ReCAST answer length incl. reasoning trace (App. Figs. 4-5)",
+            "completion tokens (bins of 1,000)",
+            bin_width=1000,
+        ),
     ),
 )
 

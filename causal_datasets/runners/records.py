@@ -49,17 +49,34 @@ class ModelCall(_Strict):
 
     role: Role
     model: str = Field(description="the model that answered, as the server names it (the one asked, when it failed)")
-    messages: list[dict[str, JsonValue]] = Field(default_factory=list, description=(
-        "the request's messages as the task sent them — after those of the call it continues, if it does "
-        "(empty in runs written before requests were kept)"))
-    continues: int | None = Field(default=None, ge=1, description=(
-        "the request continues the conversation of the call of the same role this many places earlier in "
-        "`calls`: that call's messages and its reply come first, then `messages` (calls.full_messages)"))
-    settings: dict[str, JsonValue] = Field(default_factory=dict, description=(
-        "the rest of the request: sampling, token limit, seed, reasoning effort, extra body fields, prefill"))
+    messages: list[dict[str, JsonValue]] = Field(
+        default_factory=list,
+        description=(
+            "the request's messages as the task sent them — after those of the call it continues, if it does "
+            "(empty in runs written before requests were kept)"
+        ),
+    )
+    continues: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "the request continues the conversation of the call of the same role this many places earlier in "
+            "`calls`: that call's messages and its reply come first, then `messages` (calls.full_messages)"
+        ),
+    )
+    settings: dict[str, JsonValue] = Field(
+        default_factory=dict,
+        description=(
+            "the rest of the request: sampling, token limit, seed, reasoning effort, extra body fields, prefill"
+        ),
+    )
     reply: str | None = Field(default=None, description="the reply's text as sent (None: the call failed)")
-    reasoning: str | None = Field(default=None, description=(
-        "the reply's reasoning: the server's reasoning_content/reasoning field and the <think> sections of the reply"))
+    reasoning: str | None = Field(
+        default=None,
+        description=(
+            "the reply's reasoning: the server's reasoning_content/reasoning field and the <think> sections of the reply"
+        ),
+    )
     finish_reason: str | None = None
     prompt_tokens: int = 0
     completion_tokens: int = Field(default=0, description="reasoning tokens included")
@@ -107,8 +124,9 @@ class ItemResult(_Strict, Generic[G, S]):
     config: str = Field(description="the dataset config the row comes from")
     status: ItemStatus
     failure: Failure | None = None
-    calls: list[ModelCall] = Field(default_factory=list, description=(
-        "every model call of the item, in order (empty for a reference agent)"))
+    calls: list[ModelCall] = Field(
+        default_factory=list, description=("every model call of the item, in order (empty for a reference agent)")
+    )
     cluster: str | None = Field(default=None, description="the unit the item shares with others (its cluster)")
     groups: dict[str, list[str]] | None = Field(default=None, description="the slice entries the item belongs to")
     generation: G | None = Field(default=None, description="what solving the item produced beyond its calls")
@@ -146,7 +164,8 @@ class RunSelection(_Strict):
     limit: int | None = Field(description="--limit: only the first N items (None: every item)")
     models: dict[Role, dict[str, Any]] = Field(
         default_factory=dict,
-        description="per role, the model settings that decide its replies (model, sampling, seed ...)")
+        description="per role, the model settings that decide its replies (model, sampling, seed ...)",
+    )
 
 
 class ItemCounts(_Strict):
@@ -171,8 +190,9 @@ class Usage(_Strict):
     reasoning_tokens: int = Field(default=0, description="of completion_tokens, spent on reasoning")
     cache_read_tokens: int = Field(default=0, description="of prompt_tokens, read from the provider's prompt cache")
     cached_prompt_tokens: int = Field(default=0, description="prompt tokens of replies the response cache served")
-    cached_completion_tokens: int = Field(default=0,
-                                          description="completion tokens of replies the response cache served")
+    cached_completion_tokens: int = Field(
+        default=0, description="completion tokens of replies the response cache served"
+    )
     cost_usd: float | None = None
 
     def __add__(self, other: Usage) -> Usage:
@@ -181,8 +201,16 @@ class Usage(_Strict):
         return Usage(**counts, cost_usd=round(sum(costs), 6) if costs else None)
 
 
-USAGE_COUNTS = ("calls", "http_requests", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cache_read_tokens",
-                "cached_prompt_tokens", "cached_completion_tokens")
+USAGE_COUNTS = (
+    "calls",
+    "http_requests",
+    "prompt_tokens",
+    "completion_tokens",
+    "reasoning_tokens",
+    "cache_read_tokens",
+    "cached_prompt_tokens",
+    "cached_completion_tokens",
+)
 
 
 class BenchmarkMetrics(_Strict):
@@ -211,7 +239,8 @@ class RunIntervals(_Strict):
     clusters: int = Field(description="distinct units among the scored items")
     metrics: dict[str, Interval] = Field(description="per number of `metrics` (inside a mapping: its dotted path)")
     slices: dict[str, dict[str, dict[str, Interval]]] = Field(
-        default_factory=dict, description="per slice, entry and number (dotted paths inside an entry), as `slices`")
+        default_factory=dict, description="per slice, entry and number (dotted paths inside an entry), as `slices`"
+    )
 
 
 class Rescored(_Strict):
@@ -221,8 +250,9 @@ class Rescored(_Strict):
     scored_before_by: str = Field(description="the causal-datasets version that wrote the source run's scores")
     generated_by: str = Field(description="the causal-datasets version that asked the models for the transcripts")
     options_before: dict[str, Any] = Field(description="the source run's options")
-    judge_calls: int = Field(default=0,
-                             description="judge calls asked anew (the others were read from the transcripts)")
+    judge_calls: int = Field(
+        default=0, description="judge calls asked anew (the others were read from the transcripts)"
+    )
     notes: list[str] = Field(default_factory=list, description="what the new scores cannot change about the old run")
 
 
@@ -232,26 +262,33 @@ class RunSummary(_Strict, Generic[M]):
 
     format: Literal[4] = SUMMARY_FORMAT
     benchmark: str
-    status: RunStatus = Field(description=(
-        "complete: every selected item scored; incomplete: some failed or are missing (--resume goes on); "
-        "failed: none scored; interrupted: stopped by Ctrl-C; empty: nothing was selected"))
+    status: RunStatus = Field(
+        description=(
+            "complete: every selected item scored; incomplete: some failed or are missing (--resume goes on); "
+            "failed: none scored; interrupted: stopped by Ctrl-C; empty: nothing was selected"
+        )
+    )
     package_version: str
     dataset: DatasetRef
-    solver: str = Field(description="who answered: 'model:<name>', 'agent:<name>' or 'published' (judging released "
-                        "outputs)")
+    solver: str = Field(
+        description="who answered: 'model:<name>', 'agent:<name>' or 'published' (judging released outputs)"
+    )
     models: dict[Role, str] = Field(description="model name per role used")
     options: dict[str, Any] = Field(description="the task's own options as given")
     selection: RunSelection | None = Field(
         default=None,
-        description="the run's limit and model settings (None in format 2 summaries, written without them)")
+        description="the run's limit and model settings (None in format 2 summaries, written without them)",
+    )
     items: ItemCounts
     failures: dict[FailureRole, dict[str, int]] = Field(
-        description="failed items by the role whose call failed (or 'task'), then by category")
+        description="failed items by the role whose call failed (or 'task'), then by category"
+    )
     invocations: int = Field(description="how many times the run was started (1 + resumes)")
     usage: dict[Role, Usage] = Field(description="per role, summed over invocations")
     usage_total: Usage = Field(description="all roles (a client serving two roles counted once)")
-    rescored: Rescored | None = Field(default=None,
-                                      description="set when the scores come from `causal-datasets rescore`")
+    rescored: Rescored | None = Field(
+        default=None, description="set when the scores come from `causal-datasets rescore`"
+    )
     metrics: M
     slices: Slices = Field(default_factory=dict)
     intervals: RunIntervals | None = Field(default=None, description="None in summaries of format 2 (no intervals)")

@@ -79,13 +79,19 @@ class ResultsLog:
             self.items[line["id"]] = line
 
     def record_all(
-        self, items: Sequence[Item], work: Callable[[Item], dict[str, Any]], *, concurrency: int, desc: str,
+        self,
+        items: Sequence[Item],
+        work: Callable[[Item], dict[str, Any]],
+        *,
+        concurrency: int,
+        desc: str,
         progress: bool | None = None,
     ) -> None:
         """Run ``work`` (which returns a result line and never raises) over ``items`` concurrently,
         appending each line the moment it is done."""
-        outcomes = map_concurrent(lambda item: self.append(work(item)), items, concurrency=concurrency, desc=desc,
-                                  progress=progress)
+        outcomes = map_concurrent(
+            lambda item: self.append(work(item)), items, concurrency=concurrency, desc=desc, progress=progress
+        )
         errors = [o for o in outcomes if isinstance(o, Exception)]
         if errors:  # writing a line failed (disk full, unwritable folder): nothing more can be kept
             raise errors[0]
@@ -93,9 +99,10 @@ class ResultsLog:
     def compact(self) -> None:
         """Rewrite the file atomically with only the latest line of each item (in first-seen order)."""
         with self._lock:
-            _write_atomic(self.path, "".join(
-                json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in self.items.values()
-            ))
+            _write_atomic(
+                self.path,
+                "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in self.items.values()),
+            )
             self._torn = False
 
 
@@ -148,14 +155,16 @@ def read_typed_summary(out_dir: Path, reader: str) -> tuple[Task[Any, Any, Any],
             f"{path} is summary format {data.get('format')}, written by causal-datasets "
             f"{data.get('package_version', 'an unknown version')}, whose results do not keep typed transcripts: "
             f"{reader} reads format {SUMMARY_FORMAT}; run it again with `causal-datasets eval` into a new --out (the "
-            "response cache answers the calls it already made)")
+            "response cache answers the calls it already made)"
+        )
     task = get_task(str(data.get("benchmark")))
     try:
         return task, task.summary_model.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
-        raise RunFolderError(f"{path} is not a valid {task.name} summary: field "
-                             f"'{'.'.join(map(str, first['loc']))}': {first['msg']}") from None
+        raise RunFolderError(
+            f"{path} is not a valid {task.name} summary: field '{'.'.join(map(str, first['loc']))}': {first['msg']}"
+        ) from None
 
 
 def _write_atomic(path: Path, text: str) -> None:

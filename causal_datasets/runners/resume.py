@@ -22,8 +22,10 @@ from causal_datasets.runners.records import Role, RunSummary
 from causal_datasets.runners.results import SUMMARY_FILE, read_typed_summary
 from causal_datasets.runners.task import RunSettings, Task
 
-RESUME_HINT = ("--resume continues a run as it is: leave out the selection flags (they come from its summary.json), "
-               "add --extend to add configs or items, or choose another --out")
+RESUME_HINT = (
+    "--resume continues a run as it is: leave out the selection flags (they come from its summary.json), "
+    "add --extend to add configs or items, or choose another --out"
+)
 EXTEND_HINT = "--extend only adds configs or raises the limit of a run; for another run choose another --out"
 
 
@@ -66,22 +68,26 @@ def solver_of(settings: RunSettings) -> str:
     return f"model:{model.config.model}" if model is not None else "published"
 
 
-def check_continuation(task: Task[Any, Any, Any], settings: RunSettings, configs: tuple[str, ...], options: Any,
-                       earlier: RunSummary[Any]) -> None:
+def check_continuation(
+    task: Task[Any, Any, Any], settings: RunSettings, configs: tuple[str, ...], options: Any, earlier: RunSummary[Any]
+) -> None:
     """A :class:`RunConfigurationError` unless ``settings`` (with these configs and options) continue the run of
     ``earlier`` as it is, or, with ``settings.extend``, add configs or items to it and change nothing else."""
     where = settings.out
     if earlier.benchmark != task.name:
         raise RunConfigurationError(
-            f"{where} holds a {earlier.benchmark} run, not a {task.name} one; choose another --out")
+            f"{where} holds a {earlier.benchmark} run, not a {task.name} one; choose another --out"
+        )
     changed, grown = _differences(task, settings, configs, options, earlier)
     run = f"{where} holds the {task.name} run {_describe(earlier)}"
     if changed:
         hint = EXTEND_HINT if settings.extend else RESUME_HINT
         raise RunConfigurationError(f"{run}; this command line asks for {'; '.join(changed)}. {hint}")
     if grown and not settings.extend:
-        raise RunConfigurationError(f"{run}; this command line asks for {'; '.join(grown)}, which adds to it: "
-                                    "pass --extend to add them, or leave them out to resume it as it is")
+        raise RunConfigurationError(
+            f"{run}; this command line asks for {'; '.join(grown)}, which adds to it: "
+            "pass --extend to add them, or leave them out to resume it as it is"
+        )
 
 
 def check_item_count(settings: RunSettings, selected: int, earlier: RunSummary[Any]) -> None:
@@ -92,11 +98,13 @@ def check_item_count(settings: RunSettings, selected: int, earlier: RunSummary[A
         verb = "narrow" if selected < before else "grow"
         raise RunConfigurationError(
             f"{settings.out} holds a run of {before} items; this command line selects {selected}, which would {verb} "
-            f"it{' (give --limit ' + str(before) + ')' if selected > before else ''}. {RESUME_HINT}")
+            f"it{' (give --limit ' + str(before) + ')' if selected > before else ''}. {RESUME_HINT}"
+        )
 
 
-def _differences(task: Task[Any, Any, Any], settings: RunSettings, configs: tuple[str, ...], options: Any,
-                 earlier: RunSummary[Any]) -> tuple[list[str], list[str]]:
+def _differences(
+    task: Task[Any, Any, Any], settings: RunSettings, configs: tuple[str, ...], options: Any, earlier: RunSummary[Any]
+) -> tuple[list[str], list[str]]:
     """What ``settings`` change in the run (never allowed) and what they add to it (with ``--extend``)."""
     changed: list[str] = []
     grown: list[str] = []
@@ -118,9 +126,11 @@ def _differences(task: Task[Any, Any, Any], settings: RunSettings, configs: tupl
         if run_value != asked:
             changed.append(f"{what} {asked} (the run: {run_value})")
     asked_options = json.loads(options.model_dump_json())
-    changed += [f"option {name}={asked_options.get(name)!r} (the run: {earlier.options.get(name)!r})"
-                for name in sorted(set(asked_options) | set(earlier.options))
-                if asked_options.get(name) != earlier.options.get(name)]
+    changed += [
+        f"option {name}={asked_options.get(name)!r} (the run: {earlier.options.get(name)!r})"
+        for name in sorted(set(asked_options) | set(earlier.options))
+        if asked_options.get(name) != earlier.options.get(name)
+    ]
     if earlier.selection is not None:
         changed += _model_changes(settings, earlier.selection.models)
     return changed, grown
@@ -138,8 +148,11 @@ def _model_changes(settings: RunSettings, recorded: Mapping[Role, dict[str, Any]
             asked_for, had = ("no", "one") if now is None else ("a", "none")
             changes.append(f"{asked_for} {role} model (the run: {had})")
             continue
-        changes += [f"{role} {name}={now.get(name)!r} (the run: {then.get(name)!r})"
-                    for name in sorted(set(now) | set(then)) if now.get(name) != then.get(name)]
+        changes += [
+            f"{role} {name}={now.get(name)!r} (the run: {then.get(name)!r})"
+            for name in sorted(set(now) | set(then))
+            if now.get(name) != then.get(name)
+        ]
     return changes
 
 

@@ -41,35 +41,45 @@ if TYPE_CHECKING:
 
 class ShapeWorldOptions(BaseModel):
     variant: Variant = Field(default="basic", description="prompt variant")
-    entities: ThemeName = Field(default="shapes",
-                                description="what the world's entities are called (the graphs stay the same)")
-    system_role: bool = Field(default=True, description="send the rules as a system message, not in the first user "
-                              "message (turn off for models without a system role)")
+    entities: ThemeName = Field(
+        default="shapes", description="what the world's entities are called (the graphs stay the same)"
+    )
+    system_role: bool = Field(
+        default=True,
+        description="send the rules as a system message, not in the first user "
+        "message (turn off for models without a system role)",
+    )
     agent_seed: int = Field(default=0, ge=0, description="seed of the random agent")
 
 
 class ShapeWorldMetrics(BenchmarkMetrics):
     benchmark: Literal["shapeworld"] = "shapeworld"
     count: int = Field(title="episodes")
-    accuracy: float | None = Field(title="accuracy",
-                                   description="right answers / episodes (an episode without one is wrong)")
+    accuracy: float | None = Field(
+        title="accuracy", description="right answers / episodes (an episode without one is wrong)"
+    )
     accuracy_true: float | None = Field(title="accuracy (yes cases)")
     accuracy_false: float | None = Field(title="accuracy (no cases)")
     true_cases: int = Field(title="yes cases")
     false_cases: int = Field(title="no cases")
     answered: int = Field(title="answered")
     predicted_yes: int = Field(title="answered yes")
-    mean_steps: float | None = Field(title="mean steps",
-                                     description="actions before a final answer, over answered episodes")
+    mean_steps: float | None = Field(
+        title="mean steps", description="actions before a final answer, over answered episodes"
+    )
     error_total: int = Field(title="errors")
-    accuracy_se: float | None = Field(default=None, title="accuracy SE over setups",
-                                      description="standard error of the per-setup accuracies (Fig. 2 error bars)")
+    accuracy_se: float | None = Field(
+        default=None,
+        title="accuracy SE over setups",
+        description="standard error of the per-setup accuracies (Fig. 2 error bars)",
+    )
     setups: int = Field(default=0, title="initial setups")
     unparsable: int = Field(default=0, title="unparsable (no yes/no answer: wrong)")
     errors: dict[str, int] = Field(title="errors by mode")
     failure_patterns: dict[str, int] = Field(title="failure patterns")
-    failure_pattern_shares: dict[str, float | None] | None = Field(default=None,
-                                                                   title="failure patterns (share of wrong answers)")
+    failure_pattern_shares: dict[str, float | None] | None = Field(
+        default=None, title="failure patterns (share of wrong answers)"
+    )
 
 
 def items(context: TaskContext) -> list[Item]:
@@ -97,8 +107,9 @@ def score(item: Item, transcript: Transcript[EpisodePlay], context: TaskContext)
     return score_play(item.row, transcript.generation)
 
 
-def summarize(results: list[Scored[EpisodePlay, EpisodeScores]],
-              context: TaskContext) -> tuple[ShapeWorldMetrics, Slices]:
+def summarize(
+    results: list[Scored[EpisodePlay, EpisodeScores]], context: TaskContext
+) -> tuple[ShapeWorldMetrics, Slices]:
     scores = score_episodes([result.scores.model_dump() for result in results])
     slices = {name: scores.pop(name) for name in ("by_structure", "by_num_variables", "by_num_variables_all_moving")}
     return ShapeWorldMetrics(count=scores.pop("episodes"), **scores), slices
@@ -113,8 +124,11 @@ def groups(item: Item, context: TaskContext) -> dict[str, str | None]:
     """The slice entries of an episode (the all-moving slice only holds episodes with every shape moving)."""
     task: ShapeWorldTask = item.row
     size = str(task.num_variables)
-    return {"by_structure": task.structure, "by_num_variables": size,
-            "by_num_variables_all_moving": size if task.all_moving else None}
+    return {
+        "by_structure": task.structure,
+        "by_num_variables": size,
+        "by_num_variables_all_moving": size if task.all_moving else None,
+    }
 
 
 def _right_on(gold: str) -> Callable[[EpisodeScores], float | None]:
@@ -151,13 +165,32 @@ def best_variant_table(runs: Sequence[Run]) -> str | None:
         best = max(group, key=lambda run: run.summary.metrics.accuracy)
         metrics, variant = best.summary.metrics, best.summary.options.get("variant", "basic")
         compared = ", ".join(sorted({str(run.summary.options.get("variant", "basic")) for run in group}))
-        rows.append([solver + ("*" if variant != "basic" else ""), ", ".join(configs), variant, compared,
-                     _cell(metrics.accuracy_false), _cell(metrics.accuracy_true), _cell(metrics.accuracy),
-                     _cell(metrics.mean_steps), metrics.error_total])
+        rows.append(
+            [
+                solver + ("*" if variant != "basic" else ""),
+                ", ".join(configs),
+                variant,
+                compared,
+                _cell(metrics.accuracy_false),
+                _cell(metrics.accuracy_true),
+                _cell(metrics.accuracy),
+                _cell(metrics.mean_steps),
+                metrics.error_total,
+            ]
+        )
     if not rows:
         return None
-    headers = ["model", "configs", "best variant", "variants compared", "Acc. (F)", "Acc. (T)", "Acc.", "Avg. Steps",
-               "Err."]
+    headers = [
+        "model",
+        "configs",
+        "best variant",
+        "variants compared",
+        "Acc. (F)",
+        "Acc. (T)",
+        "Acc.",
+        "Avg. Steps",
+        "Err.",
+    ]
     return markdown_table(headers, rows)
 
 
@@ -168,14 +201,27 @@ def _cell(value: object) -> object:
 VIEW = View(
     "ShapeWorld (CausalLink)",
     (
-        SlicePlot("by_num_variables", "accuracy", "ShapeWorld accuracy by number of variables", "variables",
-                  "accuracy"),
-        SlicePlot("by_structure", "accuracy", "ShapeWorld accuracy by structure, 95% interval over setups (Fig. 2)",
-                  "causal structure", "accuracy", error="accuracy_se"),
-        SlicePlot("by_num_variables_all_moving", "accuracy", "ShapeWorld all-moving accuracy by variables (Fig. 3)",
-                  "variables (every shape moving at the start)", "accuracy"),
-        MappingBars("failure_pattern_shares", "ShapeWorld failure patterns, share of wrong (Table 2)",
-                    "share of wrong answers"),
+        SlicePlot(
+            "by_num_variables", "accuracy", "ShapeWorld accuracy by number of variables", "variables", "accuracy"
+        ),
+        SlicePlot(
+            "by_structure",
+            "accuracy",
+            "ShapeWorld accuracy by structure, 95% interval over setups (Fig. 2)",
+            "causal structure",
+            "accuracy",
+            error="accuracy_se",
+        ),
+        SlicePlot(
+            "by_num_variables_all_moving",
+            "accuracy",
+            "ShapeWorld all-moving accuracy by variables (Fig. 3)",
+            "variables (every shape moving at the start)",
+            "accuracy",
+        ),
+        MappingBars(
+            "failure_pattern_shares", "ShapeWorld failure patterns, share of wrong (Table 2)", "share of wrong answers"
+        ),
     ),
     (RunTable("Best prompt variant per model (Table 1)", best_variant_table, "No run has an accuracy to compare."),),
 )

@@ -154,8 +154,10 @@ class TaskContext:
         records = self.load(config).records
         strangers = [type(record).__name__ for record in records if not isinstance(record, kind)]
         if strangers:
-            raise RunConfigurationError(f"{self.task.dataset} config {config!r} holds {strangers[0]} rows, "
-                                        f"not the {kind.__name__} the {self.task.name} task reads")
+            raise RunConfigurationError(
+                f"{self.task.dataset} config {config!r} holds {strangers[0]} rows, "
+                f"not the {kind.__name__} the {self.task.name} task reads"
+            )
         return cast(list[R], records)
 
     def client(self, role: Role) -> ChatClient | None:

@@ -48,8 +48,8 @@ from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass, field
 from itertools import chain
-from operator import itemgetter
 from numbers import Integral
+from operator import itemgetter
 from statistics import fmean
 from typing import Any, Literal, get_args
 
@@ -62,8 +62,8 @@ from causal_datasets.scoring.node_matching import (
     NODE_MATCHING_MODES,
     NodeMatching,
     id_table,
-    preview,
     match_nodes,
+    preview,
 )
 
 Node = str | int
@@ -170,8 +170,13 @@ def compare_graphs(
     """
     _check_options(reversal_cost, node_matching, normalization, node_ids, fuzzy_threshold)
     prediction_nodes, reference_nodes = tuple(prediction_nodes), tuple(reference_nodes)
-    if (node_matching == "exact" and _is_matrix(prediction) and _is_matrix(reference)
-            and not prediction_nodes and not reference_nodes):
+    if (
+        node_matching == "exact"
+        and _is_matrix(prediction)
+        and _is_matrix(reference)
+        and not prediction_nodes
+        and not reference_nodes
+    ):
         return _compare_matrices(prediction, reference, reversal_cost, normalization)
     pred = _read_side(prediction, prediction_nodes, "prediction")
     ref = _read_side(reference, reference_nodes, "reference")
@@ -187,8 +192,11 @@ def compare_graphs(
         pred_edges = pred.edges
     else:
         match = match_nodes(
-            list(pred.nodes), list(ref.nodes), node_matching,
-            threshold=fuzzy_threshold, node_ids=node_ids,
+            list(pred.nodes),
+            list(ref.nodes),
+            node_matching,
+            threshold=fuzzy_threshold,
+            node_ids=node_ids,
         )
         warnings.extend(match.warnings)
         node_mapping = match.mapping
@@ -197,19 +205,20 @@ def compare_graphs(
         pred_edges = {(rename[s], rename[t]) for s, t in pred.edges}
         if len(pred_edges) < len(pred.edges):
             warnings.append(
-                f"{len(pred.edges) - len(pred_edges)} predicted edge(s) coincide after node "
-                "matching and count once"
+                f"{len(pred.edges) - len(pred_edges)} predicted edge(s) coincide after node matching and count once"
             )
     node_tp = len(node_mapping) if node_matching == "exact" else len(pred_nodes & ref.nodes.keys())
     return _result(
-        _count_edge_sets(pred_edges, ref.edges), (len(pred_nodes), len(ref.nodes), node_tp),
-        node_mapping, warnings, reversal_cost, normalization,
+        _count_edge_sets(pred_edges, ref.edges),
+        (len(pred_nodes), len(ref.nodes), node_tp),
+        node_mapping,
+        warnings,
+        reversal_cost,
+        normalization,
     )
 
 
-def _compare_matrices(
-    prediction: Any, reference: Any, reversal_cost: float, normalization: str
-) -> GraphComparison:
+def _compare_matrices(prediction: Any, reference: Any, reversal_cost: float, normalization: str) -> GraphComparison:
     """Exact comparison of two adjacency matrices on sorted int64 keys ``i·n + j`` (all in numpy)."""
     n = max(_square_size(prediction, "prediction"), _square_size(reference, "reference"))
     warnings: list[str] = []
@@ -225,8 +234,12 @@ def _compare_matrices(
     n_pred, n_ref = prediction.shape[0], reference.shape[0]
     common = min(n_pred, n_ref)
     return _result(
-        _count_edge_keys(keys[0], keys[1], n), (n_pred, n_ref, common),
-        dict(zip(range(common), range(common))), warnings, reversal_cost, normalization,
+        _count_edge_keys(keys[0], keys[1], n),
+        (n_pred, n_ref, common),
+        dict(zip(range(common), range(common))),
+        warnings,
+        reversal_cost,
+        normalization,
     )
 
 
@@ -265,8 +278,12 @@ def _member(values: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
 
 
 def _result(
-    edge_counts: tuple[int, int, int, int], node_counts: tuple[int, int, int],
-    node_mapping: dict, warnings: list[str], reversal_cost: float, normalization: str,
+    edge_counts: tuple[int, int, int, int],
+    node_counts: tuple[int, int, int],
+    node_mapping: dict,
+    warnings: list[str],
+    reversal_cost: float,
+    normalization: str,
 ) -> GraphComparison:
     tp, fp, fn, n_reversed = edge_counts
     n_pred_nodes, n_ref_nodes, node_tp = node_counts
@@ -280,16 +297,28 @@ def _result(
     node_p, node_r, node_f = _rates(node_tp, n_pred_nodes, n_ref_nodes)
     edge_p, edge_r, edge_f = _rates(tp, tp + fp, tp + fn)
     return GraphComparison(
-        node_precision=node_p, node_recall=node_r, node_f1=node_f,
-        edge_precision=edge_p, edge_recall=edge_r, edge_f1=edge_f,
-        shd=shd, normalized_shd=shd / max(normalizer, 1),
-        normalization=normalization, normalizer=normalizer, reversal_cost=reversal_cost,
-        true_positives=tp, false_positives=fp, false_negatives=fn,
-        reversed=n_reversed, missing=missing, extra=extra,
+        node_precision=node_p,
+        node_recall=node_r,
+        node_f1=node_f,
+        edge_precision=edge_p,
+        edge_recall=edge_r,
+        edge_f1=edge_f,
+        shd=shd,
+        normalized_shd=shd / max(normalizer, 1),
+        normalization=normalization,
+        normalizer=normalizer,
+        reversal_cost=reversal_cost,
+        true_positives=tp,
+        false_positives=fp,
+        false_negatives=fn,
+        reversed=n_reversed,
+        missing=missing,
+        extra=extra,
         node_true_positives=node_tp,
         node_false_positives=n_pred_nodes - node_tp,
         node_false_negatives=n_ref_nodes - node_tp,
-        node_mapping=node_mapping, warnings=warnings,
+        node_mapping=node_mapping,
+        warnings=warnings,
     )
 
 
@@ -312,8 +341,12 @@ def maximal_shd(reference_nodes: int, reference_edges: int) -> int:
 
 
 def unparsable_comparison(
-    reference: Any, *, reversal_cost: float = 1, normalization: Normalization = "node_pairs",
-    reference_nodes: Iterable[Node] = (), reason: str = "the prediction could not be read",
+    reference: Any,
+    *,
+    reversal_cost: float = 1,
+    normalization: Normalization = "node_pairs",
+    reference_nodes: Iterable[Node] = (),
+    reason: str = "the prediction could not be read",
 ) -> GraphComparison:
     """The worst score against ``reference``: every rate 0.0, :func:`maximal_shd`, and the counts of an
     empty answer; ``reason`` becomes its warning. Raises ``GraphError`` when ``reference`` is unreadable."""
@@ -323,17 +356,37 @@ def unparsable_comparison(
     shd = maximal_shd(n, n_edges)
     normalizer = n * (n - 1) if normalization == "node_pairs" else n_edges
     return GraphComparison(
-        node_precision=0.0, node_recall=0.0, node_f1=0.0, edge_precision=0.0, edge_recall=0.0, edge_f1=0.0,
-        shd=shd, normalized_shd=shd / max(normalizer, 1),
-        normalization=normalization, normalizer=normalizer, reversal_cost=reversal_cost,
-        true_positives=0, false_positives=0, false_negatives=n_edges, reversed=0, missing=n_edges, extra=0,
-        node_true_positives=0, node_false_positives=0, node_false_negatives=n,
+        node_precision=0.0,
+        node_recall=0.0,
+        node_f1=0.0,
+        edge_precision=0.0,
+        edge_recall=0.0,
+        edge_f1=0.0,
+        shd=shd,
+        normalized_shd=shd / max(normalizer, 1),
+        normalization=normalization,
+        normalizer=normalizer,
+        reversal_cost=reversal_cost,
+        true_positives=0,
+        false_positives=0,
+        false_negatives=n_edges,
+        reversed=0,
+        missing=n_edges,
+        extra=0,
+        node_true_positives=0,
+        node_false_positives=0,
+        node_false_negatives=n,
         warnings=[f"unparsable prediction, scored as the worst: {reason}"],
     )
 
 
-def _check_options(reversal_cost: Any, node_matching: Any, normalization: Any, node_ids: Any,
-                   fuzzy_threshold: Any = DEFAULT_FUZZY_THRESHOLD) -> None:
+def _check_options(
+    reversal_cost: Any,
+    node_matching: Any,
+    normalization: Any,
+    node_ids: Any,
+    fuzzy_threshold: Any = DEFAULT_FUZZY_THRESHOLD,
+) -> None:
     number_option("reversal_cost", reversal_cost, 1, 2)  # 1 (pcalg, gadjid) or 2 (cdt, ReCAST's numbers)
     number_option("fuzzy_threshold", fuzzy_threshold, 0, 1)
     if node_matching not in NODE_MATCHING_MODES:
@@ -482,8 +535,13 @@ def _surely_clean(names: Collection[Any]) -> bool:
     except TypeError:
         return False
     return not (
-        not blob.isprintable() or "  " in blob or "| " in blob or " |" in blob or "||" in blob
-        or blob[:1] in ("", " ", "|") or blob[-1:] in (" ", "|")
+        not blob.isprintable()
+        or "  " in blob
+        or "| " in blob
+        or " |" in blob
+        or "||" in blob
+        or blob[:1] in ("", " ", "|")
+        or blob[-1:] in (" ", "|")
     )
 
 
@@ -532,10 +590,17 @@ def compare_graph_batch(
     errors: list[ItemError] = []
     for index, (prediction, reference, table) in enumerate(zip(predictions, references, tables)):
         try:
-            items.append(compare_graphs(
-                prediction, reference, reversal_cost=reversal_cost, node_matching=node_matching,
-                normalization=normalization, fuzzy_threshold=fuzzy_threshold, node_ids=table,
-            ))
+            items.append(
+                compare_graphs(
+                    prediction,
+                    reference,
+                    reversal_cost=reversal_cost,
+                    node_matching=node_matching,
+                    normalization=normalization,
+                    fuzzy_threshold=fuzzy_threshold,
+                    node_ids=table,
+                )
+            )
         except (GraphError, ValueError, TypeError) as error:
             reason = "no prediction" if prediction is None else str(error)
             items.append(_worst_item(reference, index, reason, reversal_cost, normalization))
@@ -543,8 +608,9 @@ def compare_graph_batch(
     return BatchComparison(items, errors, _micro(items, len(errors)), _macro(items, len(errors)))
 
 
-def _worst_item(reference: Any, index: int, reason: str, reversal_cost: float,
-                normalization: Normalization) -> GraphComparison:
+def _worst_item(
+    reference: Any, index: int, reason: str, reversal_cost: float, normalization: Normalization
+) -> GraphComparison:
     """The worst score of item ``index`` whose comparison failed; the failure is the reference's when it
     cannot be read on its own: then a ``ValueError`` (``TypeError``) naming ``references[index]``."""
     try:
@@ -567,7 +633,9 @@ def _micro(items: list[GraphComparison], unparsable: int) -> dict[str, float]:
     tp, fp, fn = total("true_positives"), total("false_positives"), total("false_negatives")
     node_tp = total("node_true_positives")
     agree = not unparsable  # nothing predicted and nothing to find agrees only when every prediction was read
-    node_rates = _rates(node_tp, node_tp + total("node_false_positives"), node_tp + total("node_false_negatives"), agree)
+    node_rates = _rates(
+        node_tp, node_tp + total("node_false_positives"), node_tp + total("node_false_negatives"), agree
+    )
     edge_rates = _rates(tp, tp + fp, tp + fn, agree)
     shd_total = total("shd")
     denominator = sum(max(item.normalizer, 1) for item in items)
@@ -576,7 +644,12 @@ def _micro(items: list[GraphComparison], unparsable: int) -> dict[str, float]:
         **dict(zip(("edge_precision", "edge_recall", "edge_f1"), edge_rates)),
         "normalized_shd": shd_total / denominator,
         "shd_total": shd_total,
-        "true_positives": tp, "false_positives": fp, "false_negatives": fn,
-        "reversed": total("reversed"), "missing": total("missing"), "extra": total("extra"),
-        "count": len(items), "unparsable": unparsable,
+        "true_positives": tp,
+        "false_positives": fp,
+        "false_negatives": fn,
+        "reversed": total("reversed"),
+        "missing": total("missing"),
+        "extra": total("extra"),
+        "count": len(items),
+        "unparsable": unparsable,
     }

@@ -28,8 +28,10 @@ if TYPE_CHECKING:  # `import causal_datasets` stays light: equiv's start-up must
 def batch_size(predictions: Sequence[Any], references: Sequence[Any], **columns: Sequence[Any] | None) -> int:
     """The number of items: ``ValueError`` on an empty batch or a column (None: not given) of another length."""
     count = _length("references", references)
-    lengths = {"predictions": _length("predictions", predictions),
-               **{name: _length(name, values) for name, values in columns.items() if values is not None}}
+    lengths = {
+        "predictions": _length("predictions", predictions),
+        **{name: _length(name, values) for name, values in columns.items() if values is not None},
+    }
     if count == 0 and lengths["predictions"] == 0:
         raise ValueError("empty batch: predictions and references hold no item; nothing to score")
     differing = {name: length for name, length in lengths.items() if length != count}

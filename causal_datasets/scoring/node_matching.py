@@ -137,9 +137,7 @@ def _merge_warnings(mapping: Mapping[Hashable, Hashable]) -> list[str]:
     ]
 
 
-def _match_fuzzy(
-    predicted: Sequence[Hashable], reference: Sequence[Hashable], threshold: float
-) -> NodeMatch:
+def _match_fuzzy(predicted: Sequence[Hashable], reference: Sequence[Hashable], threshold: float) -> NodeMatch:
     # imported here: ``import causal_datasets`` should not pay for scipy.optimize and rapidfuzz
     from rapidfuzz import fuzz, process
     from scipy.optimize import linear_sum_assignment
@@ -151,10 +149,13 @@ def _match_fuzzy(
     if rest_predicted and rest_reference:
         keys = [normalize_name(name) for name in rest_predicted]
         reference_keys = [normalize_name(name) for name in rest_reference]
-        scores = np.maximum(
-            process.cdist(keys, reference_keys, scorer=fuzz.ratio, dtype=np.float64),
-            process.cdist(keys, reference_keys, scorer=fuzz.token_sort_ratio, dtype=np.float64),
-        ) / 100.0
+        scores = (
+            np.maximum(
+                process.cdist(keys, reference_keys, scorer=fuzz.ratio, dtype=np.float64),
+                process.cdist(keys, reference_keys, scorer=fuzz.token_sort_ratio, dtype=np.float64),
+            )
+            / 100.0
+        )
         allowed = np.where(scores >= threshold, scores, 0.0)
         rows, cols = linear_sum_assignment(allowed, maximize=True)
         for row, col in zip(rows.tolist(), cols.tolist()):

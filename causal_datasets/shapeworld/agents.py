@@ -127,5 +127,7 @@ class RandomAgent:
 AGENTS: dict[str, Callable[..., Policy]] = {
     "oracle": lambda task, seed, theme=DEFAULT_THEME: OracleAgent(task, theme),
     "strategy": lambda task, seed, theme=DEFAULT_THEME: StrategyAgent(),
-    "random": lambda task, seed, theme=DEFAULT_THEME: RandomAgent(random.Random(f"shapeworld-random-agent/{seed}/{task.id}")),
+    "random": lambda task, seed, theme=DEFAULT_THEME: RandomAgent(
+        random.Random(f"shapeworld-random-agent/{seed}/{task.id}")
+    ),
 }

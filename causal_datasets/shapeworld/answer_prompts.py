@@ -23,8 +23,12 @@ from causal_datasets.shapeworld.prompts import VARIANTS
 
 def answer_prompt_rows(tasks: Mapping[str, list[ShapeWorldTask]]) -> list[ShapeWorldPromptRow]:
     """Per config, per episode, one row per prompt variant."""
-    return [answer_prompt_row(task, config, variant)
-            for config, episodes in tasks.items() for task in episodes for variant in VARIANTS]
+    return [
+        answer_prompt_row(task, config, variant)
+        for config, episodes in tasks.items()
+        for task in episodes
+        for variant in VARIANTS
+    ]
 
 
 def answer_prompt_row(task: ShapeWorldTask, config: str, variant: Variant) -> ShapeWorldPromptRow:
@@ -34,7 +38,14 @@ def answer_prompt_row(task: ShapeWorldTask, config: str, variant: Variant) -> Sh
     if episode.error is not None or not episode.correct:  # the agent is right on every valid task
         raise AssertionError(f"the strategy agent failed {task.id} ({episode.error or 'wrong answer'})")
     return ShapeWorldPromptRow(
-        id=f"{task.id}-{variant}", prompt=chat_messages(prompt), reference=reply["content"], task_id=task.id,
-        config=config, variant=variant, structure=task.structure, num_variables=task.num_variables,
-        steps=episode.steps, answer=task.answer,
+        id=f"{task.id}-{variant}",
+        prompt=chat_messages(prompt),
+        reference=reply["content"],
+        task_id=task.id,
+        config=config,
+        variant=variant,
+        structure=task.structure,
+        num_variables=task.num_variables,
+        steps=episode.steps,
+        answer=task.answer,
     )

@@ -36,7 +36,9 @@ class Theme:
 
 THEMES: dict[ThemeName, Theme] = {
     "shapes": Theme("shapes", "shape", "shapes", SHAPES),
-    "animals": Theme("animals", "animal", "animals", ("cat", "dog", "horse", "rabbit", "goat", "sheep", "duck", "mouse")),
+    "animals": Theme(
+        "animals", "animal", "animals", ("cat", "dog", "horse", "rabbit", "goat", "sheep", "duck", "mouse")
+    ),
     "planets": Theme(
         "planets", "planet", "planets", ("mercury", "venus", "earth", "mars", "jupiter", "saturn", "uranus", "neptune")
     ),

@@ -25,8 +25,8 @@ from typing import Literal, Protocol
 from pydantic import BaseModel
 
 from causal_datasets.records.shapeworld import ShapeWorldTask
-from causal_datasets.shapeworld.failures import FailurePattern, failure_pattern
 from causal_datasets.shapeworld.entities import DEFAULT_THEME, THEMES, Theme
+from causal_datasets.shapeworld.failures import FailurePattern, failure_pattern
 from causal_datasets.shapeworld.generate import world_of
 from causal_datasets.shapeworld.parsing import parse_action, parse_answer, parse_choice
 from causal_datasets.shapeworld.prompts import (
@@ -42,7 +42,13 @@ from causal_datasets.shapeworld.world import World
 
 Phase = Literal["action", "choice", "answer"]
 ErrorMode = Literal["invalid_action", "invalid_format", "too_many_attempts", "invalid_answer", "llm_error"]
-ERROR_MODES: tuple[ErrorMode, ...] = ("invalid_action", "invalid_format", "too_many_attempts", "invalid_answer", "llm_error")
+ERROR_MODES: tuple[ErrorMode, ...] = (
+    "invalid_action",
+    "invalid_format",
+    "too_many_attempts",
+    "invalid_answer",
+    "llm_error",
+)
 
 
 class PolicyFailure(RuntimeError):
@@ -123,7 +129,12 @@ class EpisodeResult(EpisodeScores, EpisodePlay):
 
 
 def run_episode(
-    task: ShapeWorldTask, policy: Policy, variant: Variant, policy_name: str, *, system_role: bool = True,
+    task: ShapeWorldTask,
+    policy: Policy,
+    variant: Variant,
+    policy_name: str,
+    *,
+    system_role: bool = True,
     theme: Theme = DEFAULT_THEME,
 ) -> EpisodeResult:
     """Play ``task`` with ``policy`` to the end, its shapes named by ``theme``, and score it; never raises
@@ -133,7 +144,12 @@ def run_episode(
 
 
 def play_episode(
-    task: ShapeWorldTask, policy: Policy, variant: Variant, policy_name: str, *, system_role: bool = True,
+    task: ShapeWorldTask,
+    policy: Policy,
+    variant: Variant,
+    policy_name: str,
+    *,
+    system_role: bool = True,
     theme: Theme = DEFAULT_THEME,
 ) -> EpisodePlay:
     """Play ``task`` with ``policy`` to the end (the episode loop alone, nothing scored)."""
@@ -142,9 +158,16 @@ def play_episode(
         episode.play(policy)
     except PolicyFailure as failure:
         episode.end("llm_error", str(failure))
-    return EpisodePlay(policy=policy_name, variant=variant, theme=theme.name, prediction=episode.prediction,
-                       error=episode.error, error_detail=episode.detail, actions=episode.actions,
-                       transcript=episode.messages)
+    return EpisodePlay(
+        policy=policy_name,
+        variant=variant,
+        theme=theme.name,
+        prediction=episode.prediction,
+        error=episode.error,
+        error_detail=episode.detail,
+        actions=episode.actions,
+        transcript=episode.messages,
+    )
 
 
 def score_play(task: ShapeWorldTask, play: EpisodePlay) -> EpisodeScores:
@@ -153,8 +176,12 @@ def score_play(task: ShapeWorldTask, play: EpisodePlay) -> EpisodeScores:
     world = world_of(task, theme)
     initial = {world.shapes[v] for v in task.initially_moving}
     pattern = failure_pattern(
-        task.answer, play.prediction, world.shapes[task.cause], world.shapes[task.effect],
-        [initial, *(set(a.moving_after) for a in play.actions)], [(a.shape, a.action) for a in play.actions],
+        task.answer,
+        play.prediction,
+        world.shapes[task.cause],
+        world.shapes[task.effect],
+        [initial, *(set(a.moving_after) for a in play.actions)],
+        [(a.shape, a.action) for a in play.actions],
     )
     return EpisodeScores(
         id=task.id,
@@ -209,7 +236,9 @@ class _Episode:
                 moving_after=[s for s, moving in self.world.observe(self.state) if moving],
             )
         )
-        self._ask(choice_prompt(self.world.observe(self.state), self.question, self.variant, transition.invalid, self.theme))
+        self._ask(
+            choice_prompt(self.world.observe(self.state), self.question, self.variant, transition.invalid, self.theme)
+        )
         return "choice"
 
     def _on_choice(self, reply: str) -> Phase | None:
@@ -221,7 +250,9 @@ class _Episode:
             self._ask(answer_prompt(self.question, self.variant))
             return "answer"
         if len(self.actions) >= self.task.step_limit:
-            return self.end("too_many_attempts", f"asked to continue after {len(self.actions)} of {self.task.step_limit} steps")
+            return self.end(
+                "too_many_attempts", f"asked to continue after {len(self.actions)} of {self.task.step_limit} steps"
+            )
         if proposes_action:
             return self._on_action(reply)
         self._ask(interaction_prompt(self.world.listed_shapes, self.variant, self.theme))

@@ -19,13 +19,21 @@ from typing import Literal
 
 FailurePattern = Literal["illusive_confounder", "root_cause", "reverse_collider", "correlation", "uncategorized"]
 FAILURE_PATTERNS: tuple[FailurePattern, ...] = (
-    "illusive_confounder", "root_cause", "reverse_collider", "correlation", "uncategorized",
+    "illusive_confounder",
+    "root_cause",
+    "reverse_collider",
+    "correlation",
+    "uncategorized",
 )
 
 
 def failure_pattern(
-    gold: str, prediction: str | None, cause: str, effect: str,
-    observations: Sequence[set[str]], actions: Sequence[tuple[str, str]],
+    gold: str,
+    prediction: str | None,
+    cause: str,
+    effect: str,
+    observations: Sequence[set[str]],
+    actions: Sequence[tuple[str, str]],
 ) -> FailurePattern | None:
     """``observations[i]``: the moving shapes before action ``i`` (one more observation than actions)."""
     if prediction is None or prediction == gold:

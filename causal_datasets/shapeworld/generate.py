@@ -106,7 +106,9 @@ def check_sizes(sizes: Sequence[int], graphs_per_size: int) -> None:
     """``ValueError`` unless every size is 2..8 (one shape per variable), once, and graphs_per_size ≥ 1."""
     bad = [n for n in sizes if not MIN_SIZE <= n <= len(SHAPES)]
     if bad or not sizes or len(set(sizes)) != len(sizes):
-        raise ValueError(f"sizes must be distinct numbers of variables from {MIN_SIZE} to {len(SHAPES)}, got {list(sizes)}")
+        raise ValueError(
+            f"sizes must be distinct numbers of variables from {MIN_SIZE} to {len(SHAPES)}, got {list(sizes)}"
+        )
     if graphs_per_size < 1:
         raise ValueError(f"graphs per size must be at least 1, got {graphs_per_size}")
 

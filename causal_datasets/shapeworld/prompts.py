@@ -32,8 +32,8 @@ RULES = (
 STEP_LIMIT = "Reach your conclusion in as few steps as possible."
 PROCEDURE = (
     "To find out whether the causal relation exists:\n"
-    "1. Identify the cause shape and the effect shape. In \"Does the circle moving cause the triangle "
-    "to move?\" the cause is the circle and the effect is the triangle.\n"
+    '1. Identify the cause shape and the effect shape. In "Does the circle moving cause the triangle '
+    'to move?" the cause is the circle and the effect is the triangle.\n'
     "2. Make both shapes static. Other shapes may be making them move: find those causes and stop them.\n"
     "3. Move the cause shape and watch the effect shape.\n"
     "4. Answer the question."
@@ -65,7 +65,9 @@ def question_of(task: ShapeWorldTask, theme: Theme = DEFAULT_THEME) -> str:
     return question_text(cause, effect)
 
 
-def build_messages(task: ShapeWorldTask, variant: Variant, system_role: bool = True, theme: Theme = DEFAULT_THEME) -> list[Message]:
+def build_messages(
+    task: ShapeWorldTask, variant: Variant, system_role: bool = True, theme: Theme = DEFAULT_THEME
+) -> list[Message]:
     """The opening of an episode: rules, initial observations, question, first-action request.
 
     ``system_role=False`` puts the rules at the top of the first user message instead, for models

@@ -76,7 +76,9 @@ def score_episodes(items: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     all_moving = [e for e in episodes if e.all_moving]
     return {
         **_group(episodes),
-        "by_structure": {s: _group([e for e in episodes if e.structure == s]) for s in _ordered(e.structure for e in episodes)},
+        "by_structure": {
+            s: _group([e for e in episodes if e.structure == s]) for s in _ordered(e.structure for e in episodes)
+        },
         "by_num_variables": _by_size(episodes),
         "by_num_variables_all_moving": _by_size(all_moving),
     }
@@ -84,14 +86,21 @@ def score_episodes(items: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 
 #: the metric's optional per-episode columns: argument → (item field, default)
 METRIC_COLUMNS = {
-    "structures": ("structure", "unspecified"), "num_variables": ("num_variables", 0), "steps": ("steps", 0),
-    "errors": ("error", None), "invalid_actions": ("invalid_actions", 0), "failure_patterns": ("failure_pattern", None),
-    "setups": ("setup", None), "all_moving": ("all_moving", None),
+    "structures": ("structure", "unspecified"),
+    "num_variables": ("num_variables", 0),
+    "steps": ("steps", 0),
+    "errors": ("error", None),
+    "invalid_actions": ("invalid_actions", 0),
+    "failure_patterns": ("failure_pattern", None),
+    "setups": ("setup", None),
+    "all_moving": ("all_moving", None),
 }
 _COUNTS = ("num_variables", "steps", "invalid_actions")
 
 
-def score_predictions(predictions: Sequence[Any], references: Sequence[Any], **columns: Sequence[Any] | None) -> dict[str, Any]:
+def score_predictions(
+    predictions: Sequence[Any], references: Sequence[Any], **columns: Sequence[Any] | None
+) -> dict[str, Any]:
     """The ``shapeworld_accuracy`` metric: :func:`score_episodes` of answers against gold labels.
 
     ``references`` and ``structures`` are labels given by name or by the integer a loaded
@@ -133,7 +142,10 @@ def _column_value(argument: str, value: Any, index: int) -> Any:
 
 
 def _by_size(episodes: Sequence[Scored]) -> dict[str, dict[str, Any]]:
-    return {str(n): _group([e for e in episodes if e.num_variables == n]) for n in sorted({e.num_variables for e in episodes})}
+    return {
+        str(n): _group([e for e in episodes if e.num_variables == n])
+        for n in sorted({e.num_variables for e in episodes})
+    }
 
 
 def _group(episodes: Sequence[Scored]) -> dict[str, Any]:

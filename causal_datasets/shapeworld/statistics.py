@@ -16,7 +16,9 @@ def composition_table(tasks: Sequence[ShapeWorldTask]) -> str:
         groups.setdefault((task.structure, task.num_variables), []).append(task)
     rows = [_row(f"{structure}", n, group) for (structure, n), group in groups.items()]
     rows.append(_row("all", "", list(tasks)))
-    return markdown_table(["structure", "variables", "tasks", "graphs", "initial setups", "yes", "no", "yes share"], rows)
+    return markdown_table(
+        ["structure", "variables", "tasks", "graphs", "initial setups", "yes", "no", "yes share"], rows
+    )
 
 
 def graph_table(tasks: Sequence[ShapeWorldTask]) -> str:
@@ -28,7 +30,16 @@ def graph_table(tasks: Sequence[ShapeWorldTask]) -> str:
     for n, graphs in sorted(by_size.items()):
         edges = [len(t.edges) for t in graphs.values()]
         step_limits = sorted({t.step_limit for t in graphs.values()})
-        rows.append([n, len(graphs), min(edges), round(statistics.fmean(edges), 2), max(edges), ", ".join(map(str, step_limits))])
+        rows.append(
+            [
+                n,
+                len(graphs),
+                min(edges),
+                round(statistics.fmean(edges), 2),
+                max(edges),
+                ", ".join(map(str, step_limits)),
+            ]
+        )
     return markdown_table(["variables", "graphs", "min edges", "mean edges", "max edges", "step limit"], rows)
 
 

@@ -53,8 +53,12 @@ Estimator = Mean | Statistic
 
 def ratio(name: str, numerator: Callable[[Result], float], denominator: Callable[[Result], float]) -> Statistic:
     """Σ numerator / Σ denominator over the items (undefined when the denominator sums to 0)."""
-    return Statistic(name, ("numerator", "denominator"),
-                     lambda result: {"numerator": numerator(result), "denominator": denominator(result)}, divide)
+    return Statistic(
+        name,
+        ("numerator", "denominator"),
+        lambda result: {"numerator": numerator(result), "denominator": denominator(result)},
+        divide,
+    )
 
 
 def divide(totals: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -69,7 +73,8 @@ def item_values(estimator: Estimator, results: Sequence[Result]) -> np.ndarray:
         return np.array([np.nan if (v := estimator.value(r)) is None else float(v) for r in results], dtype=float)
     rows = [estimator.values(r) for r in results]
     return np.array([[float(row[c]) for c in estimator.components] for row in rows], dtype=float).reshape(
-        len(results), len(estimator.components))
+        len(results), len(estimator.components)
+    )
 
 
 def interval(estimator: Estimator, values: np.ndarray, codes: np.ndarray, unit: str) -> Interval | None:
@@ -80,8 +85,9 @@ def interval(estimator: Estimator, values: np.ndarray, codes: np.ndarray, unit: 
     return bootstrap_interval(values, estimator.components, estimator.function, codes, unit)
 
 
-def difference(estimator: Estimator, values_a: np.ndarray, values_b: np.ndarray,
-               codes: np.ndarray) -> Difference | None:
+def difference(
+    estimator: Estimator, values_a: np.ndarray, values_b: np.ndarray, codes: np.ndarray
+) -> Difference | None:
     """Run A minus run B on the same items (row i of both is item i); None when either run lacks the number."""
     if isinstance(estimator, Mean):
         both = ~np.isnan(values_a) & ~np.isnan(values_b)
@@ -91,6 +97,7 @@ def difference(estimator: Estimator, values_a: np.ndarray, values_b: np.ndarray,
         if is_binary(a) and is_binary(b):
             return paired_binary(a, b, codes)
         ones = np.ones_like(a)
-        return paired_bootstrap(np.column_stack([a, ones]), np.column_stack([b, ones]), ("numerator", "denominator"),
-                                divide, codes)
+        return paired_bootstrap(
+            np.column_stack([a, ones]), np.column_stack([b, ones]), ("numerator", "denominator"), divide, codes
+        )
     return paired_bootstrap(values_a, values_b, estimator.components, estimator.function, codes)

@@ -56,8 +56,10 @@ class Interval(BaseModel):
     clusters: int = Field(description="distinct units among those items")
     cluster: str = Field(description="the unit items are clustered by ('item': every item its own)")
     method: str = Field(description="how the standard error and the interval were computed")
-    mdd: float | None = Field(description="smallest difference to another run of this size detectable at 80% power, "
-                                           "α 0.05 (None when the standard error is 0 or unknown)")
+    mdd: float | None = Field(
+        description="smallest difference to another run of this size detectable at 80% power, "
+        "α 0.05 (None when the standard error is 0 or unknown)"
+    )
 
 
 def cluster_codes(labels: Sequence[Hashable]) -> np.ndarray:
@@ -111,8 +113,14 @@ def mean_interval(values: Sequence[float] | np.ndarray, codes: np.ndarray, unit:
     codes, count = compact(np.asarray(codes))
     clustered = count < len(values)
     mean, se = float(values.mean()), clustered_se(values, codes)
-    common = {"estimate": mean, "se": se, "n": len(values), "clusters": count, "cluster": unit if clustered else ITEM,
-              "mdd": minimum_detectable_difference(se)}
+    common = {
+        "estimate": mean,
+        "se": se,
+        "n": len(values),
+        "clusters": count,
+        "cluster": unit if clustered else ITEM,
+        "mdd": minimum_detectable_difference(se),
+    }
     if se is None:
         return Interval(**common, ci_low=None, ci_high=None, method="none: fewer than two clusters")
     if is_binary(values) and not clustered:
@@ -124,8 +132,9 @@ def mean_interval(values: Sequence[float] | np.ndarray, codes: np.ndarray, unit:
         method = f"Wilson score interval, Korn–Graubard effective n, t({count - 1}), cluster-robust SE"
         return Interval(**common, ci_low=low, ci_high=high, method=method)
     kind = "cluster-robust SE" if clustered else "SE"
-    return Interval(**common, ci_low=mean - critical * se, ci_high=mean + critical * se,
-                    method=f"mean ± t({count - 1})·{kind}")
+    return Interval(
+        **common, ci_low=mean - critical * se, ci_high=mean + critical * se, method=f"mean ± t({count - 1})·{kind}"
+    )
 
 
 def _effective_size(mean: float, se: float, n: int) -> float:
@@ -151,8 +160,16 @@ def bootstrap_distribution(
 
     with warnings.catch_warnings():  # scipy warns when undefined resamples make its interval NaN; ours drops them
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        result = stats.bootstrap(tuple(samples), statistic, paired=True, vectorized=True, n_resamples=resamples,
-                                 method="percentile", rng=np.random.default_rng(seed), batch=_batch(len(samples[0])))
+        result = stats.bootstrap(
+            tuple(samples),
+            statistic,
+            paired=True,
+            vectorized=True,
+            n_resamples=resamples,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+            batch=_batch(len(samples[0])),
+        )
     return np.asarray(result.bootstrap_distribution, dtype=float)
 
 
@@ -172,8 +189,14 @@ def totals_statistic(names: Sequence[str], function: TotalsFunction) -> Callable
 
 
 def bootstrap_interval(
-    components: np.ndarray, names: Sequence[str], function: TotalsFunction, codes: np.ndarray, unit: str,
-    *, resamples: int = RESAMPLES, seed: int = SEED,
+    components: np.ndarray,
+    names: Sequence[str],
+    function: TotalsFunction,
+    codes: np.ndarray,
+    unit: str,
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
 ) -> Interval | None:
     """``function`` of the totals of ``components`` (n items × K, columns ``names``) with the SE and percentile
     interval of a cluster bootstrap; None when the statistic is undefined on the items given."""
@@ -192,11 +215,18 @@ def bootstrap_interval(
     replicates = bootstrap_distribution(statistic, list(sums.T), resamples=resamples, seed=seed)
     replicates = replicates[np.isfinite(replicates)]
     se = float(np.std(replicates, ddof=1)) if len(replicates) > 1 else None
-    low, high = (np.quantile(replicates, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2]) if len(replicates)
-                 else (None, None))
+    low, high = (
+        np.quantile(replicates, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2]) if len(replicates) else (None, None)
+    )
     kind = "cluster bootstrap" if clustered else "bootstrap"
     dropped = resamples - len(replicates)
     method = f"{kind} percentile interval, {resamples} resamples"
     method += f" ({dropped} undefined, left out)" if dropped else ""
-    return Interval(**common, se=se, ci_low=None if low is None else float(low),
-                    ci_high=None if high is None else float(high), mdd=minimum_detectable_difference(se), method=method)
+    return Interval(
+        **common,
+        se=se,
+        ci_low=None if low is None else float(low),
+        ci_high=None if high is None else float(high),
+        mdd=minimum_detectable_difference(se),
+        method=method,
+    )

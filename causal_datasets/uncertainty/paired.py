@@ -68,8 +68,9 @@ def paired_binary(a: np.ndarray, b: np.ndarray, codes: np.ndarray, *, seed: int 
     else:
         p_value = cluster_permutation_p(cluster_sums(a, codes, count), cluster_sums(b, codes, count), seed=seed)
         method = "paired cluster permutation test"
-    return Difference(**common, ci_low=low, ci_high=high, p_value=p_value,
-                      method=f"{method}; t interval on the cluster-robust SE")
+    return Difference(
+        **common, ci_low=low, ci_high=high, p_value=p_value, method=f"{method}; t interval on the cluster-robust SE"
+    )
 
 
 def mcnemar_mid_p(only_a: int, only_b: int) -> float:
@@ -89,16 +90,27 @@ def cluster_permutation_p(sums_a: np.ndarray, sums_b: np.ndarray, *, seed: int =
 
     if np.all(sums_a == sums_b):
         return 1.0
-    result = stats.permutation_test((sums_a, sums_b), lambda x, y, axis=-1: np.sum(x - y, axis=axis),
-                                    permutation_type="samples", vectorized=True,
-                                    n_resamples=2 ** len(sums_a) if len(sums_a) <= EXACT_CLUSTERS else PERMUTATIONS,
-                                    alternative="two-sided", rng=np.random.default_rng(seed))
+    result = stats.permutation_test(
+        (sums_a, sums_b),
+        lambda x, y, axis=-1: np.sum(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=2 ** len(sums_a) if len(sums_a) <= EXACT_CLUSTERS else PERMUTATIONS,
+        alternative="two-sided",
+        rng=np.random.default_rng(seed),
+    )
     return float(result.pvalue)
 
 
 def paired_bootstrap(
-    components_a: np.ndarray, components_b: np.ndarray, names: Sequence[str], function: TotalsFunction,
-    codes: np.ndarray, *, resamples: int = RESAMPLES, seed: int = SEED,
+    components_a: np.ndarray,
+    components_b: np.ndarray,
+    names: Sequence[str],
+    function: TotalsFunction,
+    codes: np.ndarray,
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
 ) -> Difference | None:
     """A statistic of component totals (``names``: the K columns of both n × K arrays) in run A minus run B,
     with the same clusters resampled for both; None when it is undefined in either run."""
@@ -123,8 +135,17 @@ def paired_bootstrap(
             p_value = float(min(1.0, 2 * (min(below, above) + 1) / (len(replicates) + 1)))
     kind = "paired cluster bootstrap" if count < len(components_a) else "paired bootstrap"
     method = f"{kind}, percentile interval, {resamples} resamples" if count >= 2 else "no test: one cluster"
-    return Difference(a=a, b=b, difference=a - b, ci_low=low, ci_high=high, p_value=p_value, n_paired=len(components_a),
-                      clusters=count, method=method)
+    return Difference(
+        a=a,
+        b=b,
+        difference=a - b,
+        ci_low=low,
+        ci_high=high,
+        p_value=p_value,
+        n_paired=len(components_a),
+        clusters=count,
+        method=method,
+    )
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:

@@ -99,8 +99,9 @@ def card_block(name: str, block: str, paragraphs: int | None = None) -> str:
     text = "".join(template.blocks[block](template.new_context())).strip()
     text = "\n\n".join(text.split("\n\n")[:paragraphs])
     if BUILD_FIGURE in text:
-        raise ValueError(f"block {block!r} of cards/{name}.md uses a figure only a build computes: keep fewer "
-                         "paragraphs")
+        raise ValueError(
+            f"block {block!r} of cards/{name}.md uses a figure only a build computes: keep fewer paragraphs"
+        )
     return text + "\n"
 
 

@@ -6,7 +6,9 @@ Thin adapter over :func:`causal_datasets.scoring.graph_compare.compare_graph_bat
 import datasets
 import evaluate
 
-from causal_datasets import metric_base  # the module, not the class: evaluate.load takes the first Metric class it finds
+from causal_datasets import (
+    metric_base,
+)  # the module, not the class: evaluate.load takes the first Metric class it finds
 from causal_datasets.scoring.graph_compare import compare_graph_batch
 
 _CITATION = """\
@@ -55,8 +57,19 @@ Example:
 """
 
 _PER_ITEM = (
-    "node_precision", "node_recall", "node_f1", "edge_precision", "edge_recall", "edge_f1",
-    "shd", "normalized_shd", "true_positives", "false_positives", "false_negatives", "reversed", "warnings",
+    "node_precision",
+    "node_recall",
+    "node_f1",
+    "edge_precision",
+    "edge_recall",
+    "edge_f1",
+    "shd",
+    "normalized_shd",
+    "true_positives",
+    "false_positives",
+    "false_negatives",
+    "reversed",
+    "warnings",
 )
 _EDGE = {"source": datasets.Value("string"), "target": datasets.Value("string")}
 _ID_EDGE = {"source": datasets.Value("int64"), "target": datasets.Value("int64")}
@@ -71,22 +84,35 @@ class CausalGraphMetrics(metric_base.BatchMetric):
             inputs_description=_KWARGS_DESCRIPTION,
             features=[
                 datasets.Features({"predictions": datasets.List(_EDGE), "references": datasets.List(_EDGE)}),
-                datasets.Features({
-                    "predictions": datasets.List(datasets.Value("string")),
-                    "references": datasets.List(datasets.Value("string")),
-                }),
+                datasets.Features(
+                    {
+                        "predictions": datasets.List(datasets.Value("string")),
+                        "references": datasets.List(datasets.Value("string")),
+                    }
+                ),
                 # ReCAST name-assisted answers: integer node ids, with node_matching="ids"
                 datasets.Features({"predictions": datasets.List(_ID_EDGE), "references": datasets.List(_EDGE)}),
             ],
         )
 
     def _compute(
-        self, predictions, references, reversal_cost=1, node_matching="exact",
-        normalization="node_pairs", fuzzy_threshold=0.8, node_ids=None,
+        self,
+        predictions,
+        references,
+        reversal_cost=1,
+        node_matching="exact",
+        normalization="node_pairs",
+        fuzzy_threshold=0.8,
+        node_ids=None,
     ):
         batch = compare_graph_batch(
-            predictions, references, reversal_cost=reversal_cost, node_matching=node_matching,
-            normalization=normalization, fuzzy_threshold=fuzzy_threshold, node_ids=node_ids,
+            predictions,
+            references,
+            reversal_cost=reversal_cost,
+            node_matching=node_matching,
+            normalization=normalization,
+            fuzzy_threshold=fuzzy_threshold,
+            node_ids=node_ids,
         )
         per_item = {name: [getattr(item, name) for item in batch.items] for name in _PER_ITEM}
         return {

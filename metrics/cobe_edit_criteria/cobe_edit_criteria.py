@@ -6,7 +6,9 @@ Thin adapter over :mod:`causal_datasets.cobe` (prompts, judge, scoring).
 import datasets
 import evaluate
 
-from causal_datasets import metric_base  # the module, not the class: evaluate.load takes the first Metric class it finds
+from causal_datasets import (
+    metric_base,
+)  # the module, not the class: evaluate.load takes the first Metric class it finds
 from causal_datasets.cobe.judge import DEFAULT_ATTEMPTS
 from causal_datasets.cobe.metric import read_references
 from causal_datasets.cobe.metric import score_responses
@@ -104,13 +106,25 @@ class CobeEditCriteria(metric_base.BatchMetric):
     ):
         rows = read_references(predictions, references, max_attempts=max_attempts, concurrency=concurrency)
         client = judge_client(
-            "cobe_edit_criteria", judge_model, judge_base_url, cache_path=cache_path, api_key_env=judge_api_key_env,
-            max_tokens=judge_max_tokens, temperature=judge_temperature, seed=judge_seed, settings=judge_config,
+            "cobe_edit_criteria",
+            judge_model,
+            judge_base_url,
+            cache_path=cache_path,
+            api_key_env=judge_api_key_env,
+            max_tokens=judge_max_tokens,
+            temperature=judge_temperature,
+            seed=judge_seed,
+            settings=judge_config,
         )
         with client:
             result = score_responses(
-                client, predictions, rows, max_attempts=max_attempts, concurrency=concurrency,
-                reference_verdicts=reference_verdicts, rater_verdicts=rater_verdicts,
+                client,
+                predictions,
+                rows,
+                max_attempts=max_attempts,
+                concurrency=concurrency,
+                reference_verdicts=reference_verdicts,
+                rater_verdicts=rater_verdicts,
             )
             result["judge_usage"] = client.usage_summary()
         return result

@@ -6,7 +6,9 @@ Thin adapter over :func:`causal_datasets.docalc.scoring.score_pairs`.
 import datasets
 import evaluate
 
-from causal_datasets import metric_base  # the module, not the class: evaluate.load takes the first Metric class it finds
+from causal_datasets import (
+    metric_base,
+)  # the module, not the class: evaluate.load takes the first Metric class it finds
 from causal_datasets.docalc.scoring import score_pairs
 
 _CITATION = """\
@@ -78,11 +80,30 @@ class DoCalculusEquivalence(metric_base.BatchMetric):
             ),
         )
 
-    def _compute(self, predictions, references, graphs=None, latents=None, independences=None,
-                 complete_independences=False, seed=0, prove=False, scoring="equivalence",
-                 values=None):
+    def _compute(
+        self,
+        predictions,
+        references,
+        graphs=None,
+        latents=None,
+        independences=None,
+        complete_independences=False,
+        seed=0,
+        prove=False,
+        scoring="equivalence",
+        values=None,
+    ):
         if graphs is None and independences is None:
             raise ValueError("graphs is required: one edge list per pair (or independences per pair)")
-        return score_pairs(predictions, references, graphs, latents, independences=independences,
-                           complete=complete_independences, seed=seed, prove=prove, scoring=scoring,
-                           values=values)
+        return score_pairs(
+            predictions,
+            references,
+            graphs,
+            latents,
+            independences=independences,
+            complete=complete_independences,
+            seed=seed,
+            prove=prove,
+            scoring=scoring,
+            values=values,
+        )

@@ -8,7 +8,9 @@ from pathlib import Path
 import datasets
 import evaluate
 
-from causal_datasets import metric_base  # the module, not the class: evaluate.load takes the first Metric class it finds
+from causal_datasets import (
+    metric_base,
+)  # the module, not the class: evaluate.load takes the first Metric class it finds
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.options import judge_client
 from causal_datasets.paths import DEFAULT_HUB_DIR
@@ -107,16 +109,30 @@ class RecastJudge(metric_base.BatchMetric):
             location = DatasetLocation(hub_dir=Path(hub_dir or DEFAULT_HUB_DIR), repo_id=dataset, revision=revision)
         samples = resolve_references(references, location)
         if mode == "deterministic":
-            return score_predictions(predictions, samples, mode=mode, reversal_cost=reversal_cost, concurrency=concurrency)
+            return score_predictions(
+                predictions, samples, mode=mode, reversal_cost=reversal_cost, concurrency=concurrency
+            )
         client = judge_client(
-            "recast_judge", judge_model, judge_base_url, cache_path=cache_path, api_key_env=judge_api_key_env,
-            max_tokens=judge_max_tokens, temperature=judge_temperature, seed=judge_seed, timeout=judge_timeout,
+            "recast_judge",
+            judge_model,
+            judge_base_url,
+            cache_path=cache_path,
+            api_key_env=judge_api_key_env,
+            max_tokens=judge_max_tokens,
+            temperature=judge_temperature,
+            seed=judge_seed,
+            timeout=judge_timeout,
             settings=judge_config,
         )
         with client:
             result = score_predictions(
-                predictions, samples, mode=mode, judge=client, reversal_cost=reversal_cost,
-                max_attempts=max_attempts, concurrency=concurrency,
+                predictions,
+                samples,
+                mode=mode,
+                judge=client,
+                reversal_cost=reversal_cost,
+                max_attempts=max_attempts,
+                concurrency=concurrency,
             )
             result["judge_usage"] = client.usage_summary()
         return result

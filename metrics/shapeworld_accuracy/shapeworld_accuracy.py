@@ -6,7 +6,9 @@ Thin adapter over :func:`causal_datasets.shapeworld.scoring.score_episodes`.
 import datasets
 import evaluate
 
-from causal_datasets import metric_base  # the module, not the class: evaluate.load takes the first Metric class it finds
+from causal_datasets import (
+    metric_base,
+)  # the module, not the class: evaluate.load takes the first Metric class it finds
 from causal_datasets.shapeworld.scoring import score_predictions
 
 _CITATION = """\
@@ -73,10 +75,27 @@ class ShapeworldAccuracy(metric_base.BatchMetric):
         )
 
     def _compute(
-        self, predictions, references, structures=None, num_variables=None, steps=None, errors=None,
-        invalid_actions=None, failure_patterns=None, setups=None, all_moving=None,
+        self,
+        predictions,
+        references,
+        structures=None,
+        num_variables=None,
+        steps=None,
+        errors=None,
+        invalid_actions=None,
+        failure_patterns=None,
+        setups=None,
+        all_moving=None,
     ):
         return score_predictions(
-            predictions, references, structures=structures, num_variables=num_variables, steps=steps, errors=errors,
-            invalid_actions=invalid_actions, failure_patterns=failure_patterns, setups=setups, all_moving=all_moving,
+            predictions,
+            references,
+            structures=structures,
+            num_variables=num_variables,
+            steps=steps,
+            errors=errors,
+            invalid_actions=invalid_actions,
+            failure_patterns=failure_patterns,
+            setups=setups,
+            all_moving=all_moving,
         )

@@ -79,8 +79,9 @@ def random_admg(rng: random.Random, n: int, edge_probability: float, latent_edge
     and ``latent_edges`` distinct bidirected pairs (fewer if the graph has fewer pairs)."""
     names = [f"V{i}" for i in range(1, n + 1)]
     rng.shuffle(names)
-    directed = frozenset((names[i], names[j]) for i, j in itertools.combinations(range(n), 2)
-                         if rng.random() < edge_probability)
+    directed = frozenset(
+        (names[i], names[j]) for i, j in itertools.combinations(range(n), 2) if rng.random() < edge_probability
+    )
     pairs = [frozenset(p) for p in itertools.combinations(names, 2)]
     bidirected = frozenset(rng.sample(pairs, min(latent_edges, len(pairs))))
     return ADMG(tuple(names), directed, bidirected)
@@ -233,9 +234,12 @@ def _id(g: ADMG, y, x, p, v, names, fresh) -> Formula:
         raise NotIdentifiable(f"hedge for {sorted(y)} given do({sorted(x)})")
     order = g.order(v)
     if s in whole:  # line 6
-        return summed(g.order(s - y), names, fresh,
-                      lambda inner: product([p.conditional(n, order[: order.index(n)], inner, fresh)
-                                             for n in g.order(s)]))
+        return summed(
+            g.order(s - y),
+            names,
+            fresh,
+            lambda inner: product([p.conditional(n, order[: order.index(n)], inner, fresh) for n in g.order(s)]),
+        )
     (bigger,) = [d for d in whole if s < d]  # line 7
     factors = [(n, tuple(order[: order.index(n)])) for n in g.order(bigger)]
     outer = {n: names[n] for n in v - bigger}
@@ -311,8 +315,10 @@ def plausible_answers(g: ADMG, y: frozenset[str], x: frozenset[str]) -> list[tup
     action = tuple((v, v) for v in g.order(x))
     answers = [("conditional", Term(event, action))]
     descendants = {n for n in g.nodes if x & g.ancestors({n}, frozenset(g.nodes))}
-    for label, adjust in (("parents", {p for n in x for p in g.parents(n, frozenset(g.nodes))}),
-                          ("non-descendants", set(g.nodes) - descendants)):
+    for label, adjust in (
+        ("parents", {p for n in x for p in g.parents(n, frozenset(g.nodes))}),
+        ("non-descendants", set(g.nodes) - descendants),
+    ):
         adjust = g.order(adjust - y - x)
         if adjust:
             body = product([Term(event, action + tuple((z, z) for z in adjust)), Term(tuple((z, z) for z in adjust))])
@@ -328,8 +334,9 @@ def plausible_answers(g: ADMG, y: frozenset[str], x: frozenset[str]) -> list[tup
 class ExplicitModel:
     """A random discrete model with one explicit latent variable per bidirected edge."""
 
-    def __init__(self, g: ADMG, domains: dict[str, int], rng: np.random.Generator,
-                 latent_values=(2, 3, 4, 5, 6)) -> None:
+    def __init__(
+        self, g: ADMG, domains: dict[str, int], rng: np.random.Generator, latent_values=(2, 3, 4, 5, 6)
+    ) -> None:
         self.g, self.domains = g, domains
         self.latents = {pair: int(rng.choice(latent_values)) for pair in g.bidirected}
         self.prior = {pair: rng.dirichlet(np.ones(k)) for pair, k in self.latents.items()}
@@ -416,7 +423,7 @@ def evaluate(f: Formula, model: ExplicitModel) -> Labelled:
         inner = evaluate(body, model)
         if index in inner.names:
             axis = inner.names.index(index)
-            return Labelled(inner.names[:axis] + inner.names[axis + 1:], inner.array.sum(axis=axis))
+            return Labelled(inner.names[:axis] + inner.names[axis + 1 :], inner.array.sum(axis=axis))
         return Labelled(inner.names, inner.array * model.domains[var])
     parts = [evaluate(a, model) for a in f.args]
     names = tuple(sorted(set().union(*(p.names for p in parts))))
@@ -450,8 +457,16 @@ def _read(table: np.ndarray, axes: list[str], value: dict[str, Value]) -> Labell
     return Labelled(tuple(names[i] for i in order), np.transpose(table[index], order))
 
 
-def differ(a: Formula, b: Formula, g: ADMG, domains: dict[str, int], seed: int, models: int = 4,
-           tolerance: float = 1e-9, latent_values=(2, 3, 4, 5, 6)) -> bool:
+def differ(
+    a: Formula,
+    b: Formula,
+    g: ADMG,
+    domains: dict[str, int],
+    seed: int,
+    models: int = 4,
+    tolerance: float = 1e-9,
+    latent_values=(2, 3, 4, 5, 6),
+) -> bool:
     """Do ``a`` and ``b`` differ (beyond ``tolerance``) on one of ``models`` explicit random models?"""
     rng = np.random.default_rng(seed)
     for _ in range(models):
@@ -478,8 +493,15 @@ class Pair:
     equivalent: bool  # the evaluator's label
 
 
-def corpus(seed: int, count: int, nodes=(4, 6), latent_edges=(0, 5), edge_probability: float = 0.4,
-           label_models: int = 4, latent_values=(2, 3, 4, 5, 6)) -> list[Pair]:
+def corpus(
+    seed: int,
+    count: int,
+    nodes=(4, 6),
+    latent_edges=(0, 5),
+    edge_probability: float = 0.4,
+    label_models: int = 4,
+    latent_values=(2, 3, 4, 5, 6),
+) -> list[Pair]:
     """``count`` labelled pairs on random ADMGs: for random queries P(y | do(x)), the ID formula
     against the query (equivalent), its mutations and plausible wrong answers against the query,
     each labelled by the explicit-model evaluator (``label_models`` models, latent variables with

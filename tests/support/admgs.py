@@ -37,23 +37,25 @@ class MixedGraph:
         return {b if a == node else a for a, b in self.bidirected if node in (a, b)}
 
 
-def random_admg(rng: np.random.Generator, size: int, p_directed: float = 0.35, p_bidirected: float = 0.25,
-                max_bidirected: int = 6) -> MixedGraph:
+def random_admg(
+    rng: np.random.Generator, size: int, p_directed: float = 0.35, p_bidirected: float = 0.25, max_bidirected: int = 6
+) -> MixedGraph:
     nodes = tuple(f"V{i}" for i in range(1, size + 1))
-    directed = tuple((a, b) for i, a in enumerate(nodes) for b in nodes[i + 1:] if rng.random() < p_directed)
-    pairs = [(a, b) for i, a in enumerate(nodes) for b in nodes[i + 1:] if rng.random() < p_bidirected]
+    directed = tuple((a, b) for i, a in enumerate(nodes) for b in nodes[i + 1 :] if rng.random() < p_directed)
+    pairs = [(a, b) for i, a in enumerate(nodes) for b in nodes[i + 1 :] if rng.random() < p_bidirected]
     rng.shuffle(pairs)
     return MixedGraph(nodes, directed, tuple(sorted(pairs[:max_bidirected])))
 
 
-def random_query(rng: np.random.Generator, graph: MixedGraph,
-                 conditional: bool) -> tuple[list[str], list[str], list[str]]:
+def random_query(
+    rng: np.random.Generator, graph: MixedGraph, conditional: bool
+) -> tuple[list[str], list[str], list[str]]:
     """(outcomes, treatments, conditions): disjoint, one or two outcomes and treatments, at most one condition."""
     order = list(rng.permutation(graph.nodes))
     ys = order[: int(rng.integers(1, 3))]
-    rest = order[len(ys):]
+    rest = order[len(ys) :]
     xs = rest[: int(rng.integers(1, 3))]
-    zs = rest[len(xs): len(xs) + 1] if conditional else []
+    zs = rest[len(xs) : len(xs) + 1] if conditional else []
     return sorted(ys), sorted(xs), sorted(zs)
 
 
@@ -160,7 +162,8 @@ class LatentModel:
         self.parents = {n: [] for n in self.latents}
         for node in self.graph.nodes:
             self.parents[node] = sorted(self.graph.parents(node)) + [
-                f"L_{a}_{b}" for a, b in self.graph.bidirected if node in (a, b)]
+                f"L_{a}_{b}" for a, b in self.graph.bidirected if node in (a, b)
+            ]
         self.tables = {}
         for node in self.order:
             shape = [self.size[p] for p in self.parents[node]] + [self.size[node]]
@@ -188,8 +191,9 @@ class LatentModel:
             self._joints[do] = total.sum(axis=tuple(range(len(self.latents))))
         return self._joints[do]
 
-    def prob(self, event: dict[str, int], given: dict[str, int] | None = None,
-             do: dict[str, int] | None = None) -> float:
+    def prob(
+        self, event: dict[str, int], given: dict[str, int] | None = None, do: dict[str, int] | None = None
+    ) -> float:
         joint = self.observed_joint(tuple(sorted((do or {}).items())))
         given = given or {}
         position = {n: i for i, n in enumerate(self.graph.nodes)}
@@ -229,8 +233,9 @@ class LatentModel:
         return self.prob({y: env[y] for y in ys}, {z: env[z] for z in zs}, {x: env[x] for x in xs})
 
 
-def largest_difference(model: LatentModel, estimand: Expr, ys, xs, zs, free: list[str],
-                       fixed: dict[str, int] | None = None) -> float:
+def largest_difference(
+    model: LatentModel, estimand: Expr, ys, xs, zs, free: list[str], fixed: dict[str, int] | None = None
+) -> float:
     """max |estimand - query| over every assignment of the query's variables (but those ``fixed``, the
     query's constants) and of the estimand's other indices."""
     fixed = fixed or {}

@@ -64,8 +64,12 @@ def offline_environment(tmp_path: Path, hub_endpoint: str) -> dict[str, str]:
     return {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-        "HF_ENDPOINT": hub_endpoint, "HF_TOKEN": TOKEN, "HF_HOME": str(tmp_path / "hf_home"),
-        "HF_HUB_OFFLINE": "0", "HF_DATASETS_OFFLINE": "1", "CAUSAL_DATASETS_SOURCES": "",
+        "HF_ENDPOINT": hub_endpoint,
+        "HF_TOKEN": TOKEN,
+        "HF_HOME": str(tmp_path / "hf_home"),
+        "HF_HUB_OFFLINE": "0",
+        "HF_DATASETS_OFFLINE": "1",
+        "CAUSAL_DATASETS_SOURCES": "",
     }
 
 

@@ -23,7 +23,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -82,8 +82,14 @@ class Repo:
 class HubError(Exception):
     """An error answer: HTTP status, ``X-Error-Code`` ("" for none), message, extra headers and JSON fields."""
 
-    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None,
-                 fields: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        headers: dict[str, str] | None = None,
+        fields: dict[str, Any] | None = None,
+    ):
         super().__init__(message)
         self.status, self.code, self.headers, self.fields = status, code, headers or {}, fields or {}
 
@@ -174,7 +180,10 @@ class LocalHub(LoopbackServer):
                 entries = (_entry(self._revision(repo, revision), p.strip("/")) for p in paths)
                 return _json([entry for entry in entries if entry is not None])
             writes: dict[str, Callable[[Repo, str, bytes], Reply]] = {
-                "preupload": self._preupload, "commit": self._commit, "tag": self._tag}
+                "preupload": self._preupload,
+                "commit": self._commit,
+                "tag": self._tag,
+            }
             if method == "POST" and action in writes:
                 self._check_write(headers)
                 return writes[action](repo, revision, body)
@@ -207,10 +216,20 @@ class LocalHub(LoopbackServer):
 
     def _info(self, repo: Repo, commit: Commit) -> Reply:
         info = {
-            "id": repo.repo_id, "author": repo.repo_id.split("/")[0], "sha": commit.oid, "lastModified": commit.date,
-            "private": repo.private, "gated": False, "disabled": False, "downloads": 0, "likes": 0, "tags": [],
-            "siblings": [{"rfilename": path, "size": len(data), "blobId": git_blob_oid(data)}
-                         for path, data in sorted(commit.files.items())],
+            "id": repo.repo_id,
+            "author": repo.repo_id.split("/")[0],
+            "sha": commit.oid,
+            "lastModified": commit.date,
+            "private": repo.private,
+            "gated": False,
+            "disabled": False,
+            "downloads": 0,
+            "likes": 0,
+            "tags": [],
+            "siblings": [
+                {"rfilename": path, "size": len(data), "blobId": git_blob_oid(data)}
+                for path, data in sorted(commit.files.items())
+            ],
         }
         return _json({**info, "sdk": repo.sdk} if repo.sdk else info)
 
@@ -222,7 +241,7 @@ class LocalHub(LoopbackServer):
         names = set()
         for file in commit.files:
             if file.startswith(prefix):
-                parts = file[len(prefix):].split("/")
+                parts = file[len(prefix) :].split("/")
                 depth = len(parts) if recursive else 1
                 names.update(prefix + "/".join(parts[:level]) for level in range(1, depth + 1))
         entries = [_entry(commit, name) for name in sorted(names)]
@@ -252,7 +271,7 @@ class LocalHub(LoopbackServer):
     def _add_commit(self, repo: Repo, branch: str, title: str, files: dict[str, bytes]) -> Commit:
         listing = (f"{path} {git_blob_oid(data)}" for path, data in sorted(files.items()))
         oid = _sha1(repo.repo_type, repo.repo_id, repo.branches.get(branch, ""), title, *listing)
-        date = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        date = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
         repo.commits[oid] = Commit(oid, title, date, files)
         repo.branches[branch] = oid
         return repo.commits[oid]
@@ -265,8 +284,12 @@ class LocalHub(LoopbackServer):
     def _preupload(self, repo: Repo, branch: str, body: bytes) -> Reply:
         head = self._branch_head(repo, branch)
         files = [
-            {"path": f["path"], "uploadMode": "regular", "shouldIgnore": False,
-             "oid": git_blob_oid(head.files[f["path"]]) if f["path"] in head.files else None}
+            {
+                "path": f["path"],
+                "uploadMode": "regular",
+                "shouldIgnore": False,
+                "oid": git_blob_oid(head.files[f["path"]]) if f["path"] in head.files else None,
+            }
             for f in json.loads(body)["files"]
         ]
         return _json({"files": files, "commitOid": head.oid})
@@ -293,8 +316,14 @@ class LocalHub(LoopbackServer):
             else:
                 raise HubError(400, "", f"LocalHub cannot apply a {key!r} operation (it has no LFS storage)")
         commit = self._add_commit(repo, branch, title, files)
-        return _json({"success": True, "commitOid": commit.oid, "commitUrl": f"{self._url(repo)}/commit/{commit.oid}",
-                      "hookOutput": ""})
+        return _json(
+            {
+                "success": True,
+                "commitOid": commit.oid,
+                "commitUrl": f"{self._url(repo)}/commit/{commit.oid}",
+                "hookOutput": "",
+            }
+        )
 
     def _tag(self, repo: Repo, revision: str, body: bytes) -> Reply:
         commit = self._revision(repo, revision)
@@ -319,8 +348,12 @@ def _download(commit: Commit, path: str, headers: dict[str, str]) -> Reply:
     data = commit.files.get(path)
     if data is None:  # X-Repo-Commit lets the client cache the file's absence
         raise HubError(404, "EntryNotFound", f"{path} does not exist at {commit.oid}", {"X-Repo-Commit": commit.oid})
-    base = {"ETag": f'"{git_blob_oid(data)}"', "X-Repo-Commit": commit.oid, "Accept-Ranges": "bytes",
-            "Content-Type": "application/octet-stream"}
+    base = {
+        "ETag": f'"{git_blob_oid(data)}"',
+        "X-Repo-Commit": commit.oid,
+        "Accept-Ranges": "bytes",
+        "Content-Type": "application/octet-stream",
+    }
     match = RANGE.match(headers.get("range", ""))
     if match is None:
         return Reply(200, data, base)
@@ -330,7 +363,7 @@ def _download(commit: Commit, path: str, headers: dict[str, str]) -> Reply:
     last = min(int(end), size - 1) if start and end else size - 1
     if first > last:
         raise HubError(416, "", "Range Not Satisfiable", {"Content-Range": f"bytes */{size}"})
-    return Reply(206, data[first:last + 1], {**base, "Content-Range": f"bytes {first}-{last}/{size}"})
+    return Reply(206, data[first : last + 1], {**base, "Content-Range": f"bytes {first}-{last}/{size}"})
 
 
 def _handler_for(hub: LocalHub) -> type[BaseHTTPRequestHandler]:
@@ -376,8 +409,12 @@ def connect(hub: LocalHub, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     hub_home = Path(home)
     endpoint = hub.endpoint
     for name, value in {
-        "HF_ENDPOINT": endpoint, "HF_HOME": str(hub_home), "HF_HUB_CACHE": str(hub_home / "hub"),
-        "HF_DATASETS_CACHE": str(hub_home / "datasets"), "HF_TOKEN": TOKEN, "HF_HUB_OFFLINE": "0",
+        "HF_ENDPOINT": endpoint,
+        "HF_HOME": str(hub_home),
+        "HF_HUB_CACHE": str(hub_home / "hub"),
+        "HF_DATASETS_CACHE": str(hub_home / "datasets"),
+        "HF_TOKEN": TOKEN,
+        "HF_HUB_OFFLINE": "0",
         "HF_DATASETS_OFFLINE": "0",
     }.items():
         monkeypatch.setenv(name, value)

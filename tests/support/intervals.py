@@ -11,8 +11,9 @@ from causal_datasets.runners.records import RunSummary
 from causal_datasets.uncertainty import ITEM
 
 
-def assert_intervals(summary: RunSummary, unit: str, headline: Iterable[str],
-                     slices: Mapping[str, Iterable[str]]) -> int:
+def assert_intervals(
+    summary: RunSummary, unit: str, headline: Iterable[str], slices: Mapping[str, Iterable[str]]
+) -> int:
     """Every number of ``headline`` and every number of ``slices[name]`` in every entry of that slice (where the
     entry holds it) has an interval naming its method and unit; every interval's estimate is the summary's
     number at its place. Returns how many intervals were checked."""

@@ -10,8 +10,11 @@ from causal_datasets.registry import get_builder
 from tests.support.builds import small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
 
-SOURCES = {"recast": SHARED_DATA_DIR / "recast" / "test.parquet",
-           "cobe": SHARED_DATA_DIR / "cobe" / "category-examples.json", "shapeworld": None}
+SOURCES = {
+    "recast": SHARED_DATA_DIR / "recast" / "test.parquet",
+    "cobe": SHARED_DATA_DIR / "cobe" / "category-examples.json",
+    "shapeworld": None,
+}
 
 
 def prompt_builds(hub_dir: Path) -> Path:

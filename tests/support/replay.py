@@ -37,6 +37,8 @@ def recording(base_url: str) -> tuple[Responder, dict[str, StubReply]]:
 
 def replaying(replies: dict[str, StubReply]) -> Responder:
     def respond(request: dict[str, Any], index: int) -> StubReply:
-        return replies.get(conversation_key(request)) or StubReply(status=500, text="no recorded reply for these messages")
+        return replies.get(conversation_key(request)) or StubReply(
+            status=500, text="no recorded reply for these messages"
+        )
 
     return respond

@@ -23,5 +23,9 @@ def run_eval(*argv: str) -> RunSummary[Any]:
 def item_fields(run: Path) -> list[dict[str, Any]]:
     """Each result line of ``run`` as one dict: id, config, status, failure, calls, cluster and groups, then the
     fields of its generation and of its scores (a field in both: the scores')."""
-    return [{key: line.get(key) for key in ("id", "config", "status", "failure", "calls", "cluster", "groups")}
-            | (line.get("generation") or {}) | (line.get("scores") or {}) for line in read_results(run)]
+    return [
+        {key: line.get(key) for key in ("id", "config", "status", "failure", "calls", "cluster", "groups")}
+        | (line.get("generation") or {})
+        | (line.get("scores") or {})
+        for line in read_results(run)
+    ]

@@ -28,8 +28,14 @@ def catalogue() -> list[Case]:
     Shpitser & Pearl's figure 6a gets its conditional query. Cyclic graphs are left out."""
     import y0.examples as ex
 
-    named = [("backdoor", ("X",), ("Y",)), ("frontdoor", ("X",), ("Y",)), ("frontdoor_backdoor", ("X",), ("Y",)),
-             ("instrumental_variable", ("X",), ("Y",)), ("napkin", ("X",), ("Y",)), ("m_graph", ("X",), ("Y",))]
+    named = [
+        ("backdoor", ("X",), ("Y",)),
+        ("frontdoor", ("X",), ("Y",)),
+        ("frontdoor_backdoor", ("X",), ("Y",)),
+        ("instrumental_variable", ("X",), ("Y",)),
+        ("napkin", ("X",), ("Y",)),
+        ("m_graph", ("X",), ("Y",)),
+    ]
     named += [(f"identifiability_{i}", ("X",), ("Y",)) for i in (1, 2, 3, 4, 7)]
     named += [("identifiability_5", ("X1", "X2"), ("Y",)), ("identifiability_6", ("X1", "X2"), ("Y",))]
     named += [("verma_1", ("V3",), ("V4",))] + [(f"verma_{i}", ("V1",), ("V5",)) for i in (2, 3, 4, 5)]
@@ -43,8 +49,14 @@ def catalogue() -> list[Case]:
         nodes = {str(n) for n in example.graph.nodes()}
         queries = example.example_queries or []
         for q in queries:
-            cases.append(Case(example.name, example.graph, tuple(sorted(str(t) for t in q.treatments)),
-                              tuple(sorted(str(o) for o in q.outcomes))))
+            cases.append(
+                Case(
+                    example.name,
+                    example.graph,
+                    tuple(sorted(str(t) for t in q.treatments)),
+                    tuple(sorted(str(o) for o in q.outcomes)),
+                )
+            )
         if not queries and {"X", "Y"} <= nodes:
             cases.append(Case(example.name, example.graph, ("X",), ("Y",)))
     cases.append(Case("figure_6a", ex.figure_6a.graph, ("X",), ("Y",), ("Z",)))

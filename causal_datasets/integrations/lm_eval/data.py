@@ -48,7 +48,9 @@ def location(name: str, metadata: dict[str, Any]) -> DatasetLocation:
             raise RunConfigurationError(f"--metadata dataset must be a Hub id ORG/NAME, got {dataset!r}")
         return DatasetLocation(repo_id=dataset, revision=revision)
     if revision is not None:
-        raise RunConfigurationError("--metadata dataset_revision needs dataset=ORG/NAME (a local build has no revisions)")
+        raise RunConfigurationError(
+            "--metadata dataset_revision needs dataset=ORG/NAME (a local build has no revisions)"
+        )
     if hub_dir is not None and not isinstance(hub_dir, (str, os.PathLike)):
         raise RunConfigurationError(f"--metadata hub_dir must be a folder, got {hub_dir!r}")
     root = Path(hub_dir or DEFAULT_HUB_DIR).expanduser().resolve()
@@ -56,7 +58,7 @@ def location(name: str, metadata: dict[str, Any]) -> DatasetLocation:
         raise DatasetFolderError(
             f"no built {name} dataset in {root} (--metadata hub_dir): build it with "
             f"`causal-datasets build {name} --hub-dir {root} ...`, or read a pushed one with "
-            f"--metadata '{{\"dataset\": \"ORG/{name}\"}}'"
+            f'--metadata \'{{"dataset": "ORG/{name}"}}\''
         )
     return DatasetLocation(hub_dir=root)
 
@@ -74,8 +76,12 @@ def load_cladder_estimand(**metadata: Any) -> datasets.DatasetDict:
         raise RunConfigurationError(f"--metadata scoring must be one of {', '.join(SCORING_RULES)}, got {scoring!r}")
     where = location("cladder_pairs", metadata)
     questions = {q.id: q for q in where.load("cladder_pairs", "questions").records}
-    return _dataset([row.model_dump(mode="json") | {"question": questions[row.id].model_dump_json(), "scoring": scoring}
-                     for row in where.load("cladder_pairs", "prompts").records])
+    return _dataset(
+        [
+            row.model_dump(mode="json") | {"question": questions[row.id].model_dump_json(), "scoring": scoring}
+            for row in where.load("cladder_pairs", "prompts").records
+        ]
+    )
 
 
 def load_recast_graph(**metadata: Any) -> datasets.DatasetDict:
@@ -89,5 +95,9 @@ def load_cobe_queries(**metadata: Any) -> datasets.DatasetDict:
     where = location("cobe", metadata)
     queries = {q.id: q for q in where.load("cobe", "queries").records}
     criteria = [f.name for f in fields(CriteriaSet)]
-    return _dataset([row.model_dump(mode="json") | {name: getattr(queries[row.query_id], name) for name in criteria}
-                     for row in where.load("cobe", "prompts").records])
+    return _dataset(
+        [
+            row.model_dump(mode="json") | {name: getattr(queries[row.query_id], name) for name in criteria}
+            for row in where.load("cobe", "prompts").records
+        ]
+    )

@@ -25,10 +25,12 @@ def score_cladder_estimand(doc: Mapping[str, Any], results: Sequence[str]) -> di
     question = record_from_json(doc["question"], CladderQuestionRow, "the question column")
     scores = score_answer(extract_estimand(results[0]), question)
     verdicts = {"equivalence": scores["equivalent"], "identification": scores["identified"]}
-    return {"accuracy": float(credited(verdicts, doc["scoring"])),
-            "equivalence_accuracy": float(verdicts["equivalence"] is True),
-            "identification_accuracy": float(verdicts["identification"] is True),
-            "string_match": float(scores["string_match"])}
+    return {
+        "accuracy": float(credited(verdicts, doc["scoring"])),
+        "equivalence_accuracy": float(verdicts["equivalence"] is True),
+        "identification_accuracy": float(verdicts["identification"] is True),
+        "string_match": float(scores["string_match"]),
+    }
 
 
 def score_recast_graph(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float]:

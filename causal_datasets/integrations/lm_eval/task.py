@@ -37,11 +37,14 @@ class PromptsTask(ConfigurableTask):
     ) -> Any:
         """The row's messages rendered by the model's chat template (an API model sends them as they are)."""
         if not apply_chat_template or chat_template is None:
-            raise RunConfigurationError(f"{self.config.task} sends the dataset's chat messages: run lm_eval "
-                                        "with --apply_chat_template")
+            raise RunConfigurationError(
+                f"{self.config.task} sends the dataset's chat messages: run lm_eval with --apply_chat_template"
+            )
         if system_instruction:
-            raise RunConfigurationError(f"{self.config.task}: --system_instruction would replace the benchmark's "
-                                        "own system message; leave it out")
+            raise RunConfigurationError(
+                f"{self.config.task}: --system_instruction would replace the benchmark's "
+                "own system message; leave it out"
+            )
         return chat_template([dict(message) for message in doc["prompt"]])
 
 

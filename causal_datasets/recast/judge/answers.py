@@ -58,7 +58,11 @@ class LabelBlock(BaseModel):
 
     def correctness_labels(self) -> dict[str, str]:
         """The labels that enter the composite, by field name."""
-        return {name: value for name, value in self.model_dump().items() if name.endswith("_label") and name != "importance_label"}
+        return {
+            name: value
+            for name, value in self.model_dump().items()
+            if name.endswith("_label") and name != "importance_label"
+        }
 
 
 class NodeGraphBlock(LabelBlock):

@@ -12,14 +12,24 @@ from statistics import fmean, pstdev
 from typing import Any
 
 from causal_datasets.graph import CausalGraph
+from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.structured import ask_structured
-from causal_datasets.records.recast import RecastSample
 from causal_datasets.recast.judge import scoring
 from causal_datasets.recast.judge.answers import EVALUATION_KINDS, answer_schema
 from causal_datasets.recast.judge.prompts import judge_messages
-from causal_datasets.llm.chat import ChatClient
+from causal_datasets.records.recast import RecastSample
 
-SCORE_NAMES = ("node_precision", "node_recall", "node_f1", "edge_precision", "edge_recall", "edge_f1", "precision", "recall", "f1")
+SCORE_NAMES = (
+    "node_precision",
+    "node_recall",
+    "node_f1",
+    "edge_precision",
+    "edge_recall",
+    "edge_f1",
+    "precision",
+    "recall",
+    "f1",
+)
 
 
 @dataclass
@@ -46,12 +56,17 @@ class Judgement:
         return f"judge_invalid: {', '.join(failed)}" if failed else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"sample_id": self.sample_id, "scores": self.scores, "error": self.error,
-                "evaluations": {k: asdict(v) for k, v in self.evaluations.items()}}
+        return {
+            "sample_id": self.sample_id,
+            "scores": self.scores,
+            "error": self.error,
+            "evaluations": {k: asdict(v) for k, v in self.evaluations.items()},
+        }
 
 
-def judge_graph(client: ChatClient, sample: RecastSample, prediction: CausalGraph, *,
-                max_attempts: int = 3) -> Judgement:
+def judge_graph(
+    client: ChatClient, sample: RecastSample, prediction: CausalGraph, *, max_attempts: int = 3
+) -> Judgement:
     """The four evaluations of ``prediction`` against ``sample`` by the judge ``client``."""
     truth = sample.graph()
     counts = {
@@ -76,16 +91,21 @@ def _rate_function(kind: str):
     return scoring.precision if kind.endswith("precision") else scoring.recall
 
 
-def _evaluate(client: ChatClient, sample: RecastSample, prediction: CausalGraph, kind: str, count: int,
-              max_attempts: int) -> Evaluation:
+def _evaluate(
+    client: ChatClient, sample: RecastSample, prediction: CausalGraph, kind: str, count: int, max_attempts: int
+) -> Evaluation:
     evaluation = Evaluation(kind)
     rate_of = _rate_function(kind)
     if count == 0:  # nothing to judge: an empty prediction has precision 0 and recalls nothing
         evaluation.rate = rate_of([])
         return evaluation
     answer = ask_structured(
-        client, judge_messages(sample, prediction, kind), schema=answer_schema(kind, count), fmt="yaml",
-        repair="reask", max_attempts=max_attempts,
+        client,
+        judge_messages(sample, prediction, kind),
+        schema=answer_schema(kind, count),
+        fmt="yaml",
+        repair="reask",
+        max_attempts=max_attempts,
     )
     evaluation.attempts, evaluation.raw = answer.attempts, list(answer.raw)
     if answer.value is None:

@@ -84,8 +84,16 @@ LABEL_SCORES: dict[str, float] = {
 }
 
 ALL_LABEL_SETS = (
-    Presence, EvidencePresence, SemanticPrecision, SemanticRecall, Abstraction,
-    DirectionPrecision, DirectionRecall, Inference, NodeImportance, EdgeImportance,
+    Presence,
+    EvidencePresence,
+    SemanticPrecision,
+    SemanticRecall,
+    Abstraction,
+    DirectionPrecision,
+    DirectionRecall,
+    Inference,
+    NodeImportance,
+    EdgeImportance,
 )
 
 

@@ -12,8 +12,8 @@ Message layout (for provider prompt caching the long, repeated parts come first)
 from __future__ import annotations
 
 from causal_datasets.graph import CausalGraph
-from causal_datasets.records.recast import RecastSample
 from causal_datasets.recast.judge import labels
+from causal_datasets.records.recast import RecastSample
 
 Messages = list[dict[str, str]]
 

@@ -19,7 +19,6 @@ from causal_datasets.llm.options import add_model_arguments, client_from_args
 from causal_datasets.recast.raw.pipeline import STEPS, StepModels, load_papers, process_papers, write_report
 from causal_datasets.recast.release import write_release
 
-
 #: what each step's own model does (the paper's choice in brackets)
 STEP_PURPOSES = {
     "cleanup": "PDF text → clean Markdown (the paper: Mistral Small)",
@@ -31,13 +30,21 @@ STEP_PURPOSES = {
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m causal_datasets.recast.raw", description=__doc__.split("\n\n")[1])
-    parser.add_argument("manifest", type=Path, help="JSON/YAML list of papers (id, title, source, url, abstract, pdf, annotation, ...)")
+    parser.add_argument(
+        "manifest", type=Path, help="JSON/YAML list of papers (id, title, source, url, abstract, pdf, annotation, ...)"
+    )
     parser.add_argument("--out", type=Path, required=True, help="Parquet file to write (release layout)")
     parser.add_argument("--no-cleanup", action="store_true", help="skip the LLM Markdown clean-up")
-    parser.add_argument("--extractor", choices=("markdown", "text"), default="markdown",
-                        help="pymupdf4llm Markdown (default) or PyMuPDF plain text")
+    parser.add_argument(
+        "--extractor",
+        choices=("markdown", "text"),
+        default="markdown",
+        help="pymupdf4llm Markdown (default) or PyMuPDF plain text",
+    )
     parser.add_argument("--max-rounds", type=int, default=8, help="normalization rounds at most (default 8)")
-    parser.add_argument("--max-attempts", type=int, default=3, help="asks per LLM step until a valid answer (default 3)")
+    parser.add_argument(
+        "--max-attempts", type=int, default=3, help="asks per LLM step until a valid answer (default 3)"
+    )
     parser.add_argument("--concurrency", type=int, default=2, help="papers processed at once (default 2)")
     add_model_arguments(parser, purpose="the model of every step without a model of its own")
     for step, purpose in STEP_PURPOSES.items():
@@ -57,8 +64,13 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("the pipeline needs --model (and --base-url), or a model for every step")
         models = StepModels(**{step: clients[f"{step}-"] or clients[""] for step in STEPS})
         outcomes = process_papers(
-            models, load_papers(args.manifest), concurrency=args.concurrency, cleanup=not args.no_cleanup,
-            extractor=args.extractor, max_rounds=args.max_rounds, max_attempts=args.max_attempts,
+            models,
+            load_papers(args.manifest),
+            concurrency=args.concurrency,
+            cleanup=not args.no_cleanup,
+            extractor=args.extractor,
+            max_rounds=args.max_rounds,
+            max_attempts=args.max_attempts,
         )
     samples = [o.sample for o in outcomes if o.sample is not None]
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -67,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         write_release(samples, args.out)
     for outcome in outcomes:
         print(f"paper {outcome.paper_id}: {outcome.error or 'ok'}" + (f" ({outcome.detail})" if outcome.detail else ""))
-    print(f"{len(samples)} of {len(outcomes)} papers written to {args.out if samples else '(nothing)'}; report {report}")
+    print(
+        f"{len(samples)} of {len(outcomes)} papers written to {args.out if samples else '(nothing)'}; report {report}"
+    )
     return 0 if samples else 1
 
 

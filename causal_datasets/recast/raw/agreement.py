@@ -52,8 +52,13 @@ class Counts:
         f1 = 2 * self.tp / (2 * self.tp + self.fp + self.fn) if self.tp + self.fp + self.fn else None
         gold = self.tp + self.fn
         shd = self.fp + self.fn
-        return {"precision": precision, "recall": recall, "f1": f1, "shd": shd,
-                "normalized_shd": shd / gold if gold else None}
+        return {
+            "precision": precision,
+            "recall": recall,
+            "f1": f1,
+            "shd": shd,
+            "normalized_shd": shd / gold if gold else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -77,8 +82,9 @@ class GraphAgreement:
         return counts.scores() | {"kappa": self.edge_kappa if category == "edges" else None}
 
 
-def compare(name: str, gold: Iterable[tuple[str, str]], second: Iterable[tuple[str, str]],
-            matching: Matching = "exact") -> GraphAgreement:
+def compare(
+    name: str, gold: Iterable[tuple[str, str]], second: Iterable[tuple[str, str]], matching: Matching = "exact"
+) -> GraphAgreement:
     """Agreement of two edge lists of one diagram (repeated edges count once; nodes are the edges' ends)."""
     key = (lambda n: n) if matching == "exact" else normalize_name
     gold_edges = {(key(s), key(t)) for s, t in gold}
@@ -87,8 +93,11 @@ def compare(name: str, gold: Iterable[tuple[str, str]], second: Iterable[tuple[s
     second_nodes = {n for edge in second_edges for n in edge}
     names = len(gold_nodes | second_nodes)
     return GraphAgreement(
-        name=name, gold_nodes=len(gold_nodes), gold_edges=len(gold_edges),
-        nodes=_counts(gold_nodes, second_nodes), edges=_counts(gold_edges, second_edges),
+        name=name,
+        gold_nodes=len(gold_nodes),
+        gold_edges=len(gold_edges),
+        nodes=_counts(gold_nodes, second_nodes),
+        edges=_counts(gold_edges, second_edges),
         pairs=names * (names - 1) + len({(s, t) for s, t in gold_edges | second_edges if s == t}),
     )
 
@@ -97,12 +106,16 @@ def _counts(gold: set, second: set) -> Counts:
     return Counts(tp=len(gold & second), fp=len(second - gold), fn=len(gold - second))
 
 
-def compare_folders(gold_dir: Path, second_dir: Path, matching: Matching = "exact") -> tuple[list[GraphAgreement], list[str]]:
+def compare_folders(
+    gold_dir: Path, second_dir: Path, matching: Matching = "exact"
+) -> tuple[list[GraphAgreement], list[str]]:
     """Every annotation file the two folders share (by file name, sorted) and the names only one has."""
     gold = {p.name: p for p in Path(gold_dir).iterdir() if p.is_file()}
     second = {p.name: p for p in Path(second_dir).iterdir() if p.is_file()}
-    graphs = [compare(Path(name).stem, read_annotation(gold[name]).edges, read_annotation(second[name]).edges, matching)
-              for name in sorted(gold.keys() & second.keys())]
+    graphs = [
+        compare(Path(name).stem, read_annotation(gold[name]).edges, read_annotation(second[name]).edges, matching)
+        for name in sorted(gold.keys() & second.keys())
+    ]
     return graphs, sorted(gold.keys() ^ second.keys())
 
 
@@ -113,8 +126,10 @@ def summary(graphs: Sequence[GraphAgreement]) -> dict[str, dict[str, dict[str, f
         table[category] = {}
         for measure in MEASURES:
             values = [v for g in graphs if (v := g.scores(category)[measure]) is not None]
-            table[category][measure] = {"mean": fmean(values) if values else None,
-                                        "sd": pstdev(values) if values else None}
+            table[category][measure] = {
+                "mean": fmean(values) if values else None,
+                "sd": pstdev(values) if values else None,
+            }
     return table
 
 
@@ -122,8 +137,13 @@ def pooled_edges(graphs: Sequence[GraphAgreement]) -> dict[str, float | int | No
     """Edge agreement over all diagrams' edges and pairs at once (the paper's main-text figures)."""
     counts = sum((g.edges for g in graphs), Counts(0, 0, 0))
     tn = sum(g.pairs for g in graphs) - counts.tp - counts.fp - counts.fn
-    return {"tp": counts.tp, "fp": counts.fp, "fn": counts.fn, **counts.scores(),
-            "kappa": cohen_kappa_counts(counts.tp, counts.fp, counts.fn, tn)}
+    return {
+        "tp": counts.tp,
+        "fp": counts.fp,
+        "fn": counts.fn,
+        **counts.scores(),
+        "kappa": cohen_kappa_counts(counts.tp, counts.fp, counts.fn, tn),
+    }
 
 
 def per_graph_markdown(graphs: Sequence[GraphAgreement]) -> str:
@@ -140,11 +160,15 @@ def summary_markdown(graphs: Sequence[GraphAgreement]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m causal_datasets.recast.raw.agreement",
-                                     description="Agreement of a second transcription of ReCAST diagrams with the first.")
+    parser = argparse.ArgumentParser(
+        prog="python -m causal_datasets.recast.raw.agreement",
+        description="Agreement of a second transcription of ReCAST diagrams with the first.",
+    )
     parser.add_argument("gold", type=Path, help="folder of the first (gold) annotation files")
     parser.add_argument("second", type=Path, help="folder of the second annotator's files (same file names)")
-    parser.add_argument("--matching", choices=("exact", "normalized"), default="exact", help="how node names are compared")
+    parser.add_argument(
+        "--matching", choices=("exact", "normalized"), default="exact", help="how node names are compared"
+    )
     parser.add_argument("--json", type=Path, help="also write every number as JSON to this file")
     args = parser.parse_args(argv)
     for folder in (args.gold, args.second):
@@ -155,13 +179,19 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.gold} and {args.second} share no annotation file")
     print(per_graph_markdown(graphs), summary_markdown(graphs), sep="\n\n")
     pooled = pooled_edges(graphs)
-    print("\nedges over all diagrams: " + ", ".join(
-        f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in pooled.items()))
+    print(
+        "\nedges over all diagrams: "
+        + ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in pooled.items())
+    )
     if unmatched:
         print(f"only in one folder (not compared): {', '.join(unmatched)}")
     if args.json:
-        document = {"graphs": [{"name": g.name, **{c: g.scores(c) for c in CATEGORIES}} for g in graphs],
-                    "summary": summary(graphs), "pooled_edges": pooled, "unmatched": unmatched}
+        document = {
+            "graphs": [{"name": g.name, **{c: g.scores(c) for c in CATEGORIES}} for g in graphs],
+            "summary": summary(graphs),
+            "pooled_edges": pooled,
+            "unmatched": unmatched,
+        }
         staged = args.json.with_name(f".{args.json.name}.partial")
         staged.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         os.replace(staged, args.json)  # a reader sees the old file or the whole new one

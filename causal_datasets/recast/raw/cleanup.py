@@ -24,8 +24,9 @@ class Cleanup:
     attempts: int
 
 
-def clean_markdown(client: ChatClient, raw_text: str, *, max_attempts: int = 2,
-                   min_ratio: float = MIN_LENGTH_RATIO) -> Cleanup:
+def clean_markdown(
+    client: ChatClient, raw_text: str, *, max_attempts: int = 2, min_ratio: float = MIN_LENGTH_RATIO
+) -> Cleanup:
     """Markdown from ``raw_text`` by ``client``; ``text`` is None (and ``error`` set) if every try fails."""
     messages = [{"role": "system", "content": CLEANUP}, {"role": "user", "content": raw_text}]
     error = "no attempt made"
@@ -38,8 +39,11 @@ def clean_markdown(client: ChatClient, raw_text: str, *, max_attempts: int = 2,
         if len(text) >= min_ratio * len(raw_text):
             return Cleanup(text, None, attempt)
         error = f"the Markdown has {len(text)} characters for {len(raw_text)} of input: sections were dropped"
-        messages = [*messages, {"role": "assistant", "content": reply},
-                    {"role": "user", "content": f"{error}. Reply again with the entire document."}]
+        messages = [
+            *messages,
+            {"role": "assistant", "content": reply},
+            {"role": "user", "content": f"{error}. Reply again with the entire document."},
+        ]
     return Cleanup(None, error, max_attempts)
 
 

@@ -10,10 +10,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from causal_datasets.llm.structured import StructuredAnswer, ask_structured
-from causal_datasets.records.recast import DOMAINS, EXPLICITNESS_LEVELS
-from causal_datasets.recast.raw.prompts import DOMAINS_PROMPT, EXPLICITNESS, domain_request, explicitness_request
 from causal_datasets.llm.chat import ChatClient
+from causal_datasets.llm.structured import StructuredAnswer, ask_structured
+from causal_datasets.recast.raw.prompts import DOMAINS_PROMPT, EXPLICITNESS, domain_request, explicitness_request
+from causal_datasets.records.recast import DOMAINS, EXPLICITNESS_LEVELS
 
 
 class DomainAnswer(BaseModel):
@@ -37,8 +37,12 @@ def _domains(value: Any) -> list[str]:
 def label_domains(client: ChatClient, title: str, abstract: str, *, max_attempts: int = 3) -> StructuredAnswer:
     """``value``: the domain names, in list order."""
     return ask_structured(
-        client, [{"role": "system", "content": DOMAINS_PROMPT}, {"role": "user", "content": domain_request(title, abstract)}],
-        schema=_domains, fmt="json", repair="reask", max_attempts=max_attempts,
+        client,
+        [{"role": "system", "content": DOMAINS_PROMPT}, {"role": "user", "content": domain_request(title, abstract)}],
+        schema=_domains,
+        fmt="json",
+        repair="reask",
+        max_attempts=max_attempts,
     )
 
 
@@ -55,6 +59,10 @@ def label_explicitness(client: ChatClient, nodes: list[str], text: str, *, max_a
         return {n: EXPLICITNESS_LEVELS[scores[n] - 1] for n in nodes}
 
     return ask_structured(
-        client, [{"role": "system", "content": EXPLICITNESS}, {"role": "user", "content": explicitness_request(nodes, text)}],
-        schema=checked, fmt="json", repair="reask", max_attempts=max_attempts,
+        client,
+        [{"role": "system", "content": EXPLICITNESS}, {"role": "user", "content": explicitness_request(nodes, text)}],
+        schema=checked,
+        fmt="json",
+        repair="reask",
+        max_attempts=max_attempts,
     )

@@ -82,13 +82,18 @@ def merge_variables(client: ChatClient, edges: list[tuple[str, str]], *, max_att
     """
     names = {name for edge in edges for name in edge}
     answer = ask_structured(
-        client, [{"role": "system", "content": MERGE}, {"role": "user", "content": merge_request(edges)}],
+        client,
+        [{"role": "system", "content": MERGE}, {"role": "user", "content": merge_request(edges)}],
         schema=lambda value: check_proposal(MergeProposal.model_validate(value), names),
-        fmt="json", repair="reask", max_attempts=max_attempts,
+        fmt="json",
+        repair="reask",
+        max_attempts=max_attempts,
     )
     rejected = answer.raw if answer.value is None else answer.raw[:-1]
     if answer.value is None:
-        return MergeResult(list(edges), rejected=rejected, error=f"no valid merge after {answer.attempts} attempt(s): {answer.error}")
+        return MergeResult(
+            list(edges), rejected=rejected, error=f"no valid merge after {answer.attempts} attempt(s): {answer.error}"
+        )
     renamed = answer.value
     merged = [(renamed.get(s, s), renamed.get(t, t)) for s, t in edges]
     return MergeResult(list(dict.fromkeys(merged)), renamed, rejected)

@@ -76,8 +76,9 @@ def apply(spans: list[Span], text: str) -> str:
     return text
 
 
-def normalize_text(client: ChatClient, text: str, graph_text: str, *, max_rounds: int = 8,
-                   max_attempts: int = 3) -> NormalizationLog:
+def normalize_text(
+    client: ChatClient, text: str, graph_text: str, *, max_rounds: int = 8, max_attempts: int = 3
+) -> NormalizationLog:
     """Run the loop on ``text`` with the graph (``source -> sink`` lines) as reference."""
     log = NormalizationLog(text=text)
     while log.rounds < max_rounds:
@@ -90,8 +91,14 @@ def normalize_text(client: ChatClient, text: str, graph_text: str, *, max_rounds
 
         answer = ask_structured(
             client,
-            [{"role": "system", "content": NORMALIZE}, {"role": "user", "content": normalize_request(graph_text, current)}],
-            schema=checked, fmt="json", repair="reask", max_attempts=max_attempts,
+            [
+                {"role": "system", "content": NORMALIZE},
+                {"role": "user", "content": normalize_request(graph_text, current)},
+            ],
+            schema=checked,
+            fmt="json",
+            repair="reask",
+            max_attempts=max_attempts,
         )
         failed = answer.raw if answer.value is None else answer.raw[:-1]
         log.rejected.extend(f"round {log.rounds}: {raw[:200]}" for raw in failed)

@@ -25,8 +25,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.concurrency import map_concurrent
-from causal_datasets.records.recast import Domain, Publisher, RecastSample
 from causal_datasets.recast.raw.annotation import read_annotation
 from causal_datasets.recast.raw.cleanup import clean_markdown
 from causal_datasets.recast.raw.labeling import label_domains, label_explicitness
@@ -34,7 +34,7 @@ from causal_datasets.recast.raw.merge import merge_variables
 from causal_datasets.recast.raw.normalize import normalize_text
 from causal_datasets.recast.raw.pdf import PdfError, pdf_markdown, pdf_text
 from causal_datasets.recast.samples import make_sample
-from causal_datasets.llm.chat import ChatClient
+from causal_datasets.records.recast import Domain, Publisher, RecastSample
 
 ECONOMICS = "Economics & Public Policy"
 
@@ -96,9 +96,15 @@ def load_papers(manifest: Path) -> list[RawPaper]:
     return [p.model_copy(update={"pdf": base / p.pdf, "annotation": base / p.annotation}) for p in papers]
 
 
-def process_paper(client: ChatClient | StepModels, paper: RawPaper, *, cleanup: bool = True,
-                  extractor: Literal["markdown", "text"] = "markdown", max_rounds: int = 8,
-                  max_attempts: int = 3) -> PaperOutcome:
+def process_paper(
+    client: ChatClient | StepModels,
+    paper: RawPaper,
+    *,
+    cleanup: bool = True,
+    extractor: Literal["markdown", "text"] = "markdown",
+    max_rounds: int = 8,
+    max_attempts: int = 3,
+) -> PaperOutcome:
     """Run every step on one paper (see the module docstring); ``client``: one client or one per step."""
     models = StepModels.of(client)
     outcome = PaperOutcome(paper.id)
@@ -117,9 +123,13 @@ def process_paper(client: ChatClient | StepModels, paper: RawPaper, *, cleanup: 
         text = cleaned.text
 
     annotation = read_annotation(paper.annotation)
-    steps["annotation"] = {"corrections": annotation.corrections, "problems": annotation.problems,
-                           "repeated_edges": annotation.repeated_edges(), "self_loops": annotation.self_loops(),
-                           "near_duplicates": annotation.near_duplicates()}
+    steps["annotation"] = {
+        "corrections": annotation.corrections,
+        "problems": annotation.problems,
+        "repeated_edges": annotation.repeated_edges(),
+        "self_loops": annotation.self_loops(),
+        "near_duplicates": annotation.near_duplicates(),
+    }
     if not annotation.edges:
         return _failed(outcome, "annotation_error", "; ".join(annotation.problems) or "the annotation has no links")
     merged = merge_variables(models.merge, annotation.edges, max_attempts=max_attempts)
@@ -128,8 +138,12 @@ def process_paper(client: ChatClient | StepModels, paper: RawPaper, *, cleanup: 
 
     graph_text = "\n".join(f"{s} -> {t}" for s, t in edges)
     normalized = normalize_text(models.normalize, text, graph_text, max_rounds=max_rounds, max_attempts=max_attempts)
-    steps["normalization"] = {"rounds": normalized.rounds, "converged": normalized.converged,
-                              "applied": normalized.applied, "rejected": normalized.rejected}
+    steps["normalization"] = {
+        "rounds": normalized.rounds,
+        "converged": normalized.converged,
+        "applied": normalized.applied,
+        "rejected": normalized.rejected,
+    }
     if normalized.error:
         return _failed(outcome, "normalization_failed", normalized.error)
 
@@ -148,25 +162,45 @@ def process_paper(client: ChatClient | StepModels, paper: RawPaper, *, cleanup: 
     if levels.value is None:
         return _failed(outcome, "labeling_failed", f"explicitness: {levels.error}")
     outcome.sample = make_sample(
-        id=paper.id, title=paper.title, source=paper.source, url=paper.url, publication_date=paper.publication_date,
-        domains=domains, nodes=[(n, levels.value[n]) for n in nodes], edges=edges,
-        input_text=normalized.text, abstract=paper.abstract,
+        id=paper.id,
+        title=paper.title,
+        source=paper.source,
+        url=paper.url,
+        publication_date=paper.publication_date,
+        domains=domains,
+        nodes=[(n, levels.value[n]) for n in nodes],
+        edges=edges,
+        input_text=normalized.text,
+        abstract=paper.abstract,
     )
     return outcome
 
 
-def process_papers(client: ChatClient | StepModels, papers: Sequence[RawPaper], *, concurrency: int = 2,
-                   **options: Any) -> list[PaperOutcome]:
+def process_papers(
+    client: ChatClient | StepModels, papers: Sequence[RawPaper], *, concurrency: int = 2, **options: Any
+) -> list[PaperOutcome]:
     """:func:`process_paper` on each paper, in input order; an unexpected crash is that paper's error."""
-    results = map_concurrent(lambda p: process_paper(client, p, **options), papers, concurrency=concurrency, desc="papers")
-    return [r if not isinstance(r, Exception) else PaperOutcome(p.id, error="crashed", detail=repr(r))
-            for p, r in zip(papers, results)]
+    results = map_concurrent(
+        lambda p: process_paper(client, p, **options), papers, concurrency=concurrency, desc="papers"
+    )
+    return [
+        r if not isinstance(r, Exception) else PaperOutcome(p.id, error="crashed", detail=repr(r))
+        for p, r in zip(papers, results)
+    ]
 
 
 def write_report(outcomes: Sequence[PaperOutcome], path: Path) -> Path:
     """A JSON report of every paper's steps and outcome (samples summarized by id)."""
-    rows = [{"paper_id": o.paper_id, "error": o.error, "detail": o.detail, "steps": o.steps,
-             "sample_id": o.sample.id if o.sample else None} for o in outcomes]
+    rows = [
+        {
+            "paper_id": o.paper_id,
+            "error": o.error,
+            "detail": o.detail,
+            "steps": o.steps,
+            "sample_id": o.sample.id if o.sample else None,
+        }
+        for o in outcomes
+    ]
     path.write_text(json.dumps(rows, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
     return path
 

@@ -107,7 +107,9 @@ TASK = Task(
     scores=SumScores,
     metrics=SumMetrics,
     roles=(RoleSpec("model", "the model that adds", required=True),),
-    view=View("Sums (a sixth benchmark)", (SlicePlot("by_parity", "accuracy", "Sums: accuracy by parity of the sum",
-                                                    "parity", "accuracy"),)),
+    view=View(
+        "Sums (a sixth benchmark)",
+        (SlicePlot("by_parity", "accuracy", "Sums: accuracy by parity of the sum", "parity", "accuracy"),),
+    ),
     inspect={"sixth_sums": "sums"},
 )
