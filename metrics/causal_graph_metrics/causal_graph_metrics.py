@@ -6,9 +6,8 @@ Thin adapter over :func:`causal_datasets.scoring.graph_compare.compare_graph_bat
 import datasets
 import evaluate
 
-from causal_datasets import (
-    metric_base,
-)  # the module, not the class: evaluate.load takes the first Metric class it finds
+# the module, not the class: evaluate.load takes the first Metric class it finds
+from causal_datasets import metric_base
 from causal_datasets.scoring.graph_compare import compare_graph_batch
 
 _CITATION = """\

@@ -6,9 +6,8 @@ Thin adapter over :mod:`causal_datasets.cobe` (prompts, judge, scoring).
 import datasets
 import evaluate
 
-from causal_datasets import (
-    metric_base,
-)  # the module, not the class: evaluate.load takes the first Metric class it finds
+# the module, not the class: evaluate.load takes the first Metric class it finds
+from causal_datasets import metric_base
 from causal_datasets.cobe.judge import DEFAULT_ATTEMPTS
 from causal_datasets.cobe.metric import read_references
 from causal_datasets.cobe.metric import score_responses

@@ -8,9 +8,8 @@ from pathlib import Path
 import datasets
 import evaluate
 
-from causal_datasets import (
-    metric_base,
-)  # the module, not the class: evaluate.load takes the first Metric class it finds
+# the module, not the class: evaluate.load takes the first Metric class it finds
+from causal_datasets import metric_base
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.options import judge_client
 from causal_datasets.paths import DEFAULT_HUB_DIR

@@ -6,9 +6,8 @@ Thin adapter over :func:`causal_datasets.shapeworld.scoring.score_episodes`.
 import datasets
 import evaluate
 
-from causal_datasets import (
-    metric_base,
-)  # the module, not the class: evaluate.load takes the first Metric class it finds
+# the module, not the class: evaluate.load takes the first Metric class it finds
+from causal_datasets import metric_base
 from causal_datasets.shapeworld.scoring import score_predictions
 
 _CITATION = """\
