@@ -59,7 +59,8 @@ BUILDER = DatasetBuilder(
     history=(
         Release(
             "1.0.0",
-            "First release: 19 generated suites mirroring the release, and the 950 released configurations as `upstream_<suite>`.",
+            "First release: 19 generated suites mirroring the release, and the 950 released configurations as "
+            "`upstream_<suite>`.",
         ),
         Release(
             "1.1.0",

@@ -39,7 +39,8 @@ class CladderPairsBuildOptions(BaseModel):
         default=2 * SYNTHETIC_POSITIVES,
         ge=2,
         le=10_000_000,
-        description="rows generated for the synthetic config (half proved pairs, half refuted mistakes; repeats removed after)",
+        description="rows generated for the synthetic config "
+        "(half proved pairs, half refuted mistakes; repeats removed after)",
     )
 
     @field_validator("rows")
@@ -117,14 +118,15 @@ BUILDER = DatasetBuilder(
         Release("1.1.0", "Counterexample models drawn by the vectorized model families (labels unchanged)."),
         Release(
             "1.2.0",
-            "CLadder's natural-effect formal forms read as nested counterfactuals (`Y_{X=1, V2_{X=0}}`), so their pairs "
-            "with the mediation formulas are equivalent except under the arrowhead graph; composition rule in proofs; "
-            "the `prompts` config shows the causal quantity in canonical notation.",
+            "CLadder's natural-effect formal forms read as nested counterfactuals (`Y_{X=1, V2_{X=0}}`), so their "
+            "pairs with the mediation formulas are equivalent except under the arrowhead graph; composition rule in "
+            "proofs; the `prompts` config shows the causal quantity in canonical notation.",
         ),
         Release(
             "1.3.0",
-            "Synthetic pairs that repeat an earlier pair (same graph and expressions, all on 3-node graphs: 348 of 20,000 "
-            "with seed 0) are removed, the first kept under its id, so no pair is counted twice; the card lists them.",
+            "Synthetic pairs that repeat an earlier pair (same graph and expressions, all on 3-node graphs: 348 of "
+            "20,000 with seed 0) are removed, the first kept under its id, so no pair is counted twice; the card lists "
+            "them.",
         ),
         Release(
             "1.4.0",
@@ -141,7 +143,8 @@ BUILDER = DatasetBuilder(
             "The synthetic config is generated in shards of 250 proved pairs (each shard's pairs, then its refuted "
             "mistakes), each shard from its own generator seeded by the seed and the shard index, so it can be built "
             "by any number of workers with the same rows and ids, and at any size (`--rows`). Same size and method "
-            "as before (20,000 generated; 318 repeats removed with seed 0, leaving 9,829 proved pairs and 9,853 refuted mistakes), but different draws.",
+            "as before (20,000 generated; 318 repeats removed with seed 0, leaving 9,829 proved pairs and 9,853 "
+            "refuted mistakes), but different draws.",
         ),
         Release(
             "1.6.0",

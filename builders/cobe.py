@@ -17,7 +17,8 @@ from causal_datasets.records.prompts import chat_messages
 
 #: the card's source line per source format
 SOURCES = {
-    "website": "CoBe website file {name} (cobe-benchmark/cobe-benchmark.github.io, eval-results/category-examples.json)",
+    "website": "CoBe website file {name} "
+    "(cobe-benchmark/cobe-benchmark.github.io, eval-results/category-examples.json)",
     "paper_json": "CoBe paper-format JSON {name}",
 }
 
@@ -80,7 +81,8 @@ BUILDER = DatasetBuilder(
     pretty_name="CoBe: Conversational Counterfactual Text Editing",
     configs={"scenarios": CoBeScenario, "queries": CoBeQuery, "responses": CoBeResponse, "prompts": CoBePromptRow},
     build=build,
-    source_description="CoBe website file eval-results/category-examples.json (cobe-benchmark/cobe-benchmark.github.io) or the paper-format JSON",
+    source_description="CoBe website file eval-results/category-examples.json "
+    "(cobe-benchmark/cobe-benchmark.github.io) or the paper-format JSON",
     needs_source=True,
     source_name="cobe/category-examples.json",
     source_hint=(

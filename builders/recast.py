@@ -36,7 +36,8 @@ BUILDER = DatasetBuilder(
     history=(
         Release(
             "1.0.0",
-            "First release: the 292 samples of the RyanSaklad/ReCast release with derived fields, and the `prompts` config.",
+            "First release: the 292 samples of the RyanSaklad/ReCast release with derived fields, and the `prompts` "
+            "config.",
         ),
         Release(
             "1.1.0",

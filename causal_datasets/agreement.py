@@ -52,7 +52,8 @@ def cohen_kappa(first: Sequence[Hashable], second: Sequence[Hashable]) -> float 
 
 
 def cohen_kappa_counts(tp: int, fp: int, fn: int, tn: int) -> float | None:
-    """Cohen's κ from a 2×2 table: ``tp`` both positive, ``fp`` only the first, ``fn`` only the second, ``tn`` neither."""
+    """Cohen's κ from a 2×2 table: ``tp`` both positive, ``fp`` only the first, ``fn`` only the second,
+    ``tn`` neither."""
     return _scalar(table_rates({"tp": tp, "fp": fp, "fn": fn, "tn": tn})["cohen_kappa"])
 
 

@@ -22,7 +22,8 @@ class BatchMetric(evaluate.Metric):
     """An ``evaluate.Metric`` whose one-call ``compute`` goes straight to ``_compute``."""
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict | None:
-        """The module's results for ``predictions`` and ``references`` (and its options as keywords)."""  # evaluate appends each module's inputs description to this docstring
+        # evaluate appends each module's inputs description to this docstring
+        """The module's results for ``predictions`` and ``references`` (and its options as keywords)."""
         names = list(self._feature_names())
         given = {"predictions": predictions, "references": references, **kwargs}
         pending = self.writer is not None or self.buf_writer is not None

@@ -40,8 +40,8 @@ def generate_sharded(
     One worker runs the shards in this process; more run them in ``datasets``' pool
     (``make_rows`` must then be picklable: a module-level function or a ``functools.partial`` of one),
     at most one worker per ``shards_per_worker`` shards: the pool takes about a second to start and
-    each row goes to Arrow and back into a record, more than cheap shards take. The pool's cache goes to a temporary folder, so a rebuild
-    never reuses rows of older code."""
+    each row goes to Arrow and back into a record, more than cheap shards take. The pool's cache goes to a
+    temporary folder, so a rebuild never reuses rows of older code."""
     num_proc = min(num_proc, len(shards) // shards_per_worker)
     if num_proc <= 1:
         return [row for shard in shards for row in make_rows(shard)]
@@ -63,5 +63,6 @@ def _shard_rows(shards: Sequence[Any], make_rows: Callable[[Any], Sequence[Recor
 
 
 def chunks(total: int, size: int) -> list[tuple[int, int]]:
-    """``[start, stop)`` ranges of at most ``size`` covering ``range(total)``: the shards of a config of ``total`` items."""
+    """``[start, stop)`` ranges of at most ``size`` covering ``range(total)``: the shards of a config of
+    ``total`` items."""
     return [(start, min(start + size, total)) for start in range(0, total, size)]

@@ -87,7 +87,8 @@ def main() -> None:
         print(
             f"score-upstream-run on the released gpt-5-mini episode: {time.perf_counter() - start:.2f} s; "
             f"task accuracy {metrics.task_accuracy}, edge F1 {metrics.edge_f1:.3f}, SHD {metrics.shd}, "
-            f"coefficient F1 {metrics.coefficient_f1}, budget used {metrics.budget_used}, consistent {metrics.consistent}"
+            f"coefficient F1 {metrics.coefficient_f1}, budget used {metrics.budget_used}, "
+            f"consistent {metrics.consistent}"
         )
 
 

@@ -170,7 +170,8 @@ def compare_with_peer(rows: list[SyntheticPair]) -> None:
     report("peer pgmpy: semantic verdict, same models, every term by VE", theirs)
     report("ours on the same rows", ours)
     print(
-        f"peer / ours: {sum(theirs) / sum(ours):.0f}x total, {statistics.median(theirs) / statistics.median(ours):.0f}x median;"
+        f"peer / ours: {sum(theirs) / sum(ours):.0f}x total, "
+        f"{statistics.median(theirs) / statistics.median(ours):.0f}x median;"
         f" verdict disagreements {disagreements} of {len(rows)}"
     )
 
@@ -216,14 +217,16 @@ def main() -> None:
         rows = synthetic_rows(seed=0, count=args.synthetic_count)
         generation = time.process_time() - start
         print(
-            f"synthetic generation: {len(rows)} rows in {generation:.1f} s CPU ({generation / len(rows) * 1e3:.1f} ms/row)"
+            f"synthetic generation: {len(rows)} rows in {generation:.1f} s CPU "
+            f"({generation / len(rows) * 1e3:.1f} ms/row)"
         )
     times, wrong = verify_rows(rows, prove=False)
     report("synthetic rows from text, verdict only", times)
     print(f"  verdicts differing from the labels: {wrong} of {len(rows)}")
     if len(rows) < FULL_SYNTHETIC:
         print(
-            f"  projected whole synthetic config ({FULL_SYNTHETIC} rows): {statistics.mean(times) * FULL_SYNTHETIC:.0f} s CPU"
+            f"  projected whole synthetic config ({FULL_SYNTHETIC} rows): "
+            f"{statistics.mean(times) * FULL_SYNTHETIC:.0f} s CPU"
         )
     if args.proof_rows:
         half = args.proof_rows // 2

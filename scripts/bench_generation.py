@@ -5,9 +5,9 @@
 * CausaLab episodes and ShapeWorld advanced tasks per second with 1 and 2 workers;
 * ``causal-datasets build --all`` (no sources) wall time with 1 and 2 workers, checked
   byte-identical, and, with ``--baseline-tree DIR`` (an unpacked earlier commit that has
-  ``--num-proc``, run with 2 workers, e.g. ``git archive 1d5ce8a | tar -x -C /tmp/base``, then ``ln -s /tmp/base/X /tmp/base/causal_datasets/X`` for
-  ``builders``, ``cards`` and ``metrics``, so that its own load rather than the installed ones), the same
-  command run on that code.
+  ``--num-proc``, run with 2 workers, e.g. ``git archive 1d5ce8a | tar -x -C /tmp/base``, then
+  ``ln -s /tmp/base/X /tmp/base/causal_datasets/X`` for ``builders``, ``cards`` and ``metrics``, so that its
+  own load rather than the installed ones), the same command run on that code.
 
 Each generation is timed in a fresh process, as a user's ``build`` runs. CPU seconds are that
 process's and its workers' (``os.times``), so a busy machine shows in the gap between wall and CPU

@@ -4,8 +4,9 @@ Each parser gets inputs built to hurt it — long runs of whitespace (inside a l
 tokens, before a token), runs of brackets or delimiters, and long valid inputs — at each size,
 best of ``--repeats`` runs. A linear parser takes about 10× longer for 10× the text; a quadratic
 one 100×. A size that would take more than ``--budget`` seconds even if the case grew linearly from
-the last size measured is not run, nor any larger one (shown as ``>budget``). Parsers with a length bound (the expression parser: 100,000 characters,
-structured replies: 1,000,000) refuse longer text at once; those rows show the time of refusing.
+the last size measured is not run, nor any larger one (shown as ``>budget``). Parsers with a length bound
+(the expression parser: 100,000 characters, structured replies: 1,000,000) refuse longer text at once;
+those rows show the time of refusing.
 
 ``--baseline DIR`` runs the same cases on another checkout of the package (e.g. an export of the
 main branch) in a child process and prints its table first, so old and new code are timed in one run:

@@ -64,7 +64,8 @@ def perfect_answer(request: dict, index: int) -> StubReply:
         f"text_evaluation: {{{strong}, semantic_label: SEMANTIC_STRONG}}",
         "node_recall": f"importance_label: IMPORTANCE_CORE, {strong}, semantic_label: SEMANTIC_COMPLETE",
         "edge_precision": f"graph_evaluation: {{{strong}, directionality_label: DIRECTION_CORRECT}}, text_evaluation: "
-        "{presence_label: PRESENCE_GRAPH_ONLY, inference_label: INFERENCE_DIRECT, abstraction_label: ABSTRACTION_ALIGNED}",
+        "{presence_label: PRESENCE_GRAPH_ONLY, inference_label: INFERENCE_DIRECT, "
+        "abstraction_label: ABSTRACTION_ALIGNED}",
         "edge_recall": f"importance_label: IMPORTANCE_CENTRAL, {strong}, directionality_label: DIRECTION_CORRECT",
     }[kind]
     items = "\n".join(f"  - {{{number}: {i}, {fields}}}" for i in range(1, count + 1))
@@ -106,7 +107,8 @@ def main() -> None:
             rows.append(
                 [
                     f"judge loop, {len(chosen)} samples, concurrency {concurrency} ({STUB_DELAY * 1000:.0f} ms stub)",
-                    f"{seconds:.2f} s, {calls} calls, {calls / seconds:.0f} calls/s, mean F1 {result['judge']['f1']:.3f}",
+                    f"{seconds:.2f} s, {calls} calls, {calls / seconds:.0f} calls/s, "
+                    f"mean F1 {result['judge']['f1']:.3f}",
                 ]
             )
 
@@ -125,7 +127,8 @@ def main() -> None:
 
     print(markdown_table(["step", "time"], rows))
     print(
-        f"\nperturbed predictions (edges reversed/dropped, names lower-cased): mean edge F1 exact {exact:.3f}, normalized {normalized:.3f}"
+        "\nperturbed predictions (edges reversed/dropped, names lower-cased): "
+        f"mean edge F1 exact {exact:.3f}, normalized {normalized:.3f}"
     )
 
 

@@ -270,7 +270,11 @@ def test_a_folder_that_is_no_upstream_run_is_one_line(tmp_path, capsys):
 
 
 def test_task_text_and_dialog_parsers():
-    text = "EXISTING OBSERVATIONS:\n\n- Observation 1: {'density': 14, 'resonanceFreq': 42.0}\n- Observation 2: {'ph': -3.5}\n"
+    text = (
+        "EXISTING OBSERVATIONS:\n\n"
+        "- Observation 1: {'density': 14, 'resonanceFreq': 42.0}\n"
+        "- Observation 2: {'ph': -3.5}\n"
+    )
     assert parse_observations(text) == [{"density": 14.0, "resonanceFreq": 42.0}, {"ph": -3.5}]
     with pytest.raises(ValueError):
         parse_observations("- Observation 1: {'density': 'high'}")

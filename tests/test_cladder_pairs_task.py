@@ -647,7 +647,8 @@ def test_paper_prompt_own_graph_unreadable_graph_and_final_answer(dataset_dir, t
     expression verified under the true graph and the model's own, the yes/no answer scored."""
     replies = iter(
         [
-            "Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: V1->Y, X->Y\nReasoning: 0.1 > 0\nFinal Answer: Yes",
+            "Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: V1->Y, X->Y\n"
+            "Reasoning: 0.1 > 0\nFinal Answer: Yes",
             "Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: X -- Y\nFinal Answer: **No**",
             "Expression: P(Y=1|X=1) - P(Y=1|X=0)\nGraphical Representation: X->Y, Y->X\nFinal Answer: perhaps",
         ]

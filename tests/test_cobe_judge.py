@@ -66,7 +66,8 @@ def test_rendering_substitutes_only_the_placeholders():
                 "Effects that should be CHANGED - criterion says brakes failed and car hit wall; rewrite has brakes "
                 "engaged and car safe → T\n\n"
                 'Criterion (effects that should be CHANGED):\n"The brakes failed. Revenue hit $150 million."\n\n'
-                "For each claim: T only if changed or removed in the rewrite, F if it still holds as in the original.\n\n"
+                "For each claim: T only if changed or removed in the rewrite, "
+                "F if it still holds as in the original.\n\n"
                 "Your entire reply must be exactly one character: T if the criterion passes for that question type, "
                 "F if it fails.\n\nRewrite:\nCosts were $5."
             ),

@@ -1,4 +1,5 @@
-"""``causal-datasets eval cobe``: generation + judging, judging published outputs, resume, failures kept and classified."""
+"""``causal-datasets eval cobe``: generation + judging, judging published outputs, resume, failures kept and
+classified."""
 
 from __future__ import annotations
 

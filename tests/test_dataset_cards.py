@@ -372,10 +372,13 @@ def test_a_field_without_a_description_fails_the_build(tmp_path):
 
     builder = tiny_builder(tmp_path)
     build = builder.build
-    undocumented = dataclasses.replace(
-        builder, configs={"default": Undocumented},
-        build=lambda context: dataclasses.replace(build(context), records={
-            "default": {split: [Undocumented(**r.model_dump()) for r in rows] for split, rows in build(context).records["default"].items()}}),
-    )  # fmt: skip
+
+    def build_undocumented(context):
+        built = build(context)
+        splits = built.records["default"].items()
+        records = {"default": {split: [Undocumented(**r.model_dump()) for r in rows] for split, rows in splits}}
+        return dataclasses.replace(built, records=records)
+
+    undocumented = dataclasses.replace(builder, configs={"default": Undocumented}, build=build_undocumented)
     with pytest.raises(BuilderRegistrationError, match=r"fields without a description: default\.extra"):
         build_to_folder(undocumented, tmp_path / "out", BuildContext(seed=7))

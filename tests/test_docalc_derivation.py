@@ -19,7 +19,8 @@ CONFOUNDING = family_graph("confounding")  # V1 -> X, V1 -> Y, X -> Y
 BACKDOOR = """Derivation:
 E[Y | do(X=1)] - E[Y | do(X=0)]
 = P(Y=1 | do(X=1)) - P(Y=1 | do(X=0))   by expectation of a binary variable
-= \\sum_{V1} P(Y=1 | do(X=1), V1) * P(V1 | do(X=1)) - \\sum_{V1} P(Y=1 | do(X=0), V1) * P(V1 | do(X=0))   by law of total probability
+= \\sum_{V1} P(Y=1 | do(X=1), V1) * P(V1 | do(X=1)) - \\sum_{V1} P(Y=1 | do(X=0), V1) * P(V1 | do(X=0)) \
+  by law of total probability
 = \\sum_{V1} P(Y=1 | X=1, V1) * P(V1 | do(X=1)) - \\sum_{V1} P(Y=1 | X=0, V1) * P(V1 | do(X=0))   by rule 2
 = \\sum_{V1} P(Y=1 | X=1, V1) * P(V1) - \\sum_{V1} P(Y=1 | X=0, V1) * P(V1)   by rule 3
 
@@ -70,8 +71,14 @@ def test_rule_sensitivity_a_violated_condition_costs():
 
 def test_step_order_and_valid_alternatives_do_not_change_the_score():
     """Desiderata 4 and 5: two independent steps in either order, or another valid route, score the same."""
-    both = "Derivation:\nP(Y=1 | do(X=1)) - P(Y=1 | do(X=0))\n= P(Y=1 | X=1) - P(Y=1 | do(X=0)) by rule 2\n= P(Y=1 | X=1) - P(Y=1 | X=0) by rule 2"
-    swapped = "Derivation:\nP(Y=1 | do(X=1)) - P(Y=1 | do(X=0))\n= P(Y=1 | do(X=1)) - P(Y=1 | X=0) by rule 2\n= P(Y=1 | X=1) - P(Y=1 | X=0) by rule 2"
+    both = (
+        "Derivation:\nP(Y=1 | do(X=1)) - P(Y=1 | do(X=0))\n"
+        "= P(Y=1 | X=1) - P(Y=1 | do(X=0)) by rule 2\n= P(Y=1 | X=1) - P(Y=1 | X=0) by rule 2"
+    )
+    swapped = (
+        "Derivation:\nP(Y=1 | do(X=1)) - P(Y=1 | do(X=0))\n"
+        "= P(Y=1 | do(X=1)) - P(Y=1 | X=0) by rule 2\n= P(Y=1 | X=1) - P(Y=1 | X=0) by rule 2"
+    )
     at_once = "Derivation:\nP(Y=1 | do(X=1)) - P(Y=1 | do(X=0))\n= P(Y=1 | X=1) - P(Y=1 | X=0) by rule 2"
     chain = family_graph("chain")
     scores = [score_derivation(text, chain) for text in (both, swapped, at_once)]

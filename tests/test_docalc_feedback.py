@@ -1,4 +1,5 @@
-"""The verifier's diagnosis of a wrong estimand (DoVerifier §4.3, App. H): what it finds, and that it never leaks the answer."""
+"""The verifier's diagnosis of a wrong estimand (DoVerifier §4.3, App. H): what it finds, and that it never
+leaks the answer."""
 
 import re
 

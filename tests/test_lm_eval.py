@@ -345,7 +345,8 @@ def test_parity_with_causal_datasets_eval_on_the_local_model(hub, local_llm, tmp
         verdict = score_answer(expression, CladderQuestionRow.model_validate_json(sample["doc"]["question"]))
         print(
             f"{item['id']}: expression {item['expression']!r} | {expression!r}; equivalent {item['equivalent']} | "
-            f"{verdict['equivalent']}; error {item['error']} | {verdict['error']}; same reply {item['raw'] == sample['resps'][0][0]}"
+            f"{verdict['equivalent']}; error {item['error']} | {verdict['error']}; "
+            f"same reply {item['raw'] == sample['resps'][0][0]}"
         )
         assert expression == item["expression"]
         assert (verdict["equivalent"], verdict["error"]) == (item["equivalent"], item["error"])

@@ -32,32 +32,44 @@ SAMPLE = make_sample(
 )
 PREDICTION = CausalGraph.from_edges([("Alpha", "Xi")])
 
+# the judge's replies; a backslash ending a line continues it, so each YAML mapping stays on one line of the reply
 NODE_PRECISION = """```yaml
 node_precision_evaluations:
   - node_number: 1
-    graph_evaluation: {presence_label: PRESENCE_STRONG_MATCH, semantic_label: SEMANTIC_STRONG, abstraction_label: ABSTRACTION_ALIGNED}
-    text_evaluation: {presence_label: PRESENCE_STRONG_MATCH, semantic_label: SEMANTIC_MODERATE, abstraction_label: ABSTRACTION_ALIGNED}
+    graph_evaluation: {presence_label: PRESENCE_STRONG_MATCH, semantic_label: SEMANTIC_STRONG, \
+abstraction_label: ABSTRACTION_ALIGNED}
+    text_evaluation: {presence_label: PRESENCE_STRONG_MATCH, semantic_label: SEMANTIC_MODERATE, \
+abstraction_label: ABSTRACTION_ALIGNED}
   - node_number: 2
-    graph_evaluation: {presence_label: PRESENCE_NO_MATCH, semantic_label: SEMANTIC_NA, abstraction_label: ABSTRACTION_NA}
-    text_evaluation: {presence_label: PRESENCE_WEAK_MATCH, semantic_label: SEMANTIC_WEAK, abstraction_label: ABSTRACTION_BROADER}
+    graph_evaluation: {presence_label: PRESENCE_NO_MATCH, semantic_label: SEMANTIC_NA, \
+abstraction_label: ABSTRACTION_NA}
+    text_evaluation: {presence_label: PRESENCE_WEAK_MATCH, semantic_label: SEMANTIC_WEAK, \
+abstraction_label: ABSTRACTION_BROADER}
 ```"""
 NODE_RECALL = """<think>checking each node</think>
 ```yaml
 node_recall_evaluations:
-  - {node_number: 1, importance_label: IMPORTANCE_CORE, presence_label: PRESENCE_STRONG_MATCH, semantic_label: SEMANTIC_COMPLETE, abstraction_label: ABSTRACTION_ALIGNED}
-  - {node_number: 2, importance_label: IMPORTANCE_INTERMEDIATE, presence_label: PRESENCE_WEAK_MATCH, semantic_label: SEMANTIC_PARTIAL, abstraction_label: ABSTRACTION_NARROWER}
-  - {node_number: 3, importance_label: IMPORTANCE_PERIPHERAL, presence_label: PRESENCE_NO_MATCH, semantic_label: SEMANTIC_NA, abstraction_label: ABSTRACTION_NA}
+  - {node_number: 1, importance_label: IMPORTANCE_CORE, presence_label: PRESENCE_STRONG_MATCH, \
+semantic_label: SEMANTIC_COMPLETE, abstraction_label: ABSTRACTION_ALIGNED}
+  - {node_number: 2, importance_label: IMPORTANCE_INTERMEDIATE, presence_label: PRESENCE_WEAK_MATCH, \
+semantic_label: SEMANTIC_PARTIAL, abstraction_label: ABSTRACTION_NARROWER}
+  - {node_number: 3, importance_label: IMPORTANCE_PERIPHERAL, presence_label: PRESENCE_NO_MATCH, \
+semantic_label: SEMANTIC_NA, abstraction_label: ABSTRACTION_NA}
 ```"""
 EDGE_PRECISION = """```yaml
 edge_precision_evaluations:
   - edge_number: 1
-    graph_evaluation: {presence_label: PRESENCE_WEAK_MATCH, directionality_label: DIRECTION_REVERSED, abstraction_label: ABSTRACTION_BROADER}
-    text_evaluation: {presence_label: PRESENCE_IMPLIED, inference_label: INFERENCE_STRETCHED, abstraction_label: ABSTRACTION_ALIGNED}
+    graph_evaluation: {presence_label: PRESENCE_WEAK_MATCH, directionality_label: DIRECTION_REVERSED, \
+abstraction_label: ABSTRACTION_BROADER}
+    text_evaluation: {presence_label: PRESENCE_IMPLIED, inference_label: INFERENCE_STRETCHED, \
+abstraction_label: ABSTRACTION_ALIGNED}
 ```"""
 EDGE_RECALL = """```yaml
 edge_recall_evaluations:
-  - {edge_number: 2, importance_label: IMPORTANCE_AUXILIARY, presence_label: PRESENCE_NO_MATCH, directionality_label: DIRECTION_MISSING, abstraction_label: ABSTRACTION_NA}
-  - {edge_number: 1, importance_label: IMPORTANCE_CENTRAL, presence_label: PRESENCE_STRONG_MATCH, directionality_label: DIRECTION_CORRECT, abstraction_label: ABSTRACTION_ALIGNED}
+  - {edge_number: 2, importance_label: IMPORTANCE_AUXILIARY, presence_label: PRESENCE_NO_MATCH, \
+directionality_label: DIRECTION_MISSING, abstraction_label: ABSTRACTION_NA}
+  - {edge_number: 1, importance_label: IMPORTANCE_CENTRAL, presence_label: PRESENCE_STRONG_MATCH, \
+directionality_label: DIRECTION_CORRECT, abstraction_label: ABSTRACTION_ALIGNED}
 ```"""
 ANSWERS = {
     "NODE PRECISION": NODE_PRECISION,

@@ -26,7 +26,8 @@ BODY = """Water Pricing and Groundwater Use
 Abstract. We study how prices shape water use in a growing region.
 
 1. Introduction
-Rising population increases water demand. Higher water demand reduces the groundwater volume. Higher water prices lower water demand.
+Rising population increases water demand. Higher water demand reduces the groundwater volume. \
+Higher water prices lower water demand.
 
 Figure 1. The causal loop diagram of the study.
 

@@ -202,8 +202,14 @@ def _no_match_yaml(user: str, kind: str) -> str:
             f"  - {{{number}: {i}, graph_evaluation: {block}, text_evaluation: {block}}}" for i in range(1, count + 1)
         ]
     elif kind == "edge_precision":
-        graph = "{presence_label: PRESENCE_STRONG_MATCH, directionality_label: DIRECTION_CORRECT, abstraction_label: ABSTRACTION_ALIGNED}"
-        text = "{presence_label: PRESENCE_GRAPH_ONLY, inference_label: INFERENCE_DIRECT, abstraction_label: ABSTRACTION_ALIGNED}"
+        graph = (
+            "{presence_label: PRESENCE_STRONG_MATCH, directionality_label: DIRECTION_CORRECT, "
+            "abstraction_label: ABSTRACTION_ALIGNED}"
+        )
+        text = (
+            "{presence_label: PRESENCE_GRAPH_ONLY, inference_label: INFERENCE_DIRECT, "
+            "abstraction_label: ABSTRACTION_ALIGNED}"
+        )
         items = [
             f"  - {{{number}: {i}, graph_evaluation: {graph}, text_evaluation: {text}}}" for i in range(1, count + 1)
         ]
@@ -328,7 +334,10 @@ def test_an_answer_left_inside_an_unclosed_think_block_is_still_found():
     text = '<think>long reasoning... final: {"relationships": [{"source": "A", "sink": "B"}]}'
     assert parse_graph_answer(text).graph.edges == (("A", "B"),)
     # a closed reasoning block never overrides the answer after it
-    closed = '<think>{"relationships": [{"source": "X", "sink": "Y"}]}</think> {"relationships": [{"source": "A", "sink": "B"}]}'
+    closed = (
+        '<think>{"relationships": [{"source": "X", "sink": "Y"}]}</think> '
+        '{"relationships": [{"source": "A", "sink": "B"}]}'
+    )
     assert parse_graph_answer(closed).graph.edges == (("A", "B"),)
 
 

@@ -126,7 +126,10 @@ def feedback_message(view: LabView) -> str:
     else:
         head = f"Your last step was not carried out: {event.message}."
     used = len(view.submissions)
-    return f"{head}\nAdjustments left: {view.remaining}/{view.budget}. Submissions: {used}/{view.max_submissions}.\nNext step?"
+    return (
+        f"{head}\nAdjustments left: {view.remaining}/{view.budget}. "
+        f"Submissions: {used}/{view.max_submissions}.\nNext step?"
+    )
 
 
 def _values(values: dict[str, Any]) -> str:

@@ -2,8 +2,8 @@
 
 * Paper JSON (App. A.2): a list (or JSON Lines) of entries with ``Core Set ID``, ``Variation ID``,
   ``Domain``, ``Variation text``, ``Query`` (three phrasings A, B, C in order), ``Representative
-  answer``, ``Evaluation criteria`` and optionally ``Graph type`` (the paper's sample has none) ([should-not-change, should-change, labelled extras such as
-  ``Numerical change expected: …``]).
+  answer``, ``Evaluation criteria`` and optionally ``Graph type`` (the paper's sample has none)
+  ([should-not-change, should-change, labelled extras such as ``Numerical change expected: …``]).
 * Website JSON (``eval-results/category-examples.json``): ``by_domain`` and ``by_graph`` groups of
   entries with ``example_id``, ``coreset_id``, ``variation_id``, ``query_idx``, ``original``,
   ``query``, ``gold_answer``, ``should_not_change``, ``should_change`` and per-model

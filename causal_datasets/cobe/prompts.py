@@ -33,7 +33,8 @@ CONNECTORS = Template(
 )
 UNCHANGED = Template(
     f"{EXAMPLES_HEADER}\n\n"
-    "Facts that should be UNCHANGED - criterion says pipe leaking and floor wet; rewrite keeps leak but floor is dry → F\n\n"
+    "Facts that should be UNCHANGED - criterion says pipe leaking and floor wet; "
+    "rewrite keeps leak but floor is dry → F\n\n"
     'Criterion (facts that should be UNCHANGED):\n"$eq1"\n\n'
     "For each claim: T only if still present and correct in the rewrite, F if missing or changed.\n\n"
     f"{ONE_CHARACTER}\n\n"
@@ -41,7 +42,8 @@ UNCHANGED = Template(
 )
 CHANGED = Template(
     f"{EXAMPLES_HEADER}\n\n"
-    "Effects that should be CHANGED - criterion says brakes failed and car hit wall; rewrite has brakes engaged and car safe → T\n\n"
+    "Effects that should be CHANGED - criterion says brakes failed and car hit wall; "
+    "rewrite has brakes engaged and car safe → T\n\n"
     'Criterion (effects that should be CHANGED):\n"$eq2"\n\n'
     "For each claim: T only if changed or removed in the rewrite, F if it still holds as in the original.\n\n"
     f"{ONE_CHARACTER}\n\n"

@@ -40,7 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--num-proc",
         type=at_least(1),
         default=available_cpus(),
-        help="workers generating a generated config (default: the CPUs available); the rows are the same for any number",
+        help="workers generating a generated config (default: the CPUs available); "
+        "the rows are the same for any number",
     )
     for builder in registry.builders().values():  # a builder's own options, e.g. shapeworld's --sizes
         if builder.options is not None:

@@ -157,7 +157,8 @@ def result_table(task: Task[Any, Any, Any], summary: RunSummary[Any], out: Path)
             "",
             table,
             "",
-            f"items: {counts.selected} selected, {counts.scored} scored, {counts.failed} failed, {counts.missing} not run",
+            f"items: {counts.selected} selected, {counts.scored} scored, "
+            f"{counts.failed} failed, {counts.missing} not run",
             f"run folder: {out} (summary.json: every metric and slice; results.jsonl: every item)",
         ]
     )

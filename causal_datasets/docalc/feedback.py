@@ -256,7 +256,8 @@ def _conditioned_in_do_term(actions: set[str], given: set[str], graph: DoGraph, 
 def _conditioning_findings(
     term: Prob, bound: frozenset[str], graph: DoGraph, treatment: str, outcome: str, query_type: str
 ) -> list[Finding]:
-    """A term P(outcome | treatment = a value, Z) read as the treatment's effect: what in Z or outside it spoils that."""
+    """A term P(outcome | treatment = a value, Z) read as the treatment's effect: what in Z or outside it
+    spoils that."""
     setting = next((atom for atom in term.given if atom.var == treatment), None)
     if outcome not in _outcomes(term) or setting is None or setting.value in bound:
         return []

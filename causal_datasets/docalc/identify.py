@@ -28,8 +28,9 @@ With ``check=True`` (the default) every step is checked, and ``check`` says how.
 package's rule checker makes each application — the function of :mod:`.rules` for the named rule
 (:func:`.rules.do_calculus_rule` for the rule and variable, ``total_probability``, ``product_rule``,
 ``conditional_definition``) rewrites the term into exactly the new expression, the rule's graph
-condition holding in the graph; the conditions it states become the step's ``condition``. Otherwise (the identities, and a rule step the checker does not produce, such as IDC's
-conditional with several conditions) ``"equivalence"``: :func:`.verdict.check_equivalence` finds the
+condition holding in the graph; the conditions it states become the step's ``condition``. Otherwise (the
+identities, and a rule step the checker does not produce, such as IDC's conditional with several
+conditions) ``"equivalence"``: :func:`.verdict.check_equivalence` finds the
 expressions before and after equal on random models of the graph; ``"undecided"`` where the graph is too
 large for exact models. A refuted step raises :class:`UnsoundIdentification`. With ``check=False``
 every step is ``"unchecked"`` and its condition is the algorithm's own reason.

@@ -31,7 +31,10 @@ Reason briefly, then end your reply with one line, exactly one of
 Verdict: equivalent
 Verdict: not equivalent"""
 
-REASK = "Your reply did not end with a verdict line. Answer with one line: `Verdict: equivalent` or `Verdict: not equivalent`."
+REASK = (
+    "Your reply did not end with a verdict line. "
+    "Answer with one line: `Verdict: equivalent` or `Verdict: not equivalent`."
+)
 
 _VERDICT = re.compile(
     r"verdict[*_`\s]*[:=]\s*[*_`\"']*\s*(?P<value>not\s+equivalent|equivalent|yes|no)\b", re.IGNORECASE

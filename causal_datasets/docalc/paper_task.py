@@ -1,4 +1,5 @@
-"""DoVerifier's own CLadder task (App. G): one prompt asking for the expression, the graph, the reasoning and a yes/no answer.
+"""DoVerifier's own CLadder task (App. G): one prompt asking for the expression, the graph, the reasoning and
+a yes/no answer.
 
 The prompt is App. G of the DoVerifier paper as printed (:data:`PAPER_PROMPT`; a prompt is benchmark
 data, so it is quoted verbatim): five numbered instructions, two worked examples on CLadder's

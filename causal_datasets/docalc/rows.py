@@ -104,7 +104,8 @@ class _Verifier:
 
 
 def cladder_rows(questions: Sequence[CladderQuestion], seed: int) -> list[CladderPair]:
-    """One row per question (of :func:`~.cladder.read_questions`) with an expression pair, then the verified hard negatives."""
+    """One row per question (of :func:`~.cladder.read_questions`) with an expression pair, then the verified
+    hard negatives."""
     verify = _Verifier(seed)
     rows = [row for q in questions if (row := _pair_row(q, verify)) is not None]
     return rows + list(_negative_rows(questions, verify))

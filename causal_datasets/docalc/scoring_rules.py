@@ -46,7 +46,8 @@ def identified(equivalent: bool | None, error: str | None) -> bool | None:
 
 
 def credited(verdicts: dict[str, bool | None], rule: str) -> bool:
-    """Whether an answer with ``verdicts`` (``{"equivalence": ..., "identification": ...}``) counts as right under ``rule``."""
+    """Whether an answer with ``verdicts`` (``{"equivalence": ..., "identification": ...}``) counts as right
+    under ``rule``."""
     if rule not in SCORING_RULES:
         raise ValueError(f"unknown scoring rule {rule!r}: choose {' or '.join(SCORING_RULES)}")
     return verdicts[rule] is True

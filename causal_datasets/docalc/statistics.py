@@ -52,7 +52,9 @@ def paper_comparison_table(rows: Sequence[SyntheticPair]) -> str:
     do_calculus = sum(uses[f"rule {n}"] for n in (1, 2, 3))
     ours = {
         "nodes": f"{min(r.num_nodes for r in positives)}–{max(r.num_nodes for r in positives)}" if positives else "–",
-        "edges": f"mean {mean(edges):.1f}, min {min(edges)}, max {max(edges)}; {edges.count(0):,} graphs without an edge"
+        "edges": (
+            f"mean {mean(edges):.1f}, min {min(edges)}, max {max(edges)}; {edges.count(0):,} graphs without an edge"
+        )
         if edges
         else "–",
         **{f"rule {n}": f"{uses[f'rule {n}']:,}" for n in (1, 2, 3)},

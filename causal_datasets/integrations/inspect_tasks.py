@@ -232,7 +232,8 @@ def _prompt_tokens(usage: ModelUsage | None) -> int:
 
 
 def _thoughts(output: ModelOutput) -> list[str]:
-    """The reasoning blocks of the reply (inspect reads a server's reasoning field and ``<think>`` sections into them)."""
+    """The reasoning blocks of the reply (inspect reads a server's reasoning field and ``<think>`` sections
+    into them)."""
     content = output.message.content if output.choices else ""
     if isinstance(content, str):
         return []
@@ -329,7 +330,8 @@ def _options(task: Task, given: dict[str, Any]) -> Any:
 
 
 def _roles(task: Task, agent: str | None) -> frozenset[Role]:
-    """The roles with a model: the eval's model (unless an agent plays) and the declared roles given by ``--model-role``."""
+    """The roles with a model: the eval's model (unless an agent plays) and the declared roles given by
+    ``--model-role``."""
     given = set(model_roles())
     return frozenset({"model"} if agent is None else set()) | {spec.role for spec in task.roles if spec.role in given}
 

@@ -2,8 +2,9 @@
 
 ``chat`` looks the request up in the response cache, otherwise POSTs ``{base_url}/chat/completions``
 through the ``openai`` SDK (its own retries off; ours are in :mod:`causal_datasets.llm.retry`), stores
-the successful body and records usage. ``achat`` runs ``chat`` on a pool of ``config.concurrency`` threads so asyncio code
-gets the same cache, retries and limit; ``map`` does a batch in input order with a progress bar.
+the successful body and records usage. ``achat`` runs ``chat`` on a pool of ``config.concurrency`` threads
+so asyncio code gets the same cache, retries and limit; ``map`` does a batch in input order with a progress
+bar.
 
 Before its first request the client asks the server for its slots (:mod:`causal_datasets.llm.slots`).
 A server that reports them gets at most that many requests at once from this process, and one that
@@ -149,7 +150,10 @@ class LLMClient:
         self._tokenizer: str | None = None  # the tokenize endpoint that answered; "" when none did
 
     def __repr__(self) -> str:
-        return f"LLMClient(model={self.config.model!r}, endpoint={self.config.endpoint!r}, cache={self.cache and self.cache.path})"
+        return (
+            f"LLMClient(model={self.config.model!r}, endpoint={self.config.endpoint!r}, "
+            f"cache={self.cache and self.cache.path})"
+        )
 
     # -- calls ---------------------------------------------------------------------------------
     def chat(self, messages: list[Message], **overrides: Any) -> ChatResult:
@@ -227,7 +231,8 @@ class LLMClient:
         return SINGLE_SLOT_TIMEOUT if self.server_slots() == 1 else DEFAULT_TIMEOUT
 
     def _server_token_count(self, messages: list[Message]) -> int | None:
-        """Tokens of the messages' text by the server's tokenizer; None when it has no tokenize endpoint (remembered)."""
+        """Tokens of the messages' text by the server's tokenizer; None when it has no tokenize endpoint
+        (remembered)."""
         if self._tokenizer == "":
             return None
         text = prompt_text(messages)
@@ -245,7 +250,8 @@ class LLMClient:
         return None
 
     def _ask_json(self, method: str, path: str, *, body: Any = None, read: Any, relative: bool = False) -> Any:
-        """``read`` of the JSON reply of ``method`` at ``path`` (under the base URL, or the server root); None on any failure."""
+        """``read`` of the JSON reply of ``method`` at ``path`` (under the base URL, or the server root); None on
+        any failure."""
         url = path if relative else f"{self.config.endpoint.removesuffix('/v1')}/{path}"
         openai = _openai_sdk()
         try:

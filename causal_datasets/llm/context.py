@@ -62,7 +62,8 @@ class ContextCheck:
         )
         return (
             f"{self.prompt_tokens} prompt tokens ({how}) + {self.reserved} for the reply exceed the context "
-            f"window of {self.limit} tokens (from the {'--context-window flag' if self.limit_from == 'flag' else 'server'})"
+            f"window of {self.limit} tokens "
+            f"(from the {'--context-window flag' if self.limit_from == 'flag' else 'server'})"
         )
 
 

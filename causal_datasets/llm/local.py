@@ -60,7 +60,8 @@ def find_gguf() -> Path:
 
 
 def _die_with_parent() -> None:
-    """In the child before exec (Linux): get SIGTERM when the starting thread dies, so a killed test run leaves no server."""
+    """In the child before exec (Linux): get SIGTERM when the starting thread dies, so a killed test run
+    leaves no server."""
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 

@@ -126,7 +126,8 @@ class ModelSpec:
 
 
 def spec_from_args(args: argparse.Namespace, prefix: str = "") -> ModelSpec | None:
-    """The :class:`ModelSpec` the flags describe (cache at ``--cache-dir/llm.sqlite`` unless ``--no-cache``), or None."""
+    """The :class:`ModelSpec` the flags describe (cache at ``--cache-dir/llm.sqlite`` unless ``--no-cache``),
+    or None."""
     config = config_from_args(args, prefix)
     if config is None:
         return None

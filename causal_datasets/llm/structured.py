@@ -103,7 +103,8 @@ def extract_json_block(text: str) -> Any:
 
 
 def extract_yaml_block(text: str) -> Any:
-    """The YAML mapping or list a reply ends with (a fenced block, else the whole reply); ``StructuredError`` if none."""
+    """The YAML mapping or list a reply ends with (a fenced block, else the whole reply); ``StructuredError``
+    if none."""
     text = strip_thinking(_bounded(text))
     block = _last_block(text, "yaml")
     source = text if block is None else block
@@ -164,7 +165,8 @@ def _last_block(text: str, fmt: Format) -> str | None:
 
 
 def _scan(text: str, start: int):
-    """Yield ``(index, char)`` of ``text[start:]`` outside JSON string literals (a literal shows as its opening quote)."""
+    """Yield ``(index, char)`` of ``text[start:]`` outside JSON string literals (a literal shows as its
+    opening quote)."""
     in_string = escaped = False
     for index in range(start, len(text)):
         char = text[index]

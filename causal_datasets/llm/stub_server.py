@@ -3,10 +3,11 @@
 A *responder* decides each reply from the request body and its arrival index: a normal
 completion, an HTTP error with headers (``429`` + ``Retry-After``), a delay (to pass a timeout),
 a body cut off mid-way or not JSON at all. The server counts and keeps every request, so a test
-can prove that a cached re-run sends nothing (``requests``, ``request_headers``, ``count``). ``forward_to(url)`` makes it a counting proxy in
-front of a real server. ``slots=N`` makes it behave as llama.cpp's server with N slots: it computes at
-most N requests at once (each to the end, whether or not its client still waits), reports them on
-``GET /props`` and ``GET /slots``, and ``peak_open`` says how many requests were ever open at once.
+can prove that a cached re-run sends nothing (``requests``, ``request_headers``, ``count``).
+``forward_to(url)`` makes it a counting proxy in front of a real server. ``slots=N`` makes it behave as
+llama.cpp's server with N slots: it computes at most N requests at once (each to the end, whether or not its
+client still waits), reports them on ``GET /props`` and ``GET /slots``, and ``peak_open`` says how many
+requests were ever open at once.
 """
 
 from __future__ import annotations

@@ -37,5 +37,6 @@ def split_thinking(text: str) -> tuple[str, str]:
 
 
 def strip_thinking(text: str) -> str:
-    """Text without ``<think>…</think>`` sections (an unclosed ``<think>`` hides the rest, a lone ``</think>`` what precedes it)."""
+    """Text without ``<think>…</think>`` sections (an unclosed ``<think>`` hides the rest, a lone ``</think>``
+    what precedes it)."""
     return split_thinking(text)[0]

@@ -104,7 +104,8 @@ class CausaLabEpisode(Record):
     id: str = Field(description="Episode id: `<config>/<graph_id>`.")
     suite: str = Field(description="The released suite the episode belongs to or mirrors (e.g. `4nodes_hidden_n2`).")
     origin: Literal["generated", "upstream"] = Field(
-        description="`generated` by this package's seeded generator, or `upstream` (imported from the authors' release)."
+        description="`generated` by this package's seeded generator, or `upstream` "
+        "(imported from the authors' release)."
     )
     graph_id: str = Field(description="Graph id within the suite; suites of one size share graphs index by index.")
     description: str = Field(description="One-line description of the graph (as released, for upstream episodes).")
@@ -123,7 +124,8 @@ class CausaLabEpisode(Record):
         description="Crystals the prior records were measured on (empty when the release supplies the records)."
     )
     prior_records: list[Measurement] = Field(
-        description="Measurement records shown to the agent at the start (the Golden suites add a chain of interventions)."
+        description="Measurement records shown to the agent at the start "
+        "(the Golden suites add a chain of interventions)."
     )
     manipulator: Crystal = Field(description="The crystal the agent intervenes on.")
     reactor: Crystal = Field(description="The held-out crystal whose frequency the agent must predict.")
@@ -138,5 +140,6 @@ class CausaLabEpisode(Record):
     max_submissions: int = Field(description="Predictions allowed; every one is checked (3).")
     seed: int = Field(description="Seed of the crystals (when drawn) and of the redraws of H.")
     quadratic_metadata: QuadraticMetadata | None = Field(
-        description="Upstream metadata of the hard-quadratic suite, kept for fidelity (unused by the environment); null elsewhere."
+        description="Upstream metadata of the hard-quadratic suite, kept for fidelity (unused by the environment); "
+        "null elsewhere."
     )

@@ -35,7 +35,8 @@ class ProofStepRow(Record):
 
     rule: str = Field(description="The rule applied (e.g. `rule 2: action to observation`, `product rule`).")
     condition: str = Field(
-        description="The graph condition the rule needed (a d-separation in a mutilated graph); empty for probability rules."
+        description="The graph condition the rule needed (a d-separation in a mutilated graph); "
+        "empty for probability rules."
     )
     before: str = Field(description="The subterm rewritten.")
     after: str = Field(description="What the subterm became.")
@@ -77,8 +78,8 @@ class SyntheticPair(Record):
         | None
     ) = Field(description="The mistake of a negative pair; null for equivalent pairs.")
     counterexample_json: str | None = Field(
-        description="For negatives, JSON: a model of the graph (conditional tables of the nodes that matter), the free-index "
-        "values, and both expressions' values on it; null for equivalent pairs."
+        description="For negatives, JSON: a model of the graph (conditional tables of the nodes that matter), "
+        "the free-index values, and both expressions' values on it; null for equivalent pairs."
     )
 
 
@@ -108,8 +109,9 @@ class CladderPair(CladderQuestionKey):
 
     pair_kind: Literal["formal_vs_estimand", "confounding_ignored", "wrong_adjustment", "neighbour_family_estimand"] = (
         Field(
-            description="`formal_vs_estimand` (CLadder's own pair), or the mistake of a hard negative: the correlation "
-            "(`confounding_ignored`), adjustment for one other variable (`wrong_adjustment`), another family's estimand."
+            description="`formal_vs_estimand` (CLadder's own pair), or the mistake of a hard negative: "
+            "the correlation (`confounding_ignored`), adjustment for one other variable (`wrong_adjustment`), "
+            "another family's estimand."
         )
     )
     expr_a: str = Field(description="CLadder's formal form, verbatim.")
@@ -147,7 +149,8 @@ class CladderQuestionRow(CladderQuestionKey):
     """A CLadder question whose formal form and estimand are expressions: the estimand task's input."""
 
     background: str | None = Field(
-        description="The story's causal relations and what is unobserved (v1 questions: their own; generator test files: their causal model's)."
+        description="The story's causal relations and what is unobserved "
+        "(v1 questions: their own; generator test files: their causal model's)."
     )
     legend: str | None = Field(description="The variable names, `Let X = …` (CLadder's reasoning step 0).")
     given_info: str = Field(description="The probabilities the question states.")

@@ -55,9 +55,9 @@ class QualityIssue(Record):
     """One data-quality finding about a scenario; reported, never used to drop the row."""
 
     kind: QualityKind = Field(
-        description="What was found: a criterion the text does not contain or contradicts (`criterion_not_in_text`), one event "
-        "both kept and changed (`criterion_in_both_lists`), a query off its phrasing's template, an unknown label spelling, "
-        "or missing criteria."
+        description="What was found: a criterion the text does not contain or contradicts "
+        "(`criterion_not_in_text`), one event both kept and changed (`criterion_in_both_lists`), "
+        "a query off its phrasing's template, an unknown label spelling, or missing criteria."
     )
     detail: str = Field(description="The sentence or label concerned.")
 
@@ -101,7 +101,8 @@ class CoBeScenario(Record):
     latent_factors: list[str] = Field(description="Unobserved conditions to hold fixed (E5).")
     source_format: SourceFormat = Field(description="Format of the source file: `paper_json` or `website`.")
     source_groups: list[str] = Field(
-        description="Where the source lists the scenario, e.g. `by_domain/Engineering`; more than one for a repeated listing."
+        description="Where the source lists the scenario, e.g. `by_domain/Engineering`; "
+        "more than one for a repeated listing."
     )
     quality_issues: list[QualityIssue] = Field(
         description="Data-quality findings (heuristics; the row is never dropped)."

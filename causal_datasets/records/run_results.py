@@ -123,8 +123,8 @@ class ItemDetail(Record):
     )
     transcript_field: str | None = Field(
         description=(
-            "The result field the transcript was recorded in (a dotted path, e.g. `generation.transcript`; null when it "
-            "was read off the model's calls)."
+            "The result field the transcript was recorded in (a dotted path, e.g. `generation.transcript`; "
+            "null when it was read off the model's calls)."
         )
     )
     calls: list[Call] = Field(description="Every model call of the item, in order (empty for a reference agent).")

@@ -69,7 +69,8 @@ def figure(plot: Plot, runs: Sequence[Run]) -> Figure | None:
 
 
 def draw(plot: Plot, runs: Sequence[Run], path: Path) -> bool:
-    """Write the PNG of ``plot`` to ``path`` (no timestamp or software in its metadata); False, and no file, without data."""
+    """Write the PNG of ``plot`` to ``path`` (no timestamp or software in its metadata); False, and no file,
+    without data."""
     fig = figure(plot, runs)
     if fig is None:
         return False

@@ -74,7 +74,8 @@ class ModelCall(_Strict):
     reasoning: str | None = Field(
         default=None,
         description=(
-            "the reply's reasoning: the server's reasoning_content/reasoning field and the <think> sections of the reply"
+            "the reply's reasoning: the server's reasoning_content/reasoning field "
+            "and the <think> sections of the reply"
         ),
     )
     finish_reason: str | None = None

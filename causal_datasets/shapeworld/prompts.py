@@ -93,7 +93,10 @@ def choice_prompt(
     if invalid is None:
         header = f"After your last action, the {theme.plural} are:\n{describe(observation)}"
     else:
-        header = f"Your last action was invalid ({invalid}); nothing changed. The {theme.plural} are:\n{describe(observation)}"
+        header = (
+            f"Your last action was invalid ({invalid}); nothing changed. "
+            f"The {theme.plural} are:\n{describe(observation)}"
+        )
     return (
         f"{header}\n\nBased on what you have observed so far, decide whether to continue interacting "
         f"or to answer the question: {question}\n\n"

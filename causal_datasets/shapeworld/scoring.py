@@ -1,8 +1,9 @@
 """ShapeWorld metrics: accuracy overall and on yes / no cases, mean steps, error counts.
 
 An episode without a valid answer (invalid format, too many attempts, invalid answer, LLM
-failure; any prediction other than "yes"/"no") counts as wrong and as ``unparsable``. ``mean_steps`` is the paper's efficiency figure: actions taken before a
-final judgment, averaged over the episodes that gave one. ``errors`` counts episodes ending in
+failure; any prediction other than "yes"/"no") counts as wrong and as ``unparsable``. ``mean_steps`` is
+the paper's efficiency figure: actions taken before a final judgment, averaged over the episodes that gave
+one. ``errors`` counts episodes ending in
 each mode, except ``invalid_action``, which counts every rejected action (an episode goes on after
 one). ``failure_patterns`` counts wrong answers by the paper's failure patterns (see
 :mod:`causal_datasets.shapeworld.failures`) and ``failure_pattern_shares`` gives each as a share of
@@ -105,9 +106,10 @@ def score_predictions(
 
     ``references`` and ``structures`` are labels given by name or by the integer a loaded
     ``shapeworld`` dataset holds. A prediction other than "yes" or "no" (an empty or unreadable
-    answer) is wrong and counted in ``unparsable`` (as in :func:`score_episodes`). A gold label outside yes/no, a column of another
-    length or a bad value in one, and an empty batch are a ``ValueError`` (``TypeError`` for a wrong
-    type) naming the argument and the episode; an empty column is the same as leaving it out."""
+    answer) is wrong and counted in ``unparsable`` (as in :func:`score_episodes`). A gold label outside
+    yes/no, a column of another length or a bad value in one, and an empty batch are a ``ValueError``
+    (``TypeError`` for a wrong type) naming the argument and the episode; an empty column is the same as
+    leaving it out."""
     unknown = set(columns) - set(METRIC_COLUMNS)
     if unknown:
         raise TypeError(f"unknown argument(s) {sorted(unknown)}; the columns are {list(METRIC_COLUMNS)}")

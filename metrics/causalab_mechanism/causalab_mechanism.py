@@ -19,14 +19,15 @@ _CITATION = """\
   archivePrefix = {arXiv},
   url           = {https://arxiv.org/abs/2605.26029}
 }
-"""
+"""  # noqa: E501 (the card's BibTeX, byte for byte)
 
 _DESCRIPTION = """
 Scores CausaLab hypotheses against the ground-truth SCM of their episodes: directed edge precision,
 recall and F1 and SHD (a reversal counts once), frequency-edge F1 (edges into resonanceFreq),
 coefficient F1 (the frequency equation's terms, exact to 1e-6; in the quadratic family c_<P>_1
 is the P^2 term and c_<P>_2 the P term, as the authors' prompt names them), root-node F1
-(parentless ancestors of resonanceFreq), formula hit (the stated equation on the reactor crystal within the episode's 5 Hz tolerance) and, when outcomes are given, task accuracy.
+(parentless ancestors of resonanceFreq), formula hit (the stated equation on the reactor crystal within \
+the episode's 5 Hz tolerance) and, when outcomes are given, task accuracy.
 A hypothesis that cannot be read scores the worst (every F1 0, no formula hit, the maximal SHD
 n(n-1) over the episode's n nodes) and stays in every mean; bad references or successes and an
 empty batch are a ValueError naming the item.

@@ -20,7 +20,7 @@ _CITATION = """\
   year   = {2026},
   note   = {Causal Artificial Intelligence Lab, Columbia University. Under review}
 }
-"""
+"""  # noqa: E501 (the card's BibTeX, byte for byte)
 
 _DESCRIPTION = """
 For each response, one judge call per criterion type the reference has: E1 should-not-change facts
@@ -55,7 +55,8 @@ Args:
         each); adds `raters`: their Fleiss' kappa, pairwise Cohen's kappa, unanimous share, and the
         judge's agreement with their strict majority and kappa with each (the paper's App. C.3).
 Returns:
-    accuracy, n, correct, wrong, unknown, unparsable (missing or empty responses, wrong), failure_rate {E1..E5}, criteria {E1..E5: counts},
+    accuracy, n, correct, wrong, unknown, unparsable (missing or empty responses, wrong), failure_rate {E1..E5}, \
+criteria {E1..E5: counts},
     by_domain, by_graph_type, by_phrasing, items (per-response verdict and criterion verdicts),
     judge_usage, agreement when reference_verdicts is given and raters when rater_verdicts is.
 """

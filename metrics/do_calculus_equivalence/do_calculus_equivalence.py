@@ -26,14 +26,15 @@ _CITATION = """\
   archivePrefix = {arXiv},
   url           = {https://arxiv.org/abs/2312.04350}
 }
-"""
+"""  # noqa: E501 (the card's BibTeX, byte for byte)
 
 _DESCRIPTION = """
 Decides, for each pair, whether the predicted expression equals the reference in every causal
 model of the given DAG (do-calculus proof search plus an exact check on random structural
 models: "equivalent" is never returned for a false identity, "not equivalent" always has a
 counterexample). Observed variables have two values unless `values` says otherwise; latent
-common causes (`A<->B`) have any number. Where the DAG is unknown, independence statements "X ⊥ Y | Z" stand in for it and
+common causes (`A<->B`) have any number. Where the DAG is unknown, independence statements "X ⊥ Y | Z" \
+stand in for it and
 only what they imply is decided. Reports the share of equivalent predictions beside the surface
 baselines: normalized string match, BLEU and token F1.
 """

@@ -1,4 +1,5 @@
-"""The released benchmark files the tests read: ``$CAUSAL_DATASETS_SOURCES``, else ``../shared/data`` beside the checkout."""
+"""The released benchmark files the tests read: ``$CAUSAL_DATASETS_SOURCES``, else ``../shared/data`` beside the
+checkout."""
 
 from pathlib import Path
 
