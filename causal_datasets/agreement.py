@@ -45,7 +45,7 @@ def cohen_kappa(first: Sequence[Hashable], second: Sequence[Hashable]) -> float 
     if not first:
         return None
     n = len(first)
-    observed = sum(a == b for a, b in zip(first, second)) / n
+    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
     rates_a, rates_b = Counter(first), Counter(second)
     chance = sum(rates_a[label] * rates_b[label] for label in rates_a) / n**2
     return _kappa(observed, chance)
@@ -131,7 +131,9 @@ def agreement(predicted: Sequence[str], reference: Sequence[str], positive: str 
     if len(predicted) != len(reference):
         raise ValueError(f"{len(predicted)} predicted verdicts but {len(reference)} reference verdicts")
     binary = {"correct", "wrong"}
-    pairs = [(p == positive, r == positive) for p, r in zip(predicted, reference) if p in binary and r in binary]
+    pairs = [
+        (p == positive, r == positive) for p, r in zip(predicted, reference, strict=True) if p in binary and r in binary
+    ]
     n = len(pairs)
     tp = sum(1 for p, r in pairs if p and r)
     fp = sum(1 for p, r in pairs if p and not r)

@@ -229,7 +229,7 @@ def _names(values: Any, column: str) -> tuple[str, ...]:
 def _edge_pairs(edges: Any) -> tuple[Any, ...]:
     """``{"source", "target"}`` dicts (or a dict of two lists), pairs or ``"A -> B"`` strings, hashable."""
     if isinstance(edges, Mapping) and isinstance(edges.get("source"), list) and isinstance(edges.get("target"), list):
-        edges = [{"source": s, "target": t} for s, t in zip(edges["source"], edges["target"])]
+        edges = [{"source": s, "target": t} for s, t in zip(edges["source"], edges["target"], strict=False)]
     if not isinstance(edges, (list, tuple)):
         raise _Lowest("edges not a list")
     pairs = []

@@ -25,7 +25,7 @@ def scores_row(label: str, episodes, agent_factory) -> tuple[list, float]:
     start = time.perf_counter()
     results = [run_episode(e, agent_factory()) for e in episodes]
     elapsed = time.perf_counter() - start
-    scores = [r.scores(e) for r, e in zip(results, episodes)]
+    scores = [r.scores(e) for r, e in zip(results, episodes, strict=True)]
     row = [
         label,
         len(episodes),
@@ -34,7 +34,7 @@ def scores_row(label: str, episodes, agent_factory) -> tuple[list, float]:
         fmean(s["shd"] for s in scores),
         fmean(s["coefficient_f1"] for s in scores),
         fmean(s["root_f1"] for s in scores),
-        fmean(r.interventions_used / e.budget for r, e in zip(results, episodes)),
+        fmean(r.interventions_used / e.budget for r, e in zip(results, episodes, strict=True)),
     ]
     return row, elapsed
 

@@ -35,8 +35,8 @@ def play(episodes, setting) -> tuple[list, float]:
     variants = [with_setting(e, setting) for e in episodes]
     results = [run_episode(e, ExperimenterAgent()) for e in variants]
     elapsed = time.perf_counter() - start
-    scores = [r.scores(e) for r, e in zip(results, variants)]
-    budgets = [r.interventions_used / e.budget for r, e in zip(results, variants) if e.budget]
+    scores = [r.scores(e) for r, e in zip(results, variants, strict=True)]
+    budgets = [r.interventions_used / e.budget for r, e in zip(results, variants, strict=True) if e.budget]
     row = [
         fmean(r.success for r in results),
         fmean(s["edge_f1"] for s in scores),

@@ -68,7 +68,7 @@ def main() -> None:
     labels = {
         r.id: r.equivalent for r in cladder_rows(read_questions(CLADDER), seed=0) if r.pair_kind == "formal_vs_estimand"
     }
-    agree = sum(s["equivalent"] == labels[q.id] for q, s in zip(questions, formal))
+    agree = sum(s["equivalent"] == labels[q.id] for q, s in zip(questions, formal, strict=True))
     print(
         f"  formal form: {sum(s['equivalent'] is True for s in formal)}/{len(formal)} equivalent "
         f"({dict(Counter(s['method'] for s in formal))}); verdict = cladder config label for {agree}/{len(formal)}"

@@ -289,7 +289,7 @@ def bench_synthetic(count: int) -> None:
     start = time.process_time()
     graphs = [",".join([f"{e.source}->{e.target}" for e in r.edges] + list(r.nodes)) for r in rows]
     scored = score_pairs([r.expr_b for r in rows], [r.expr_a for r in rows], graphs)
-    agree = sum(v == r.equivalent for v, r in zip(scored["verdicts"], rows))
+    agree = sum(v == r.equivalent for v, r in zip(scored["verdicts"], rows, strict=True))
     print(
         f"  verifier: {agree}/{len(rows)} verdicts equal the labels; string match {scored['string_match']:.3f}, "
         f"BLEU {scored['bleu']:.3f}, token F1 {scored['token_f1']:.3f} over all pairs "

@@ -78,8 +78,8 @@ def summary(label: str, pairs: list[Pair], results: list[tuple[bool | None, floa
     times = sorted(t for _, t, _ in results)
     p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
     undecided = sum(v is None for v, _, _ in results)
-    wrong = sum(v is not None and v != p.equivalent for (v, _, _), p in zip(results, pairs))
-    false_equal = sum(v is True and not p.equivalent for (v, _, _), p in zip(results, pairs))
+    wrong = sum(v is not None and v != p.equivalent for (v, _, _), p in zip(results, pairs, strict=True))
+    false_equal = sum(v is True and not p.equivalent for (v, _, _), p in zip(results, pairs, strict=True))
     collected = max(results, key=lambda r: r[2])[2]
     print(
         f"{label:<44} n={len(results):>5}  wrong {wrong:>3} (false 'equivalent' {false_equal:>3})  undecided "

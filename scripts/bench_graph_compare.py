@@ -77,8 +77,8 @@ def large_graphs(sizes: list[int], repeats: int) -> list[dict]:
         source, target, pred_source, pred_target = sparse_pair(n, rng)
         reference = sp.csr_matrix((np.ones(source.size, np.int8), (source, target)), shape=(n, n))
         prediction = sp.csr_matrix((np.ones(pred_source.size, np.int8), (pred_source, pred_target)), shape=(n, n))
-        ref_pairs = [(f"v{s}", f"v{t}") for s, t in zip(source.tolist(), target.tolist())]
-        pred_pairs = [(f"v{s}", f"v{t}") for s, t in zip(pred_source.tolist(), pred_target.tolist())]
+        ref_pairs = [(f"v{s}", f"v{t}") for s, t in zip(source.tolist(), target.tolist(), strict=True)]
+        pred_pairs = [(f"v{s}", f"v{t}") for s, t in zip(pred_source.tolist(), pred_target.tolist(), strict=True)]
         ref_dicts = [{"source": s, "target": t} for s, t in ref_pairs]
         pred_dicts = [{"source": s, "target": t} for s, t in pred_pairs]
 
@@ -139,7 +139,7 @@ def throughput(count: int) -> list[dict]:
     predictions, references = recast_sized_pairs(count)
     metric = evaluate.load(metric_path("causal_graph_metrics"), keep_in_memory=True)
     runs = {
-        "compare_graphs (loop)": lambda: [compare_graphs(p, r) for p, r in zip(predictions, references)],
+        "compare_graphs (loop)": lambda: [compare_graphs(p, r) for p, r in zip(predictions, references, strict=True)],
         "compare_graph_batch": lambda: compare_graph_batch(predictions, references),
         "evaluate module .compute (one call: no Arrow)": lambda: metric.compute(
             predictions=predictions, references=references

@@ -17,6 +17,7 @@ import argparse
 import statistics
 import sys
 import warnings
+from itertools import pairwise
 from pathlib import Path
 
 import networkx as nx
@@ -36,7 +37,7 @@ def long_graph(size: int) -> MixedGraph:
     """A chain of ``size`` mediators from X to Y, every seventh also a parent of Y, and a back-door Z:
     ``P(Y | do(X))`` is identified by ID's line 4 into ``size + 2`` c-components."""
     chain = [f"V{i}" for i in range(size)]
-    directed = [(a, b) for a, b in zip(chain, chain[1:])] + [
+    directed = list(pairwise(chain)) + [
         ("X", chain[0]),
         (chain[-1], "Y"),
         ("X", "Y"),

@@ -124,7 +124,7 @@ def table(rows: list[dict], sizes: list[int], title: str) -> str:
     body = []
     for row in rows:
         shown = [f"{s * 1000:.2f}" if s is not None else ">budget" for s in row["seconds"]]
-        measured = [(size, s) for size, s in zip(sizes, row["seconds"]) if s is not None]
+        measured = [(size, s) for size, s in zip(sizes, row["seconds"], strict=True) if s is not None]
         growth = ""
         if len(measured) > 1 and measured[0][1] > 0:
             (first_size, first), (last_size, last) = measured[0], measured[-1]

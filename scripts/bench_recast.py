@@ -88,7 +88,9 @@ def main() -> None:
     rows.append(["build hub folder (Parquet + card + manifest)", f"{seconds:.2f} s"])
 
     predictions = [perturbed(s.graph()) for s in samples]
-    seconds, scores = timed(lambda: [deterministic_scores(p, s, reversal_cost=2) for p, s in zip(predictions, samples)])
+    seconds, scores = timed(
+        lambda: [deterministic_scores(p, s, reversal_cost=2) for p, s in zip(predictions, samples, strict=True)]
+    )
     rows.append(
         ["name-based scores, 292 graphs × 2 matchings", f"{seconds * 1000:.0f} ms ({seconds / 292 * 1e6:.0f} µs/graph)"]
     )

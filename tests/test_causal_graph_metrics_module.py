@@ -17,7 +17,7 @@ def metric():
 
 
 def edges(*pairs: str) -> list[dict[str, str]]:
-    return [dict(zip(("source", "target"), pair.split(">"))) for pair in pairs]
+    return [dict(zip(("source", "target"), pair.split(">"), strict=True)) for pair in pairs]
 
 
 def test_dict_edges_give_averages_and_per_item_lists(metric):

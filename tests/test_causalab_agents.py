@@ -79,7 +79,7 @@ def test_random_agent_is_seeded_and_weak():
     first = [run_episode(e, RandomAgent(seed=3)) for e in suite]
     again = [run_episode(e, RandomAgent(seed=3)) for e in suite]
     assert [r.predictions for r in first] == [r.predictions for r in again]
-    assert all(r.interventions_used == e.budget for r, e in zip(first, suite))
+    assert all(r.interventions_used == e.budget for r, e in zip(first, suite, strict=True))
     assert fmean(r.success for r in first) < 0.3
 
 

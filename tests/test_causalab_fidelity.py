@@ -83,7 +83,7 @@ def as_values(record) -> dict[str, float]:
 
 @pytest.mark.parametrize("suite", SUITES)
 def test_prior_observations_are_the_authors_for_every_released_config(suite):
-    for config, episode in zip(released_configs(suite), load_suite(RELEASE, suite)):
+    for config, episode in zip(released_configs(suite), load_suite(RELEASE, suite), strict=True):
         expected = [evaluate_released(config, bases) for bases in authors_observation_bases(config, 2)]
         assert [as_values(r) for r in episode.prior_records[:2]] == expected, episode.id
         supplied = config.get("bootstrap_past_data", [])  # the Golden trace follows, as the authors' prompt shows it
@@ -94,7 +94,7 @@ def test_prior_observations_are_the_authors_for_every_released_config(suite):
 
 @pytest.mark.parametrize("suite", ["4nodes", "6nodes", "4nodes_quad_hard", "4nodes_golden"])
 def test_any_number_of_observations_is_the_authors_stream(suite):
-    for config, episode in list(zip(released_configs(suite), load_suite(RELEASE, suite)))[:10]:
+    for config, episode in list(zip(released_configs(suite), load_suite(RELEASE, suite), strict=True))[:10]:
         for count in (0, 3, 24):
             derived = with_setting(episode, Setting(prior_observations=count))
             expected = [evaluate_released(config, bases) for bases in authors_observation_bases(config, count)]
@@ -135,7 +135,7 @@ def plan_for(episode) -> list[tuple[str, float]]:
 
 @pytest.mark.parametrize("suite", ["4nodes_quad_hard", "7nodes", "6nodes_freqparent"])
 def test_readings_without_disturbance_follow_the_authors_definition(suite):
-    for config, episode in zip(released_configs(suite), load_suite(RELEASE, suite)):
+    for config, episode in zip(released_configs(suite), load_suite(RELEASE, suite), strict=True):
         lab, plan = Lab(episode), plan_for(episode)
         assert [lab.intervene(node, value).values for node, value in plan] == authors_readings(config, episode, plan), (
             episode.id
@@ -166,12 +166,12 @@ def previous_readings(episode, plan: list[tuple[str, float]]) -> list[dict[str, 
 def test_readings_under_a_hidden_disturbance_follow_the_authors_definition(suite):
     differing = total = 0
     episodes = load_suite(RELEASE, suite)
-    for config, episode in zip(released_configs(suite), episodes):
+    for config, episode in zip(released_configs(suite), episodes, strict=True):
         lab, plan = Lab(episode), plan_for(episode)
         ours = [lab.intervene(node, value).values for node, value in plan]
         assert ours == authors_readings(config, episode, plan), episode.id
         before = previous_readings(episode, plan)
-        differing += sum(a != b for a, b in zip(ours, before))
+        differing += sum(a != b for a, b in zip(ours, before, strict=True))
         total += len(plan)
     # the fix matters wherever H shifts a property that can be set: the earlier definition read
     # differently in most interventions (with H on the frequency alone both definitions agree)

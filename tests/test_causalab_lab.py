@@ -34,7 +34,7 @@ def test_replaying_the_sample_interventions_reproduces_its_readings_exactly(samp
     assert len(run.interventions) == 3 and len(run.readings) == 4
     lab = Lab(episode)
     assert lab.manipulator_values() == run.readings[0]
-    for (prop, value), recorded in zip(run.interventions, run.readings[1:]):
+    for (prop, value), recorded in zip(run.interventions, run.readings[1:], strict=True):
         reading = lab.intervene(prop, value)
         assert isinstance(reading, Reading)
         assert reading.values == recorded

@@ -26,7 +26,7 @@ def test_round_trip_through_the_hub_row_gives_back_the_released_configuration(su
     lines = (RELEASE / f"{suite}.jsonl").read_text(encoding="utf-8").splitlines()
     episodes = load_suite(RELEASE, suite)
     assert len({e.id for e in episodes}) == 50
-    for line, episode in zip(lines, episodes):
+    for line, episode in zip(lines, episodes, strict=True):
         row = features.encode_example(episode.to_row())
         back = CausaLabEpisode.from_row(features.decode_example(row), features)
         assert export_config(back) == json.loads(line)

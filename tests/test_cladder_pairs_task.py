@@ -758,7 +758,7 @@ def test_report_shows_table_1_and_table_2(dataset_dir, tmp_path):
         "BLEU",
     ]
     row = next(line for line in report.splitlines() if line.startswith("| model:stub (run) | 2 |"))
-    cells = dict(zip(columns, (c.strip() for c in row.strip("|").split("|"))))
+    cells = dict(zip(columns, (c.strip() for c in row.strip("|").split("|")), strict=True))
     assert cells["scoring rule"] == "identification"
     assert (cells["equivalent (DoVerifier's rule)"], cells["string match"], cells["LLM judge"]) == ("0", "0", "0")
     assert cells["accuracy after feedback"] == "1"

@@ -171,7 +171,7 @@ def test_recorded_answers_score_as_computed_by_hand():
     result = summarize(
         [
             j.scored(domain=r["domain"], graph_type=r["graph_type"] or None, phrasing=r["phrasing"])
-            for j, r in zip(judgements, refs)
+            for j, r in zip(judgements, refs, strict=True)
         ]
     )
     # by hand: 1 correct of 4; E1 fails r2 (1/4); E2 fails r3, r4 unresolved (1/3); E3 fails r3 (1/4);

@@ -302,8 +302,8 @@ def graphs_and_queries(draw):
     kinds = draw(
         st.lists(st.sampled_from(["none", "directed", "bidirected", "both"]), min_size=len(pairs), max_size=len(pairs))
     )
-    edges = [f"{a}->{b}" for (a, b), k in zip(pairs, kinds) if k in ("directed", "both")]
-    edges += [f"{a}<->{b}" for (a, b), k in zip(pairs, kinds) if k in ("bidirected", "both")]
+    edges = [f"{a}->{b}" for (a, b), k in zip(pairs, kinds, strict=True) if k in ("directed", "both")]
+    edges += [f"{a}<->{b}" for (a, b), k in zip(pairs, kinds, strict=True) if k in ("bidirected", "both")]
     text = ",".join(edges + nodes)
     role = st.lists(st.sampled_from(nodes + ["Q"]), max_size=3)
     event, do, conditions = draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=2)), draw(role), draw(role)

@@ -66,7 +66,7 @@ def test_a_four_by_four_determinant_needs_four_latent_values():
     for permutation in itertools.permutations(range(4)):
         sign = (-1) ** sum(permutation[i] > permutation[j] for i, j in itertools.combinations(range(4), 2))
         factors = []
-        for (a, x1), (b, x2) in zip(rows, [columns[i] for i in permutation]):
+        for (a, x1), (b, x2) in zip(rows, [columns[i] for i in permutation], strict=True):
             factors.append(f"P(A={a}, B={b} | X1={x1}, X2={x2})")
         terms.append(("+ " if sign > 0 else "- ") + " * ".join(factors))
     determinant = " ".join(terms)[2:]
@@ -233,14 +233,18 @@ def test_verdicts_match_an_independent_evaluator_on_random_admgs():
     assert all(p.equivalent for p in pairs if p.kind == "identification formula")  # the generator is right
     assert 0.2 < sum(p.equivalent for p in pairs) / len(pairs) < 0.8
     verdicts = [check_equivalence(p.a, p.b, p.graph.text(), prove=False, values=p.domains).equivalent for p in pairs]
-    wrong = [(p.kind, p.a, p.b, p.graph.text(), p.domains) for p, v in zip(pairs, verdicts) if v is not p.equivalent]
+    wrong = [
+        (p.kind, p.a, p.b, p.graph.text(), p.domains)
+        for p, v in zip(pairs, verdicts, strict=True)
+        if v is not p.equivalent
+    ]
     assert wrong == []
 
 
 def test_verdicts_match_the_independent_evaluator_on_dense_latent_graphs():
     pairs = corpus(12, 40, nodes=(7, 8), latent_edges=(10, 17), label_models=2, latent_values=(2, 3))
     verdicts = [check_equivalence(p.a, p.b, p.graph.text(), prove=False, values=p.domains).equivalent for p in pairs]
-    assert [p.kind for p, v in zip(pairs, verdicts) if v is not None and v is not p.equivalent] == []
+    assert [p.kind for p, v in zip(pairs, verdicts, strict=True) if v is not None and v is not p.equivalent] == []
     assert sum(v is None for v in verdicts) <= 1
 
 

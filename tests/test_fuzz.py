@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import string
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -420,7 +421,7 @@ def test_balanced_bins_partition_the_values(values, count):
 
     bins = balanced_bins(values, count)
     assert 1 <= len(bins) <= count and sum(b.size for b in bins) == len(values)
-    assert all(b.low <= b.high for b in bins) and all(a.high < b.low for a, b in zip(bins, bins[1:]))
+    assert all(b.low <= b.high for b in bins) and all(a.high < b.low for a, b in pairwise(bins))
     assert all(bin_of(v, bins).low <= v <= bin_of(v, bins).high for v in values)
 
 

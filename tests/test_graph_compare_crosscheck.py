@@ -36,7 +36,7 @@ def random_dag_pair(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         rank = np.empty(n, dtype=int)
         rank[order] = np.arange(n)
         matrix = np.zeros((n, n), dtype=np.int8)
-        for i, j in zip(*np.nonzero(skeleton)):
+        for i, j in zip(*np.nonzero(skeleton), strict=True):
             source, target = (i, j) if rank[i] < rank[j] else (j, i)
             matrix[source, target] = 1
         return matrix
@@ -54,8 +54,8 @@ def test_matches_gadjid_on_thousands_of_random_dag_pairs():
         normalized, mistakes = gadjid.shd(reference, prediction)
         ours = compare_graphs(prediction, reference)
         as_pairs = compare_graphs(
-            list(zip(*np.nonzero(prediction))),
-            list(zip(*np.nonzero(reference))),
+            list(zip(*np.nonzero(prediction), strict=True)),
+            list(zip(*np.nonzero(reference), strict=True)),
             prediction_nodes=range(len(prediction)),
             reference_nodes=range(len(reference)),
         )
@@ -212,7 +212,9 @@ def test_recast_through_normalized_fuzzy_and_ids_matching(recast):
         shouted = [(restyle(a), f"  {restyle(b)} ") for a, b in edges]
         normalized = compare_graphs(shouted, row["edges"], node_matching="normalized")
         assert normalized.edge_f1 == 1.0 and normalized.shd == 0, row["id"]
-        assert compare_graphs(edges, row["edges"], node_matching="fuzzy").node_mapping == dict(zip(names, names))
+        assert compare_graphs(edges, row["edges"], node_matching="fuzzy").node_mapping == dict(
+            zip(names, names, strict=True)
+        )
         ids = {index + 1: name for index, name in enumerate(names)}
         by_id = {name: index for index, name in ids.items()}
         answer = [{"source": by_id[a], "target": by_id[b]} for a, b in edges]

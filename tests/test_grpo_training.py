@@ -46,7 +46,9 @@ def test_every_reward_function_has_a_config_of_prompts_it_scores():
 
 def test_the_dry_run_model_is_the_same_for_a_seed_and_reads_any_text():
     (first, tokenizer), (second, _) = tiny_random_model(seed=1), tiny_random_model(seed=1)
-    assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), second.state_dict().values()))
+    assert all(
+        torch.equal(a, b) for a, b in zip(first.state_dict().values(), second.state_dict().values(), strict=True)
+    )
     assert not torch.equal(first.lm_head.weight, tiny_random_model(seed=2)[0].lm_head.weight)
     text = "Estimand: \\sum_{V1=v} P(V1=v) → ü"
     assert tokenizer.decode(tokenizer(text)["input_ids"]) == text

@@ -224,7 +224,7 @@ def test_the_group_runs_recast_and_cobe_on_their_prompts(hub):
 
     graphs = samples["causal_recast_graph"]
     assert [s["doc"]["id"] for s in graphs] == [row["id"] for row in recast]
-    for sample, row in zip(graphs[:2], recast):
+    for sample, row in zip(graphs[:2], recast, strict=False):
         reply = sample["resps"][0][0]
         normalized = compare_graphs(
             parse_graph_answer(reply).graph, parse_graph_answer(row["reference"]).graph, node_matching="normalized"
@@ -340,7 +340,7 @@ def test_parity_with_causal_datasets_eval_on_the_local_model(hub, local_llm, tmp
     runner = item_fields(tmp_path / "cd")
     samples = lm["samples"]["causal_cladder_estimand"]
     assert [r["id"] for r in runner] == [s["doc"]["id"] for s in samples]
-    for item, sample in zip(runner, samples):
+    for item, sample in zip(runner, samples, strict=True):
         expression = extract_estimand(sample["resps"][0][0])
         verdict = score_answer(expression, CladderQuestionRow.model_validate_json(sample["doc"]["question"]))
         print(

@@ -220,7 +220,7 @@ def test_the_gradio_widget_can_drive_the_module(name):
     """launch_gradio_widget builds its table from the first feature set, one input type per feature."""
     features = module(name).features
     first = features[0] if isinstance(features, list) else features
-    feature_names, feature_types = zip(*first.items())
+    feature_names, feature_types = zip(*first.items(), strict=True)
     assert feature_names == ("predictions", "references")
     input_types = infer_gradio_input_types(feature_types)
     assert len(input_types) == len(feature_names)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import math
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -40,8 +41,8 @@ def sample(id: int, *, text: str = "x", nodes: int = 2, explicit: int = 2, absen
         url="https://www.mdpi.com/2071-1050/1/1/1",
         publication_date=date,
         domains=["Economics & Public Policy", *domains],
-        nodes=list(zip(names, levels)),
-        edges=list(zip(names, names[1:])),
+        nodes=list(zip(names, levels, strict=True)),
+        edges=list(pairwise(names)),
         input_text=text,
         abstract="",
     )
@@ -104,7 +105,7 @@ def test_r2_of_confounding_on_log_size_by_hand():
 
 def test_size_quartiles_difference_and_its_sd_by_hand():
     dataset = [sample(i, text="x" * (100 * i)) for i in range(1, 9)]  # text lengths 100 … 800
-    rows = [scored(s, f1) for s, f1 in zip(dataset, (0.1, 0.3, 0.5, 0.5, 0.5, 0.5, 0.6, 1.0))]
+    rows = [scored(s, f1) for s, f1 in zip(dataset, (0.1, 0.3, 0.5, 0.5, 0.5, 0.5, 0.6, 1.0), strict=True)]
     table = analysis.by_size_quartile(rows, dataset)["text_length"]
     # quartiles of 100…800: 275 and 625 → bottom {100, 200} (0.1, 0.3), top {700, 800} (0.6, 1.0)
     assert (table["bottom_max"], table["top_min"], table["bottom_n"], table["top_n"]) == (275.0, 625.0, 2, 2)
@@ -178,7 +179,7 @@ def test_confounding_bins_on_the_release_each_hold_about_a_quarter(released):
     bins = balanced_bins(lenient, 4)
     # 292 / 4 = 73 per bin; ties and the sample order allow a few more or fewer
     assert len(bins) == 4 and sum(b.size for b in bins) == 292 and min(b.size for b in bins) >= 66
-    assert all(a.high < b.low for a, b in zip(bins, bins[1:]))  # consecutive, never overlapping
+    assert all(a.high < b.low for a, b in pairwise(bins))  # consecutive, never overlapping
     strict = balanced_bins([s.confounding_strict for s in released], 5)
     zero = sum(s.confounding_strict == 0 for s in released)
     assert (strict[0].low, strict[0].high, strict[0].size) == (0, 0, zero)  # samples with no absent node

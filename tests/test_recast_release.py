@@ -183,7 +183,7 @@ def test_explicitness_is_kept_as_released(imported, raw_rows):
     released = pd.qcut([raw_rows[i]["explicitness"] for i in ids], 4, labels=False)
     recomputed = pd.qcut([_labelled_share(raw_rows[i]) for i in ids], 4, labels=False)
     kept = pd.qcut([s.explicitness for s in imported.samples], 4, labels=False)
-    assert [i for i, a, b in zip(ids, released, recomputed) if a != b] == [66, 73, 137]
+    assert [i for i, a, b in zip(ids, released, recomputed, strict=True) if a != b] == [66, 73, 137]
     assert list(kept) == list(released)
 
 

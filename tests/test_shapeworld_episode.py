@@ -116,7 +116,7 @@ def test_transcript_replay_gives_the_same_states():
             m["content"] for m in result.transcript if m["role"] == "user" and '{"next": ""}' in m["content"]
         ]
         assert len(after_actions) == len(result.actions)
-        for action, prompt in zip(result.actions, after_actions):
+        for action, prompt in zip(result.actions, after_actions, strict=True):
             state = world.apply(state, action.shape, action.action).state
             assert [s for s, m in world.observe(state) if m] == action.moving_after
             shown = dict(re.findall(r"^(\w+) is (moving|static)$", prompt, flags=re.M))

@@ -37,7 +37,7 @@ from causal_datasets.uncertainty.estimators import divide
 def _sample_scores(values, clusters):
     return [
         SampleScore(score=Score(value=float(v)), sample_id=i, sample_metadata={"cluster": c})
-        for i, (v, c) in enumerate(zip(values, clusters))
+        for i, (v, c) in enumerate(zip(values, clusters, strict=True))
     ]
 
 
@@ -139,11 +139,11 @@ def test_a_statistic_of_counts_is_recomputed_on_every_resample():
     labels = np.array(["correct", "wrong", "unknown"])
     reference = list(labels[rng.choice(3, 40, p=[0.5, 0.45, 0.05])])
     predicted = [r if rng.random() < 0.75 else str(rng.choice(labels)) for r in reference]
-    results = [{"p": p, "r": r} for p, r in zip(predicted, reference)]
+    results = [{"p": p, "r": r} for p, r in zip(predicted, reference, strict=True)]
     kappa = next(e for e in agreement_estimators("agree", lambda r: (r["p"], r["r"])) if e.name == "agree.cohen_kappa")
     result = interval(kappa, item_values(kappa, results), np.arange(len(results)) // 8, "story")
     assert result.estimate == pytest.approx(agreement(predicted, reference)["cohen_kappa"])
-    decided = [i for i, (p, r) in enumerate(zip(predicted, reference)) if "unknown" not in (p, r)]
+    decided = [i for i, (p, r) in enumerate(zip(predicted, reference, strict=True)) if "unknown" not in (p, r)]
     decided_kappa = cohen_kappa([predicted[i] for i in decided], [reference[i] for i in decided])
     assert result.estimate == pytest.approx(decided_kappa)
     assert result.ci_low < result.estimate < result.ci_high and "cluster bootstrap" in result.method

@@ -26,6 +26,7 @@ the next value, so every property is probed as soon as the budget allows. Then
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 
@@ -91,7 +92,7 @@ def descendants(view: LabView, *, every: bool) -> dict[str, set[str]]:
     such intervention, or (``every``) in *every* one of them — a hidden disturbance moves its
     nodes only when its redraw changes, a true effect moves at each change."""
     found: dict[str, set[str] | None] = {prop: None for prop in view.controllable}
-    for before, after in zip(view.readings, view.readings[1:]):
+    for before, after in pairwise(view.readings):
         prop = after["intervention"]["target_prop"]
         if abs(after["values"][prop] - before["values"][prop]) <= CHANGE:
             continue

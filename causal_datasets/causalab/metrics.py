@@ -220,7 +220,7 @@ def score_batch(
     ]
     outcomes = [_success(value, i) for i, value in enumerate(successes)] if successes is not None else None
     items, unparsable = [], 0
-    for index, (text, episode) in enumerate(zip(predictions, episodes)):
+    for index, (text, episode) in enumerate(zip(predictions, episodes, strict=True)):
         hypothesis = read_hypothesis(text)
         unparsable += hypothesis is None
         success = outcomes[index] if outcomes is not None else False

@@ -160,7 +160,7 @@ def label_agreement(predicted: Sequence[int | None], labelled: Sequence[int]) ->
     """A judge's modes against hand labels: accuracy and Cohen's κ over the answered cases, and the confusions."""
     if len(predicted) != len(labelled):
         raise ValueError(f"{len(predicted)} predicted modes for {len(labelled)} labels")
-    pairs = [(p, t) for p, t in zip(predicted, labelled) if p is not None]
+    pairs = [(p, t) for p, t in zip(predicted, labelled, strict=True) if p is not None]
     confusions = Counter(f"{t}→{p}" for p, t in pairs if p != t)
     return {
         "n": len(labelled),

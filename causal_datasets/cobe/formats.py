@@ -125,7 +125,7 @@ def parse_paper(entries: Sequence[Mapping[str, Any]]) -> ParsedSource:
                 domain_raw=entry.get("Domain"),
                 graph_type_raw=entry.get("Graph type"),
                 text=entry["Variation text"],
-                queries=[Query(phrasing=p, text=q) for p, q in zip(PHRASINGS, queries)],
+                queries=[Query(phrasing=p, text=q) for p, q in zip(PHRASINGS, queries, strict=False)],
                 representative_answer=entry["Representative answer"],
                 source_format="paper_json",
                 source_groups=["paper"],

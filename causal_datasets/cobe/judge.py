@@ -164,7 +164,7 @@ def judge_all(
         raise ValueError(f"{len(responses)} responses for {len(rows)} rows")
     outcomes = map_concurrent(
         lambda pair: judge_response(client, pair[0], pair[1], max_attempts),
-        list(zip(rows, responses)),
+        list(zip(rows, responses, strict=True)),
         concurrency=concurrency,
         desc="judging",
     )

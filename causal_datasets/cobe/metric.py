@@ -85,7 +85,7 @@ def score_responses(
     judgements = judge_all(
         client, [r.criteria for r in references], responses, max_attempts=max_attempts, concurrency=concurrency
     )
-    rows = [judgement.scored(**reference.labels) for judgement, reference in zip(judgements, references)]
+    rows = [judgement.scored(**reference.labels) for judgement, reference in zip(judgements, references, strict=True)]
     result = summarize(rows) | {
         "unparsable": sum(not text.strip() for text in responses),
         "items": [judgement.to_dict() for judgement in judgements],

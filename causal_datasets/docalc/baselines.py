@@ -79,7 +79,9 @@ class _Profile:
 def _profile(text: str) -> _Profile:
     """Cached: a card scores a pair's start expression against both its proved and its mistaken end."""
     toks = tokens(text)
-    grams = Counter(chain.from_iterable(zip(*(toks[i:] for i in range(n))) for n in range(1, MAX_ORDER + 1)))
+    grams = Counter(
+        chain.from_iterable(zip(*(toks[i:] for i in range(n)), strict=False) for n in range(1, MAX_ORDER + 1))
+    )
     return _Profile(len(toks), grams)
 
 

@@ -154,7 +154,7 @@ def _compare(
     if graph is not whole:  # not ancestors of the expressions' variables
         model["any_tables_for"] = [n for n in whole.nodes if n not in graph.nodes]
     counterexample = Counterexample(
-        model, {n: int(i) for n, i in zip(names, position)}, float(values_a[where]), float(values_b[where])
+        model, {n: int(i) for n, i in zip(names, position, strict=True)}, float(values_a[where]), float(values_b[where])
     )
     return SemanticResult(False, checked, counterexample, latent_values=sizes, tolerance=tolerance)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from itertools import pairwise
 from typing import Any, Literal
 
 import networkx as nx
@@ -368,7 +369,7 @@ def _open(graph: DoGraph, path: list[str], given: set[str]) -> bool:
 def _path_text(graph: DoGraph, path: list[str]) -> str:
     edges = set(graph.edges)
     parts = [path[0]]
-    for a, b in zip(path, path[1:]):
+    for a, b in pairwise(path):
         parts.append(("-> " if (a, b) in edges else "<- ") + b)
     return " ".join(parts)
 

@@ -653,7 +653,7 @@ class _Identifier:
             term = rest
         factors.append(term)
         self._step(joint, applications, "ID line 6", "product rule", "chain rule in the topological order")
-        for v, factor in zip(kept, factors):
+        for v, factor in zip(kept, factors, strict=True):
             earlier = admg.before(v, nodes)
             factor = self._in_a_row(
                 factor,

@@ -428,7 +428,7 @@ def _sum(parts: list[_Count]) -> _Count:
     scaled = [_product(p.factors, _quotient(common, p.denominator)) for p in parts]
     shared = {k: min(s.get(k, 0) for s in scaled) for k in scaled[0]}
     shared = {k: v for k, v in shared.items() if v}
-    rest = max(_deg(_quotient(s, shared)) + p.rest for s, p in zip(scaled, parts))
+    rest = max(_deg(_quotient(s, shared)) + p.rest for s, p in zip(scaled, parts, strict=True))
     return _reduced(shared, rest, common, frozenset().union(*(p.forms for p in parts)))
 
 

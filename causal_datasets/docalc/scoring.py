@@ -79,7 +79,7 @@ def score_pairs(
     unparsable = 0
     built: dict = {}  # items with the same graph share one DoGraph (its d-separations and random models)
     for prediction, reference, graph, latent, statements, counts in zip(
-        predictions, references, graphs, latents, independences, values
+        predictions, references, graphs, latents, independences, values, strict=True
     ):
         answer = _parsed(prediction)
         unparsable += answer is None
@@ -101,7 +101,7 @@ def score_pairs(
             verdict = Verdict(None, "error", error=f"{type(error).__name__}: {error}")
         verdicts.append(verdict)
         identifications.append(identified(verdict.equivalent, shape))
-    surface = [surface_scores(p, r) for p, r in zip(predictions, references)]
+    surface = [surface_scores(p, r) for p, r in zip(predictions, references, strict=True)]
     shares = {
         "equivalence": sum(v.equivalent is True for v in verdicts) / count,
         "identification": sum(v is True for v in identifications) / count,

@@ -381,7 +381,7 @@ class IndexDomains:
 
     def assignments(self, names: list[str]):
         for values in itertools.product(*(range(self.sizes[n]) for n in names)):
-            yield dict(zip(names, values))
+            yield dict(zip(names, values, strict=True))
 
 
 def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int], bounded: bool = False):

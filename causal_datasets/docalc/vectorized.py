@@ -144,7 +144,7 @@ def _prob_factor(p: Prob, model: TableModel) -> Factor:
         result = result / denominator[(slice(None), *(0 if isinstance(f, int) else f for f in fixed_event))]
         # nonnegative numbers: the denominator's sum and the division add their roundings to the joint's, twice
         relative = 2 * relative + (math.prod(reduced.shape[i] for i in event_positions) + 1) * EPSILON
-    names = [values[var] for var, f in zip(kept, fixed_event) if not isinstance(f, int)]
+    names = [values[var] for var, f in zip(kept, fixed_event, strict=True) if not isinstance(f, int)]
     order = sorted(range(len(names)), key=names.__getitem__)
     array = np.transpose(result, [0] + [1 + i for i in order])
     return Factor(tuple(names[i] for i in order), array, relative * np.abs(array))

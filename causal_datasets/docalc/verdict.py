@@ -321,7 +321,7 @@ def _over_class(
             **texts,
             note=f"different under {every}; the counterexample is a model of {members[0].edge_text()}",
         )
-    shown = {v.equivalent: g.edge_text() or "(no edges)" for v, g in zip(verdicts, members)}
+    shown = {v.equivalent: g.edge_text() or "(no edges)" for v, g in zip(verdicts, members, strict=True)}
     return Verdict(
         None,
         "independences",

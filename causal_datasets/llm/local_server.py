@@ -58,7 +58,7 @@ def reusable_prefix(cached: Sequence[int], prompt: Sequence[int], batch: int) ->
     Evaluated from there in batches of ``batch``, the prompt goes through exactly the batches a fresh
     evaluation makes, so the logits are the same bits."""
     shared = 0
-    for before, now in zip(cached, prompt):
+    for before, now in zip(cached, prompt, strict=False):
         if before != now:
             break
         shared += 1

@@ -119,7 +119,7 @@ def score_predictions(
         lambda pair: score_item(
             pair[0], pair[1], judge=use_judge, reversal_cost=reversal_cost, max_attempts=max_attempts
         ),
-        list(zip(predictions, samples)),
+        list(zip(predictions, samples, strict=True)),
         concurrency=concurrency,
         desc="recast scoring",
     )

@@ -100,7 +100,9 @@ def answer_to_graph(answer: GraphAnswer, node_ids: dict[int, str] | None = None)
     edges, unknown = [], []
     for relationship in answer.relationships:
         ends = [_node_for_id(end, node_ids) for end in (relationship.source, relationship.sink)]
-        bad = [str(end) for end, name in zip((relationship.source, relationship.sink), ends) if name is None]
+        bad = [
+            str(end) for end, name in zip((relationship.source, relationship.sink), ends, strict=True) if name is None
+        ]
         if bad:
             unknown.extend(bad)
             continue

@@ -163,7 +163,7 @@ def _failed_checks(row: dict[str, Any], codes: dict[str, Any], sample: RecastSam
     stored = (row.get("num_nodes"), row.get("num_edges"))
     if any(
         value is not None and int(value) != derived
-        for value, derived in zip(stored, (sample.num_nodes, sample.num_edges))
+        for value, derived in zip(stored, (sample.num_nodes, sample.num_edges), strict=True)
     ):
         yield "stored_counts"
     if sample.num_unlabeled_nodes:

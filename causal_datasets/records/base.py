@@ -240,6 +240,6 @@ def _decode(value: Any, feature: Any) -> Any:
         inner = feature.feature
         if isinstance(value, dict):  # a Sequence of structs reads back as a dict of lists
             keys = list(value)
-            value = [dict(zip(keys, items)) for items in zip(*value.values())]
+            value = [dict(zip(keys, items, strict=True)) for items in zip(*value.values(), strict=True)]
         return [_decode(item, inner) for item in value]
     return value

@@ -158,7 +158,7 @@ def _slice_rows(
         family = [row for row in found if row.metric == metric]
         adjusted += [
             Row(row.metric, row.slice, row.entry, row.result, p)
-            for row, p in zip(family, holm([row.result.p_value for row in family]))
+            for row, p in zip(family, holm([row.result.p_value for row in family]), strict=True)
         ]
     return adjusted
 

@@ -143,7 +143,7 @@ def _mapping_bars(plot: MappingBars, runs: Sequence[Run], axes: Axes) -> bool:
     width = 0.8 / len(series)
     for index, (run, mapping) in enumerate(series):
         xs = [i - 0.4 + width * (index + 0.5) for i in range(len(names))]
-        drawn = [(x, mapping[name], name) for x, name in zip(xs, names) if _is_number(mapping.get(name))]
+        drawn = [(x, mapping[name], name) for x, name in zip(xs, names, strict=True) if _is_number(mapping.get(name))]
         axes.bar(
             [x for x, _, _ in drawn],
             [v for _, v, _ in drawn],
@@ -155,7 +155,7 @@ def _mapping_bars(plot: MappingBars, runs: Sequence[Run], axes: Axes) -> bool:
         )
         found = _headline_intervals(run)
         _error_bars(axes, [(x, v, found.get(f"{plot.field}.{name}")) for x, v, name in drawn], "black", thin=True)
-        for x, name in zip(xs, names):
+        for x, name in zip(xs, names, strict=True):
             if not _is_number(mapping.get(name)):  # not reported (e.g. never judged): say so, do not draw a 0
                 axes.text(
                     x,
@@ -360,7 +360,7 @@ def _radar(plot: RadarPlot, runs: Sequence[Run], axes: Axes) -> bool:
             axes,
             [
                 (angle, value, found.get(key, {}).get(plot.metric))
-                for angle, value, key in zip(angles, values, keys)
+                for angle, value, key in zip(angles, values, keys, strict=True)
                 if _is_number(points.get(key))
             ],
             lines[0].get_color(),
@@ -426,7 +426,7 @@ def _nested_bars(plot: NestedBars, runs: Sequence[Run], axes: Axes) -> bool:
     for position, (index, name) in enumerate(series):
         run, table = per_run[index]
         xs = [g - 0.4 + width * (position + 0.5) for g in range(len(groups))]
-        drawn = [(x, table.get(group, {}).get(name), group) for x, group in zip(xs, groups)]
+        drawn = [(x, table.get(group, {}).get(name), group) for x, group in zip(xs, groups, strict=True)]
         drawn = [(x, v, group) for x, v, group in drawn if _is_number(v)]
         axes.bar(
             [x for x, _, _ in drawn],

@@ -236,7 +236,7 @@ def _compare_matrices(prediction: Any, reference: Any, reversal_cost: float, nor
     return _result(
         _count_edge_keys(keys[0], keys[1], n),
         (n_pred, n_ref, common),
-        dict(zip(range(common), range(common))),
+        dict(zip(range(common), range(common), strict=True)),
         warnings,
         reversal_cost,
         normalization,
@@ -415,7 +415,7 @@ def _read_side(graph: Any, extra_nodes: Iterable[Node], side: str) -> _Side:
         duplicates = list(graph.issues.duplicate_edges)
     elif _is_matrix(graph):
         rows, cols = _matrix_entries(graph, side)
-        pairs, declared = list(zip(rows.tolist(), cols.tolist())), list(range(graph.shape[0]))
+        pairs, declared = list(zip(rows.tolist(), cols.tolist(), strict=True)), list(range(graph.shape[0]))
     elif isinstance(graph, Iterable) and not isinstance(graph, Mapping):
         pairs, declared = _pairs(list(graph), side), []
     else:
@@ -588,7 +588,7 @@ def compare_graph_batch(
             raise type(error)(f"node_ids[{index}]: {error}") from None
     items: list[GraphComparison] = []
     errors: list[ItemError] = []
-    for index, (prediction, reference, table) in enumerate(zip(predictions, references, tables)):
+    for index, (prediction, reference, table) in enumerate(zip(predictions, references, tables, strict=True)):
         try:
             items.append(
                 compare_graphs(
@@ -640,8 +640,8 @@ def _micro(items: list[GraphComparison], unparsable: int) -> dict[str, float]:
     shd_total = total("shd")
     denominator = sum(max(item.normalizer, 1) for item in items)
     return {
-        **dict(zip(("node_precision", "node_recall", "node_f1"), node_rates)),
-        **dict(zip(("edge_precision", "edge_recall", "edge_f1"), edge_rates)),
+        **dict(zip(("node_precision", "node_recall", "node_f1"), node_rates, strict=True)),
+        **dict(zip(("edge_precision", "edge_recall", "edge_f1"), edge_rates, strict=True)),
         "normalized_shd": shd_total / denominator,
         "shd_total": shd_total,
         "true_positives": tp,

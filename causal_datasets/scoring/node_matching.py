@@ -158,7 +158,7 @@ def _match_fuzzy(predicted: Sequence[Hashable], reference: Sequence[Hashable], t
         )
         allowed = np.where(scores >= threshold, scores, 0.0)
         rows, cols = linear_sum_assignment(allowed, maximize=True)
-        for row, col in zip(rows.tolist(), cols.tolist()):
+        for row, col in zip(rows.tolist(), cols.tolist(), strict=True):
             if allowed[row, col] > 0.0:
                 mapping[rest_predicted[row]] = rest_reference[col]
     return NodeMatch(mapping)

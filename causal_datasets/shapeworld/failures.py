@@ -15,6 +15,7 @@ Episodes answered correctly or without a valid answer have no pattern (``None``)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Literal
 
 FailurePattern = Literal["illusive_confounder", "root_cause", "reverse_collider", "correlation", "uncategorized"]
@@ -55,7 +56,7 @@ def failure_pattern(
 def _saw_yes_evidence(
     cause: str, effect: str, observations: Sequence[set[str]], actions: Sequence[tuple[str, str]]
 ) -> bool:
-    for before, after, (shape, action) in zip(observations, observations[1:], actions):
+    for (before, after), (shape, action) in zip(pairwise(observations), actions, strict=True):
         if shape != cause:
             continue
         if action == "move" and not {cause, effect} & before and effect in after:

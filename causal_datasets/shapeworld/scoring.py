@@ -116,7 +116,7 @@ def score_predictions(
     given = {name: list(values) for name, values in columns.items() if values is not None and len(values)}
     batch_size(predictions, references, **given)
     items = []
-    for index, (prediction, gold) in enumerate(zip(predictions, references)):
+    for index, (prediction, gold) in enumerate(zip(predictions, references, strict=True)):
         item = {"gold": class_label(gold, _LABELS["answer"], f"references[{index}]"), "prediction": prediction}
         for argument, (name, default) in METRIC_COLUMNS.items():
             item[name] = _column_value(argument, given[argument][index], index) if argument in given else default

@@ -183,7 +183,7 @@ def totals_statistic(names: Sequence[str], function: TotalsFunction) -> Callable
 
     def statistic(*sums: np.ndarray, axis: int = -1) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
-            return function({name: column.sum(axis=axis) for name, column in zip(names, sums)})
+            return function({name: column.sum(axis=axis) for name, column in zip(names, sums, strict=True)})
 
     return statistic
 

@@ -242,6 +242,6 @@ def largest_difference(
     names = sorted((set(ys) | set(xs) | set(zs) | set(free)) - set(fixed))
     worst = 0.0
     for values in itertools.product(*(range(model.observed) for _ in names)):
-        env = {**dict(zip(names, values)), **fixed}
+        env = {**dict(zip(names, values, strict=True)), **fixed}
         worst = max(worst, abs(model.evaluate(estimand, env) - model.query(ys, xs, zs, env)))
     return worst

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import random
+from itertools import pairwise
 from pathlib import Path
 from typing import Literal
 
@@ -81,7 +82,7 @@ def generate(seed: int, count: int = 12) -> list[TinyRow]:
                 size=len(names),
                 weight=None if index % 5 == 0 else round(rng.random(), 3),
                 published=datetime.date(2020, 1, 1) + datetime.timedelta(days=rng.randint(0, 900)),
-                edges=[Edge(source=a, target=b) for a, b in zip(names, names[1:])],
+                edges=[Edge(source=a, target=b) for a, b in pairwise(names)],
                 nodes=[Node(name=n, explicitness=rng.choice(["explicit", "implicit", "absent"])) for n in names],
                 tags=rng.sample(["a", "b", "c"], rng.randint(0, 3)),
             )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 from causal_datasets.scoring.node_matching import normalize_name
@@ -60,7 +61,7 @@ def parse_annotation(text: str) -> Annotation:
         canonical = " -> ".join(ends)
         if canonical != line:
             result.corrections.append(f"line {number}: {line!r} read as {canonical!r}")
-        result.edges.extend(zip(ends, ends[1:]))
+        result.edges.extend(pairwise(ends))
     return result
 
 

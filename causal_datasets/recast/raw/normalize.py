@@ -11,6 +11,7 @@ edits are applied at once; rounds repeat until the model returns no edits (conve
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -63,7 +64,7 @@ def locate(edits: list[Edit], text: str) -> list[Span]:
             raise ValueError(f"edit {number}: end {edit.end[:80]!r} does not occur after its start")
         spans.append(Span(begin, end_at + len(edit.end), edit.replacement))
     ordered = sorted(spans, key=lambda s: s.begin)
-    for first, second in zip(ordered, ordered[1:]):
+    for first, second in pairwise(ordered):
         if second.begin < first.stop:
             raise ValueError(f"edits overlap at characters {second.begin}–{first.stop}; make them disjoint")
     return ordered

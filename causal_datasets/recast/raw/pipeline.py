@@ -185,7 +185,7 @@ def process_papers(
     )
     return [
         r if not isinstance(r, Exception) else PaperOutcome(p.id, error="crashed", detail=repr(r))
-        for p, r in zip(papers, results)
+        for p, r in zip(papers, results, strict=True)
     ]
 
 
