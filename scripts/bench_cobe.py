@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from checkout import SHARED_DATA_DIR
@@ -74,7 +75,7 @@ def bench_judging(n: int = 96) -> None:
             client = LLMClient(LLMConfig(model="stub", base_url=server.base_url, concurrency=concurrency))
             before = server.count
             seconds, _ = best_of(
-                lambda: judge_all(client, rows, [r.response for r in responses], concurrency=concurrency), 1
+                partial(judge_all, client, rows, [r.response for r in responses], concurrency=concurrency), 1
             )
             calls = server.count - before
             table.append(

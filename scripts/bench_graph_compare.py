@@ -24,6 +24,7 @@ import platform
 import random
 import time
 from collections.abc import Callable
+from functools import partial
 from importlib.metadata import version
 
 import evaluate
@@ -82,11 +83,11 @@ def large_graphs(sizes: list[int], repeats: int) -> list[dict]:
         ref_dicts = [{"source": s, "target": t} for s, t in ref_pairs]
         pred_dicts = [{"source": s, "target": t} for s, t in pred_pairs]
 
-        t_gadjid, (_, shd_gadjid) = best_of(lambda: gadjid.shd(reference, prediction), repeats)
-        t_csr, ours_csr = best_of(lambda: compare_graphs(prediction, reference), repeats)
-        t_pairs, ours_pairs = best_of(lambda: compare_graphs(pred_pairs, ref_pairs), repeats)
-        t_dicts, ours_dicts = best_of(lambda: compare_graphs(pred_dicts, ref_dicts), repeats)
-        t_gadjid_pairs, shd_gadjid_pairs = best_of(lambda: gadjid_from_pairs(pred_pairs, ref_pairs), repeats)
+        t_gadjid, (_, shd_gadjid) = best_of(partial(gadjid.shd, reference, prediction), repeats)
+        t_csr, ours_csr = best_of(partial(compare_graphs, prediction, reference), repeats)
+        t_pairs, ours_pairs = best_of(partial(compare_graphs, pred_pairs, ref_pairs), repeats)
+        t_dicts, ours_dicts = best_of(partial(compare_graphs, pred_dicts, ref_dicts), repeats)
+        t_gadjid_pairs, shd_gadjid_pairs = best_of(partial(gadjid_from_pairs, pred_pairs, ref_pairs), repeats)
         shds = {shd_gadjid, ours_csr.shd, ours_pairs.shd, ours_dicts.shd, shd_gadjid_pairs}
         if len(shds) != 1:
             raise AssertionError(f"n={n}: SHDs disagree: {shds}")
@@ -177,7 +178,7 @@ def main() -> None:
         f"Python {platform.python_version()}, gadjid {version('gadjid')}, "
         f"load average {os.getloadavg()[0]:.1f}"
     )
-    print("\n### Large sparse graphs (best of %d)\n" % args.repeats)
+    print(f"\n### Large sparse graphs (best of {args.repeats})\n")
     print(table(large_graphs(args.sizes, args.repeats)))
     print("\n### ReCAST-sized graphs (25 nodes, 37 edges, dict edges)\n")
     print(table(throughput(args.comparisons)))

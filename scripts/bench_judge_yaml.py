@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from functools import partial
 
 import yaml
 from bench_recast import RELEASE, perfect_answer
@@ -56,7 +57,7 @@ def main() -> None:
                 if "edge_recall" in r["messages"][1]["content"].rsplit("Answer with the ", 1)[1]
             )
             text = perfect_answer(answer, 0).text
-            parse, _ = best_of(lambda: structured.extract_yaml_block(text), args.repeats)
+            parse, _ = best_of(partial(structured.extract_yaml_block, text), args.repeats)
             rows.append([name, f"{seconds:.2f}", f"{args.samples * 4 / seconds:.0f}", f"{parse * 1000:.1f}"])
     structured.SAFE_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     print(

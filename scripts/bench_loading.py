@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+from functools import partial
 from pathlib import Path
 
 import datasets
@@ -51,8 +52,8 @@ def main() -> None:
             )
             model = builder.configs[config]
             assert records_from_dataset(dataset, model) == row_by_row(dataset, model)
-            new, _ = best_of(lambda: records_from_dataset(dataset, model), args.repeats)
-            old, _ = best_of(lambda: row_by_row(dataset, model), args.repeats)
+            new, _ = best_of(partial(records_from_dataset, dataset, model), args.repeats)
+            old, _ = best_of(partial(row_by_row, dataset, model), args.repeats)
             rows.append(
                 [f"{name}/{config}", f"{len(dataset):,}", f"{old * 1000:.0f}", f"{new * 1000:.0f}", f"{old / new:.1f}×"]
             )

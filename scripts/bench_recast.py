@@ -103,7 +103,9 @@ def main() -> None:
         for concurrency in (1, 4, 16):
             server.requests.clear()
             seconds, result = timed(
-                lambda: score_predictions([s.graph() for s in chosen], chosen, judge=judge, concurrency=concurrency)
+                lambda concurrency=concurrency: score_predictions(
+                    [s.graph() for s in chosen], chosen, judge=judge, concurrency=concurrency
+                )
             )
             calls = len(server.requests)
             rows.append(

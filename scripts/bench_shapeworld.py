@@ -52,7 +52,9 @@ def main() -> None:
         _, runner_s = timed(lambda: run_task(TASK, settings))
     results, seconds = {}, {}
     for name, make in AGENTS.items():
-        results[name], seconds[name] = timed(lambda: [run_episode(t, make(t, 0), "basic", name) for t in tasks])
+        results[name], seconds[name] = timed(
+            lambda make=make, name=name: [run_episode(t, make(t, 0), "basic", name) for t in tasks]
+        )
     print(
         markdown_table(
             ["step", "seconds"],

@@ -10,6 +10,7 @@ edits are applied at once; rounds repeat until the model returns no edits (conve
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -77,6 +78,12 @@ def apply(spans: list[Span], text: str) -> str:
     return text
 
 
+def _located_batch(text: str, value: Any) -> tuple[EditBatch, list[Span]]:
+    """The reply's edit batch and its edits located in ``text`` (the schema of a round's answer)."""
+    batch = EditBatch.model_validate(value)
+    return batch, locate(batch.normalizations, text)
+
+
 def normalize_text(
     client: ChatClient, text: str, graph_text: str, *, max_rounds: int = 8, max_attempts: int = 3
 ) -> NormalizationLog:
@@ -85,18 +92,13 @@ def normalize_text(
     while log.rounds < max_rounds:
         log.rounds += 1
         current = log.text
-
-        def checked(value: Any) -> tuple[EditBatch, list[Span]]:
-            batch = EditBatch.model_validate(value)
-            return batch, locate(batch.normalizations, current)
-
         answer = ask_structured(
             client,
             [
                 {"role": "system", "content": NORMALIZE},
                 {"role": "user", "content": normalize_request(graph_text, current)},
             ],
-            schema=checked,
+            schema=functools.partial(_located_batch, current),
             fmt="json",
             repair="reask",
             max_attempts=max_attempts,
