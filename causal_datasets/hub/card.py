@@ -46,7 +46,10 @@ def render_card(
     data = card_data(declared, builder.pretty_name, features, splits, builder.name)
     _check_documented(builder, list(splits))
     entries = bibtex(builder.citations)
-    row_counts = {config: {split: files.rows for split, files in config_splits.items()} for config, config_splits in splits.items()}
+    row_counts = {
+        config: {split: files.rows for split, files in config_splits.items()}
+        for config, config_splits in splits.items()
+    }
     context = {
         "name": builder.name,
         "pretty_name": builder.pretty_name,

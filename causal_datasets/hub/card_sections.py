@@ -20,7 +20,6 @@ from causal_datasets.builder import Finding, Release
 from causal_datasets.markdown import markdown_table
 from causal_datasets.records.base import FieldDoc, Record
 
-
 #: configs that share a row model are named in their table's heading up to this many
 MAX_NAMED_CONFIGS = 6
 
@@ -36,7 +35,9 @@ def field_tables(models: Mapping[str, type[Record]]) -> str:
         if len(configs) > MAX_NAMED_CONFIGS:
             names = f"`{configs[0]}` … `{configs[-1]}` ({len(configs)} configs, in the order of the configs table)"
         rows = [[f"`{doc.path}`", type_name(doc.feature, doc.nullable), describe(doc)] for doc in model.field_docs()]
-        parts.append(f"#### {names}\n\n{row_summary(model)}\n\n{markdown_table(['field', 'type', 'description'], rows)}")
+        parts.append(
+            f"#### {names}\n\n{row_summary(model)}\n\n{markdown_table(['field', 'type', 'description'], rows)}"
+        )
     return "\n\n".join(parts)
 
 
@@ -119,7 +120,14 @@ def column_statistics(splits: Mapping[str, Sequence[Record]], features: datasets
             values = [_measure(value, kind) for r in splits[split] if (value := getattr(r, column)) is not None]
             if values:
                 numeric_rows.append(
-                    [f"{kind}{column}", split, min(values), round(stats.fmean(values), 4), stats.median(values), max(values)]
+                    [
+                        f"{kind}{column}",
+                        split,
+                        min(values),
+                        round(stats.fmean(values), 4),
+                        stats.median(values),
+                        max(values),
+                    ]
                 )
     if numeric_rows:
         parts.append(markdown_table(["column", "split", "min", "mean", "median", "max"], numeric_rows))

@@ -57,14 +57,18 @@ def bibtex(keys: Sequence[str]) -> list[str]:
     entries = bibtex_entries()
     unknown = [key for key in keys if key not in entries]
     if unknown:
-        raise BuilderRegistrationError(f"no BibTeX entry {unknown} in the metric cards; known: {', '.join(sorted(entries))}")
+        raise BuilderRegistrationError(
+            f"no BibTeX entry {unknown} in the metric cards; known: {', '.join(sorted(entries))}"
+        )
     return [entries[key] for key in keys]
 
 
 def paper(entry: str) -> Paper:
     """The displayed facts of one BibTeX entry (braces removed)."""
     fields = _fields(entry)
-    venue = fields.get("booktitle") or fields.get("journal") or (f"arXiv:{fields['eprint']}" if "eprint" in fields else "")
+    venue = (
+        fields.get("booktitle") or fields.get("journal") or (f"arXiv:{fields['eprint']}" if "eprint" in fields else "")
+    )
     return Paper(
         title=fields.get("title", ""),
         authors=", ".join(_first_last(a) for a in fields.get("author", "").split(" and ")),

@@ -44,7 +44,6 @@ from causal_datasets.hub.front_matter import SplitFiles
 from causal_datasets.hub.layout import CARD, MANIFEST, ROWS_PER_FILE, parquet_path
 from causal_datasets.records.base import Record, records_from_dataset
 
-
 _FRONT_MATTER = re.compile(r"---\n(.*?)\n---\n", re.S)
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -61,7 +60,11 @@ class WrittenDataset:
 
 
 def build_to_folder(
-    builder: DatasetBuilder, out_root: Path, context: BuildContext, *, replace: bool = False,
+    builder: DatasetBuilder,
+    out_root: Path,
+    context: BuildContext,
+    *,
+    replace: bool = False,
     rows_per_file: int = ROWS_PER_FILE,
 ) -> WrittenDataset:
     """Run ``builder`` and write its hub folder ``out_root/<name>``, replacing an earlier build of it;
@@ -112,8 +115,11 @@ def foreign_files(folder: Path, manifest: dict) -> str | None:
     """The files of ``folder`` its manifest does not list (which a rebuild would delete), named for a message;
     None when there are none."""
     written = {*manifest.get("files", {}), MANIFEST}
-    foreign = sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*")
-                     if not path.is_dir() and path.relative_to(folder).as_posix() not in written)
+    foreign = sorted(
+        path.relative_to(folder).as_posix()
+        for path in folder.rglob("*")
+        if not path.is_dir() and path.relative_to(folder).as_posix() not in written
+    )
     if not foreign:
         return None
     shown = ", ".join(foreign[:10]) + (f", ... ({len(foreign)} in all)" if len(foreign) > 10 else "")
@@ -181,7 +187,9 @@ def _write(
 
     source = outcome.source_description or builder.source_description
     card = render_card(builder, outcome, features_by_config, splits_written, source, context.seed)
-    row_counts = {config: {split: files.rows for split, files in splits.items()} for config, splits in splits_written.items()}
+    row_counts = {
+        config: {split: files.rows for split, files in splits.items()} for config, splits in splits_written.items()
+    }
     (folder / CARD).write_text(card, encoding="utf-8")
     manifest = {
         "name": builder.name,
@@ -258,7 +266,8 @@ def verify_folder(folder: Path) -> dict[str, dict[str, int]]:
         else:
             features = infos[config].features
             loaded[config] = {
-                entry["split"]: _read_rows(_listed(folder, entry["path"]), features) for entry in declared[config]["data_files"]
+                entry["split"]: _read_rows(_listed(folder, entry["path"]), features)
+                for entry in declared[config]["data_files"]
             }
         if loaded[config] != splits:
             raise DatasetFolderError(f"{folder} config {config!r}: loaded rows {loaded[config]} != manifest {splits}")
@@ -303,7 +312,9 @@ def load_records(folder: Path, config: str, split: str, model: type[Record]) -> 
 def _check_types(name: str, config: str, split: str, model: type[Record], records: Sequence[Record]) -> None:
     for index, record in enumerate(records):
         if not isinstance(record, model):
-            raise TypeError(f"{name}/{config}/{split} row {index} is {type(record).__name__}, expected {model.__name__}")
+            raise TypeError(
+                f"{name}/{config}/{split} row {index} is {type(record).__name__}, expected {model.__name__}"
+            )
 
 
 def _sha256(path: Path) -> str:
@@ -318,4 +329,3 @@ def _package_version() -> str:
     from causal_datasets import __version__
 
     return __version__
-

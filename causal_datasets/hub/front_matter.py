@@ -58,8 +58,10 @@ def card_data(
     MetadataConfigs(
         {
             config: {
-                "data_files": [{"split": split, "path": split_data_files(config, split, files.files)}
-                               for split, files in config_splits.items()],
+                "data_files": [
+                    {"split": split, "path": split_data_files(config, split, files.files)}
+                    for split, files in config_splits.items()
+                ],
                 **({"default": True} if index == 0 else {}),
             }
             for index, (config, config_splits) in enumerate(splits.items())
@@ -69,8 +71,9 @@ def card_data(
     # resolves the data files of every config listed before ``config``, so the first one should be the default
     order = list(splits)
     data["configs"] = sorted(data["configs"], key=lambda entry: order.index(entry["config_name"]))
-    DatasetInfosDict({config: _info(config, features[config], config_splits) for config, config_splits in splits.items()}
-                     ).to_dataset_card_data(data)
+    DatasetInfosDict(
+        {config: _info(config, features[config], config_splits) for config, config_splits in splits.items()}
+    ).to_dataset_card_data(data)
     problems = metadata_problems(data)
     if problems:
         raise BuilderRegistrationError(f"card of {name!r} breaks the Hub's metadata rules: " + "; ".join(problems))

@@ -82,8 +82,9 @@ class DatasetLocation:
         check_files(folder, manifest, prefix=f"data/{config}/")
         # the files named explicitly: a Hub snapshot holds only this config's files, and the card's
         # config list would have datasets resolve the other configs' files too
-        loaded = datasets.load_dataset(str(folder), config, split=split,
-                                       data_files={split: f"data/{config}/{split}-*.parquet"})
+        loaded = datasets.load_dataset(
+            str(folder), config, split=split, data_files={split: f"data/{config}/{split}-*.parquet"}
+        )
         return LoadedConfig(records_from_dataset(loaded, builder.configs[config]), manifest)
 
     def _local_folder(self, name: str, config: str) -> Path:
@@ -96,7 +97,8 @@ class DatasetLocation:
             if source is None and config in builder.configs_from_source() and not builder.downloads_source:
                 raise SourceUnavailable(
                     f"{name} config {config!r} is built from released files, and none were given, so {folder} "
-                    f"was not built: {builder.source_help()}")
+                    f"was not built: {builder.source_help()}"
+                )
             build_to_folder(builder, Path(self.hub_dir), BuildContext(seed=builder.default_seed, source=source))
         return folder
 
@@ -109,8 +111,11 @@ def hub_snapshot(repo_id: str, revision: str | None, patterns: list[str], what: 
     """The folder of a Hub dataset's manifest, card and the files of ``patterns`` at ``revision``, downloaded into
     the Hub cache (or found there offline); :class:`HubDatasetError` naming ``what`` when it cannot be had."""
     try:
-        return Path(snapshot_download(repo_id, repo_type="dataset", revision=revision,
-                                      allow_patterns=[MANIFEST, CARD, *patterns]))
+        return Path(
+            snapshot_download(
+                repo_id, repo_type="dataset", revision=revision, allow_patterns=[MANIFEST, CARD, *patterns]
+            )
+        )
     except (OfflineModeIsEnabled, LocalEntryNotFoundError) as error:
         raise HubDatasetError(
             f"{what} is not in the Hub cache and offline mode is on (HF_HUB_OFFLINE): download it once online first"

@@ -74,13 +74,21 @@ def metadata_problems(data: DatasetCardData) -> list[str]:
         "multilinguality": _resource("multilingualities.json").keys(),
     }
     for key, allowed in checks.items():
-        problems += [f"{key}: {value!r} is not a value the Hub accepts" for value in _values(meta.get(key)) if value not in allowed]
+        problems += [
+            f"{key}: {value!r} is not a value the Hub accepts"
+            for value in _values(meta.get(key))
+            if value not in allowed
+        ]
     problems += [
         f"source_datasets: {value!r} is not 'original', 'extended' or 'extended|<owner>/<name>'"
         for value in _values(meta.get("source_datasets"))
         if not isinstance(value, str) or not SOURCE_DATASET.match(value)
     ]
-    problems += [f"tags: {tag!r} is not a non-empty string" for tag in _values(meta.get("tags")) if not (isinstance(tag, str) and tag)]
+    problems += [
+        f"tags: {tag!r} is not a non-empty string"
+        for tag in _values(meta.get("tags"))
+        if not (isinstance(tag, str) and tag)
+    ]
     if meta.get("configs") and meta.get("dataset_info"):
         problems += _config_problems(data)
     return problems

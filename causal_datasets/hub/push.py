@@ -28,20 +28,35 @@ class PushResult:
 
 
 def push_folder(
-    folder: Path, repo_id: str, *, tag: str | None = None, token: str | None = None, private: bool = False,
+    folder: Path,
+    repo_id: str,
+    *,
+    tag: str | None = None,
+    token: str | None = None,
+    private: bool = False,
     api: HfApi | None = None,
 ) -> PushResult:
     """Create the dataset repo if missing, upload ``folder`` and tag the commit (``v<version>`` by default)."""
     manifest = read_manifest(folder)
     tag = tag or f"v{manifest['version']}"
     return _upload(
-        api or HfApi(token=token), repo_id, "dataset", str(folder), tag,
-        message=f"{manifest['name']} {tag} (seed {manifest['seed']})", private=private,
+        api or HfApi(token=token),
+        repo_id,
+        "dataset",
+        str(folder),
+        tag,
+        message=f"{manifest['name']} {tag} (seed {manifest['seed']})",
+        private=private,
     )
 
 
 def push_metric(
-    name: str, repo_id: str, *, tag: str | None = None, token: str | None = None, private: bool = False,
+    name: str,
+    repo_id: str,
+    *,
+    tag: str | None = None,
+    token: str | None = None,
+    private: bool = False,
     api: HfApi | None = None,
 ) -> PushResult:
     """Create a Gradio Space if missing and upload the metric module ``name`` (module, ``app.py``, card,
@@ -50,20 +65,37 @@ def push_metric(
 
     tag = tag or f"v{__version__}"
     return _upload(
-        api or HfApi(token=token), repo_id, "space", metric_path(name), tag,
-        message=f"{name} metric {tag} (causal-datasets {__version__})", private=private, space_sdk="gradio",
+        api or HfApi(token=token),
+        repo_id,
+        "space",
+        metric_path(name),
+        tag,
+        message=f"{name} metric {tag} (causal-datasets {__version__})",
+        private=private,
+        space_sdk="gradio",
         ignore_patterns=METRIC_IGNORE,
     )
 
 
 def _upload(
-    api: HfApi, repo_id: str, repo_type: str, folder: str, tag: str, *, message: str, private: bool,
-    space_sdk: str | None = None, ignore_patterns: list[str] | None = None,
+    api: HfApi,
+    repo_id: str,
+    repo_type: str,
+    folder: str,
+    tag: str,
+    *,
+    message: str,
+    private: bool,
+    space_sdk: str | None = None,
+    ignore_patterns: list[str] | None = None,
 ) -> PushResult:
     with _hub_errors(repo_id):
         api.create_repo(repo_id, repo_type=repo_type, private=private, exist_ok=True, space_sdk=space_sdk)
         commit = api.upload_folder(
-            repo_id=repo_id, repo_type=repo_type, folder_path=folder, commit_message=message,
+            repo_id=repo_id,
+            repo_type=repo_type,
+            folder_path=folder,
+            commit_message=message,
             ignore_patterns=ignore_patterns,
         )
         api.create_tag(repo_id, repo_type=repo_type, tag=tag, revision=commit.oid, exist_ok=False)
@@ -76,7 +108,9 @@ def _hub_errors(repo_id: str) -> Iterator[None]:
     try:
         yield
     except LocalTokenNotFoundError as error:
-        raise PushError(f"not logged in to the Hugging Face Hub: set HF_TOKEN or run `hf auth login` ({error})") from error
+        raise PushError(
+            f"not logged in to the Hugging Face Hub: set HF_TOKEN or run `hf auth login` ({error})"
+        ) from error
     except HfHubHTTPError as error:
         status = error.response.status_code if error.response is not None else "?"
         hint = " (check HF_TOKEN and its write permission)" if status in (401, 403) else ""
