@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 from causal_datasets.errors import BuilderRegistrationError
@@ -80,7 +81,7 @@ def paper(entry: str) -> Paper:
 
 def _split_entries(block: str) -> list[str]:
     starts = [m.start() for m in re.finditer(r"^@", block, re.MULTILINE)]
-    return [block[a:b].strip() for a, b in zip(starts, [*starts[1:], len(block)])]
+    return [block[a:b].strip() for a, b in pairwise([*starts, len(block)])]
 
 
 def _fields(entry: str) -> dict[str, str]:
@@ -90,13 +91,18 @@ def _fields(entry: str) -> dict[str, str]:
         start = match.end()
         if entry[start : start + 1] != "{":
             continue
-        depth, end = 0, start
-        for end, char in enumerate(entry[start:], start):
-            depth += {"{": 1, "}": -1}.get(char, 0)
-            if depth == 0:
-                break
-        fields[match.group(1).lower()] = _plain(entry[start + 1 : end])
+        fields[match.group(1).lower()] = _plain(entry[start + 1 : _closing_brace(entry, start)])
     return fields
+
+
+def _closing_brace(text: str, start: int) -> int:
+    """Index of the brace that closes the one at ``start``; the last index when it never closes."""
+    depth = 0
+    for index in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        if depth == 0:
+            return index
+    return len(text) - 1
 
 
 def _plain(value: str) -> str:

@@ -133,7 +133,8 @@ def _check_configs(target: Path, configs: set[str]) -> None:
     if dropped:
         raise DatasetFolderError(
             f"{target} has {len(dropped)} config(s) this build would drop ({', '.join(dropped[:5])}"
-            f"{', ...' if len(dropped) > 5 else ''}): give the source they came from, or --force (replace=True) to drop them"
+            f"{', ...' if len(dropped) > 5 else ''}): give the source they came from, "
+            "or --force (replace=True) to drop them"
         )
 
 

@@ -48,7 +48,8 @@ TASK_CATEGORIES = frozenset(
 KNOWN_KEYS = frozenset(
     "language license license_name license_link tags annotations_creators language_creators multilinguality "
     "language_details "
-    "pretty_name size_categories source_datasets task_categories task_ids paperswithcode_id configs dataset_info".split()
+    "pretty_name size_categories source_datasets task_categories task_ids paperswithcode_id configs "
+    "dataset_info".split()
 )
 #: keys every card of ours must have
 REQUIRED_KEYS = (
