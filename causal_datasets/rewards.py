@@ -24,12 +24,12 @@ from functools import lru_cache
 from numbers import Integral
 from typing import Any
 
-from causal_datasets.docalc.cladder import cladder_reading, family_graph
+from causal_datasets.cladder_pairs.cladder import cladder_reading, family_graph
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring_rules import SCORING_RULES, ScoringRule, all_observed, identification_error
-from causal_datasets.docalc.task import ERROR_PREFIXES, extract_estimand
+from causal_datasets.cladder_pairs.task import ERROR_PREFIXES, extract_estimand
 from causal_datasets.docalc.verdict import Verdict, check_equivalence
 from causal_datasets.graph import CausalGraph, GraphError
 from causal_datasets.llm.structured import strip_thinking
@@ -140,7 +140,7 @@ def estimand_equivalence_reward(prompts: Sequence[Any], completions: Sequence[An
                                 scoring: ScoringRule = "identification", **kwargs: Any) -> list[float]:
     """1.0 when the completion's expression is right for the row's reference under ``scoring``, else 0.0.
 
-    The expression is the last ``Estimand: ...`` line (:func:`~causal_datasets.docalc.task.extract_estimand`),
+    The expression is the last ``Estimand: ...`` line (:func:`~causal_datasets.cladder_pairs.task.extract_estimand`),
     or the whole completion (outside ``<think>``) when it parses as one expression; in a CLadder
     natural-effect row (``query_type`` ``nde``/``nie``) it is read in CLadder's notation, as the
     benchmark reads answers. It is compared with the reference under the row's graph by

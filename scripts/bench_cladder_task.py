@@ -17,9 +17,9 @@ import statistics
 import time
 from collections import Counter
 
-from causal_datasets.docalc.cladder import formal_expression, read_questions
-from causal_datasets.docalc.rows import cladder_rows, question_rows
-from causal_datasets.docalc.task import build_messages, score_answer
+from causal_datasets.cladder_pairs.cladder import formal_expression, read_questions
+from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows
+from causal_datasets.cladder_pairs.task import build_messages, score_answer
 from checkout import SHARED_DATA_DIR
 
 CLADDER = SHARED_DATA_DIR / "cladder"

@@ -25,9 +25,9 @@ from typing import Any
 from checkout import SHARED_DATA_DIR
 
 from causal_datasets import rewards
-from causal_datasets.docalc.cladder import formal_expression, read_questions
-from causal_datasets.docalc.rows import question_rows
-from causal_datasets.docalc.task import prompt_rows as cladder_prompt_rows
+from causal_datasets.cladder_pairs.cladder import formal_expression, read_questions
+from causal_datasets.cladder_pairs.rows import question_rows
+from causal_datasets.cladder_pairs.task import prompt_rows as cladder_prompt_rows
 from causal_datasets.recast.parsing import parse_graph_answer
 from causal_datasets.recast.prompts import prompt_rows as recast_prompt_rows
 from causal_datasets.recast.release import locate_release, read_release

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from causal_datasets.docalc.identify import identify
+from causal_datasets.docalc.identification import identify
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import check_equivalence
 from tests.support.admgs import LatentModel, MixedGraph, largest_difference, tian_identifiable

@@ -23,10 +23,10 @@ from causal_datasets.causalab.upstream_run import parse_observations, parse_subm
 from causal_datasets.cli import main
 from causal_datasets.cobe.judge import parse_tf
 from causal_datasets.docalc.domains import DomainError, parse_values
-from causal_datasets.docalc.identify import QueryError, identify
+from causal_datasets.docalc.identification import QueryError, identify
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring import score_pairs
-from causal_datasets.docalc.task import extract_estimand
+from causal_datasets.cladder_pairs.task import extract_estimand
 from causal_datasets.docalc.verdict import Verdict, check_equivalence
 from causal_datasets.graph import CausalGraph, GraphError
 from causal_datasets.llm.structured import StructuredError, extract_json_block, extract_yaml_block
@@ -398,7 +398,7 @@ def test_independence_statements(text, complete):
 @example("Derivation: " + "(" * 3000)
 @example("Derivation:\nP(Y|do(X))\n= P(Y|X) by " + "rule " * 4000)
 def test_derivation_reader_and_checker(text):
-    from causal_datasets.docalc.cladder import family_graph
+    from causal_datasets.cladder_pairs.cladder import family_graph
     from causal_datasets.docalc.derivation import MAX_STEPS, score_derivation
 
     score = score_derivation("Derivation:\n" + text, family_graph("confounding"))
@@ -414,8 +414,8 @@ def test_derivation_reader_and_checker(text):
 def test_paper_answer_and_judge_readers(text):
     from types import SimpleNamespace
 
-    from causal_datasets.docalc.judge import parse_verdict
-    from causal_datasets.docalc.paper_task import model_graph, read_answer
+    from causal_datasets.cladder_pairs.judge import parse_verdict
+    from causal_datasets.cladder_pairs.paper_task import model_graph, read_answer
 
     answer = read_answer(text)
     graph, error, _ = model_graph(answer.graph, SimpleNamespace(latent=["V1"]))
@@ -428,8 +428,8 @@ def test_paper_answer_and_judge_readers(text):
 @example("P(Y | do(X), do(V1))", "ate")
 @example("Y_{X=1, V2_{X=0}}", "nie")
 def test_diagnosis_of_any_answer(answer, query_type):
-    from causal_datasets.docalc.cladder import family_graph
-    from causal_datasets.docalc.feedback import diagnose
+    from causal_datasets.cladder_pairs.cladder import family_graph
+    from causal_datasets.cladder_pairs.feedback import diagnose
 
     for family in ("confounding", "IV", "frontdoor"):
         findings = diagnose(answer, family_graph(family), query_type=query_type)

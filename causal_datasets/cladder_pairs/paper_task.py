@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from causal_datasets.docalc.graph import DoGraph
-from causal_datasets.docalc.task import Messages, extract_labelled, labelled_line
+from causal_datasets.cladder_pairs.task import Messages, extract_labelled, labelled_line
 from causal_datasets.graph import GraphError
 from causal_datasets.records.cladder_pairs import CladderQuestionRow
 
