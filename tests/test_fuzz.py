@@ -28,6 +28,7 @@ from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring import score_pairs
 from causal_datasets.cladder_pairs.task import extract_estimand
 from causal_datasets.docalc.verdict import Verdict, check_equivalence
+from causal_datasets.docalc.y0_dsl import Y0ConversionError, from_y0_text, to_y0_text
 from causal_datasets.graph import CausalGraph, GraphError
 from causal_datasets.llm.structured import StructuredError, extract_json_block, extract_yaml_block
 from causal_datasets.recast.parsing import AnswerFormatError, read_prediction
@@ -73,6 +74,28 @@ def test_expression_parser(text):
         parse(text)
     except ExprParseError as error:
         assert len(str(error)) < 400
+
+
+Y0_CHARS = "PSumQOneZero[](){}|,@+-~*/XYZW0123456789_ "
+
+
+@FUZZ
+@given(mixed(Y0_CHARS))
+@example("Sum[Z](" * 3000)
+@example("P(Y @ (" + "-X, " * 5000 + "-Z))")
+@example("P[X](Y | Z) * " * 2000 + "One()")
+@example("P(Y)" + " / P(Y)" * 3000)
+@example("Sum[" + ", ".join(f"A{i}" for i in range(1000)) + "](P(Y))")
+@example("__import__('os').system('true')")
+def test_y0_text_reader(text):
+    """y0's DSL text reads into an expression that prints back to the same text's meaning, or one typed error
+    (it is never evaluated: y0's own reader calls eval)."""
+    try:
+        expression = from_y0_text(text)
+    except (ExprParseError, Y0ConversionError) as error:
+        assert len(str(error)) < 400
+        return
+    assert from_y0_text(to_y0_text(expression)) == expression
 
 
 @FUZZ
@@ -279,7 +302,7 @@ def test_the_known_pathological_inputs_on_every_parser(text):
     for call, allowed in [
         (parse, ExprParseError), (lambda t: CausalGraph.parse(t), GraphError), (extract_json_block, StructuredError),
         (extract_yaml_block, StructuredError), (read_prediction, AnswerFormatError),
-        (lambda t: evaluate_equation(t, {}, {}), FormulaError),
+        (lambda t: evaluate_equation(t, {}, {}), FormulaError), (from_y0_text, (ExprParseError, Y0ConversionError)),
     ]:
         try:
             call(text)
