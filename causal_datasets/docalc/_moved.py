@@ -38,18 +38,8 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         old = module.__name__
         new = MOVED[old]
         warnings.warn(f"{old} moved to {new}; import it from there ({old} stops working in {REMOVED_IN})",
-                      DeprecationWarning, stacklevel=_importer_level())
+                      DeprecationWarning, stacklevel=2)  # warn skips the import machinery's frames: the importing line
         sys.modules[old] = importlib.import_module(new)  # the import system returns what sys.modules holds
-
-
-def _importer_level() -> int:
-    """The ``stacklevel`` (counted from :meth:`_MovedModuleFinder.exec_module`, level 1) of the first frame
-    outside the import machinery and this module: the importing line."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and (frame.f_code.co_filename.startswith("<frozen importlib")
-                                 or frame.f_code.co_filename == __file__):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def install() -> None:
