@@ -40,9 +40,11 @@ from causal_datasets.shapeworld.scoring import score_episodes
 FUZZ = settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 
 #: the shapes that once crashed, hung or recursed, tried on every parser
+DEEP_QUOTIENTS = "(" * 60 + "P(Y)" + ("/P(Y)" * 90 + ")") * 60  # 60 runs of 90 quotients: a tree 5,400 levels deep
 PATHOLOGICAL = [
     "(" * 3000, "[" * 30000 + "]" * 30000, "{" * 10000, "<think>" * 8000, "```" * 30000, "- " * 30000 + "x",
     "9" * 5000, "Estimand: a" + " " * 20000 + "b", "\ud800", "\x00", "", "P(Y)" + "/P(Y)" * 3000,
+    DEEP_QUOTIENTS,
     # runs of whitespace or delimiters that once took quadratic time (75 s for 20,000 spaces)
     "P(Y)" + " " * 20000, "a" + " " * 20000 + "b", "a" + " " * 20000 + "-> b", "Estimand: x" + "`" * 20000 + "y",
     '{"relationships": [' + ", ".join(['{"source": "a", "sink": "b"}'] * 3000) + "]}",
@@ -69,11 +71,15 @@ JSON_CHARS = '{}[]":,0123456789 \n`truefalsenull<think></think>abc-'
 @example("P(Y_{X=1, X=0}=1)")
 @example(" + ".join(["P(Y)"] * 3000))
 @example("P(Y)" + "/P(Y)" * 3000)
+@example(DEEP_QUOTIENTS)
 def test_expression_parser(text):
+    """A parsed expression prints and reads back (printing recurses along its tree), or one typed error."""
     try:
-        parse(text)
+        expression = parse(text)
     except ExprParseError as error:
         assert len(str(error)) < 400
+        return
+    assert parse(expression.text) == expression
 
 
 Y0_CHARS = "PSumQOneZero[](){}|,@+-~*/XYZW0123456789_ "

@@ -201,9 +201,10 @@ class _Reader:
         return self.built(self.builder.product([f.value for f in factors]), max(f.height for f in factors) + 1)
 
     def built(self, value: Any, height: int) -> _Built:
-        """``value``, unless its tree is deeper than the package's parser allows (printing it would recurse as deep)."""
+        """``value``, unless its tree is more than :data:`~.parser.MAX_DEPTH` levels deep (the parser's limit on
+        nested brackets and on nested sums: printing, comparing and evaluating recurse along the tree)."""
         if height > MAX_DEPTH:
-            raise self.fail(f"quotients and sums nested more than {MAX_DEPTH} deep")
+            raise self.fail(f"quotients and sums nested more than {MAX_DEPTH} levels deep")
         return _Built(value, height)
 
     def factor(self) -> _Built:
