@@ -71,6 +71,16 @@ def test_the_package_has_no_import_cycle():
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(cycle + cycle[:1]) for cycle in cycles)
 
 
+def test_the_verifier_does_not_import_the_dataset_code_built_on_it():
+    graph = import_graph()
+    verifier = [name for name in graph if name.startswith("causal_datasets.docalc")]
+    outside = {target for name in verifier for target in graph.successors(name)} - set(verifier)
+    assert outside == {"causal_datasets.graph", "causal_datasets.errors", "causal_datasets.llm.structured",
+                       "causal_datasets.scoring.inputs"}
+    assert any(graph.has_edge(name, "causal_datasets.docalc.verdict") for name in graph
+               if name.startswith("causal_datasets.cladder_pairs"))
+
+
 def test_the_check_sees_deferred_imports_and_submodules(tmp_path):
     """The graph the test relies on: a deferred import is an edge, ``from package import submodule`` points at
     the submodule, a type checker's import is no edge; a cycle made of them is found."""
