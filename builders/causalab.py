@@ -14,7 +14,6 @@ from causal_datasets.records.causalab import CausaLabEpisode
 
 SPLIT = "test"
 UPSTREAM_PREFIX = "upstream_"
-HINT = "pass --source ../shared/data/causalab/data (the release's data/ folder) to add the upstream_<suite> configs"
 
 
 class CausaLabBuildOptions(BaseModel):
@@ -24,13 +23,15 @@ class CausaLabBuildOptions(BaseModel):
 
 
 def build(context: BuildContext) -> BuildOutcome:
-    release = None if context.source is None else context.require_source(HINT, files=[f"{s}.jsonl" for s in SUITES])
+    hint = BUILDER.source_help()
+    release = None if context.source is None else context.require_source(hint, files=[f"{s}.jsonl" for s in SUITES])
     options = context.options or CausaLabBuildOptions()
     # the release is read first: a broken or empty suite file stops the build before any generation
     upstream = {} if release is None else {UPSTREAM_PREFIX + suite: load_suite(release, suite, context.seed) for suite in SUITES}
     generated = generate_suites(list(SUITE_SPECS.values()), context.seed, options.episodes_per_suite, context.num_proc)
     records = {name: {SPLIT: episodes} for name, episodes in {**generated, **upstream}.items()}
-    notes = [] if release is not None else [f"upstream_<suite> configs skipped: no release given; {HINT}"]
+    notes = [] if release is not None else [
+        f"upstream_<suite> configs skipped (they need the CausaLab release): {hint}"]
     return BuildOutcome(records=records, notes=notes, findings=upstream_findings(upstream) if upstream else [])
 
 
@@ -69,6 +70,8 @@ BUILDER = DatasetBuilder(
     ),
     default_seed=0,
     source_name="causalab/data",
+    source_configs=tuple(UPSTREAM_PREFIX + suite for suite in SUITES),
+    source_hint="DIR, the data/ folder of the CausaLab release (<suite>.jsonl per suite; DylanZSZ/CausaLab-Benchmark)",
     card_context=card_context,
     default_split=SPLIT,
     citations=("yang2026causalab",),

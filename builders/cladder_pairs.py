@@ -5,7 +5,7 @@ confounding, as chat requests) are generated from the seed (no source); configs 
 pairs), ``questions`` (the estimand task: one CLadder question per row), ``prompts`` (that
 task's chat requests, exactly as ``causal-datasets eval cladder_pairs`` sends them) and
 ``yes_no_prompts`` (CLadder's own yes/no questions as chat requests) need the CLadder files
-(``--source ../shared/data/cladder`` or ``build --all --sources ../shared/data``).
+(``--source DIR``, or ``build --all --sources DIR`` with them in ``DIR/cladder``).
 """
 
 from __future__ import annotations
@@ -57,17 +57,17 @@ class CladderPairsBuildOptions(BaseModel):
 
 
 def build(context: BuildContext) -> BuildOutcome:
-    hint = "pass the CLadder folder (../shared/data/cladder)"
     cladder = None  # read first: a missing or broken source fails before the long synthetic part
     if context.source is not None:
-        cladder = read_questions(context.require_source(hint, files=SOURCE_FILES))
+        cladder = read_questions(context.require_source(BUILDER.source_help(), files=SOURCE_FILES))
     options = context.options or CladderPairsBuildOptions(rows=2 * SYNTHETIC_POSITIVES)
     synthetic, repeats = distinct_synthetic(synthetic_rows(context.seed, options.rows // 2, context.num_proc))
     latent = synthetic_latent_rows(context.seed, LATENT_QUERIES)
     records = {"synthetic": {"test": synthetic}, "synthetic_latent": {"test": latent}}
     notes, findings = [], [repeats]
     if cladder is None:
-        notes.append(f"configs 'cladder', 'questions', 'prompts' and 'yes_no_prompts' skipped: {hint} with --source")
+        notes.append(f"configs cladder, questions, prompts and yes_no_prompts skipped (they need the CLadder files): "
+                     f"{BUILDER.source_help()}")
     else:
         pairs = cladder_rows(cladder, context.seed)
         questions = question_rows(cladder)
@@ -176,6 +176,9 @@ BUILDER = DatasetBuilder(
     "prompts, yes_no_prompts: CLadder files (causalNLP/cladder, MIT)",
     default_seed=0,
     source_name="cladder",
+    source_configs=("cladder", "questions", "prompts", "yes_no_prompts"),
+    source_hint=("DIR, the folder of CLadder's test-generate-*.json and test-model-meta.json "
+                 "(data/ of causalNLP/cladder)"),
     card_context=card_context,
     citations=("doverifier2025", "jin2023cladder"),
     metrics=("do_calculus_equivalence",),

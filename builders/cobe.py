@@ -15,12 +15,6 @@ from causal_datasets.errors import SourceUnavailable
 from causal_datasets.records.cobe import CoBePromptRow, CoBeQuery, CoBeResponse, CoBeScenario
 from causal_datasets.records.prompts import chat_messages
 
-SOURCE_HINT = (
-    "CoBe needs a source file: the paper-format JSON, or the website file eval-results/category-examples.json "
-    "from github.com/cobe-benchmark/cobe-benchmark.github.io (CC-BY-SA-4.0; download it, then pass "
-    "`--source PATH`, or `--sources DIR` holding cobe/category-examples.json)"
-)
-
 
 #: the card's source line per source format
 SOURCES = {
@@ -30,7 +24,7 @@ SOURCES = {
 
 
 def build(context: BuildContext) -> BuildOutcome:
-    source = context.require_source(SOURCE_HINT)
+    source = context.require_source(BUILDER.source_help())
     try:
         parsed = read_source(source)
     except CoBeFormatError as error:
@@ -81,6 +75,8 @@ BUILDER = DatasetBuilder(
     source_description="CoBe website file eval-results/category-examples.json (cobe-benchmark/cobe-benchmark.github.io) or the paper-format JSON",
     needs_source=True,
     source_name="cobe/category-examples.json",
+    source_hint=("FILE, the website file eval-results/category-examples.json of "
+                 "github.com/cobe-benchmark/cobe-benchmark.github.io (CC-BY-SA-4.0) or the paper-format JSON"),
     card_context=card_context,
     citations=("raghavan2026cobe",),
     metrics=("cobe_edit_criteria",),

@@ -73,11 +73,11 @@ def _scalar(value: np.ndarray) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
-def agreement_estimators(prefix: str, labels: Callable[[Mapping[str, Any]], tuple[str, str]],
+def agreement_estimators(prefix: str, labels: Callable[[Any], tuple[str, str | None]],
                          positive: str = "correct") -> tuple[Statistic, ...]:
     """``<prefix>.accuracy`` ... ``<prefix>.cohen_kappa`` of :func:`agreement` as statistics of a run's results;
     ``labels(result)``: its (predicted, reference) verdicts (pairs not both "correct"/"wrong" count nowhere)."""
-    def cells(result: Mapping[str, Any]) -> dict[str, float]:
+    def cells(result: Any) -> dict[str, float]:
         predicted, reference = labels(result)
         if predicted not in ("correct", "wrong") or reference not in ("correct", "wrong"):
             return dict.fromkeys(TABLE, 0.0)

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from causal_datasets.errors import BuilderRegistrationError, SourceFormatError, SourceUnavailable
-from causal_datasets.paths import card_template, sources_dir
+from causal_datasets.paths import SOURCES_ENV, card_template, sources_dir
 from causal_datasets.records.base import Record
 
 #: records of one build: config name → split name → rows
@@ -105,7 +105,10 @@ class DatasetBuilder:
     (:mod:`causal_datasets.hub.citations`), ``metrics`` the evaluate modules the card shows.
     ``card_context`` adds dataset-specific statistics (Markdown tables, figures) to the card, ``card_metadata``
     front matter keys the rows decide (over the template's; e.g. an export's licence, from the benchmarks it holds).
-    ``source_name`` is the folder or file looked up under ``--sources DIR`` by ``build --all``.
+    ``source_name`` is the folder or file looked up under ``--sources DIR`` by ``build --all`` (and under
+    ``$CAUSAL_DATASETS_SOURCES``); ``source_configs`` are the configs built only from those released files
+    (every config when ``needs_source``), ``source_hint`` says what ``--source`` names, and
+    ``downloads_source`` that a build without one fetches the release when online.
     ``options`` is the pydantic model of the build's own options (e.g. the sizes of a generated set):
     ``build`` offers its fields as flags, and the manifest records the values a build used.
     """
@@ -119,6 +122,9 @@ class DatasetBuilder:
     default_seed: int = 0
     needs_source: bool = False
     source_name: str | None = None
+    source_configs: Sequence[str] = ()
+    source_hint: str = "PATH, the released files"
+    downloads_source: bool = False
     card_context: Callable[[BuiltRecords], Mapping[str, Any]] | None = None
     card_metadata: Callable[[BuiltRecords], Mapping[str, Any]] | None = None
     default_split: str = "test"
@@ -143,6 +149,15 @@ class DatasetBuilder:
     def card_path(self) -> Path:
         """The card template: the package's ``cards/<name>.md`` unless the builder names another."""
         return self.card_template or card_template(self.name)
+
+    def configs_from_source(self) -> tuple[str, ...]:
+        """The configs built from released files (every config of a builder that needs a source)."""
+        return tuple(c for c in self.configs if self.needs_source or c in self.source_configs)
+
+    def source_help(self) -> str:
+        """How to give the released files, in one line: ``--source`` and the environment variable."""
+        where = f", or set ${SOURCES_ENV} to a folder holding {self.source_name}" if self.source_name else ""
+        return f"pass --source {self.source_hint}{where}"
 
     def default_source(self) -> Path | None:
         """``$CAUSAL_DATASETS_SOURCES/<source_name>`` when that variable is set and the file is there."""
@@ -172,9 +187,13 @@ class Finding:
     unit: str = "rows"
 
     def note(self) -> str:
-        """One line for the build's notes and manifest."""
+        """One line for the build's manifest: the finding, what the build did, every id."""
         listed = f": {', '.join(self.ids)}" if self.ids else ""
         return f"{self.config}: {self.issue} ({self.action}): {len(self.ids)} {self.unit}{listed}"
+
+    def summary(self) -> str:
+        """The finding in a few words for a person at the terminal (the card's Data Quality section has the rest)."""
+        return f"{self.config}: {self.issue}: {len(self.ids)} {self.unit}"
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import argparse
 import gc
 import importlib
 import pkgutil
+import re
 import sys
 from collections.abc import Sequence
 
@@ -25,6 +26,17 @@ class CommandError(RuntimeError):
     """A command-line misuse found by a command itself: printed as ``error: <message>``, exit code 2."""
 
 
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+_LITERAL = re.compile(r"``(.+?)``", re.S)
+
+
+def describe(doc: str) -> str:
+    """A command module's docstring as its ``--help`` description: the text after the first paragraph,
+    reST markup made plain (a role's target by its last name, a literal without its backquotes)."""
+    text = doc.split("\n\n", 1)[1]
+    return _LITERAL.sub(r"\1", _ROLE.sub(lambda match: match.group(1).rsplit(".", 1)[-1], text))
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every subcommand, or of the ``only`` one (its module alone is imported: a
     command starts without the others' libraries)."""
@@ -35,6 +47,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in [only] if only else command_modules():
         importlib.import_module(f"{commands.__name__}.{name}").register(subparsers)
+    _remember_parsers(parser)
     return parser
 
 
@@ -43,10 +56,29 @@ def command_modules() -> list[str]:
     return sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
 
 
+def _remember_parsers(parser: argparse.ArgumentParser) -> None:
+    """Let every (sub)command's parser put itself in the parsed arguments (``usage_parser``): the innermost
+    one that parsed wins, so an option it does not take is refused under its own usage line."""
+    parser.set_defaults(usage_parser=parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _remember_parsers(child)
+
+
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """``parser.parse_args``, but an unrecognized argument is reported by the innermost command's parser
+    (``causal-datasets eval causalab: error: unrecognized arguments: --judge-model``), with its usage."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        getattr(args, "usage_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     named = argv[0].replace("-", "_") if argv and not argv[0].startswith("-") else None
-    args = build_parser(named if named in command_modules() else None).parse_args(argv)
+    args = parse(build_parser(named if named in command_modules() else None), argv)
     try:
         return int(args.handler(args) or 0)
     except (CommandError, CausalDatasetsError) as error:

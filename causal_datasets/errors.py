@@ -95,6 +95,18 @@ class ResultsExist(RunConfigurationError):
     """The output folder already has results and resuming was not asked for."""
 
 
+class NotInTranscript(RunConfigurationError):
+    """Rescoring asked a model something the run's transcript does not hold, and no model was given to ask."""
+
+
+class UnknownBenchmark(UnknownName):
+    """No installed package registers a task of this name."""
+
+
+class TaskRegistrationError(CausalDatasetsError):
+    """An installed package registers a task that cannot be used (fails to load, wrong type or name, twice)."""
+
+
 class RunFolderError(CausalDatasetsError, ValueError):
     """A folder given to the report is not a finished run (the message says what is missing)."""
 

@@ -63,9 +63,12 @@ def add_flags(
         )
 
 
-def given_values(model: type[BaseModel], args: argparse.Namespace, *, prefix: str = "") -> dict[str, Any]:
-    """The fields of ``model`` whose flags were given, by field name."""
-    return {name: getattr(args, dest(name, prefix)) for name in model.model_fields if hasattr(args, dest(name, prefix))}
+def given_values(model: type[BaseModel], args: argparse.Namespace, *, prefix: str = "",
+                 exclude: Collection[str] = ()) -> dict[str, Any]:
+    """The fields of ``model`` but ``exclude`` whose flags were given, by field name (``exclude`` as for
+    :func:`add_flags`: a command's own option of the same name is not the field's flag)."""
+    return {name: getattr(args, dest(name, prefix)) for name in model.model_fields
+            if name not in exclude and hasattr(args, dest(name, prefix))}
 
 
 def flag_problem(problem: Mapping[str, Any], prefix: str = "") -> str:

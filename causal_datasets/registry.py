@@ -1,35 +1,47 @@
-"""The dataset builders installed with this package or any other, found through entry points.
+"""The dataset builders and evaluation tasks installed with this package or any other, found through entry points.
 
-A distribution registers a builder under the entry-point group ``causal_datasets.builders``::
+A distribution registers a builder under the entry-point group ``causal_datasets.builders`` and a
+task (a benchmark for ``causal-datasets eval``, ``report``, ``rescore`` and inspect_ai) under
+``causal_datasets.tasks``::
 
     [project.entry-points."causal_datasets.builders"]
     shapeworld = "causal_datasets.builders.shapeworld:BUILDER"
 
+    [project.entry-points."causal_datasets.tasks"]
+    shapeworld = "causal_datasets.runners.shapeworld:TASK"
+
 so a third-party package adds a benchmark without editing this one. The entry point's name must
-equal the builder's ``name``.
+equal the builder's or the task's ``name``.
 """
 
 from __future__ import annotations
 
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from causal_datasets.builder import DatasetBuilder
-from causal_datasets.errors import BuilderRegistrationError, UnknownDataset
+from causal_datasets.errors import (
+    BuilderRegistrationError,
+    CausalDatasetsError,
+    TaskRegistrationError,
+    UnknownBenchmark,
+    UnknownDataset,
+)
+
+if TYPE_CHECKING:
+    from causal_datasets.runners.task import Task
 
 ENTRY_POINT_GROUP = "causal_datasets.builders"
+TASK_ENTRY_POINT_GROUP = "causal_datasets.tasks"
+
+T = TypeVar("T")
 
 
 @cache
 def builders() -> dict[str, DatasetBuilder]:
     """Every registered builder, by dataset name (sorted)."""
-    found: dict[str, DatasetBuilder] = {}
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        builder = _load(entry)
-        if builder.name in found:
-            raise BuilderRegistrationError(f"two installed packages register a builder named {builder.name!r}")
-        found[builder.name] = builder
-    return dict(sorted(found.items()))
+    return _registered(ENTRY_POINT_GROUP, DatasetBuilder, "a builder", BuilderRegistrationError)
 
 
 def get_builder(name: str) -> DatasetBuilder:
@@ -39,14 +51,40 @@ def get_builder(name: str) -> DatasetBuilder:
     return known[name]
 
 
-def _load(entry: EntryPoint) -> DatasetBuilder:
+@cache
+def tasks() -> dict[str, Task[Any, Any, Any]]:
+    """Every registered task, by benchmark name (sorted)."""
+    from causal_datasets.runners.task import Task  # the tasks' module reads datasets through this registry
+
+    return _registered(TASK_ENTRY_POINT_GROUP, Task, "a task", TaskRegistrationError)
+
+
+def get_task(name: str) -> Task[Any, Any, Any]:
+    known = tasks()
+    if name not in known:
+        raise UnknownBenchmark(f"unknown benchmark {name!r}: no installed package registers a task of that name "
+                               f"(known: {', '.join(known) or 'none'})")
+    return known[name]
+
+
+def _registered(group: str, kind: type[T], what: str, error: type[CausalDatasetsError]) -> dict[str, T]:
+    found: dict[str, T] = {}
+    for entry in entry_points(group=group):
+        value = _load(entry, kind, error)
+        if entry.name in found:
+            raise error(f"two installed packages register {what} named {entry.name!r}")
+        found[entry.name] = value
+    return dict(sorted(found.items()))
+
+
+def _load(entry: EntryPoint, kind: type[T], error: type[CausalDatasetsError]) -> T:
     where = f"entry point {entry.name!r} ({entry.value}) of {entry.dist.name if entry.dist else 'an unknown package'}"
     try:
-        builder = entry.load()
-    except Exception as error:  # a broken third-party builder must name itself, not crash discovery silently
-        raise BuilderRegistrationError(f"{where} failed to load: {type(error).__name__}: {error}") from error
-    if not isinstance(builder, DatasetBuilder):
-        raise BuilderRegistrationError(f"{where} is {type(builder).__name__}, not a DatasetBuilder")
-    if builder.name != entry.name:
-        raise BuilderRegistrationError(f"{where} builds {builder.name!r}; the entry point must carry the same name")
-    return builder
+        value = entry.load()
+    except Exception as failure:  # a broken third-party entry must name itself, not crash discovery silently
+        raise error(f"{where} failed to load: {type(failure).__name__}: {failure}") from failure
+    if not isinstance(value, kind):
+        raise error(f"{where} is {type(value).__name__}, not a {kind.__name__}")
+    if value.name != entry.name:  # type: ignore[attr-defined]
+        raise error(f"{where} is named {value.name!r}; the entry point must carry the same name")  # type: ignore[attr-defined]
+    return value

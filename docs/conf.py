@@ -11,7 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 
 # Imported here, before autodoc imports anything: imported first through autodoc's importer, pydantic
-# refuses the `extra="allow"` model runners.records.ItemResult ("annotation for __pydantic_extra__").
+# refuses the `extra="allow"` model runners.records.Untyped ("annotation for __pydantic_extra__").
 import causal_datasets.runners.task  # noqa: E402,F401
 from causal_datasets import __version__  # noqa: E402
 

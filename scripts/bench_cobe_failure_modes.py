@@ -41,7 +41,7 @@ def bench_published() -> None:
         start = time.perf_counter()
         summary = run_task(task, settings_from_args(task, args))
         seconds = time.perf_counter() - start
-    print(f"## published verdicts, offline: {summary.metrics.n} responses in {seconds:.2f} s (build included)\n")
+    print(f"## published verdicts, offline: {summary.metrics.count} responses in {seconds:.2f} s (build included)\n")
     rows = [[model, e["n"], round(e["accuracy"], 4), round(e["accuracy_decided"], 4),
              f"{100 * e['accuracy_phrasing_mean']:.2f} ± {100 * e['accuracy_phrasing_sd']:.2f}"]
             for model, e in summary.slices["by_model"].items()]

@@ -118,7 +118,7 @@ def bench_feedback_runs(hub: Path, count: int, local: bool) -> None:
             walls[rounds] = (time.perf_counter() - start) / summary.items.selected
             calls = summary.usage["model"].calls
         items = read_results(Path(folder) / "r2")
-        made = sum(len(i["feedback"]) for i in items)
+        made = sum(len(i["generation"]["feedback"]) for i in items)
     per_round = (walls[2] - walls[0]) * count / made if made else float("nan")
     print(f"  eval, stub model answering the correlation, {count} confounding and IV questions: "
           f"{walls[0] * 1e3:.1f} ms per item without feedback, "
@@ -140,7 +140,7 @@ def bench_local(hub: Path) -> None:
         wall = time.perf_counter() - start
         items = read_results(Path(folder) / "local")
     usage = summary.usage["model"]
-    rounds = sum(len(i["feedback"]) for i in items)
+    rounds = sum(len(i["generation"]["feedback"]) for i in items)
     print(f"  SmolLM2-135M, 3 confounding ATE questions, 1 round: {wall:.0f} s wall, {usage.calls} calls "
           f"({rounds} feedback rounds), {usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens; "
           f"accuracy {summary.metrics.accuracy} before, {summary.metrics.accuracy_after_feedback} after")

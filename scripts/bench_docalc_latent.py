@@ -8,7 +8,8 @@ parents or all non-descendants of x), each labelled by the test suite's independ
 * verdicts: every pair verified, verdict only (``prove=False``, as the metric and the rewards run
   it) by the code of this checkout and — in a subprocess, with ``PYTHONPATH`` — by the code of
   ``--old`` (a source tree, e.g. ``git archive f29bd4a causal_datasets | tar -x -C /tmp/old``):
-  wrong verdicts against the labels, undecided share, CPU time per pair (median, p99, max).
+  wrong verdicts against the labels, undecided share, CPU time per pair (median, p99, max, and the
+  max without the time Python's garbage collector spent in the pair).
   Each pair's graph is built fresh from its edge list with the pair's numbers of values.
 * undecided again with the default proof search (1 s limit);
 * ``equiv`` start-up: wall time of ``causal-datasets equiv`` on a one-edge graph (median of 5).
@@ -19,6 +20,7 @@ parents or all non-descendants of x), each labelled by the test suite's independ
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import pickle
@@ -35,22 +37,34 @@ sys.path.append(str(ROOT))  # after PYTHONPATH: the test support: the generator 
 from tests.support.admg import Pair, corpus  # noqa: E402
 
 
-def verify(pairs: list[Pair], prove: bool) -> list[tuple[bool | None, float]]:
-    """(verdict, CPU seconds) per pair, with the code importable as ``causal_datasets`` here."""
+def verify(pairs: list[Pair], prove: bool) -> list[tuple[bool | None, float, float]]:
+    """(verdict, CPU seconds, of which in Python's garbage collector) per pair, with the code
+    importable as ``causal_datasets`` here."""
     from causal_datasets.docalc.graph import DoGraph
     from causal_datasets.docalc.verdict import check_equivalence
 
     check_equivalence("P(Y | do(X))", "P(Y | X)", "X->Y")  # imports and caches warmed, not timed
+    collecting = [0.0, 0.0]  # when the running collection started, seconds collected during this pair
+
+    def clock(phase: str, info: dict) -> None:
+        if phase == "start":
+            collecting[0] = time.process_time()
+        else:
+            collecting[1] += time.process_time() - collecting[0]
+
+    gc.callbacks.append(clock)
     results = []
     for pair in pairs:
+        collecting[1] = 0.0
         start = time.process_time()
         graph = DoGraph.parse(pair.graph.text(), domains=pair.domains)
         verdict = check_equivalence(pair.a, pair.b, graph, prove=prove)
-        results.append((verdict.equivalent, time.process_time() - start))
+        results.append((verdict.equivalent, time.process_time() - start, collecting[1]))
+    gc.callbacks.remove(clock)
     return results
 
 
-def run_elsewhere(source: Path, pairs_file: Path, prove: bool) -> list[tuple[bool | None, float]]:
+def run_elsewhere(source: Path, pairs_file: Path, prove: bool) -> list[tuple[bool | None, float, float]]:
     """:func:`verify` in a subprocess importing ``causal_datasets`` from ``source``."""
     environment = {**os.environ, "PYTHONPATH": f"{source}{os.pathsep}{ROOT}"}
     command = [sys.executable, __file__, "--worker", str(pairs_file)] + (["--prove"] if prove else [])
@@ -58,15 +72,20 @@ def run_elsewhere(source: Path, pairs_file: Path, prove: bool) -> list[tuple[boo
     return [tuple(row) for row in json.loads(output)]
 
 
-def summary(label: str, pairs: list[Pair], results: list[tuple[bool | None, float]]) -> None:
-    times = sorted(t for _, t in results)
+def summary(label: str, pairs: list[Pair], results: list[tuple[bool | None, float, float]]) -> None:
+    """Wrong verdicts, undecided share and CPU time per pair; the max again without the time Python's
+    garbage collector spent in the pair (a full collection walks the whole process, the corpus included)."""
+    times = sorted(t for _, t, _ in results)
     p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
-    undecided = sum(v is None for v, _ in results)
-    wrong = sum(v is not None and v != p.equivalent for (v, _), p in zip(results, pairs))
-    false_equal = sum(v is True and not p.equivalent for (v, _), p in zip(results, pairs))
+    undecided = sum(v is None for v, _, _ in results)
+    wrong = sum(v is not None and v != p.equivalent for (v, _, _), p in zip(results, pairs))
+    false_equal = sum(v is True and not p.equivalent for (v, _, _), p in zip(results, pairs))
+    collected = max(results, key=lambda r: r[2])[2]
     print(f"{label:<44} n={len(results):>5}  wrong {wrong:>3} (false 'equivalent' {false_equal:>3})  undecided "
           f"{undecided:>3} ({undecided / len(results):.2%})  median {statistics.median(times) * 1e3:6.2f} ms  "
-          f"p99 {p99 * 1e3:7.2f} ms  max {times[-1] * 1e3:8.1f} ms", flush=True)
+          f"p99 {p99 * 1e3:7.2f} ms  max {times[-1] * 1e3:8.1f} ms  (without garbage collection "
+          f"{max(t - c for _, t, c in results) * 1e3:.1f} ms; longest collection {collected * 1e3:.1f} ms)",
+          flush=True)
 
 
 def startup(source: Path | None) -> float:

@@ -62,7 +62,7 @@ def main() -> None:
 
     cli("eval", "shapeworld", "--agent", "oracle", "--out", "runs/oracle")
     summary = json.loads(Path("runs/oracle/summary.json").read_text())
-    check(summary["metrics"]["accuracy"] == 1.0 and summary["metrics"]["episodes"] == 84,
+    check(summary["metrics"]["accuracy"] == 1.0 and summary["metrics"]["count"] == 84,
           "eval shapeworld --agent oracle: 84 episodes, accuracy 1.0")
 
     check(metric_names() == sorted(["causal_graph_metrics", "causalab_mechanism", "cobe_edit_criteria",

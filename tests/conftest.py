@@ -1,10 +1,13 @@
 """Shared fixtures.
 
-``local_llm``: the bundled SmolLM2-135M-Instruct behind ``llama_cpp.server`` on 127.0.0.1, started once
-per test session (each pytest-xdist worker is its own session and gets its own free port) and stopped
-at the end. It exposes ``.base_url``, ``.model`` and ``.client(cache_path=None, **config_overrides)``
-(an ``LLMClient``: temperature 0, 128 max tokens unless overridden). Mark tests that use it with
-``@pytest.mark.llm``.
+``local_llm``: the bundled SmolLM2-135M-Instruct behind the package's llama.cpp server
+(:mod:`causal_datasets.llm.local_server`) on 127.0.0.1, started once per test session (each pytest-xdist
+worker is its own session and gets its own free port) and stopped at the end. It exposes ``.base_url``,
+``.model`` and ``.client(cache_path=None, **config_overrides)`` (an ``LLMClient``: temperature 0, 128 max
+tokens unless overridden). The server reports one slot, so every client of it sends one request at a
+time and waits up to 600 s for a reply (``SINGLE_SLOT_TIMEOUT``): on a loaded machine the model is slow,
+never cut off. A proxy in front of it (``StubServer(forward_to(url), slots=1)``) keeps that. Mark tests
+that use it with ``@pytest.mark.llm``.
 
 ``local_hub``: a fresh Hugging Face Hub-compatible server on 127.0.0.1 per test
 (``tests/support/hub_server.py``), with ``huggingface_hub`` and ``datasets`` pointed at it, online,

@@ -12,6 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from causal_datasets.cli import main
+from causal_datasets.errors import SourceUnavailable
+from causal_datasets.integrations import inspect_tasks
 from tests.support.data import SHARED_DATA_DIR
 
 
@@ -105,3 +107,20 @@ def test_a_broken_cladder_file_is_named_before_the_synthetic_pairs_are_built(fil
     assert main(["build", "cladder_pairs", "--source", str(folder), "--hub-dir", str(tmp_path / "hub")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {folder / file} is not a usable source") and err.count("\n") == 1
+
+
+def test_a_cladder_run_without_the_cladder_files_fails_before_building(tmp_path, monkeypatch, capsys):
+    """`eval cladder_pairs` (and inspect's task) in a fresh folder without the CLadder files: one line naming
+    the flag, the files and the environment variable, at once; nothing is built."""
+    monkeypatch.delenv("CAUSAL_DATASETS_SOURCES", raising=False)
+    hub = tmp_path / "hub"
+    assert main(["eval", "cladder_pairs", "--limit", "10", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                 "--hub-dir", str(hub), "--out", str(tmp_path / "run")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"error: cladder_pairs config 'questions' is built from released files, and none were "
+                            f"given, so {hub / 'cladder_pairs'} was not built: pass --source DIR, the folder of "
+                            "CLadder's test-generate-*.json") and "$CAUSAL_DATASETS_SOURCES" in error
+    assert error.count("\n") == 1 and not hub.exists()
+    with pytest.raises(SourceUnavailable, match="--source DIR"):
+        inspect_tasks.cladder_estimand(hub_dir=str(hub))
+    assert not hub.exists()

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from causal_datasets.runners.results import read_results, read_summary
+from causal_datasets.runners.results import read_summary
 from causal_datasets.cli import main
+from tests.support.runs import item_fields
 
 OUTCOMES = {"solved", "wrong_answer", "no_submission", "invalid_format", "llm_error", "agent_error"}
 
@@ -20,7 +21,7 @@ def test_a_real_local_model_episode_runs_to_completion_and_is_classified(local_l
                  "--regime", "observation-only", "--prior-observations", "4",
                  "--hub-dir", str(tmp_path / "hub"), "--out", str(out)])
     assert code == 0
-    (item,) = read_results(out)
+    (item,) = item_fields(out)
     assert item["outcome"] in OUTCOMES - {"agent_error", "llm_error"}
     assert len(item["steps"]) == 1 and all(step["raw"] for step in item["steps"])
     assert all(step["step"] is not None or step["parse_error"] for step in item["steps"])

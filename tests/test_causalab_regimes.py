@@ -21,7 +21,7 @@ from causal_datasets.report.render import write_report
 from causal_datasets.runners.causalab import CausaLabOptions
 from causal_datasets.runners.results import read_results, read_summary
 from tests.support.data import SHARED_DATA_DIR
-from tests.support.runs import run_eval
+from tests.support.runs import item_fields, run_eval
 
 RELEASE = SHARED_DATA_DIR / "causalab" / "data"
 SAMPLE = SHARED_DATA_DIR / "causalab" / "sample_run_4nodes_0_gpt-5-mini"
@@ -84,7 +84,7 @@ def hub(tmp_path_factory):
 def test_eval_with_zero_observations_and_zero_budget(hub, tmp_path):
     summary = run_eval("causalab", "--config", "3nodes", "--agent", "experimenter", "--limit", "2", "--prior-observations", "0",
                        "--budget", "0", "--hub-dir", str(hub), "--out", str(tmp_path / "run"))
-    items = read_results(tmp_path / "run")
+    items = item_fields(tmp_path / "run")
     assert all(i["prior_observations"] == 0 and i["budget"] == 0 and i["interventions_used"] == 0 for i in items)
     assert summary.metrics.regime == "observation-only" and summary.metrics.budget == 0 and summary.metrics.budget_used is None
     assert summary.options["prior_observations"] == 0  # one manipulator reading cannot pin the frequency
@@ -147,12 +147,13 @@ def test_the_released_gpt5_mini_run_scored_with_our_metrics(tmp_path, capsys):
     run = read_upstream_run(SAMPLE)
     assert (run.suite, run.budget, run.submissions, run.activated) == ("4nodes", 12, [99.25531914893617], False)
     assert main(["score-upstream-run", str(SAMPLE.parent), "--out", str(tmp_path / "scored")]) == 0
-    (item,) = read_results(tmp_path / "scored")
+    (item,) = item_fields(tmp_path / "scored")
     summary = read_summary(tmp_path / "scored")
     assert item["id"] == "upstream_4nodes/4nodes_0@sample_run_4nodes_0_gpt-5-mini" and item["config"] == "upstream_4nodes"
     assert (item["outcome"], item["interventions_used"], item["budget"], item["prior_observations"]) == ("wrong_answer", 3, 12, 2)
-    assert item["scores"]["edge_f1"] == pytest.approx(2 / 3) and item["scores"]["shd"] == 2
+    assert item["mechanism"]["edge_f1"] == pytest.approx(2 / 3) and item["mechanism"]["shd"] == 2
     assert len(item["trajectory"]) == len(item["steps"]) == 14
+    assert [call["reply"] for call in item["calls"]] == run.replies and item["agent"] == "published"
     # its final equation, base −56.70 + 1.234·moisture + quantumSize, fits both observations but
     # misses the reading before any intervention by 50 Hz (density 39 never enters it)
     assert not item["consistency"]["consistent"] and item["consistency"]["max_residual"] == pytest.approx(50.0)

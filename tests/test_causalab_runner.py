@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from causal_datasets.cli import main
-from causal_datasets.errors import RunConfigurationError, UnknownConfig
-from causal_datasets.runners.results import read_results, read_summary
+from causal_datasets.errors import RunConfigurationError, SourceUnavailable, UnknownConfig
+from causal_datasets.runners.results import read_summary
 from tests.support.data import SHARED_DATA_DIR
-from tests.support.runs import run_eval
+from tests.support.runs import item_fields, run_eval
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +22,9 @@ def test_experimenter_run_builds_the_dataset_and_scores(dataset_dir, tmp_path):
                  "--source", str(SHARED_DATA_DIR / "causalab" / "data"),
                  "--hub-dir", str(dataset_dir), "--out", str(out), "--concurrency", "2"])
     assert code == 0
-    items = read_results(out)
+    items = item_fields(out)
     assert [i["id"] for i in items] and len(items) == 4
-    assert all(i["outcome"] == "solved" and i["scores"]["edge_f1"] == 1.0 for i in items)
+    assert all(i["outcome"] == "solved" and i["mechanism"]["edge_f1"] == 1.0 for i in items)
     assert all(i["config"] == "upstream_5nodes" for i in items)
     assert all(len(i["trajectory"]) == len(i["steps"]) == 17 for i in items)  # 16 interventions + submit
     summary = read_summary(out)
@@ -37,10 +37,11 @@ def test_resume_skips_finished_episodes(dataset_dir, tmp_path):
     out = tmp_path / "run"
     base = ["eval", "causalab", "--config", "3nodes", "--agent", "random", "--hub-dir", str(dataset_dir), "--out", str(out)]
     assert main([*base, "--limit", "2"]) == 0
-    first = {i["id"]: i for i in read_results(out)}
+    first = {i["id"]: i for i in item_fields(out)}
     assert main([*base, "--limit", "2"]) == 2  # results exist and --resume was not given
-    assert main([*base, "--limit", "3", "--resume"]) == 0
-    items = read_results(out)
+    assert main([*base, "--limit", "3", "--resume"]) == 2  # more items than the run has: that extends it
+    assert main([*base, "--limit", "3", "--extend"]) == 0
+    items = item_fields(out)
     assert len(items) == 3 and all(items[k] == v for k, v in enumerate(first.values()))
     assert read_summary(out)["items"] == {"selected": 3, "scored": 3, "failed": 0, "missing": 0}
 
@@ -56,8 +57,14 @@ def test_bad_invocations_are_clear(dataset_dir, tmp_path, capsys):
     assert "unrecognized arguments: --judge-model j" in capsys.readouterr().err
 
 
-def test_configs_the_build_lacks_are_named(tmp_path):
-    hub = tmp_path / "hub"  # built on demand without the release: only the generated suites
-    with pytest.raises(UnknownConfig, match="has no config 'upstream_3nodes'"):
-        run_eval("causalab", "--config", "upstream_3nodes", "--agent", "random", "--hub-dir", str(hub),
-                 "--out", str(tmp_path / "run"))
+def test_configs_the_build_lacks_are_named(tmp_path, monkeypatch):
+    monkeypatch.delenv("CAUSAL_DATASETS_SOURCES", raising=False)
+    hub = tmp_path / "hub"
+    upstream = ["causalab", "--config", "upstream_3nodes", "--agent", "random", "--hub-dir", str(hub)]
+    with pytest.raises(SourceUnavailable, match="pass --source DIR, the data/ folder of the CausaLab release"):
+        run_eval(*upstream, "--out", str(tmp_path / "run"))  # nothing built without the release
+    assert not hub.exists()
+    run_eval("causalab", "--config", "3nodes", "--agent", "random", "--limit", "1", "--hub-dir", str(hub),
+             "--out", str(tmp_path / "generated"))  # built on demand without the release: the generated suites
+    with pytest.raises(UnknownConfig, match="has no config 'upstream_3nodes'.*pass --source DIR"):
+        run_eval(*upstream, "--out", str(tmp_path / "run-2"))

@@ -5,7 +5,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from causal_datasets.cladder_pairs import paper_task
 from causal_datasets.cladder_pairs.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
+from causal_datasets.cladder_pairs.judge import JUDGE_SYSTEM, parse_verdict
 from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows
 from causal_datasets.cladder_pairs.task import (
     SYSTEM_PROMPT,
@@ -15,21 +17,20 @@ from causal_datasets.cladder_pairs.task import (
     reference_unobserved,
     score_answer,
 )
-from causal_datasets.docalc.expr import is_observational
-from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import check_equivalence
-from causal_datasets.runners import cladder_pairs as cladder_runner
-from causal_datasets.runners.task import Item
 from causal_datasets.cli import main
 from causal_datasets.docalc.baselines import normalize_string
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST
-from causal_datasets.cladder_pairs import paper_task
-from causal_datasets.cladder_pairs.judge import JUDGE_SYSTEM, parse_verdict
+from causal_datasets.docalc.expr import is_observational
+from causal_datasets.docalc.parser import parse
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
+from causal_datasets.runners import cladder_pairs as cladder_runner
+from causal_datasets.runners.records import ModelCall
+from causal_datasets.runners.results import read_summary
+from causal_datasets.runners.task import Item, Transcript
 from tests.support.builds import small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
-from causal_datasets.runners.results import read_results, read_summary
-from tests.support.runs import run_eval
+from tests.support.runs import item_fields, run_eval
 
 CLADDER = SHARED_DATA_DIR / "cladder"
 BACKDOOR = "\\sum_{V1=v} P(V1=v)*[P(Y=1|V1=v,X=1) - P(Y=1|V1=v, X=0)]"  # CLadder's confounding ATE estimand
@@ -187,7 +188,7 @@ def test_a_model_that_answers_with_the_formal_form(dataset_dir, tmp_path, questi
 
     summary, requests = stub_run(tmp_path / "run", dataset_dir, respond, "--prompt", "paper", "--scoring", scoring,
                                  "--limit", "150")
-    items = read_results(tmp_path / "run")
+    items = item_fields(tmp_path / "run")
     assert len(items) == len(requests) == 150 and all(i["expression"] == by_story_id(questions)[i["id"]].formal_form
                                                        for i in items)
     equivalent = {i["id"] for i in items if i["equivalent"] is True}
@@ -199,14 +200,6 @@ def test_a_model_that_answers_with_the_formal_form(dataset_dir, tmp_path, questi
     assert (summary.metrics.equivalence_accuracy, summary.metrics.identification_accuracy) == (
         102 / 150, len(equivalent & do_free) / 150)
     assert all(i["equivalent_own_graph"] == i["equivalent"] for i in items)  # the model drew the true graph
-
-
-def test_item_scores_of_a_line_from_before_both_rules():
-    """Such a line's `equivalent` was the identification verdict; equivalence was not recorded unless implied."""
-    old = {"equivalent": True, "string_match": False}
-    assert cladder_runner.item_scores(old) == {"accuracy": 1.0, "equivalence_accuracy": 1.0,
-                                               "identification_accuracy": 1.0, "string_match": 0.0}
-    assert cladder_runner.item_scores(old | {"equivalent": False})["equivalence_accuracy"] == 0.0
 
 
 def by_story_id(questions):
@@ -223,18 +216,19 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
     common = ["cladder_pairs", "--out", str(out), "--hub-dir", str(dataset_dir), "--no-cache", "--concurrency", "1"]
     with StubServer(lambda request, index: StubReply(status=500, text="down")) as broken:
         first = run_eval(*common, "--limit", "2", "--max-retries", "0", "--model", "stub", "--base-url", broken.base_url)
-    assert first.status == "failed" and first.failures == {"retries_exhausted": 2} and first.metrics.n == 0
+    assert first.status == "failed" and first.failures == {"model": {"retries_exhausted": 2}}
+    assert first.metrics.count == 0
     with StubServer(respond) as server:
-        summary = run_eval(*common, "--limit", "5", "--resume", "--model", "stub", "--base-url", server.base_url)
+        summary = run_eval(*common, "--limit", "5", "--extend", "--model", "stub", "--base-url", server.base_url)
         assert server.count == 5  # the two failed items are asked again, then three new ones
-        again = run_eval(*common, "--limit", "5", "--resume", "--model", "stub", "--base-url", server.base_url)
+        again = run_eval(*common, "--resume", "--model", "stub", "--base-url", server.base_url)  # the run's --limit 5
         assert server.count == 5  # nothing left to ask
-    items = {i["id"]: i for i in read_results(out)}
+    items = {i["id"]: i for i in item_fields(out)}
     assert len(items) == 5
     first_item = items[next(iter(items))]
-    assert first_item["messages"][-1]["role"] == "user" and first_item["raw"] is not None
+    assert first_item["calls"][0]["messages"][-1]["role"] == "user" and first_item["raw"] is not None
     metrics = summary.metrics
-    assert metrics.n == 5 and sum(metrics.errors.values()) == sum(i["error"] is not None for i in items.values())
+    assert metrics.count == 5 and sum(metrics.errors.values()) == sum(i["error"] is not None for i in items.values())
     assert {"no_expression", "unparsable", "unknown_variable"} <= set(metrics.errors)
     assert metrics.scoring == "identification" and all(i["scoring"] == "identification" for i in items.values())
     assert metrics.accuracy == metrics.identification_accuracy == sum(i["identified"] is True for i in items.values()) / 5
@@ -354,7 +348,7 @@ def test_feedback_fixed_and_not_fixed(dataset_dir, tmp_path, mode):
     summary, requests = stub_run(tmp_path / "run", dataset_dir, respond, *CONFOUNDING_ATE, "--limit", "2",
                                  "--feedback-rounds", "2", "--feedback", mode)
     assert len(requests) == 2 + 1 + 2  # two questions, one round for the first, two for the second
-    first, second = read_results(tmp_path / "run")
+    first, second = item_fields(tmp_path / "run")
     assert [r["equivalent"] for r in (first, second)] == [False, False]
     assert (len(first["feedback"]), first["equivalent_after_feedback"]) == (1, True)
     assert (len(second["feedback"]), second["equivalent_after_feedback"]) == (2, False)
@@ -399,7 +393,10 @@ def solve_with(q, replies, **options):
     model = RecordingModel(replies)
     context = SimpleNamespace(options=cladder_runner.CladderOptions(**options), clients={"model": model},
                               client=lambda role: None)
-    return cladder_runner.solve(Item(q.id, "questions", q), context).fields, model.sent
+    item = Item(q.id, "questions", q)
+    generation = cladder_runner.solve(item, context)
+    calls = tuple(ModelCall(role="model", model="recorded", reply=reply) for reply in replies[:len(model.sent)])
+    return cladder_runner.score(item, Transcript(calls, generation), context).model_dump(), model.sent
 
 
 def test_graph_feedback_is_the_same_with_any_reference_and_reaches_right_answers(questions):
@@ -438,7 +435,7 @@ def test_judge_agrees_and_disagrees_with_the_verifier(dataset_dir, tmp_path):
         return StubReply(body=completion_body(next(verdicts) if is_judge(request) else next(answers)))
 
     summary, requests = stub_run(tmp_path / "run", dataset_dir, respond, *CONFOUNDING_ATE, "--limit", "4", judge=True)
-    items = read_results(tmp_path / "run")
+    items = item_fields(tmp_path / "run")
     assert [i["equivalent"] for i in items] == [True, False, True, None]
     assert [i["judge"] for i in items] == [True, True, False, None]
     assert [len(i["judge_answers"]) for i in items] == [1, 1, 2, 0] and items[3]["judge_error"] == "no_expression"
@@ -472,7 +469,7 @@ def test_the_judge_sees_the_generated_graph_under_the_paper_prompt(dataset_dir, 
     true_graph = "Causal graph: V1 -> X, V1 -> Y, X -> Y"
     expected = [true_graph, true_graph] if judge_graph == "true" else ["Causal graph: X -> Y", true_graph]
     assert seen == expected
-    assert [i["judge_graph"] for i in read_results(tmp_path / "run")] == (
+    assert [i["judge_graph"] for i in item_fields(tmp_path / "run")] == (
         ["true", "true"] if judge_graph == "true" else ["generated", "true"])
     assert main(["eval", "cladder_pairs", "--out", str(tmp_path / "bad"), "--hub-dir", str(dataset_dir), "--model", "m",
                  "--base-url", "http://127.0.0.1:9/v1", "--judge-graph", "generated"]) == 2
@@ -499,7 +496,7 @@ def test_a_judge_that_cannot_be_reached_fails_the_item_not_the_answer(dataset_di
         return StubReply(status=500, text="down") if is_judge(request) else StubReply(body=completion_body(RIGHT))
 
     summary, _ = stub_run(tmp_path / "run", dataset_dir, respond, *CONFOUNDING_ATE, "--limit", "1", judge=True)
-    assert summary.status == "failed" and summary.failures == {"retries_exhausted": 1}
+    assert summary.status == "failed" and summary.failures == {"judge": {"retries_exhausted": 1}}
 
 
 def test_paper_prompt_own_graph_unreadable_graph_and_final_answer(dataset_dir, tmp_path):
@@ -515,7 +512,7 @@ def test_paper_prompt_own_graph_unreadable_graph_and_final_answer(dataset_dir, t
     (message,) = requests[0]["messages"]
     assert message["role"] == "user" and message["content"].startswith("## Instructions:")
     assert "\nPrompt: Imagine a self-contained" in message["content"] and "Causal graph" not in message["content"]
-    own, unreadable, cyclic = items = read_results(tmp_path / "run")
+    own, unreadable, cyclic = items = item_fields(tmp_path / "run")
     assert summary.metrics.scoring == "equivalence" and own["scoring"] == "equivalence"
     assert (own["equivalent"], own["equivalent_own_graph"], own["graph_error"]) == (False, True, None)
     assert own["graph_text"] == "V1->Y, X->Y" and own["expression"] == "P(Y=1|X=1) - P(Y=1|X=0)"
@@ -538,7 +535,7 @@ def test_derivation_with_an_invalid_step(dataset_dir, tmp_path):
     summary, requests = stub_run(tmp_path / "run", dataset_dir, lambda request, index: StubReply(
         body=completion_body(reply)), *CONFOUNDING_ATE, "--limit", "1", "--derivation")
     assert DERIVATION_REQUEST in requests[0]["messages"][0]["content"]
-    (item,) = read_results(tmp_path / "run")
+    (item,) = item_fields(tmp_path / "run")
     derivation = item["derivation"]
     assert [s["status"] for s in derivation["steps"]] == ["valid", "condition_fails"]
     assert derivation["first_invalid"] == 2 and item["derivation_valid_share"] == 0.5 and item["derivation_from_query"]
@@ -586,7 +583,7 @@ def test_local_model_with_judge_feedback_derivation_and_the_paper_prompt(dataset
     summary = run_eval("cladder_pairs", "--out", str(tmp_path / "estimand"), "--limit", "1", "--feedback-rounds", "1",
                        "--derivation", "--judge-model", local_llm.model, "--judge-base-url", local_llm.base_url,
                        "--judge-max-tokens", "32", "--judge-attempts", "1", *common)
-    items = read_results(tmp_path / "estimand")
+    items = item_fields(tmp_path / "estimand")
     assert summary.status == "complete" and len(items) == 1
     for item in items:
         assert item["raw"] is not None and (item["equivalent"] is not None) != (item["error"] is not None)
@@ -598,8 +595,91 @@ def test_local_model_with_judge_feedback_derivation_and_the_paper_prompt(dataset
     assert summary.usage["model"].calls == len(items) + sum(len(i["feedback"]) for i in items)
     assert summary.usage["judge"].calls == sum(len(i["judge_answers"]) for i in items)
     paper = run_eval("cladder_pairs", "--out", str(tmp_path / "paper"), "--limit", "1", "--prompt", "paper", *common)
-    (item,) = read_results(tmp_path / "paper")
+    (item,) = item_fields(tmp_path / "paper")
     assert paper.status == "complete" and paper.metrics.answer_accuracy is not None
     assert item["graph_error"] in (None, "no_graph", "unreadable_graph", "cyclic_graph")
     assert (item["graph_error"] is None) == (item["own_graph_error"] != item["graph_error"] or item["graph_error"] is None)
     assert main(["report", str(tmp_path / "estimand"), str(tmp_path / "paper"), "--out", str(tmp_path / "report")]) == 0
+
+
+def test_rescore_under_equivalence_credits_the_do_answers_of_an_identification_run(dataset_dir, tmp_path, questions,
+                                                                                   labels, capsys):
+    """A run scored under identification (the estimand prompt's default) whose model answers the confounding
+    ATE with the do-difference: rescored under equivalence with no model, the do() answers are credited where
+    they equal the estimand; the replies, the verifier's verdicts and the request count stay as they were."""
+    def respond(request, index):
+        return StubReply(body=completion_body(PAPER_ATE if index % 2 else PAPER_ADJUSTED))
+
+    with StubServer(respond) as server:
+        run = tmp_path / "run"
+        assert main(["eval", "cladder_pairs", "--prompt", "paper", "--scoring", "identification", *CONFOUNDING_ATE,
+                     "--limit", "4", "--model", "stub", "--base-url", server.base_url, "--no-cache", "--concurrency",
+                     "1", "--hub-dir", str(dataset_dir), "--out", str(run)]) == 0
+        asked = server.count
+        assert main(["rescore", str(run), "--out", str(tmp_path / "again"), "--scoring", "equivalence"]) == 0
+        assert server.count == asked == 4
+    capsys.readouterr()
+    before, after = read_summary(run), read_summary(tmp_path / "again")
+    assert before["metrics"]["scoring"] == "identification" and before["metrics"]["accuracy"] == 0.5  # the adjusted ones
+    assert after["metrics"]["scoring"] == "equivalence" and after["metrics"]["accuracy"] == 1.0  # the do() ones too
+    assert after["metrics"]["equivalence_accuracy"] == before["metrics"]["equivalence_accuracy"] == 1.0
+    assert after["options"]["scoring"] == "equivalence" and after["rescored"]["options_before"]["scoring"] == "identification"
+    assert after["selection"] == before["selection"] and before["selection"]["limit"] == 4  # what --resume would continue
+    old, new = item_fields(run), item_fields(tmp_path / "again")
+    assert [i["raw"] for i in new] == [i["raw"] for i in old] and [i["scoring"] for i in new] == ["equivalence"] * 4
+    assert [i["identified"] for i in new] == [True, False, True, False]  # verdicts kept; only the headline rule moved
+
+
+def test_rescore_asks_only_the_judge_and_only_when_told(dataset_dir, tmp_path, capsys):
+    """A run with a judge: another judge graph changes what the judge is asked, so rescore refuses without a
+    judge model, and with one calls only the judge (the model's replies are read from the run); an option of
+    the generation cannot change; the oracle's rounds are flagged under another rule."""
+    own_graph = PAPER_ATE.replace("V1->X, V1->Y, X->Y", "V1->X, X->Y")  # the model drops an edge
+
+    def respond(request, index):
+        if is_judge(request):
+            return StubReply(body=completion_body("Verdict: equivalent"))
+        return StubReply(body=completion_body(own_graph))
+
+    run = tmp_path / "run"
+    summary, requests = stub_run(run, dataset_dir, respond, *CONFOUNDING_ATE, "--limit", "2", "--prompt", "paper",
+                                 "--judge-graph", "generated", judge=True)
+    assert summary.status == "complete" and summary.usage["judge"].calls == 2  # the second from the response cache
+    assert main(["rescore", str(run), "--out", str(tmp_path / "a"), "--judge-graph", "true"]) == 2
+    assert "--judge-graph changes what the judge is asked: pass --judge-model" in capsys.readouterr().err
+    assert main(["rescore", str(run), "--out", str(tmp_path / "b"), "--prompt", "estimand"]) == 2
+    assert "--prompt describes how the transcripts were generated" in capsys.readouterr().err
+    with StubServer(respond) as server:
+        assert main(["rescore", str(run), "--out", str(tmp_path / "c"), "--judge-graph", "true", "--judge-model",
+                     "judge", "--judge-base-url", server.base_url, "--judge-no-cache"]) == 0
+        assert server.count == 2 and all(is_judge(r) for r in server.requests)
+    capsys.readouterr()
+    rescored = read_summary(tmp_path / "c")
+    assert rescored["rescored"]["judge_calls"] == 2 and [i["judge_graph"] for i in item_fields(tmp_path / "c")] == [
+        "true", "true"]
+    assert "Causal graph: V1 -> X, V1 -> Y, X -> Y" in server.requests[0]["messages"][1]["content"]
+
+
+def test_rescore_flags_an_oracle_run_under_another_rule(dataset_dir, tmp_path, capsys):
+    run = tmp_path / "run"
+    stub_run(run, dataset_dir, lambda request, index: StubReply(body=completion_body(CONFOUNDED)), *CONFOUNDING_ATE,
+             "--limit", "1", "--feedback-rounds", "1", "--feedback", "oracle")
+    assert main(["rescore", str(run), "--out", str(tmp_path / "again"), "--scoring", "equivalence"]) == 0
+    assert "note: --feedback oracle chose its rounds by the identification verdict" in capsys.readouterr().err
+    assert read_summary(tmp_path / "again")["rescored"]["notes"]
+
+
+@pytest.mark.llm
+def test_ten_items_on_the_local_model_with_default_options_are_all_scored_and_repeat(dataset_dir, tmp_path, local_llm):
+    """``eval cladder_pairs --limit 10`` against the local server with default options (512 tokens, the server's
+    one slot and its long timeout found by themselves): every item is scored, and a second run with its own
+    cache gets every reply again from the server, identical."""
+    replies = []
+    for run in ("first", "second"):
+        summary = run_eval("cladder_pairs", "--limit", "10", "--model", local_llm.model, "--base-url",
+                           local_llm.base_url, "--hub-dir", str(dataset_dir), "--out", str(tmp_path / run),
+                           "--cache-dir", str(tmp_path / f"cache-{run}"))
+        assert summary.status == "complete" and summary.items.scored == 10 and summary.failures == {}
+        assert summary.usage["model"].http_requests == 10  # no retry: each request had one copy
+        replies.append({item["id"]: item["raw"] for item in item_fields(tmp_path / run)})
+    assert replies[0] == replies[1]

@@ -1,3 +1,5 @@
+import argparse
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -7,6 +9,7 @@ import pytest
 
 from causal_datasets import registry
 from causal_datasets.cli import main
+from tests.support.data import SHARED_DATA_DIR
 from tests.support.tiny_dataset import TinyRow, tiny_builder
 
 
@@ -61,17 +64,28 @@ def test_unknown_dataset_lists_the_known_ones(tiny_registry, capsys):
 
 def test_info_before_and_after_a_build(tiny_registry, tmp_path, capsys):
     assert main(["info", "--hub-dir", str(tmp_path)]) == 0
-    assert "| tiny | 1.2.3 | default | no | no |" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "| tiny | 1.2.3 | default | none | no |" in out
+    assert "| sourced | 1.2.3 | default | every config | no |" in out
     main(["build", "tiny", "--hub-dir", str(tmp_path)])
     capsys.readouterr()
     assert main(["info", "tiny", "--hub-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "version 1.2.3, seed 7" in out and "| default | test | 4 |" in out
+    assert "version 1.2.3, seed 7" in out and "| default | nothing: generated | test 4, train 8 |" in out
+    assert main(["info", "sourced", "--hub-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "| default | the released files | not built |" in out
+    assert "released files: pass --source PATH, the released files, or set $CAUSAL_DATASETS_SOURCES to a folder " \
+           "holding sourced/file.json" in out
 
 
 def test_push_of_an_unbuilt_dataset_is_a_clear_error(tmp_path, capsys):
-    assert main(["push", "tiny", "--repo-id", "org/tiny", "--hub-dir", str(tmp_path)]) == 2
+    assert main(["push", "tiny", "--dataset", "org/tiny", "--hub-dir", str(tmp_path)]) == 2
     assert "not a built dataset folder" in capsys.readouterr().err
+    assert main(["push", "tiny", "--repo-id", "org/tiny", "--hub-dir", str(tmp_path)]) == 2  # the old name of --dataset
+    assert capsys.readouterr().err.startswith("warning: --repo-id is deprecated; use --dataset\nerror: ")
+    assert main(["push", "tiny", "--hub-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == "error: give the Hub dataset to push to: --dataset ORG/NAME\n"
 
 
 def test_console_script_builds_and_describes_the_real_registry(tmp_path):
@@ -92,7 +106,7 @@ def test_console_script_builds_and_describes_the_real_registry(tmp_path):
         [sys.executable, "-m", "causal_datasets.cli", "info", "shapeworld", "--hub-dir", str(tmp_path)],
         capture_output=True, text=True, check=True,
     )
-    assert "| core | test | 84 |" in info.stdout
+    assert "| core | nothing: generated | test 84 |" in info.stdout
 
 
 
@@ -127,3 +141,51 @@ def test_a_source_folder_without_the_files_the_builder_reads_is_named(tmp_path, 
     assert err.startswith(f"error: source {empty} lacks 3nodes.jsonl, 4nodes.jsonl") and err.count("\n") == 1
     assert main(["build", "cladder_pairs", "--source", str(empty), "--hub-dir", str(tmp_path / "hub")]) == 2
     assert "lacks test-model-meta.json, test-generate-easy.json" in capsys.readouterr().err
+
+
+def test_an_option_a_command_does_not_take_is_refused_under_its_own_usage(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["eval", "causalab", "--agent", "random", "--judge-model", "j", "--out", "unused"])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and err.startswith("usage: causal-datasets eval causalab ")
+    assert err.splitlines()[-1] == "causal-datasets eval causalab: error: unrecognized arguments: --judge-model j"
+
+
+def test_help_texts_have_no_rest_markup():
+    from causal_datasets.cli import build_parser
+
+    def parsers(parser):
+        yield parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for child in action.choices.values():
+                    yield from parsers(child)
+
+    for parser in parsers(build_parser()):
+        text = parser.format_help()
+        assert "``" not in text and not re.search(r":(class|func|mod|data|meth):`", text), parser.prog
+
+
+def test_build_notes_are_one_short_line_per_finding_and_none_that_counts_zero(tmp_path, capsys):
+    hub = tmp_path / "hub"
+    assert main(["build", "cladder_pairs", "--rows", "10", "--source", str(SHARED_DATA_DIR / "cladder"),
+                 "--hub-dir", str(hub)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    card = (hub / "cladder_pairs" / "README.md").read_text()
+    notes = [line for line in printed if line.startswith(("note:", "  "))]
+    assert notes[0] == (f"note: cladder_pairs: 8 data-quality findings, each with its ids and what the build did "
+                        f"under Data Quality in {hub / 'cladder_pairs' / 'README.md'}:")
+    assert "  questions: a minus sign written as U+2212 (`−`): 103 rows" in notes
+    assert all(len(line) < 160 and not line.endswith(": 0 rows") for line in notes[1:])
+    assert "test-generate-easy.json-5, test-generate-easy.json-6" in card  # the ids are in the card
+    assert "| `synthetic` | repeats an earlier pair" in card  # and so is the check that found nothing
+
+
+def test_equiv_starts_without_the_heavy_libraries():
+    """``equiv``'s start-up (under 0.5 s, issue #30) loads the verifier only: not datasets, pandas,
+    pyarrow or networkx, which `import causal_datasets` must not pull in either."""
+    script = ("import sys; from causal_datasets.cli import main; "
+              "main(['equiv', 'P(Y | do(X))', 'P(Y | X)', '--graph', 'X->Y']); "
+              "print(sorted({'datasets', 'networkx', 'pandas', 'pyarrow'} & set(sys.modules)))")
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert shown.splitlines()[-1] == "[]"

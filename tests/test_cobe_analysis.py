@@ -21,9 +21,8 @@ from causal_datasets.cobe.statistics import text_statistics
 from causal_datasets.errors import RunConfigurationError
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.registry import get_builder
-from causal_datasets.runners.results import read_results
 from tests.support.data import SHARED_DATA_DIR
-from tests.support.runs import run_eval
+from tests.support.runs import item_fields, run_eval
 
 SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 PHRASING_OF_INDEX = {2: "A", 5: "B", 7: "C"}  # the website's query_idx of the three templates
@@ -141,7 +140,7 @@ def test_published_verdicts_give_per_model_accuracy_and_table_5_without_any_mode
     out = tmp_path / "run"
     summary = run_eval("cobe", "--config", "responses", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE))
     assert summary.solver == "published" and summary.models == {} and summary.usage_total.calls == 0
-    assert summary.status == "complete" and summary.metrics.n == 127 * 9
+    assert summary.status == "complete" and summary.metrics.count == 127 * 9
     expected = published_by_hand()
     table = summary.slices["by_model"]
     assert set(table) == set(expected)
@@ -157,7 +156,7 @@ def test_published_verdicts_give_per_model_accuracy_and_table_5_without_any_mode
     graph = summary.slices["by_graph_type"]
     assert set(graph["(not given)"]["model_accuracy"]) == set(expected)
     assert summary.metrics.text_statistics["scenarios"] == 127 and summary.metrics.agreement is None
-    results = read_results(out)
+    results = item_fields(out)
     assert all(r["verdict"] == r["published_verdict"] and r["criteria"] == [] for r in results)
 
 

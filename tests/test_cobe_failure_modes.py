@@ -25,10 +25,9 @@ from causal_datasets.hub.folder import build_to_folder, load_records
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.records.cobe import CoBeQuery, CoBeResponse
 from causal_datasets.registry import get_builder
-from causal_datasets.runners.results import read_results
 from tests.data.recast.helpers import ScriptedClient
 from tests.support.data import SHARED_DATA_DIR
-from tests.support.runs import run_eval
+from tests.support.runs import item_fields, run_eval
 
 SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 LABELS = json.loads((Path(__file__).parent / "data" / "cobe" / "failure_modes.json").read_text(encoding="utf-8"))["labels"]
@@ -117,7 +116,7 @@ def test_failure_modes_breakdown_of_a_run(hub, tmp_path):
         summary = run_eval("cobe", "--config", "responses", "--models", "gpt", "phi4", "--limit", "6",
                            "--failure-modes", "--judge-model", "stub", "--judge-base-url", server.base_url,
                            "--judge-no-cache", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE))
-    results = read_results(out)
+    results = item_fields(out)
     wrong = [r for r in results if r["verdict"] == "wrong" and r["response"].strip()]
     assert wrong and all(r["failure_mode"]["mode"] in (2, 5) for r in wrong)
     assert all("failure_mode" not in r for r in results if r["verdict"] != "wrong")

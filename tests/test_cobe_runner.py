@@ -15,8 +15,8 @@ from causal_datasets.llm.stub_server import StubReply, StubServer
 from tests.support.data import SHARED_DATA_DIR
 from causal_datasets.records.cobe import CoBeQuery
 from causal_datasets.registry import get_builder
-from causal_datasets.runners.results import read_results, read_summary
-from tests.support.runs import run_eval
+from causal_datasets.runners.results import read_summary
+from tests.support.runs import item_fields, run_eval
 
 SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 
@@ -49,7 +49,7 @@ def test_judging_published_outputs_reports_agreement_and_resumes(tmp_path, hub):
         with pytest.raises(ResultsExist, match="pass --resume"):
             run(argv + base)
         assert server.count == calls  # every item was finished: nothing asked again
-    results = read_results(out)
+    results = item_fields(out)
     assert len(results) == 6 and {r["model"] for r in results} == {"gpt", "claude"}
     assert all(r["verdict"] == "correct" for r in results if r["response"].strip())
     assert calls == sum(len(r["criteria"]) for r in results)
@@ -90,23 +90,23 @@ def test_generation_and_judging_keep_and_classify_failures(tmp_path, hub):
             "--max-retries", "0", "--judge-model", "judge", "--judge-base-url", server.base_url, "--judge-no-cache",
             "--max-attempts", "2", "--limit", "4", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE),
         ])
-    results = {r["id"]: r for r in read_results(out)}
+    results = {r["id"]: r for r in item_fields(out)}
     assert set(results) == {q.id for q in queries[:4]}
     failed = [r for r in results.values() if r["status"] == "failed"]  # the server refused: not a wrong rewrite
-    assert [r["id"] for r in failed] == [queries[2].id] and failed[0]["failure"].startswith("request_rejected:")
+    assert [r["id"] for r in failed] == [queries[2].id] and failed[0]["failure"]["category"] == "request_rejected"
     for query in queries[:4]:
         item = results[query.id]
         if item["status"] == "failed":
             continue
-        assert item["messages"] == build_messages(query)
+        assert item["calls"][0]["messages"] == build_messages(query) and item["calls"][0]["role"] == "model"
         assert item["verdict"] == "wrong"  # E2 answered F
         e1 = next(c for c in item["criteria"] if c["code"] == "E1")
         assert (e1["passed"], e1["error"], e1["answers"]) == (None, "invalid_judge_answer", ["I think so"] * 2)
     metrics = summary.metrics
-    assert metrics.n == 3 and metrics.wrong == 3 and metrics.accuracy == 0.0
+    assert metrics.count == 3 and metrics.wrong == 3 and metrics.accuracy == 0.0
     assert metrics.errors["items"] == {"invalid_judge_answer": 3}
     assert metrics.failure_rate["E2"] == 1.0 and metrics.criteria["E1"]["unresolved"] == 3
-    assert summary.status == "incomplete" and summary.failures == {"request_rejected": 1}
+    assert summary.status == "incomplete" and summary.failures == {"model": {"request_rejected": 1}}
     assert summary.models == {"model": "writer", "judge": "judge"} and summary.usage["judge"].calls > 0
 
 
@@ -129,8 +129,8 @@ def test_local_model_end_to_end(tmp_path, hub, local_llm):
             "--judge-max-tokens", "4", "--max-attempts", "2", "--cache-dir", str(tmp_path / "cache"), "--judge-cache-dir", str(tmp_path / "cache"),
             "--limit", "2", "--concurrency", "1", "--out", str(out), "--hub-dir", str(hub), "--source", str(SOURCE)]
     summary = run(argv)
-    results = read_results(out)
-    assert len(results) == 2 and summary.metrics.n + summary.items.failed == 2
+    results = item_fields(out)
+    assert len(results) == 2 and summary.metrics.count + summary.items.failed == 2
     for item in results:
         assert item["verdict"] in {"correct", "wrong", "unknown"}
         assert item["response"]  # the tiny model answered something
@@ -162,8 +162,8 @@ def test_an_unexpected_failure_is_recorded_as_failed_and_retried_on_resume(tmp_p
     with StubServer(judge_all_true) as server:
         base = ["--judge-model", "j", "--judge-base-url", server.base_url, "--judge-no-cache"]
         summary = run(argv + base)
-        assert summary.metrics.n == 2 and summary.items.failed == 1 and summary.failures == {"crash": 1}
-        (crashed,) = [r for r in read_results(tmp_path / "run") if r["status"] == "failed"]
-        assert crashed["failure"] == "crash: KeyError: 'bug'"
+        assert summary.metrics.count == 2 and summary.items.failed == 1 and summary.failures == {"task": {"crash": 1}}
+        (crashed,) = [r for r in item_fields(tmp_path / "run") if r["status"] == "failed"]
+        assert crashed["failure"] == {"role": "task", "category": "crash", "detail": "KeyError: 'bug'"}
         resumed = run(argv + base + ["--resume"])
-    assert resumed.metrics.n == 3 and resumed.status == "complete" and resumed.failures == {}
+    assert resumed.metrics.count == 3 and resumed.status == "complete" and resumed.failures == {}

@@ -47,7 +47,7 @@ def test_the_oracle_beats_the_random_agent_on_84_paired_items(runs):
     accuracy = _headline(comparison)
     assert accuracy.n_paired == 84 == comparison.paired and accuracy.clusters == 16 == comparison.clusters
     assert comparison.unit == "initial setup" and comparison.units_recorded
-    random_accuracy = sum(r["correct"] for r in read_results(folders[0])) / 84
+    random_accuracy = sum(r["scores"]["correct"] for r in read_results(folders[0])) / 84
     assert accuracy.a == 1.0 and accuracy.b == pytest.approx(random_accuracy)
     assert accuracy.difference == pytest.approx(1 - random_accuracy)
     assert 0 < accuracy.ci_low < accuracy.difference < accuracy.ci_high
@@ -97,19 +97,18 @@ def test_the_command_prints_the_table_or_json_rows_and_lists_unpaired_items(runs
     assert "scored in A only (24, not compared)" in captured.err and all(item in captured.err for item in unpaired)
 
 
-def test_runs_without_recorded_units_are_compared_item_by_item(runs, tmp_path):
-    """Result lines written before summary format 3 carry no cluster or groups: headline numbers only, unclustered."""
+def test_runs_written_before_typed_results_are_one_clear_error(runs, tmp_path, capsys):
+    """Result lines written before summary format 4 are not typed: the estimators cannot read them."""
     _, folders = runs
     old = tmp_path / "old"
     old.mkdir()
     summary = json.loads((folders[1] / "summary.json").read_text())
-    (old / "summary.json").write_text(json.dumps(summary | {"format": 2, "intervals": None}))
-    lines = [{k: v for k, v in line.items() if k not in ("cluster", "groups")} for line in read_results(folders[1])]
-    (old / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    comparison = compare_runs(old, folders[0])
-    assert not comparison.units_recorded and comparison.clusters == 84
-    assert {row.slice for row in comparison.rows} == {None}
-    assert _headline(comparison).method.startswith("McNemar mid-p")
+    (old / "summary.json").write_text(json.dumps(summary | {"format": 3}))
+    (old / "results.jsonl").write_text((folders[1] / "results.jsonl").read_text())
+    with pytest.raises(ComparisonError, match="has summary format 3: its results are not typed"):
+        compare_runs(old, folders[0])
+    assert main(["compare", str(folders[0]), str(old)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("case", ["other benchmark", "no paired items", "no summary", "unknown metric"])
@@ -134,9 +133,10 @@ def test_bad_input_is_one_line_and_exit_2(runs, case, capsys, tmp_path):
 def _cobe_like(tmp_path, folder):
     """A copy of a run folder whose summary says it is another benchmark's (the metrics re-labelled would not
     validate, so a real CausaLab-shaped summary is not needed: the benchmark check comes first)."""
-    from causal_datasets.runners.records import CausaLabMetrics, RunSummary
+    from causal_datasets.registry import get_task
+    from causal_datasets.runners.causalab import CausaLabMetrics
 
-    summary = RunSummary.model_validate_json((folder / "summary.json").read_text())
+    summary = get_task("shapeworld").summary_model.model_validate_json((folder / "summary.json").read_text())
     other = summary.model_copy(update={"benchmark": "causalab", "metrics": CausaLabMetrics(count=0), "intervals": None})
     target = tmp_path / "causalab-run"
     target.mkdir()

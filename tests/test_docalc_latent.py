@@ -16,7 +16,17 @@ from causal_datasets.docalc.latent import latent_values, model_graph, projection
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.semantics import evaluate, random_models
 from causal_datasets.docalc.verdict import check_equivalence
-from tests.support.admg import corpus, identify, random_admg, text
+from tests.support.admg import (
+    ADMG,
+    Term,
+    corpus,
+    differ,
+    identify,
+    mutations,
+    plausible_answers,
+    random_admg,
+    text,
+)
 
 #: the 3x3 determinant of M[(a, x1)][(b, x2)] = P(A=a, B=b | X1=x1, X2=x2), rows (a, x1) = (0,0), (0,1),
 #: (1,0) and columns (b, x2) = (0,0), (0,1), (1,0): M is a mixture over the latent's values of products
@@ -64,6 +74,46 @@ def test_a_four_by_four_determinant_needs_four_latent_values():
     assert latent_values(graph, parse(determinant), parse("0"), False)["U_A_B"] >= 4
     assert np.abs(values_on(determinant, graph, 3)).max() < 1e-15
     assert check_equivalence(determinant, "0", graph).equivalent is False
+
+
+def test_the_poles_bound_keeps_a_divided_rank_identity():
+    """Each determinant of P(A, B | X1, X2, W=w) is 0 for a binary latent; divided by P(A=0 | W=w), which
+    depends on the latent, and summed over w, the cleared identity has degree 5 and the poles bound
+    (2 + 1 + 1) is the smallest: four values, enough to refute what two values cannot."""
+    inner = DETERMINANT.replace("X2=0)", "X2=0, W=w)").replace("X2=1)", "X2=1, W=w)")
+    divided = rf"\sum_{{W=w}} (({inner}) / P(A=0 | W=w))"
+    graph = DoGraph.parse("X1->A,X2->B,W->A,A<->B", domains={"W": 3})
+    assert latent_values(graph, parse(divided), parse("0"), False) == {"U_A_B": 4}
+    for latent, vanishes in [(2, True), (3, False)]:
+        family = random_models(model_graph(graph, {"U_A_B": latent}), 0, 3, False)
+        assert bool(np.abs(evaluate(parse(divided), family, graph, {})).max() < 1e-15) is vanishes
+    verdict = check_equivalence(divided, "0", graph)
+    assert verdict.equivalent is False and abs(verdict.counterexample.value_a) > 1e-6
+
+
+#: a graph of the benchmark corpus where the adjustment of P(V2 | do(V4)) for V6, V5, V7, V1 (54
+#: configurations) was undecided: the cleared identity has degree 55
+DENSE = ADMG(("V6", "V5", "V7", "V4", "V1", "V3", "V2"),
+             frozenset({("V4", "V3"), ("V5", "V3"), ("V7", "V2"), ("V6", "V2"), ("V6", "V3")}),
+             frozenset(frozenset(pair) for pair in [("V6", "V2"), ("V5", "V7"), ("V3", "V2"), ("V4", "V7"),
+                                                    ("V1", "V4"), ("V3", "V7"), ("V5", "V1"), ("V5", "V4")]))
+DENSE_VALUES = {"V6": 3, "V5": 3, "V7": 2, "V4": 2, "V1": 3, "V3": 2, "V2": 3}
+
+
+def test_adjustments_over_many_configurations_are_decided_by_the_poles_bound():
+    """Every term of an adjustment divides by one probability: three values per latent decide it and
+    its mutations, each verdict as the independent evaluator labels it (latents of 2-6 values)."""
+    query = Term((("V2", "V2"),), (), (("V4", "V4"),))
+    answers = plausible_answers(DENSE, frozenset({"V2"}), frozenset({"V4"}))
+    adjustment = next(f for kind, f in answers if kind == "adjust for non-descendants")
+    answers += mutations(random.Random(5), adjustment, DENSE, 4)
+    for seed, (kind, answer) in enumerate(answers):
+        verdict = check_equivalence(text(query), text(answer), DENSE.text(), prove=False, values=DENSE_VALUES)
+        assert verdict.equivalent is not differ(query, answer, DENSE, DENSE_VALUES, seed), kind
+        assert max(verdict.latent_values.values()) <= 3, kind
+    assert check_equivalence(text(query), text(adjustment), DENSE.text(), prove=False,
+                             values=DENSE_VALUES).latent_values == dict.fromkeys(
+        ["U_V1_V4", "U_V1_V5", "U_V2_V6", "U_V4_V5", "U_V4_V7", "U_V5_V7"], 3)
 
 
 @pytest.mark.parametrize("values, expected", [(None, True), ({"Z": 3}, False), ({"Z": 2}, True)])

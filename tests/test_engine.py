@@ -13,17 +13,16 @@ import pytest
 from causal_datasets.builder import BuildContext
 from causal_datasets.cli import main
 from causal_datasets.hub.folder import build_to_folder
+from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.client import LLMClient
+from causal_datasets.llm.config import LLMConfig
+from causal_datasets.llm.options import ModelSpec
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.registry import get_builder
 from causal_datasets.runners import tasks
 from causal_datasets.runners.engine import run_task
-from causal_datasets.runners.records import ItemResult, RunSummary
 from causal_datasets.runners.results import read_results, read_summary
 from causal_datasets.runners.task import RunSettings
-from causal_datasets.hub.location import DatasetLocation
-from causal_datasets.llm.config import LLMConfig
-from causal_datasets.llm.options import ModelSpec
 from tests.support.data import SHARED_DATA_DIR
 
 TASK_ARGS = {
@@ -63,17 +62,29 @@ def test_every_task_is_declared():
     assert sorted(tasks()) == NAMES
 
 
+def test_an_item_result_schema_needs_its_benchmark(capsys):
+    assert main(["schema", "item-result"]) == 2
+    assert "item-result needs a benchmark" in capsys.readouterr().err
+    assert main(["schema", "item-result", "cladder_pairs"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert {"CladderGeneration", "CladderScores", "Failure", "ModelCall"} <= set(schema["$defs"])
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_every_summary_and_result_validates_against_the_exported_schemas(name, hub, tmp_path, capsys):
     with StubServer(answer_t) as server:
-        assert main(argv(name, hub, tmp_path / "run", server.base_url)) == 0
-    printed = json.loads(capsys.readouterr().out)
+        assert main(argv(name, hub, tmp_path / "run", server.base_url, "--json")) == 0
+    printed = json.loads(capsys.readouterr().out)  # --json: the summary as written
     written = read_summary(tmp_path / "run")
     assert printed == written
-    jsonschema.validate(written, RunSummary.model_json_schema())
+    task = tasks()[name]
+    jsonschema.validate(written, task.summary_model.model_json_schema())
     for line in read_results(tmp_path / "run"):
-        jsonschema.validate(line, ItemResult.model_json_schema())
-    summary = RunSummary.model_validate(written)
+        jsonschema.validate(line, task.result_model.model_json_schema())
+        assert line["scores"] and line["calls"] and all(call["messages"] and call["settings"] for call in line["calls"])
+    assert main(["schema", "run-summary"]) == 0  # every registered benchmark's, told apart by `benchmark`
+    jsonschema.validate(written, json.loads(capsys.readouterr().out))
+    summary = task.summary_model.model_validate(written)
     assert summary.benchmark == name and summary.status == "complete"
     assert summary.items.model_dump() == {"selected": 2, "scored": 2, "failed": 0, "missing": 0}
     assert summary.usage_total.calls > 0 and summary.invocations == 1
@@ -89,7 +100,8 @@ def test_transport_errors_fail_items_and_resume_runs_exactly_those_again(name, h
     assert err.startswith(f"{name}: failed: 0 of 2 items scored, 2 failed") and "--resume" in err
     summary = read_summary(out)
     assert summary["status"] == "failed" and summary["items"]["failed"] == 2
-    assert all(line["status"] == "failed" and line["failure"] for line in read_results(out))
+    assert summary["failures"] == {"model": {"retries_exhausted": 2}}  # the same vocabulary in every benchmark
+    assert all(line["status"] == "failed" and line["failure"]["role"] == "model" for line in read_results(out))
     with StubServer(answer_t) as server:
         assert main(argv(name, hub, out, server.base_url, "--resume")) == 0
         asked = server.count
@@ -155,7 +167,7 @@ def test_ctrl_c_keeps_what_is_done_and_resume_goes_on(name, hub, tmp_path):
         )
         with pytest.raises(KeyboardInterrupt):
             run_task(dataclasses.replace(base, solve=stop_on_second), settings)
-        summary = RunSummary.model_validate(read_summary(tmp_path / "run"))
+        summary = base.summary_model.model_validate(read_summary(tmp_path / "run"))
         assert summary.status == "interrupted" and summary.items.scored == 1 and summary.items.missing == 1
         assert [line["id"] for line in read_results(tmp_path / "run")] == solved
         resumed = run_task(base, dataclasses.replace(settings, resume=True))
@@ -198,6 +210,25 @@ def test_an_item_that_runs_out_of_time_is_failed_and_its_later_calls_are_never_s
             models={"model": ModelSpec(LLMConfig(model="stub", base_url=server.base_url, max_retries=0))},
         ))
         sent = server.count
-    assert summary.status == "failed" and summary.failures == {"llm_error": 1}
+    assert summary.status == "failed" and summary.failures == {"model": {"timeout": 1}}
     (line,) = read_results(tmp_path / "run")
-    assert "ran out of time" in line["failure"] and 2 <= sent <= 4  # 0.2 s per call, 0.5 s for the item
+    assert "ran out of time" in line["failure"]["detail"] and 2 <= sent <= 4  # 0.2 s per call, 0.5 s for the item
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_rescore_with_the_same_rules_reproduces_every_score_and_asks_no_model(name, hub, tmp_path, capsys):
+    run, again = tmp_path / "run", tmp_path / "again"
+    with StubServer(answer_t) as server:
+        assert main(argv(name, hub, run, server.base_url)) == 0
+        asked = server.count
+        assert main(["rescore", str(run), "--out", str(again)]) == 0  # the dataset read where the run read it
+        assert server.count == asked  # not one request
+    capsys.readouterr()
+    before, after = read_results(run), read_results(again)
+    assert [line["scores"] for line in after] == [line["scores"] for line in before]
+    assert [line["calls"] for line in after] == [line["calls"] for line in before]  # judge replies reused, in order
+    old, new = read_summary(run), read_summary(again)
+    assert new["metrics"] == old["metrics"] and new["slices"] == old["slices"] and new["items"] == old["items"]
+    assert new["rescored"] == {"source": str(run), "scored_before_by": old["package_version"],
+                               "generated_by": old["package_version"], "options_before": old["options"],
+                               "judge_calls": 0, "notes": []}

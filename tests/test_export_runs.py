@@ -90,11 +90,12 @@ def test_two_shapeworld_runs_give_168_details_and_a_result_row_per_run_and_numbe
         accuracy = [next(s["value"] for s in row["scores"] if s["name"] == "accuracy") for row in rows]
         assert sum(accuracy) / len(accuracy) == pytest.approx(summary.metrics.accuracy, abs=5e-5)
         for row, line in zip(rows, lines, strict=True):
-            assert row["transcript"] == line["transcript"] and row["transcript_field"] == "transcript"
-            assert row["prompt"] == next(t["content"] for t in line["transcript"] if t["role"] == "user")
-            assert row["reply"] == [t["content"] for t in line["transcript"] if t["role"] == "assistant"][-1]
+            played = line["generation"]["transcript"]
+            assert row["transcript"] == played and row["transcript_field"] == "generation.transcript"
+            assert row["prompt"] == next(t["content"] for t in played if t["role"] == "user")
+            assert row["reply"] == [t["content"] for t in played if t["role"] == "assistant"][-1]
             own = json.loads(row["fields_json"])
-            assert own["prediction"] == line["prediction"] and own["gold"] == line["gold"] and "transcript" not in own
+            assert own["scores"] == line["scores"] and "transcript" not in own["generation"]
             assert row["cluster"] == line["cluster"]
             assert {g["slice"]: g["entries"] for g in row["groups"]} == line["groups"]
             assert details.features["status"].int2str(row["status"]) == "scored" and row["calls"] == []
@@ -193,7 +194,7 @@ def test_report_from_an_export_folder_is_the_report_of_its_run_folders(runs, tmp
 def test_pushed_export_loads_by_hub_id_and_revision_and_reports_from_the_hub(local_hub, runs, tmp_path, capsys):
     hub = tmp_path / "hub"
     assert _export(hub, runs["oracle"], runs["random"]) == 0
-    assert main(["push", NAME, "--repo-id", f"org/{NAME}", "--hub-dir", str(hub)]) == 0
+    assert main(["push", NAME, "--dataset", f"org/{NAME}", "--hub-dir", str(hub)]) == 0
     first = _files(hub / NAME)
     assert local_hub.files(f"org/{NAME}", revision="v1.0.0") == first
 
@@ -204,7 +205,7 @@ def test_pushed_export_loads_by_hub_id_and_revision_and_reports_from_the_hub(loc
     assert datasets.load_dataset(f"org/{NAME}", "details", split="train", revision="v1.0.0").num_rows == 168
 
     assert _export(hub, runs["random-seed-1"]) == 0
-    assert main(["push", NAME, "--repo-id", f"org/{NAME}", "--hub-dir", str(hub)]) == 0
+    assert main(["push", NAME, "--dataset", f"org/{NAME}", "--hub-dir", str(hub)]) == 0
     assert set(local_hub.tags(f"org/{NAME}")) == {"v1.0.0", "v1.1.0"}
     assert datasets.load_dataset(f"org/{NAME}", "details", split="train", revision="v1.1.0").num_rows == 252
     assert datasets.load_dataset(f"org/{NAME}", "results", split="train", revision="v1.0.0").num_rows == 8
@@ -241,14 +242,14 @@ def test_no_secret_or_local_path_reaches_any_exported_byte(runs, tmp_path, monke
                            "api_key": "plain-api-key-value", "notes": f"prompts in {run}/prompts.txt"}
     (run / "summary.json").write_text(json.dumps(summary))
     lines = read_results(run)
-    lines[0] |= {"status": "failed", "failure": (
-        f"llm_error: 401 from https://bob:hunter2@x.example/v1 for key sk-liveKEY1234567890abcdef; "
-        f"see /home/someone/.config/app/token and {run}/results.jsonl and {home}/private/notes.txt")}
+    lines[0] |= {"status": "failed", "failure": {"role": "model", "category": "llm_error", "detail": (
+        f"401 from https://bob:hunter2@x.example/v1 for key sk-liveKEY1234567890abcdef; "
+        f"see /home/someone/.config/app/token and {run}/results.jsonl and {home}/private/notes.txt")}}
     lines[1]["calls"] = [{"role": "model", "model": "m",
                           "reply": f"the key is {env_secret} hf_abcdefghijklmnopqrstuvwxyz",
                           "reasoning": f"read file://{hub}/x and {tmp_path}/y",
                           "error": "Authorization: Bearer tok-abc123456789"}]
-    lines[2]["transcript"][0]["content"] += f"\nsaved under {hub}"
+    lines[2]["generation"]["transcript"][0]["content"] += f"\nsaved under {hub}"
     (run / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
 
     assert _export(hub, run) == 0
@@ -260,9 +261,12 @@ def test_no_secret_or_local_path_reaches_any_exported_byte(runs, tmp_path, monke
         assert not any(secret in text for text in texts), secret
     details = read_export(hub / NAME).details
     assert details[0].status == "failed" and "<path>" in details[0].failure and "<redacted>" in details[0].failure
+    assert details[0].failure.startswith("model llm_error: 401 from")  # the engine's words: role, category, detail
+    (reread,) = load_runs(hub / NAME)
+    assert (reread.results[0].failure.role, reread.results[0].failure.category) == ("model", "llm_error")
     assert details[1].calls[0].error == "Authorization: Bearer <redacted>"
     assert "saved under <path>" in details[2].transcript[0].content  # the text around a path is kept
-    untouched = load_run(runs["random"]).results[3].transcript  # where nothing is secret, nothing changes
+    untouched = load_run(runs["random"]).results[3].generation.transcript  # nothing secret: nothing changes
     assert [turn.model_dump() for turn in details[3].transcript] == untouched
     quality = _section(_front_matter_and_body((hub / NAME / "README.md").read_text())[1], "Data Quality")
     assert f"{details[0].run_id}/{details[0].item_id}" in quality  # the failed item is named
@@ -376,4 +380,4 @@ def test_a_summary_without_intervals_is_kept_in_runs_and_named_in_the_card(runs,
     quality = _section(_front_matter_and_body((hub / NAME / "README.md").read_text())[1], "Data Quality")
     assert "summary format 2" in quality and old_id in quality
     (reloaded,) = [run for run in load_runs(hub / NAME) if run.summary.intervals is None]
-    assert reloaded.summary.format == 2 and len(reloaded.results) == 84
+    assert reloaded.format == 2 and len(reloaded.results) == 84

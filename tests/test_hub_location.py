@@ -52,7 +52,7 @@ def test_eval_reads_a_pushed_dataset_by_hub_id_and_revision_online_then_offline(
         summary = read_summary(tmp_path / run)
         assert summary["dataset"]["read_from"] == f"org/shapeworld@v{version}"
         assert summary["dataset"]["version"] == version
-        assert summary["metrics"]["episodes"] == 84 and summary["metrics"]["accuracy"] == 1.0
+        assert summary["metrics"]["count"] == 84 and summary["metrics"]["accuracy"] == 1.0
     assert not empty.exists()  # nothing was built locally
 
 
@@ -90,7 +90,9 @@ def test_each_revision_is_read_exactly_also_offline(local_hub, tiny_registered, 
         for tag, records in expected.items():
             loaded = DatasetLocation(repo_id="org/tiny", revision=tag).load("tiny", "default", "test")
             assert loaded.records == records and loaded.manifest["version"] == tag[1:], (offline, tag)
-    assert load_benchmark("tiny", "default", repo_id="org/tiny", revision="v2.0.0") == expected["v2.0.0"]
+    assert load_benchmark("tiny", "default", dataset="org/tiny", revision="v2.0.0") == expected["v2.0.0"]
+    with pytest.warns(FutureWarning, match=r"repo_id=\.\.\.\) is deprecated; use dataset="):  # the old name still works
+        assert load_benchmark("tiny", "default", repo_id="org/tiny", revision="v1.2.3") == expected["v1.2.3"]
 
 
 def test_hub_failures_are_typed_and_name_the_dataset(local_hub, tiny_registered, tmp_path, monkeypatch):

@@ -22,12 +22,11 @@ from causal_datasets.builder import BuildContext
 from causal_datasets.errors import RunConfigurationError
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.integrations import inspect_tasks
-from causal_datasets.integrations.inspect_tasks import INSPECT_TASKS, RESULT_KEY
+from causal_datasets.integrations.inspect_tasks import RESULT_KEY
 from causal_datasets.llm.config import LLMConfig
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.registry import get_builder
 from causal_datasets.runners import tasks
-from causal_datasets.runners.records import ItemResult
 from causal_datasets.runners.results import read_results
 from tests.support.builds import small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
@@ -59,10 +58,10 @@ def scores(log):
 
 
 def test_every_benchmark_and_config_is_a_task_with_its_options_as_parameters():
-    engine = tasks()
-    assert {f"causalab_{config}" for config in engine["causalab"].configs} <= set(INSPECT_TASKS)
-    assert {"shapeworld_core", "shapeworld_advanced", "cladder_estimand", "recast", "cobe", "cobe_responses"} <= set(INSPECT_TASKS)
-    for name, (task, config) in INSPECT_TASKS.items():
+    engine, named = tasks(), inspect_tasks.inspect_tasks()
+    assert {f"causalab_{config}" for config in engine["causalab"].configs} <= set(named)
+    assert {"shapeworld_core", "shapeworld_advanced", "cladder_estimand", "recast", "cobe", "cobe_responses"} <= set(named)
+    for name, (task, config) in named.items():
         assert config in engine[task].configs
         parameters = inspect.signature(getattr(inspect_tasks, name)).parameters
         assert {"hub_dir", "dataset", "revision", "split", "agent", *engine[task].options.model_fields} == set(parameters) - {"source"}
@@ -86,9 +85,29 @@ def test_the_inspect_command_runs_a_registered_task_and_its_log_reads_back(tmp_p
     [score] = log.results.scores
     assert score.name == "accuracy" and score.metrics["mean"].value == 1.0 and score.scored_samples == 12
     for sample in log.samples:
-        result = ItemResult.model_validate(sample.scores[SCORER].metadata)
-        assert result.status == "scored" and result.id == sample.id and result.policy == "agent:oracle"
+        result = tasks()["shapeworld"].result_model.model_validate(sample.scores[SCORER].metadata)
+        assert result.status == "scored" and result.id == sample.id and result.generation.policy == "agent:oracle"
         assert sample.store[RESULT_KEY] == sample.scores[SCORER].metadata
+
+
+def test_the_readme_inspect_line_runs_from_the_repository_root(tmp_path):
+    """The README's ``inspect eval causal_datasets/shapeworld_core`` from the checkout's root, with the root on
+    ``sys.path`` (``python -m`` puts it there) behind a ``causal_datasets.egg-info`` as an editable install
+    leaves in the root: inspect then finds no installed package and would read the name as a path."""
+    shadow = tmp_path / "shadow" / "causal_datasets.egg-info"
+    shadow.mkdir(parents=True)
+    (shadow / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: causal-datasets\nVersion: 0.0.0\n")
+    entry_point = "causal_datasets = causal_datasets.integrations.inspect_tasks"
+    (shadow / "entry_points.txt").write_text(f"[inspect_ai]\n{entry_point}\n")
+    env = {**os.environ, "PYTHONPATH": str(shadow.parent)}
+    command = [sys.executable, "-m", "tests.support.inspect_offline", "eval", "causal_datasets/shapeworld_core",
+               "--model", "mockllm/model", "-T", "agent=oracle", "-T", f"hub_dir={tmp_path / 'hub'}", "--limit", "3",
+               "--log-dir", str(tmp_path / "logs"), "--display", "none"]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [path] = (tmp_path / "logs").glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.status == "success" and log.eval.task == "causal_datasets/shapeworld_core" and len(log.samples) == 3
 
 
 @pytest.mark.parametrize(("parameters", "message"), [
@@ -123,9 +142,13 @@ def test_judge_comes_from_inspect_model_roles_and_matches_the_engine(hub, tmp_pa
     ours = {r["id"]: r for r in read_results(tmp_path / "run")}
     verdicts = set()
     for sample_id, score in scores(log).items():
-        assert score.metadata == ours[sample_id]
-        assert score.value == {"accuracy": float(ours[sample_id]["verdict"] == "correct")}
-        verdicts.add(ours[sample_id]["verdict"])
+        assert score.metadata["scores"] == ours[sample_id]["scores"]  # the calls' settings: each tool spells its own
+        assert score.metadata["generation"] == ours[sample_id]["generation"]
+        assert [(c["role"], c["messages"], c["reply"]) for c in score.metadata["calls"]] == [
+            (c["role"], c["messages"], c["reply"]) for c in ours[sample_id]["calls"]]
+        verdict = ours[sample_id]["scores"]["verdict"]
+        assert score.value == {"accuracy": float(verdict == "correct")}
+        verdicts.add(verdict)
     assert verdicts & {"correct", "wrong"}  # the judge really decided
 
 
@@ -135,9 +158,35 @@ def test_an_unreachable_server_is_a_sample_error_never_a_wrong_answer(tmp_path):
         model_base_url="http://127.0.0.1:9/v1", log_dir=str(tmp_path / "logs"), display="none", limit=2,
         max_retries=1, timeout=5,
     )
-    assert log.status == "error" and "llm_error" in log.error.message and "127.0.0.1:9" in log.error.message
+    assert log.status == "error" and "127.0.0.1:9" in log.error.message
+    assert "model retries_exhausted" in log.error.message  # the engine's failure vocabulary: role, then category
     assert not log.results or not log.results.scores or all(s.scored_samples == 0 for s in log.results.scores)
     assert all(not sample.scores for sample in log.samples)
+
+
+def test_requests_carry_the_seed_and_sampling_of_causal_datasets_eval(tmp_path):
+    with StubServer(lambda request, index: StubReply(text='{"answer": "yes"}')) as server:
+        [log] = inspect_eval(
+            inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")), model="openai-api/stub/m",
+            model_base_url=server.base_url, log_dir=str(tmp_path / "logs"), display="none", limit=1,
+        )
+    assert log.status == "success" and server.count >= 1
+    assert {(r.get("seed"), r["temperature"], r["max_tokens"]) for r in server.requests} == {(0, 0.0, 512)}
+
+
+def test_a_failure_that_is_not_the_models_fails_the_sample_with_its_own_cause(tmp_path, monkeypatch):
+    """inspect's mock model counts tokens with tiktoken; a tokenizer that cannot be loaded (offline, no file) is
+    the sample's error as it is, not the model's ``llm_error``."""
+
+    def unavailable(name):
+        raise OSError(f"cannot download the {name} tokenizer")
+
+    monkeypatch.setattr("tiktoken.get_encoding", unavailable)
+    [log] = inspect_eval(inspect_tasks.shapeworld_core(hub_dir=str(tmp_path / "hub")), model="mockllm/model",
+                         log_dir=str(tmp_path / "logs"), display="none", limit=1)
+    assert log.status == "error"
+    assert log.error.message.startswith("OSError") and "cannot download the" in log.error.message
+    assert "llm_error" not in log.error.message and "SampleFailed" not in log.error.traceback
 
 
 @pytest.mark.llm
@@ -147,7 +196,7 @@ def test_local_model_gives_the_same_items_as_causal_datasets_eval(name, task, hu
     with those replies (temperature 0, 256 tokens; see tests/support/replay.py): the same requests,
     and identical result lines but the solver's model name, which each tool spells its own way."""
     respond, replies = recording(local_llm.base_url)
-    with StubServer(respond) as proxy:
+    with StubServer(respond, slots=1) as proxy:  # the one slot of the server behind it
         run_eval(task, "--out", str(tmp_path / "run"), "--hub-dir", str(hub), "--limit", "3", "--model", local_llm.model,
                  "--base-url", proxy.base_url, "--max-tokens", "256", "--no-cache")
         ours_sent = proxy.requests
@@ -168,10 +217,11 @@ def test_local_model_gives_the_same_items_as_causal_datasets_eval(name, task, hu
     for sample_id, score in scores(reread).items():
         theirs, mine = dict(score.metadata), dict(ours[sample_id])
         if task == "shapeworld":
-            assert theirs.pop("policy") == f"model:openai-api/local/{local_llm.model}"
-            assert mine.pop("policy") == f"model:{local_llm.model}"
-        assert theirs == mine
-        assert score.value == engine_task.item_scores(mine)
+            assert theirs["generation"].pop("policy") == f"model:openai-api/local/{local_llm.model}"
+            assert mine["generation"].pop("policy") == f"model:{local_llm.model}"
+        assert (theirs["scores"], theirs["generation"]) == (mine["scores"], mine["generation"])
+        assert [(c["messages"], c["reply"]) for c in theirs["calls"]] == [(c["messages"], c["reply"]) for c in mine["calls"]]
+        assert score.value == engine_task.item_scores(engine_task.scores.model_validate(mine["scores"]))
     sample = reread.samples[0]
     assert sample.messages[-1].role == "assistant" and sample.output.completion  # the conversation is in the log
     assert any(event.event == "model" for event in sample.events)
@@ -215,7 +265,7 @@ def test_reasoning_settings_are_inspects_options_and_each_items_reasoning_is_kep
         assert (request["temperature"], request["max_tokens"], request["seed"]) == (0.0, 512, 0)
     reasoning = set()
     for score in scores(log).values():
-        result = ItemResult.model_validate(score.metadata)
+        result = tasks()["shapeworld"].result_model.model_validate(score.metadata)
         assert result.calls and all(c.reply == "I cannot tell." for c in result.calls)
         assert {(c.prompt_tokens, c.reasoning_tokens, c.cache_read_tokens) for c in result.calls} == {(10, 7, 4)}
         reasoning |= {c.reasoning for c in result.calls}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 import time
 
@@ -19,6 +20,9 @@ from causal_datasets.llm import (
     LLMTimeout,
     ModelPrice,
 )
+from causal_datasets.llm import concurrency
+from causal_datasets.llm.config import DEFAULT_TIMEOUT, SINGLE_SLOT_TIMEOUT
+from causal_datasets.llm.local_server import reusable_prefix
 from causal_datasets.llm.retry import Backoff, parse_retry_after
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body, echo
 from causal_datasets.redaction import redact_url
@@ -340,6 +344,59 @@ def test_odd_replies_become_valid_text_and_counts(tmp_path):
         result = client.chat(ask("hi"))
     assert result.text == "bad ? surrogate" and (result.prompt_tokens, result.completion_tokens) == (0, 0)
     result.text.encode("utf-8")  # writable by every writer
+
+
+def test_a_single_slot_server_gets_one_request_at_a_time_and_the_cpu_timeout():
+    """A server reporting one slot (serve-local, llama.cpp with --parallel 1): however many threads ask, one
+    request is open at the server at a time, and without a --timeout the attempt may take 600 s."""
+    with StubServer(echo(delay=0.05), slots=1) as server:
+        with client_for(server, timeout=None) as client:
+            outcomes = client.map([ask(f"question {n}") for n in range(6)], concurrency=4)
+            assert client.server_slots() == 1 and client.timeout() == SINGLE_SLOT_TIMEOUT
+    assert all(not isinstance(o, Exception) for o in outcomes) and server.count == 6
+    assert server.peak_open == 1
+    with StubServer(echo(delay=0.05)) as server:  # a server that says nothing: the usual limit, no gate
+        with client_for(server, timeout=None) as client:
+            client.map([ask(f"question {n}") for n in range(6)], concurrency=4)
+            assert client.server_slots() is None and client.timeout() == DEFAULT_TIMEOUT
+    assert server.peak_open > 1
+
+
+def test_a_timed_out_request_is_sent_again_only_once_the_server_has_finished_it():
+    """The first attempt times out while the one-slot server computes for 1.5 s more; the copy is sent only
+    after that, so the server never has two copies (as llama.cpp finishes a request whose client left)."""
+    replies = scripted(StubReply(text="late", delay=1.5))
+    started: list[float] = []
+
+    def respond(request, index):
+        started.append(time.monotonic())
+        return replies(request, index)
+
+    with StubServer(respond, slots=1) as server:
+        with client_for(server, timeout=0.3, max_retries=2) as client:
+            result = client.chat(ask("slow first"))
+    assert result.text.startswith("echo:") and result.attempts == 2 and server.count == 2
+    assert server.peak_open == 1 and started[1] - started[0] >= 1.5
+
+
+def test_progress_is_a_line_every_interval_when_stderr_is_not_a_terminal(monkeypatch, capsys):
+    monkeypatch.setattr(concurrency, "PROGRESS_INTERVAL", 0.2)
+    results = concurrency.map_concurrent(lambda n: time.sleep(0.15) or n, range(8), concurrency=2, desc="items")
+    assert results == list(range(8))
+    lines = capsys.readouterr().err.splitlines()  # capsys's stderr is no terminal
+    assert 2 <= len(lines) <= 5 and all(re.fullmatch(r"items: \d of 8 done after \d+s(, about \d+s left)?", line)
+                                        for line in lines), lines
+    concurrency.map_concurrent(lambda n: time.sleep(0.15), range(4), concurrency=2, progress=False)
+    assert capsys.readouterr().err == ""  # progress=False: nothing at all
+
+
+def test_the_local_server_reuses_only_whole_batches_of_the_prompt_before():
+    """What the local server takes from its KV cache: whole batches of the shared prefix, never the whole
+    prompt (the last token would then be evaluated alone: other bits in the logits)."""
+    assert reusable_prefix([1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, 9, 9], batch=2) == 4
+    assert reusable_prefix([1, 2, 3, 4], [1, 2, 3, 4], batch=2) == 2  # the same prompt again
+    assert reusable_prefix([1, 2, 3, 4, 5], [1, 2, 3, 4], batch=4) == 0
+    assert reusable_prefix([], [1, 2, 3], batch=1) == 0 and reusable_prefix([7], [1, 2], batch=1) == 0
 
 
 def test_reasoning_is_kept_apart_from_the_text_from_every_field_servers_use():

@@ -30,12 +30,11 @@ from causal_datasets.llm.stub_server import (
 )
 from causal_datasets.recast.parsing import parse_graph_answer
 from causal_datasets.records.cladder_pairs import CladderQuestionRow
-from causal_datasets.runners.results import read_results
 from causal_datasets.scoring.graph_compare import compare_graphs
 from tests.support.hub_server import TOKEN
 from tests.support.prompt_builds import prompt_builds
 from tests.support.replay import conversation_key, recording, replaying
-from tests.support.runs import run_eval
+from tests.support.runs import item_fields, run_eval
 
 LIMIT = 8
 
@@ -124,7 +123,7 @@ def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_
 
     (samples_file,) = (tmp_path / "lm").glob("*/samples_causal_cladder_estimand_*.jsonl")
     samples = [json.loads(line) for line in samples_file.read_text().splitlines()]
-    runner = {r["id"]: r for r in read_results(tmp_path / "cd")}
+    runner = {r["id"]: r for r in item_fields(tmp_path / "cd")}
     assert [s["doc"]["id"] for s in samples] == [row["id"] for row in rows]
     for sample in samples:
         reply = sample["resps"][0][0]
@@ -228,7 +227,7 @@ def test_parity_with_causal_datasets_eval_on_the_local_model(hub, local_llm, tmp
     the same extracted expressions and verdicts."""
     tokens = 96
     respond, replies = recording(local_llm.base_url)
-    with StubServer(respond) as proxy:
+    with StubServer(respond, slots=1) as proxy:  # the one slot of the server behind it
         run_eval("cladder_pairs", "--limit", "3", "--max-tokens", str(tokens), "--temperature", "0", "--model",
                  local_llm.model, "--base-url", proxy.base_url, "--hub-dir", str(hub), "--out", str(tmp_path / "cd"),
                  "--no-cache", "--concurrency", "1")
@@ -242,7 +241,7 @@ def test_parity_with_causal_datasets_eval_on_the_local_model(hub, local_llm, tmp
                              gen_kwargs={"max_gen_toks": tokens, "temperature": 0})
         lm_sent = replay.requests
     assert sorted(map(conversation_key, lm_sent)) == sorted(map(conversation_key, ours_sent))
-    runner = read_results(tmp_path / "cd")
+    runner = item_fields(tmp_path / "cd")
     samples = lm["samples"]["causal_cladder_estimand"]
     assert [r["id"] for r in runner] == [s["doc"]["id"] for s in samples]
     for item, sample in zip(runner, samples):

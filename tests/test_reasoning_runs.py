@@ -19,10 +19,13 @@ from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.registry import get_builder
 from causal_datasets.report.render import write_report
 from causal_datasets.runners import tasks
-from causal_datasets.runners.records import ItemResult
+from causal_datasets.runners.calls import full_messages
 from causal_datasets.runners.results import read_results
+from causal_datasets.runners.shapeworld import TASK
 from tests.support.runs import run_eval
 from tests.test_shapeworld_runner import text_strategy_responder
+
+ItemResult = TASK.result_model
 
 THINKING = {"chat_template_kwargs": {"enable_thinking": True}}
 LIMIT = 6
@@ -86,7 +89,10 @@ def test_each_item_keeps_its_calls_reasoning_apart_from_the_reply_and_never_send
         assert call.reply == sent[call.reasoning]  # the reasoning the server sent with this very reply
         assert (call.reasoning_tokens, call.cache_read_tokens) == (7, 4)
     for line in lines:  # the transcript the benchmark keeps holds the replies, not the reasoning
-        assert [c.reply for c in line.calls] == [t["content"] for t in line.transcript if t["role"] == "assistant"]
+        played = line.generation.transcript
+        assert [c.reply for c in line.calls] == [t["content"] for t in played if t["role"] == "assistant"]
+        assert full_messages(line.calls) == [played[:i] for i, t in enumerate(played) if t["role"] == "assistant"]
+        assert all(c.continues == 1 and len(c.messages) == 1 for c in line.calls[1:])  # each keeps its new prompt
     conversation = json.dumps([request["messages"] for request in requests])
     assert "the moving shapes tell me" not in conversation
 

@@ -16,9 +16,9 @@ from causal_datasets.llm import LLMClient, LLMConfig
 from causal_datasets.llm.context import estimate_tokens, is_context_overflow, window_from_listing, window_from_props
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.recast.release import read_release
-from causal_datasets.runners.results import read_results
 from tests.data.recast.helpers import run_recast_eval
 from tests.support.data import SHARED_DATA_DIR
+from tests.support.runs import item_fields
 
 RELEASE = SHARED_DATA_DIR / "recast" / "test.parquet"
 SHORT, LONG = 91, 54  # 684 and 38,115 characters of text
@@ -50,15 +50,15 @@ def test_a_sample_over_the_window_is_excluded_before_any_request(tmp_path, sampl
         summary = run_recast_eval(argv(server, tmp_path, hub, "--context-window", "1500"))
         sent = [m["content"] for r in server.requests for m in r["messages"]]
     assert not any(samples[LONG].input_text in content for content in sent)  # never sent
-    results = {r["id"]: r for r in read_results(tmp_path / "run")}
+    results = {r["id"]: r for r in item_fields(tmp_path / "run")}
     excluded = results[str(LONG)]
-    assert excluded["status"] == "scored" and excluded["error"] == "context_exceeded" and "deterministic" not in excluded
-    context = excluded["generation"]["context"]
+    assert excluded["status"] == "scored" and excluded["error"] == "context_exceeded" and excluded["deterministic"] is None
+    context = excluded["context"]
     assert (context["limit"], context["limit_from"], context["counted_by"], context["fits"]) == (1500, "flag", "estimate", False)
-    assert context["prompt_tokens"] + context["reserved"] > 1500 and "exceed the context window of 1500" in excluded["generation"]["error_detail"]
-    assert results[str(SHORT)]["generation"]["context"]["fits"] is True
+    assert context["prompt_tokens"] + context["reserved"] > 1500 and "exceed the context window of 1500" in excluded["error_detail"]
+    assert results[str(SHORT)]["context"]["fits"] is True
     metrics = summary.metrics
-    assert (metrics.samples, metrics.excluded, metrics.generation["context_exceeded"], metrics.generation["ok"]) == (2, 1, 1, 1)
+    assert (metrics.count, metrics.excluded, metrics.generation["context_exceeded"], metrics.generation["ok"]) == (2, 1, 1, 1)
     assert summary.status == "complete" and metrics.deterministic["exact"]["n"] == 1  # the excluded sample is in no mean
 
 
@@ -70,9 +70,9 @@ def test_a_server_refusing_the_length_is_an_excluded_sample_not_a_failure(tmp_pa
 
     with StubServer(respond) as server:
         summary = run_recast_eval(argv(server, tmp_path, hub, "--max-retries", "0"))
-    results = {r["id"]: r for r in read_results(tmp_path / "run")}
+    results = {r["id"]: r for r in item_fields(tmp_path / "run")}
     assert results[str(LONG)]["error"] == "context_exceeded" and results[str(LONG)]["status"] == "scored"
-    assert results[str(LONG)]["generation"]["context"]["limit"] is None  # the stub reports no window: not checked before
+    assert results[str(LONG)]["context"]["limit"] is None  # the stub reports no window: not checked before
     assert summary.metrics.excluded == 1 and summary.items.failed == 0
 
 
@@ -82,8 +82,8 @@ def test_prefill_is_sent_as_the_start_of_the_reply_and_kept_in_the_answer(tmp_pa
         run_recast_eval(argv(server, tmp_path, hub, "--prefill", "<think>", "--ids", str(SHORT)))
         request = server.requests[0]
     assert request["messages"][-1] == {"role": "assistant", "content": "<think>"}
-    (result,) = read_results(tmp_path / "run")
-    assert result["generation"]["raw_answer"] == "<think>" + reply
+    (result,) = item_fields(tmp_path / "run")
+    assert result["raw_answer"] == "<think>" + reply
     assert result["error"] is None and result["deterministic"]["exact"]["edge_f1"] == 1.0
 
 
@@ -125,8 +125,8 @@ def test_the_local_server_counts_the_prompt_and_excludes_the_long_sample(local_l
         "--model", local_llm.model, "--base-url", local_llm.base_url, "--context-window", "4096",
         "--max-tokens", "16", "--no-cache", "--hub-dir", str(hub), "--source", str(RELEASE), "--ids", str(LONG),
         "--out", str(out)])
-    (result,) = read_results(out)
-    context = result["generation"]["context"]
+    (result,) = item_fields(out)
+    context = result["context"]
     assert result["error"] == "context_exceeded" and (context["counted_by"], context["fits"]) == ("server", False)
     assert summary.metrics.excluded == 1 and summary.usage["model"].calls == 0  # nothing was sent to the chat endpoint
     client = local_llm.client(context_window=4096, max_tokens=16)

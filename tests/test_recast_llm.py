@@ -36,20 +36,23 @@ def test_local_model_run_completes_and_classifies_every_failure(local_llm, tmp_p
     results = {r["id"]: r for r in read_results(out)}
     assert set(results) == set(SHORTEST)
     for result in results.values():
-        generation = result["generation"]
-        assert generation["raw_answer"] is not None or generation["error"] == "llm_error"
+        if result["status"] == "failed":  # the server could not answer: a call failed, nothing scored
+            assert result["failure"]["role"] in ("model", "judge") and result["scores"] is None
+            continue
+        generation, scores = result["generation"], result["scores"]
+        assert generation["raw_answer"] is not None
         assert generation["error"] in (None, *GENERATION_ERRORS)
         assert (generation["error"] is None) == (generation["error_detail"] is None)
-        if "deterministic" not in result:
-            assert generation["error"] in ("llm_error", "format_error")
+        if scores["deterministic"] is None:
+            assert generation["error"] == "format_error"
             continue
-        for evaluation in result["judge"]["evaluations"].values():
+        for evaluation in scores["judge"]["evaluations"].values():
             # each evaluation either produced a rate or says why not
             assert (evaluation["rate"] is None) != (evaluation["error"] is None)
-        assert result["error"] == (generation["error"] or result["judge"]["error"])
+        assert scores["error"] == (generation["error"] or scores["judge"]["error"])
     summary = read_summary(out)
-    assert summary["metrics"]["samples"] + summary["items"]["failed"] == 2
-    assert sum(summary["metrics"]["generation"].values()) == summary["metrics"]["samples"]
+    assert summary["metrics"]["count"] + summary["items"]["failed"] == 2
+    assert sum(summary["metrics"]["generation"].values()) == summary["metrics"]["count"]
     assert summary["usage"]["model"]["calls"] >= 2 and summary["models"]["model"] == local_llm.model
 
 

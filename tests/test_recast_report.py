@@ -8,9 +8,9 @@ import pytest
 from causal_datasets.cli import main
 from causal_datasets.llm.stub_server import StubServer
 from causal_datasets.recast.release import read_release
-from causal_datasets.runners.results import read_results
 from tests.data.recast.helpers import run_recast_eval
 from tests.support.data import SHARED_DATA_DIR
+from tests.support.runs import item_fields
 from tests.test_recast_task import stub_model
 
 RELEASE = SHARED_DATA_DIR / "recast" / "test.parquet"
@@ -32,13 +32,13 @@ def run(tmp_path_factory):
             "--source", str(RELEASE), "--ids", *map(str, IDS), "--out", str(root / "run"), "--concurrency", "2",
             "--reversal-cost", "2"])
     assert main(["report", str(root / "run"), "--out", str(root / "report")]) == 0
-    return summary, read_results(root / "run"), root / "report"
+    return summary, item_fields(root / "run"), root / "report"
 
 
 def test_every_analysis_is_in_the_summary(run):
     summary, results, _ = run
     metrics, slices = summary.metrics, summary.slices
-    assert metrics.samples == len(IDS) and metrics.deterministic["exact"]["shd_sd"] is not None
+    assert metrics.count == len(IDS) and metrics.deterministic["exact"]["shd_sd"] is not None
     f1s = [r["judge"]["scores"]["f1"] for r in results if r.get("judge")]
     assert metrics.judge["f1_n"] == len(f1s) == len(IDS)
     assert set(slices) == {"by_confounding", "by_confounding_strict", "by_domain", "by_num_domains",

@@ -17,7 +17,8 @@ from causal_datasets.recast.deterministic import deterministic_scores
 from causal_datasets.recast.generation import generate
 from causal_datasets.recast.parsing import AnswerFormatError, parse_graph_answer, read_prediction
 from causal_datasets.recast.prompts import build_messages, correction_messages, node_ids
-from causal_datasets.runners.results import read_results, read_summary
+from causal_datasets.runners.results import read_summary
+from tests.support.runs import item_fields
 from tests.data.recast.helpers import ScriptedClient, run_recast_eval
 
 RELEASE = SHARED_DATA_DIR / "recast" / "test.parquet"
@@ -215,7 +216,7 @@ def test_runner_end_to_end_with_resume(hub, samples, tmp_path):
                 "--ids", "91", "98", "--out", str(out), "--concurrency", "1"]
         run_recast_eval(argv)
         calls = server.count
-        results = {r["id"]: r for r in read_results(out)}
+        results = {r["id"]: r for r in item_fields(out)}
         assert set(results) == {"91", "98"}
         unusable = results["98"]  # no readable graph: the worst scores, without a judge call
         n98 = len(samples[98].graph().nodes)

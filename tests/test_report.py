@@ -61,7 +61,7 @@ def test_report_tables_equal_the_summaries_and_plots_exist(runs, tmp_path, capsy
         summary = read_summary(root / name)
         metrics = summary["metrics"]
         cells = headline[f"{summary['solver']} ({name})"]
-        assert int(cells[0]) == metrics["episodes"] == 60
+        assert int(cells[0]) == metrics["count"] == 60
         assert _number(cells[1]) == pytest.approx(metrics["accuracy"], abs=1e-4)
         assert _number(cells[8]) == pytest.approx(metrics["mean_steps"], abs=1e-4)
         low, high = (summary["intervals"]["metrics"]["accuracy"][end] for end in ("ci_low", "ci_high"))

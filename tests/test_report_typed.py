@@ -14,19 +14,14 @@ from causal_datasets.report.plots import figure
 from causal_datasets.report.render import write_report
 from causal_datasets.report.runs import load_run
 from causal_datasets.report.tables import flatten
-from causal_datasets.report.views import VIEWS, SlicePlot
-from causal_datasets.runners.records import (
-    SUMMARY_FORMAT,
-    CausaLabMetrics,
-    CladderMetrics,
-    CoBeMetrics,
-    DatasetRef,
-    ItemCounts,
-    RecastMetrics,
-    RunSummary,
-    ShapeWorldMetrics,
-    Usage,
-)
+from causal_datasets.registry import get_task
+from causal_datasets.report.views import SlicePlot
+from causal_datasets.runners.causalab import CausaLabMetrics
+from causal_datasets.runners.cladder_pairs import CladderMetrics
+from causal_datasets.runners.cobe import CoBeMetrics
+from causal_datasets.runners.recast import RecastMetrics
+from causal_datasets.runners.records import SUMMARY_FORMAT, DatasetRef, ItemCounts, Usage
+from causal_datasets.runners.shapeworld import ShapeWorldMetrics
 
 MISSING = "–"
 
@@ -39,7 +34,7 @@ def _summary(metrics, slices, *, solver, configs, status="complete", items=(10, 
     selected, scored, failed, missing = items
     usage = usage or {}
     total = sum(usage.values(), Usage())
-    return RunSummary(
+    return get_task(metrics.benchmark).summary_model(
         benchmark=metrics.benchmark, status=status, package_version="0.2.0",
         dataset=DatasetRef(name=metrics.benchmark, version="v1.0", seed=0, read_from=f"/hub/{metrics.benchmark}",
                            configs=configs, split="test"),
@@ -82,7 +77,7 @@ SW_SLICES = {
 def _shapeworld(solver):
     group = _shapeworld_group(12, 0.5833, 3.6, {"illusive_confounder": 1, "root_cause": 3, "correlation": 1,
                                                "reverse_collider": 0, "uncategorized": 0})
-    return _summary(ShapeWorldMetrics(**group), SW_SLICES, solver=solver, configs=["advanced"], items=(12, 12, 0, 0))
+    return _summary(ShapeWorldMetrics(count=group.pop("episodes"), **group), SW_SLICES, solver=solver, configs=["advanced"], items=(12, 12, 0, 0))
 
 
 def _causalab_entry(count, accuracy, coefficient_f1, root_f1):
@@ -106,7 +101,7 @@ def _cobe():
     criteria = {code: {"rows": 4, "judged": 4 - i % 2, "failed": i % 3, "unresolved": i % 2,
                        "failure_rate": (i % 3) / (4 - i % 2)} for i, code in enumerate(("E1", "E2", "E4", "E5"))}
     criteria["E3"] = {"rows": 0, "judged": 0, "failed": 0, "unresolved": 0, "failure_rate": None}
-    metrics = CoBeMetrics(n=4, accuracy=0.25, correct=1, wrong=2, unknown=1,
+    metrics = CoBeMetrics(count=4, accuracy=0.25, correct=1, wrong=2, unknown=1,
                           failure_rate={code: entry["failure_rate"] for code, entry in criteria.items()},
                           criteria=criteria, errors={"items": {"judge_error": 1}, "criteria": {"unresolved": 2}})
     slices = {
@@ -124,7 +119,7 @@ def _recast():
               "edge_f1": 0.24, "shd": 7.0, "normalized_shd": 0.35}
     judge = {"precision": 0.61, "precision_sd": 0.1, "precision_n": 3, "recall": 0.52, "recall_sd": 0.05,
              "recall_n": 3, "f1": 0.5614, "f1_sd": 0.07, "f1_n": 3}
-    metrics = RecastMetrics(samples=4, scored_share=0.75, corrected=1, judge_errors=0,
+    metrics = RecastMetrics(count=4, scored_share=0.75, corrected=1, judge_errors=0,
                             generation={"ok": 3, "format_error": 1, "llm_error": 0},
                             deterministic={"exact": {**scores, "n": 3}, "normalized": {**scores, "edge_f1": 0.31, "n": 3}},
                             judge=judge)
@@ -138,16 +133,27 @@ def _recast():
                     items=(4, 4, 0, 0), models={"model": "economist", "judge": "economist"})
 
 
+def _cladder_scores(equivalent, length):
+    return {"reference": "P(Y=1)", "rung": 2, "query_type": "ate", "graph_id": "chain", "scoring": "equivalence",
+            "raw": "Estimand: P(Y=1)", "expression": "P(Y=1)", "equivalent": equivalent, "identified": equivalent,
+            "identification_error": None, "method": "proof" if length is not None else None, "proof_length": length,
+            "string_match": False, "bleu": 0.5, "token_f1": 0.5, "error": None, "detail": None}
+
+
+def _cladder_line(item_id, status="scored", scores=None):
+    failure = {"role": "model", "category": "timeout", "detail": "no answer"} if status == "failed" else None
+    return {"id": item_id, "config": "questions", "status": status, "failure": failure, "calls": [],
+            "generation": {}, "scores": scores}
+
+
 CLADDER_RESULTS = [
-    {"id": f"q{i}", "config": "questions", "status": "scored", "failure": None, "equivalent": equivalent,
-     "proof_length": length, "method": "proof" if length is not None else None, "string_match": False}
+    _cladder_line(f"q{i}", scores=_cladder_scores(equivalent, length))
     for i, (equivalent, length) in enumerate([(True, 1), (True, 3), (True, 3), (False, None), (True, 0)])
-] + [{"id": "q5", "config": "questions", "status": "failed", "failure": "timeout: no answer", "proof_length": 9,
-      "equivalent": True}]
+] + [_cladder_line("q5", "failed")]
 
 
 def _cladder():
-    metrics = CladderMetrics(n=5, scoring="equivalence", accuracy=0.8, equivalence_accuracy=0.8,
+    metrics = CladderMetrics(count=5, scoring="equivalence", accuracy=0.8, equivalence_accuracy=0.8,
                              identification_accuracy=0.4, string_match=0.2, errors={"unparsable": 1},
                              identification_errors={"not_identified": 2},
                              methods={"proof": 4, "numeric": 1}, proof_lengths={"0": 1, "1": 1, "3": 2})
@@ -155,7 +161,7 @@ def _cladder():
     slices = {"by_rung": {"2": rates, "10": {**rates, "n": 1}}, "by_query_type": {"ate": rates},
               "by_graph_family": {"chain": rates}}
     return _summary(metrics, slices, solver="model:estimator", configs=["questions"], items=(6, 5, 1, 0),
-                    status="incomplete", failures={"timeout": 1})
+                    status="incomplete", failures={"model": {"timeout": 1}})
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +171,8 @@ def built(tmp_path_factory):
         "sw-oracle": (_shapeworld("agent:oracle"), ()),
         "sw-strategy": (_shapeworld("agent:strategy"), ()),  # the same accuracy series as sw-oracle
         "cl-wide": (_causalab(sizes=(3, 5)), ()),
-        "cl-one": (_causalab(sizes=(4,), status="incomplete", items=(10, 7, 2, 1), failures={"timeout": 2}), ()),
+        "cl-one": (_causalab(sizes=(4,), status="incomplete", items=(10, 7, 2, 1),
+                             failures={"model": {"timeout": 2}}), ()),
         "cobe-gen": (_cobe(), ()),
         "recast-llm": (_recast(), ()),
         "cladder-llm": (_cladder(), CLADDER_RESULTS),
@@ -228,7 +235,7 @@ def test_every_scalar_mapping_and_slice_number_is_in_the_report(built):
     tables = _tables(report)
     checked = 0
     for name, summary in summaries.items():
-        title, label = VIEWS[summary.benchmark].title, _label(name, summary)
+        title, label = get_task(summary.benchmark).view.title, _label(name, summary)
         metrics = summary.metrics
         for field_name, info in type(metrics).model_fields.items():
             value = getattr(metrics, field_name)
@@ -306,7 +313,7 @@ def test_the_runs_table_and_incomplete_runs(built):
     assert _column(runs, "models", run="model:writer (cobe-gen)") == "model: writer, judge: strict-judge"
     assert _column(runs, "folder", run=wide) == str(folders["cl-wide"])
     causalab = report.split("## CausaLab")[1].split("\n## ")[0]
-    assert f"**{one} is incomplete**: 7 of 10 selected items scored, 2 failed (timeout: 2), 1 missing" in causalab
+    assert f"**{one} is incomplete**: 7 of 10 selected items scored, 2 failed (model timeout: 2), 1 missing" in causalab
     assert f"{wide} is" not in causalab
 
 
@@ -345,7 +352,7 @@ def test_pngs_are_deterministic(built, tmp_path):
 
 
 def _plot(benchmark):
-    return VIEWS[benchmark].plots[0]
+    return get_task(benchmark).view.plots[0]
 
 
 def test_shares_have_a_fixed_unit_axis(built):
@@ -394,7 +401,7 @@ def test_histogram_counts_only_scored_items_proven_equivalent(built):
     _, folders, _, _ = built
     axes = figure(_plot("cladder_pairs"), [load_run(folders["cladder-llm"])]).axes[0]
     heights = {round(patch.get_x() + patch.get_width() / 2): patch.get_height() for patch in axes.patches}
-    assert {k: v for k, v in heights.items() if v} == {0: 1, 1: 1, 3: 2}  # the failed item's 9 is left out
+    assert {k: v for k, v in heights.items() if v} == {0: 1, 1: 1, 3: 2}  # the unproven answer is left out
 
 
 def test_a_plot_without_data_is_a_sentence_not_a_png(tmp_path):
@@ -418,7 +425,7 @@ def test_old_layout_names_the_version_that_wrote_it(tmp_path, capsys):
         "run": {"dataset": "shapeworld", "package_version": "0.1.3", "policy": "agent:oracle"},
         "metrics": {"episodes": 3, "accuracy": 1.0},
     }))
-    with pytest.raises(RunFolderError, match=r"old untyped layout written by causal-datasets 0\.1\.3.*--resume"):
+    with pytest.raises(RunFolderError, match=r"old untyped layout written by causal-datasets 0\.1\.3; run it again"):
         load_run(tmp_path)
     assert main(["report", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
     error = capsys.readouterr().err
@@ -433,7 +440,7 @@ def test_newer_format_and_invalid_summaries_are_clear_errors(built, tmp_path):
         load_run(tmp_path)
     del data["metrics"]["accuracy"]
     (tmp_path / "summary.json").write_text(json.dumps(data))
-    with pytest.raises(RunFolderError, match=r"summary.json is not a valid run summary: field 'metrics\.shapeworld\.accuracy'"):
+    with pytest.raises(RunFolderError, match=r"summary.json is not a valid run summary: field 'metrics\.accuracy'"):
         load_run(tmp_path)
     (tmp_path / "summary.json").write_text("{not json")
     with pytest.raises(RunFolderError, match="is not valid JSON"):
@@ -443,12 +450,62 @@ def test_newer_format_and_invalid_summaries_are_clear_errors(built, tmp_path):
 
 
 def test_results_are_read_lazily_latest_line_per_item_and_validated(tmp_path):
-    lines = [{"id": "q0", "config": "questions", "status": "failed", "failure": "timeout: x"},
-             {"id": "q0", "config": "questions", "status": "scored", "proof_length": 2, "equivalent": True}]
+    lines = [_cladder_line("q0", "failed"), _cladder_line("q0", scores=_cladder_scores(True, 2))]
     run = load_run(_write(tmp_path, "cladder", _cladder(), lines))
     (item,) = run.results
-    assert item.status == "scored" and item.proof_length == 2
+    assert item.status == "scored" and item.scores.proof_length == 2 and item.value("proof_length") == 2
     (tmp_path / "cladder" / "results.jsonl").write_text(json.dumps({"id": "q1", "status": "scored"}) + "\n")
     broken = load_run(tmp_path / "cladder")  # the summary alone is fine
     with pytest.raises(RunFolderError, match=r"results.jsonl item #1 \(id='q1'\): field 'config'"):
         _ = broken.results
+
+
+def test_a_benchmark_no_package_registers_is_one_clear_error(tmp_path, capsys):
+    data = json.loads(_shapeworld("agent:oracle").model_dump_json())
+    data["benchmark"] = data["metrics"]["benchmark"] = "sixth"
+    (tmp_path / "summary.json").write_text(json.dumps(data))
+    assert main(["report", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"error: {tmp_path / 'summary.json'}: unknown benchmark 'sixth': no installed package")
+    assert len(error.strip().splitlines()) == 1
+
+
+FORMAT_2_SUMMARY = {
+    "format": 2, "benchmark": "cladder_pairs", "status": "incomplete", "package_version": "0.2.0",
+    "dataset": {"name": "cladder_pairs", "version": "1.1.0", "seed": 0, "read_from": "hub/cladder_pairs",
+                "configs": ["questions"], "split": "test"},
+    "solver": "model:old-llm", "models": {"model": "old-llm", "judge": "old-judge"}, "options": {"prompt": "estimand"},
+    "items": {"selected": 3, "scored": 2, "failed": 1, "missing": 0}, "failures": {"judge_timeout": 1},
+    "invocations": 1, "usage": {}, "usage_total": {"calls": 3},
+    "metrics": {"benchmark": "cladder_pairs", "n": 2, "scoring": "identification", "accuracy": 0.5,
+                "string_match": 0.0, "errors": {}, "methods": {"proof": 2}, "proof_lengths": {"1": 1, "4": 1}},
+    "slices": {},
+}
+FORMAT_2_RESULTS = [
+    {"id": "q0", "config": "questions", "status": "scored", "failure": None, "equivalent": True, "proof_length": 1,
+     "messages": [{"role": "user", "content": "?"}], "raw": "Estimand: P(Y)",
+     "calls": [{"role": "model", "model": "old-llm", "reply": "Estimand: P(Y)", "prompt_tokens": 3}]},
+    {"id": "q1", "config": "questions", "status": "scored", "failure": None, "equivalent": True, "proof_length": 4,
+     "calls": []},
+    {"id": "q2", "config": "questions", "status": "failed", "failure": "judge_timeout: the judge took too long",
+     "calls": [{"role": "judge", "model": "old-judge", "error": "timeout: the judge took too long"}]},
+]
+
+
+def test_a_run_folder_of_summary_format_2_is_still_reported(tmp_path):
+    """A run written before results were typed: its count field renamed, its failures by role and category, its
+    lines read untyped (the histogram reads them, the example shows its calls)."""
+    folder = tmp_path / "old"
+    folder.mkdir()
+    (folder / "summary.json").write_text(json.dumps(FORMAT_2_SUMMARY))
+    (folder / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in FORMAT_2_RESULTS))
+    run = load_run(folder)
+    assert run.format == 2 and run.summary.metrics.count == 2 and run.summary.failures == {"judge": {"timeout": 1}}
+    failed = run.results[2]
+    assert (failed.failure.role, failed.failure.category) == ("judge", "timeout")
+    assert (failed.calls[0].category, failed.calls[0].error) == ("timeout", "the judge took too long")
+    assert [item.value("proof_length") for item in run.results] == [1, 4, None]
+    report = write_report([folder], tmp_path / "out").read_text()
+    assert "**model:old-llm (old) is incomplete**: 2 of 3 selected items scored, 1 failed (judge timeout: 1)" in report
+    assert "![Proof length of answers proven equivalent](proof-length-of-answers-proven-equivalent.png)" in report
+    assert "#### model:old-llm (old): item `q0` (questions)" in report  # its recorded call

@@ -13,7 +13,7 @@ from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.registry import get_builder
 from causal_datasets.report.render import write_report
 from causal_datasets.report.runs import load_run
-from causal_datasets.report.views import best_variant_table
+from causal_datasets.runners.shapeworld import best_variant_table
 from causal_datasets.runners.results import read_results
 from causal_datasets.shapeworld.agents import AGENTS
 from causal_datasets.shapeworld.entities import THEMES, Theme
@@ -22,7 +22,7 @@ from causal_datasets.shapeworld.generate import advanced_tasks, core_tasks, worl
 from causal_datasets.shapeworld.prompts import build_messages
 from causal_datasets.shapeworld.scoring import score_episodes
 from causal_datasets.shapeworld.world import SHAPES, World, WorldError
-from tests.support.runs import run_eval
+from tests.support.runs import item_fields, run_eval
 
 CORE = core_tasks(0)
 
@@ -59,7 +59,7 @@ def dataset_dir(tmp_path_factory):
 def test_one_run_over_both_sets_compares_their_all_moving_setups(dataset_dir, tmp_path):
     summary = run_eval("shapeworld", "--config", "core", "advanced", "--agent", "oracle", "--hub-dir", str(dataset_dir),
                        "--out", str(tmp_path / "run"))
-    items = read_results(tmp_path / "run")
+    items = item_fields(tmp_path / "run")
     assert summary.dataset.configs == ["core", "advanced"] and len(items) == 84 + 1200
     all_moving = summary.slices["by_num_variables_all_moving"]
     # core: the direct graph's all-moving setup (2 questions) and the three 3-shape graphs' (6 each)
@@ -130,6 +130,6 @@ def test_worlds_and_themes_check_their_names():
 def test_the_entities_option_on_the_command_line(dataset_dir, tmp_path):
     summary = run_eval("shapeworld", "--agent", "strategy", "--entities", "planets", "--limit", "6",
                        "--hub-dir", str(dataset_dir), "--out", str(tmp_path / "run"))
-    (first, *_) = read_results(tmp_path / "run")
+    (first, *_) = item_fields(tmp_path / "run")
     assert summary.metrics.accuracy == 1.0 and summary.options["entities"] == "planets"
     assert first["theme"] == "planets" and "world of planets" in first["transcript"][0]["content"]

@@ -2,9 +2,8 @@
 
 import pytest
 
-from causal_datasets.runners.results import read_results
 from causal_datasets.shapeworld.episode import ERROR_MODES
-from tests.support.runs import run_eval
+from tests.support.runs import item_fields, run_eval
 
 pytestmark = pytest.mark.llm
 
@@ -13,10 +12,10 @@ def test_an_episode_with_the_local_model_completes_and_is_classified(local_llm, 
     out = tmp_path / "run"
     argv = ["shapeworld", "--out", str(out), "--limit", "1", "--concurrency", "1",
             "--model", local_llm.model, "--base-url", local_llm.base_url, "--max-tokens", "48",
-            "--timeout", "120", "--cache-dir", str(tmp_path / "cache"), "--hub-dir", str(tmp_path / "hub")]
+            "--cache-dir", str(tmp_path / "cache"), "--hub-dir", str(tmp_path / "hub")]
     summary = run_eval(*argv)
-    (item,) = read_results(out)
-    assert summary.metrics.episodes == 1 and summary.status == "complete"
+    (item,) = item_fields(out)
+    assert summary.metrics.count == 1 and summary.status == "complete"
     assert item["error"] in (None, *ERROR_MODES) and item["error"] != "llm_error", item["error_detail"]
     assert (item["prediction"] is None) == (item["error"] is not None)
     assert item["steps"] <= item["step_limit"]
@@ -29,9 +28,9 @@ def test_an_episode_with_the_local_model_completes_and_is_classified(local_llm, 
 def test_the_local_model_plays_a_themed_episode(local_llm, tmp_path):
     out = tmp_path / "animals"
     argv = ["shapeworld", "--out", str(out), "--limit", "1", "--entities", "animals", "--model", local_llm.model,
-            "--base-url", local_llm.base_url, "--max-tokens", "24", "--timeout", "120", "--cache-dir", str(tmp_path / "cache"),
+            "--base-url", local_llm.base_url, "--max-tokens", "24", "--cache-dir", str(tmp_path / "cache"),
             "--hub-dir", str(tmp_path / "hub")]
     summary = run_eval(*argv)
-    (item,) = read_results(out)
+    (item,) = item_fields(out)
     assert summary.status == "complete" and item["theme"] == "animals" and item["error"] != "llm_error"
     assert '{"animal": "", "action": ""}' in item["transcript"][1]["content"]

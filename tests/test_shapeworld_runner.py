@@ -16,10 +16,11 @@ from causal_datasets.paths import metric_path
 from causal_datasets.registry import get_builder
 from causal_datasets.runners.records import RunSummary
 from causal_datasets.runners.results import read_results, read_summary
+from causal_datasets.runners.shapeworld import TASK
 from causal_datasets.shapeworld.agents import StrategyAgent
 from causal_datasets.shapeworld.episode import Turn
 from causal_datasets.shapeworld.scoring import score_episodes
-from tests.support.runs import run_eval
+from tests.support.runs import item_fields, run_eval
 
 
 @pytest.fixture(scope="module")
@@ -37,10 +38,10 @@ def run(*argv: str) -> RunSummary:
 def test_oracle_run_writes_results_and_the_metric_summary(dataset_dir, tmp_path):
     out = tmp_path / "run"
     summary = run("--out", str(out), "--agent", "oracle", "--hub-dir", str(dataset_dir))
-    items = read_results(out)
+    items = item_fields(out)
     assert len(items) == 84 and all(item["correct"] and item["status"] == "scored" for item in items)
     assert summary.metrics.accuracy == 1.0 and summary.metrics.true_cases == 37
-    assert RunSummary.model_validate(read_summary(out)) == summary
+    assert TASK.summary_model.model_validate(read_summary(out)) == summary
     assert summary.status == "complete" and summary.items.scored == 84 and summary.failures == {}
     assert (summary.solver, summary.dataset.configs) == ("agent:oracle", ["core"])
     assert summary.dataset.version == get_builder("shapeworld").version
@@ -57,6 +58,7 @@ def test_oracle_run_writes_results_and_the_metric_summary(dataset_dir, tmp_path)
         setups=[i["setup"] for i in items],
         all_moving=[i["all_moving"] for i in items],
     )
+    from_module["count"] = from_module.pop("episodes")  # the module's own name for the run's count
     assert from_module == summary.metrics.model_dump(exclude={"benchmark"}) | summary.slices
 
 
@@ -69,10 +71,10 @@ def test_advanced_oracle_and_resume_after_an_interruption(dataset_dir, tmp_path)
         handle.write('{"id": "advanced-n4-g09-p5", "tor')  # a crash mid-line
     with pytest.raises(ResultsExist, match="--resume"):
         run(*common)
-    summary = run(*common, "--resume", "--limit", "100", "--concurrency", "3")
+    summary = run(*common, "--extend", "--limit", "100", "--concurrency", "3")
     text = (out / "results.jsonl").read_text()
     assert text.startswith(first)  # the finished episodes were kept, not played again
-    assert len(read_results(out)) == 100 == len(text.splitlines()) and summary.metrics.accuracy == 1.0
+    assert len(item_fields(out)) == 100 == len(text.splitlines()) and summary.metrics.accuracy == 1.0
     assert summary.slices["by_num_variables"]["4"]["episodes"] == 100 and summary.invocations == 2
 
 
@@ -90,7 +92,7 @@ def test_exactly_one_of_agent_or_model(dataset_dir, tmp_path):
 def test_dataset_is_built_when_missing(tmp_path):
     summary = run("--out", str(tmp_path / "run"), "--agent", "random", "--limit", "5", "--hub-dir", str(tmp_path / "hub"))
     assert (tmp_path / "hub" / "shapeworld" / "manifest.json").exists()
-    assert summary.metrics.episodes == 5 and summary.options["agent_seed"] == 0
+    assert summary.metrics.count == 5 and summary.options["agent_seed"] == 0
 
 
 def text_strategy_responder():
@@ -131,13 +133,13 @@ def test_transport_failures_are_failed_items_replayed_on_resume(dataset_dir, tmp
     with StubServer(lambda request, index: StubReply(status=500, text="down")) as broken:
         first = run(*args, "--model", "stub", "--base-url", broken.base_url)
     assert first.status == "failed" and first.items.failed == 6 and first.items.scored == 0
-    assert first.failures == {"llm_error": 6} and first.metrics.episodes == 0  # not scored as wrong answers
+    assert first.failures == {"model": {"retries_exhausted": 6}} and first.metrics.count == 0  # not scored as wrong answers
     with StubServer(lambda request, index: StubReply(text="I think the circle moves.")) as chatty:
         second = run(*args, "--resume", "--model", "stub", "--base-url", chatty.base_url)
         assert chatty.count == 6
     assert second.status == "complete" and second.metrics.errors["invalid_format"] == 6
     assert second.usage["model"].calls == 6 + 6 and second.invocations == 2  # both invocations counted
-    lines = read_results(out)  # one line per item: the latest
+    lines = item_fields(out)  # one line per item: the latest
     assert [i["error"] for i in lines] == ["invalid_format"] * 6 and len({i["id"] for i in lines}) == 6
 
 
@@ -145,10 +147,10 @@ def test_a_run_that_reaches_no_server_exits_non_zero_and_says_so(dataset_dir, tm
     with StubServer() as server:
         dead = server.base_url  # nothing listens there once the server stopped
     code = main(["eval", "shapeworld", "--model", "m", "--base-url", dead, "--max-retries", "0", "--limit", "3",
-                 "--no-cache", "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir)])
+                 "--no-cache", "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir), "--json"])
     captured = capsys.readouterr()
     assert code == 1 and json.loads(captured.out)["status"] == "failed"
-    assert captured.err.splitlines()[-1].startswith("shapeworld: failed: 0 of 3 items scored, 3 failed (3 llm_error)")
+    assert captured.err.splitlines()[-1].startswith("shapeworld: failed: 0 of 3 items scored, 3 failed (3 model retries_exhausted)")
 
 
 def test_metric_counts_by_mode_and_group():
@@ -167,13 +169,30 @@ def test_metric_counts_by_mode_and_group():
         score_episodes([items[0] | {"error": "timeout"}])
 
 
-def test_command_line_prints_the_summary(dataset_dir, tmp_path, capsys):
+def test_command_line_prints_a_short_table_of_the_headline_scores(dataset_dir, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["eval", "shapeworld", "--agent", "oracle", "--limit", "12", "--out", str(out),
+                 "--hub-dir", str(dataset_dir)]) == 0
+    printed = capsys.readouterr().out
+    summary = read_summary(out)
+    interval = summary["intervals"]["metrics"]["accuracy"]  # the summary's own interval, to 3 places
+    assert summary["metrics"]["accuracy"] == 1.0 and interval["ci_low"] < 1.0 and interval["ci_high"] == 1.0
+    assert printed.splitlines() == [
+        "shapeworld core, agent:oracle:", "",
+        "| score | mean | 95% interval | items |", "|---|---|---|---|",
+        f"| accuracy | 1.000 | [{interval['ci_low']:.3f}, 1.000] | 12 |", "",
+        "items: 12 selected, 12 scored, 0 failed, 0 not run",
+        f"run folder: {out} (summary.json: every metric and slice; results.jsonl: every item)",
+    ]
+
+
+def test_command_line_prints_the_summary_with_json(dataset_dir, tmp_path, capsys):
     code = main(["eval", "shapeworld", "--agent", "strategy", "--variant", "instructed_cot", "--limit", "12", "--no-system-role",
-                 "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir)])
+                 "--out", str(tmp_path / "run"), "--hub-dir", str(dataset_dir), "--json"])
     captured = capsys.readouterr()
     printed = json.loads(captured.out)
-    assert code == 0 and printed["metrics"]["episodes"] == 12 and printed["options"]["variant"] == "instructed_cot"
+    assert code == 0 and printed["metrics"]["count"] == 12 and printed["options"]["variant"] == "instructed_cot"
     assert captured.err.splitlines()[-1] == "shapeworld: complete: 12 of 12 items scored"
-    assert printed["options"]["system_role"] is False and read_results(tmp_path / "run")[0]["transcript"][0]["role"] == "user"
+    assert printed["options"]["system_role"] is False and item_fields(tmp_path / "run")[0]["transcript"][0]["role"] == "user"
     assert main(["eval", "shapeworld", "--agent", "oracle", "--out", str(tmp_path / "run"),
                  "--hub-dir", str(dataset_dir)]) == 2  # results exist and --resume was not given

@@ -16,17 +16,16 @@ from causal_datasets.cobe.prompts import CRITERION_CODES
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.integrations import inspect_tasks
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
-from causal_datasets.registry import get_builder
+from causal_datasets.registry import get_builder, get_task
 from causal_datasets.report.plots import figure
 from causal_datasets.report.render import write_report
 from causal_datasets.report.runs import load_run
-from causal_datasets.report.views import VIEWS
-from causal_datasets.runners.results import read_results
+from causal_datasets.runners.records import SUMMARY_FORMAT
 from tests.support.builds import small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.inspect_offline import use_offline_encoding
 from tests.support.intervals import assert_intervals
-from tests.support.runs import run_eval
+from tests.support.runs import item_fields, run_eval
 
 COBE_SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 
@@ -49,10 +48,10 @@ def test_shapeworld_core_every_rate_and_slice_clustered_by_initial_setup(hub, tm
     assert (accuracy.n, accuracy.clusters, accuracy.cluster) == (84, 16, "initial setup") and accuracy.mdd > 0
     assert "Korn–Graubard" in accuracy.method
     assert summary.intervals.metrics["mean_steps"].method.startswith("cluster bootstrap")
-    lines = read_results(tmp_path / "run")
+    lines = item_fields(tmp_path / "run")
     assert all(line["cluster"] == line["setup"] for line in lines)
     assert all(line["groups"]["by_structure"] == [line["structure"]] for line in lines)
-    assert summary.format == 3
+    assert summary.format == SUMMARY_FORMAT
 
 
 def test_causalab_means_and_ratios_clustered_by_config_graph(tmp_path):
@@ -110,7 +109,7 @@ def test_cladder_pairs_clustered_by_story_and_causal_model(hub, tmp_path):
                      dict.fromkeys(("by_rung", "by_query_type", "by_graph_family"), headline))
     accuracy = summary.intervals.metrics["accuracy"]
     assert accuracy.n == 120 and accuracy.clusters < 120  # several query types per causal model
-    lines = read_results(tmp_path / "run")
+    lines = item_fields(tmp_path / "run")
     assert all(line["cluster"].startswith("test-generate-easy.json/") and "/model" in line["cluster"] for line in lines)
 
 
@@ -129,7 +128,7 @@ def test_the_report_shows_intervals_in_tables_and_as_error_bars(hub, tmp_path):
     assert "| agent:random (random) | accuracy | " in report and "initial setup (16)" in report
     assert f"| agent:random (old) | 84 | {random.metrics.accuracy} |" in report  # no interval, the bare number
     runs = [load_run(tmp_path / "random"), load_run(tmp_path / "oracle")]
-    for plot in VIEWS["shapeworld"].plots[:3]:
+    for plot in get_task("shapeworld").view.plots[:3]:
         axes = figure(plot, runs).axes[0]
         bars = [c for c in axes.containers if isinstance(c, ErrorbarContainer)]
         assert len(bars) == 2, plot.title  # one per run
@@ -147,5 +146,5 @@ def test_inspect_reports_the_same_clustered_standard_error(hub, tmp_path, monkey
     interval = summary.intervals.metrics["accuracy"]
     assert score.metrics["mean"].value == pytest.approx(interval.estimate, abs=1e-12)
     assert score.metrics["stderr"].value == pytest.approx(interval.se, rel=1e-12)
-    setups = {line["setup"] for line in read_results(tmp_path / "run")}
+    setups = {line["setup"] for line in item_fields(tmp_path / "run")}
     assert {sample.metadata["cluster"] for sample in log.samples} == setups

@@ -93,7 +93,8 @@ class AgentStep:
 
 
 class Agent(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def act(self, view: LabView) -> AgentStep: ...
 

@@ -12,6 +12,7 @@ from causal_datasets.commands._task_options import add_options, options_from_arg
 from causal_datasets.commands._types import at_least
 from causal_datasets.errors import SourceUnavailable
 from causal_datasets.hub.folder import build_to_folder, verify_folder
+from causal_datasets.hub.layout import CARD
 from causal_datasets.markdown import markdown_table
 from causal_datasets.paths import DEFAULT_HUB_DIR, SOURCES_ENV, sources_dir
 from causal_datasets.sharding import available_cpus
@@ -79,6 +80,12 @@ def run(args: argparse.Namespace) -> int:
                 summary.append([builder.name, builder.version, config, split, rows, str(written.folder)])
         for note in written.notes:
             print(f"note: {builder.name}: {note}")
+        found = [finding.summary() for finding in written.findings if finding.ids]
+        if found:
+            findings = "finding" if len(found) == 1 else "findings"
+            print(f"note: {builder.name}: {len(found)} data-quality {findings}, each with its ids and what the build "
+                  f"did under Data Quality in {written.folder / CARD}:")
+            print("\n".join(f"  {line}" for line in found))
     if summary:
         print(markdown_table(["dataset", "version", "config", "split", "rows (loaded back)", "folder"], summary))
     for name, reason in skipped:

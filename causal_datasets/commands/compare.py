@@ -15,13 +15,15 @@ import json
 import sys
 from pathlib import Path
 
+from causal_datasets.cli import describe
+
 #: unpaired ids printed per run in the table form (all of them with --json)
 SHOWN_IDS = 50
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("compare", help="paired differences of two runs on the same items, with intervals",
-                                   description=__doc__.split("\n\n", 1)[1])
+                                   description=describe(__doc__))
     parser.add_argument("run_a", type=Path, metavar="RUN_A", help="a run folder written by `causal-datasets eval`")
     parser.add_argument("run_b", type=Path, metavar="RUN_B", help="another run of the same benchmark")
     parser.add_argument("--metric", help="only this number (e.g. accuracy, failure_rate.E1)")
@@ -30,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from causal_datasets.report.compare import compare_runs, comparison_table, describe, unpaired_lines
+    from causal_datasets.report.compare import compare_runs, comparison_table, unpaired_lines
+    from causal_datasets.report.compare import describe as describe_comparison
 
     comparison = compare_runs(args.run_a, args.run_b, args.metric)
     if args.json:
@@ -38,5 +41,6 @@ def run(args: argparse.Namespace) -> int:
         for line in unpaired_lines(comparison):
             print(line, file=sys.stderr)
         return 0
-    print("\n".join([*describe(comparison), "", comparison_table(comparison), *unpaired_lines(comparison, SHOWN_IDS)]))
+    lines = [*describe_comparison(comparison), "", comparison_table(comparison), *unpaired_lines(comparison, SHOWN_IDS)]
+    print("\n".join(lines))
     return 0

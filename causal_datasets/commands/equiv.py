@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from causal_datasets.cli import CommandError
+from causal_datasets.cli import CommandError, describe
 from causal_datasets.commands._types import at_least, between, positive_seconds
 from causal_datasets.docalc.decide import MAX_MODELS
 from causal_datasets.docalc.domains import DomainError, parse_values
@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "equiv",
         help="decide whether two causal expressions are equal under a DAG (exit 0 yes, 1 no, 2 bad input, 3 undecided)",
-        description=__doc__.split("\n\n", 1)[1],
+        description=describe(__doc__),
     )
     parser.add_argument("a", help='first expression, e.g. "P(Y | do(X))"')
     parser.add_argument("b", help='second expression, e.g. "\\sum_{Z} P(Y | X, Z) * P(Z)"')

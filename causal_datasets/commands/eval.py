@@ -2,9 +2,12 @@
 
 Each task's options come from its declaration (:class:`causal_datasets.runners.task.Task`): its
 configs, the model roles it uses (a role it does not use is not offered), its agents and its own
-options model. Prints ``summary.json``; the last line on stderr says how the run ended. Exit codes:
-0 every item scored, 1 none scored (e.g. the server was unreachable), 2 bad input, 3 some items
-failed or are missing (``--resume`` runs them again), 130 interrupted (what was done is kept).
+options model. Prints the headline scores (their means over the scored items), the item counts and
+the run folder, whose ``summary.json`` holds every metric and slice (``--json`` prints it instead);
+while items run, a progress bar on a terminal, else a progress line every 30 s. The last line on
+stderr says how the run ended. Exit codes: 0 every item scored, 1 none scored (e.g. the server was
+unreachable), 2 bad input, 3 some items failed or are missing (``--resume`` runs them again), 130
+interrupted (what was done is kept).
 """
 
 from __future__ import annotations
@@ -12,25 +15,37 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
-from causal_datasets.cli import CommandError
-from causal_datasets.commands._task_options import add_options, options_from_args
+from causal_datasets.cli import describe
+from causal_datasets.commands._task_options import (
+    add_dataset_arguments,
+    add_options,
+    location_from_args,
+    options_from_args,
+)
 from causal_datasets.commands._types import at_least, positive_seconds
-from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.options import add_model_arguments, spec_from_args
+from causal_datasets.markdown import markdown_table
 from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.runners import tasks
 from causal_datasets.runners.engine import run_task
+from causal_datasets.runners.headline import headline_scores
 from causal_datasets.runners.records import RunSummary
-from causal_datasets.runners.task import RunSettings, Task
+from causal_datasets.runners.results import read_results
+from causal_datasets.runners.resume import read_run_summary, recorded_selection
+from causal_datasets.runners.task import DEFAULT_CONCURRENCY, RunSettings, Task
+from causal_datasets.uncertainty.intervals import Interval
 
 EXIT_CODES = {"complete": 0, "empty": 0, "failed": 1, "incomplete": 3}
+#: the interval column of the result table, and its cell for a score without one (fewer than two clusters)
+INTERVAL_HEADER, NO_INTERVAL = "95% interval", "–"
 INTERRUPTED = 130
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "eval", help="run a model or a reference agent on a benchmark and score it", description=__doc__.split("\n\n", 1)[1]
+        "eval", help="run a model or a reference agent on a benchmark and score it", description=describe(__doc__)
     )
     task_parsers = parser.add_subparsers(dest="task", required=True, metavar="TASK")
     for task in tasks().values():
@@ -39,32 +54,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         task_parser.set_defaults(handler=lambda args, task=task: _run(task, args))
 
 
-def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
+def add_task_arguments(parser: argparse.ArgumentParser, task: Task[Any, Any, Any]) -> None:
     """Every option of ``causal-datasets eval <task>``, from the task's declaration."""
     parser.add_argument("--out", type=Path, required=True, help="run folder for results.jsonl and summary.json")
+    parser.add_argument("--json", action="store_true",
+                        help="print summary.json instead of the table of headline scores")
     parser.add_argument("--limit", type=at_least(1), help="only the first N items")
     parser.add_argument("--resume", action="store_true",
-                        help="continue a run in --out: items missing or ended by a model/transport error are run again")
-    parser.add_argument("--concurrency", type=at_least(1), default=4, help="items run at once (default 4)")
+                        help="continue the run in --out as it was asked for: its configs, split, limit, agent and "
+                             "options come from its summary.json (others are refused); items missing or ended by a "
+                             "model/transport error are run again")
+    parser.add_argument("--extend", action="store_true",
+                        help="continue the run in --out and add to it the configs or items (a higher --limit) this "
+                             "command line asks for")
+    parser.add_argument("--concurrency", type=at_least(1),
+                        help=f"items run at once (default {DEFAULT_CONCURRENCY}, or the model server's slots when it "
+                             "reports fewer: 1 for serve-local)")
     parser.add_argument("--item-timeout", type=positive_seconds, default=3600.0,
                         help="seconds one item may spend on model calls; later calls fail and the item counts "
                              "as failed (default 3600)")
     configs = ", ".join(task.default_configs)
     if task.multiple_configs:
         parser.add_argument("--config", nargs="+", choices=task.configs, metavar="CONFIG",
-                            help=f"one or more configs of {task.dataset} (default {configs}; choices: {', '.join(task.configs)})")
+                            help=f"one or more configs of {task.dataset} (default {configs}; choices: "
+                                 f"{', '.join(task.configs)})")
     else:
         parser.add_argument("--config", choices=task.configs, help=f"config of {task.dataset} (default {configs})")
-    parser.add_argument("--split", default="test", help="split of the config (default test)")
-    dataset = parser.add_argument_group("dataset")
-    dataset.add_argument("--hub-dir", type=Path, default=DEFAULT_HUB_DIR,
-                         help=f"root of built datasets; {task.dataset} is built there when missing (default hub/)")
-    dataset.add_argument("--dataset", metavar="ORG/NAME",
-                         help=f"read {task.dataset} from this Hugging Face Hub dataset instead of a local build")
-    dataset.add_argument("--revision", help="with --dataset: a tag, branch or commit, e.g. v1.2.0 (default main)")
-    if task.from_files:
-        dataset.add_argument("--source", type=Path,
-                             help=f"released files a local build of {task.dataset} reads (default: under $CAUSAL_DATASETS_SOURCES)")
+    parser.add_argument("--split", help="split of the config (default test)")
+    add_dataset_arguments(parser, task, hub_dir=DEFAULT_HUB_DIR)
     if task.agents:
         parser.add_argument("--agent", choices=task.agents, help="a reference agent instead of --model")
     for spec in task.roles:
@@ -74,48 +91,69 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: Task) -> None:
     add_options(parser, task.options)
 
 
-def settings_from_args(task: Task, args: argparse.Namespace) -> RunSettings:
-    """The :class:`RunSettings` of a parsed ``eval <task>`` command line."""
-    if args.revision and not args.dataset:
-        raise CommandError("--revision needs --dataset ORG/NAME (a local build has no revisions)")
-    source = getattr(args, "source", None)
-    if source is not None and not source.exists():
-        raise CommandError(f"--source {source} does not exist")
+def settings_from_args(task: Task[Any, Any, Any], args: argparse.Namespace) -> RunSettings:
+    """The :class:`RunSettings` of a parsed ``eval <task>`` command line; with ``--resume`` or ``--extend``,
+    what it leaves out of the selection comes from the run's own ``summary.json``."""
+    location = location_from_args(args)
     models = {spec.role: model for spec in task.roles if (model := spec_from_args(args, spec.flag)) is not None}
+    earlier = read_run_summary(args.out) if args.resume or args.extend else None
+    recorded = recorded_selection(earlier) if earlier is not None else None
     config = args.config
+    configs = tuple(config if isinstance(config, list) else [config] if config else [])
     return RunSettings(
         out=args.out,
-        location=DatasetLocation(hub_dir=args.hub_dir, repo_id=args.dataset, revision=args.revision, source=source),
-        configs=tuple(config if isinstance(config, list) else [config] if config else []),
-        split=args.split,
-        limit=args.limit,
+        location=location,
+        configs=configs or (recorded.configs if recorded else ()),
+        split=args.split or (recorded.split if recorded else "test"),
+        limit=args.limit if args.limit is not None or recorded is None else recorded.limit,
         resume=args.resume,
+        extend=args.extend,
         concurrency=args.concurrency,
-        agent=getattr(args, "agent", None),
+        agent=getattr(args, "agent", None) or (recorded.agent if recorded and not models else None),
         item_timeout=args.item_timeout,
         models=models,
-        options=options_from_args(task.options, args),
+        options=options_from_args(task.options, args, recorded.options if recorded else None),
     )
 
 
-def _run(task: Task, args: argparse.Namespace) -> int:
+def _run(task: Task[Any, Any, Any], args: argparse.Namespace) -> int:
     settings = settings_from_args(task, args)
     try:
         summary = run_task(task, settings)
     except KeyboardInterrupt:
         print(f"interrupted: what was done is in {settings.out}; continue with --resume", file=sys.stderr)
         return INTERRUPTED
-    print(summary.model_dump_json(indent=2))
+    print(summary.model_dump_json(indent=2) if args.json else result_table(task, summary, settings.out))
     print(status_line(summary), file=sys.stderr)
     return EXIT_CODES[summary.status]
 
 
-def status_line(summary: RunSummary) -> str:
-    """One line saying how the run ended: counts, failures by category, what to do next."""
+def result_table(task: Task[Any, Any, Any], summary: RunSummary[Any], out: Path) -> str:
+    """What a person reads after a run: the headline scores, the item counts and where everything else is."""
+    scores = headline_scores(task, summary, read_results(out))
+    rows = [[s.title, f"{s.mean:.3f}", _bounds(s.interval), s.n] for s in scores]
+    table = markdown_table(["score", "mean", INTERVAL_HEADER, "items"], rows) if rows else "no item scored"
+    counts = summary.items
+    return "\n".join([
+        f"{summary.benchmark} {', '.join(summary.dataset.configs)}, {summary.solver}:", "", table, "",
+        f"items: {counts.selected} selected, {counts.scored} scored, {counts.failed} failed, {counts.missing} not run",
+        f"run folder: {out} (summary.json: every metric and slice; results.jsonl: every item)",
+    ])
+
+
+def _bounds(interval: Interval | None) -> str:
+    if interval is None or interval.ci_low is None or interval.ci_high is None:
+        return NO_INTERVAL
+    return f"[{interval.ci_low:.3f}, {interval.ci_high:.3f}]"
+
+
+def status_line(summary: RunSummary[Any]) -> str:
+    """One line saying how the run ended: counts, failures by role and category, what to do next."""
     counts = summary.items
     line = f"{summary.benchmark}: {summary.status}: {counts.scored} of {counts.selected} items scored"
     if counts.failed:
-        kinds = ", ".join(f"{n} {kind}" for kind, n in summary.failures.items())
+        kinds = ", ".join(f"{n} {role} {category}" for role, categories in summary.failures.items()
+                          for category, n in categories.items())
         line += f", {counts.failed} failed ({kinds})"
     if counts.missing:
         line += f", {counts.missing} not run"

@@ -1,7 +1,7 @@
 """``causal-datasets export-runs RUN... --name NAME [--hub-dir DIR]``: runs as a results dataset folder.
 
 Writes (or extends) ``DIR/NAME`` with the builders' writer, loads it back and prints what it holds; ``push NAME
---repo-id ORG/NAME`` publishes it like a benchmark.
+--dataset ORG/NAME`` publishes it like a benchmark.
 """
 
 from __future__ import annotations

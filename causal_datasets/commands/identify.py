@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from causal_datasets.cli import CommandError
+from causal_datasets.cli import CommandError, describe
 from causal_datasets.commands._types import at_least
 from causal_datasets.docalc.identification import Identification, QueryError, identify, step_counts
 from causal_datasets.docalc.parser import ExprParseError
@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "identify",
         help="the estimand of P(Y | do(X)) or P(Y | do(X), Z) under a graph "
              "(exit 0 identified, 1 not identifiable, 2 bad input)",
-        description=__doc__.split("\n\n", 1)[1],
+        description=describe(__doc__),
     )
     parser.add_argument("query", help='e.g. "P(Y | do(X))", "P(Y=1 | do(X=0))" or "P(Y | do(X), Z)"')
     parser.add_argument("--graph", required=True,

@@ -1,19 +1,43 @@
-"""``causal-datasets schema run-summary|item-result``: the JSON Schema of a run's ``summary.json`` or of one ``results.jsonl`` line."""
+"""``causal-datasets schema run-summary|item-result [BENCHMARK]``: the JSON Schema of a run's ``summary.json``
+or of one ``results.jsonl`` line, typed by the benchmark's task (its metrics; its generation and scores).
+
+Without a benchmark, ``run-summary`` covers every registered benchmark (the metrics told apart by
+``benchmark``); ``item-result`` needs one, since each benchmark types its own lines.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+from typing import Annotated, Any, Union
 
-from causal_datasets.runners.records import SCHEMAS
+from pydantic import Field
+
+from causal_datasets.cli import CommandError, describe
+from causal_datasets.registry import get_task, tasks
+from causal_datasets.runners.records import RunSummary
+
+RECORDS = ("run-summary", "item-result")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("schema", help="print the JSON Schema of run summaries or of item results")
-    parser.add_argument("record", choices=sorted(SCHEMAS), help="run-summary (summary.json) or item-result (a results.jsonl line)")
+    parser = subparsers.add_parser("schema", help="print the JSON Schema of run summaries or of item results",
+                                   description=describe(__doc__))
+    parser.add_argument("record", choices=RECORDS,
+                        help="run-summary (summary.json) or item-result (a results.jsonl line)")
+    parser.add_argument("benchmark", nargs="?", help=f"the benchmark ({', '.join(tasks())})")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print(json.dumps(SCHEMAS[args.record].model_json_schema(), indent=2))
+    if args.benchmark is not None:
+        task = get_task(args.benchmark)
+        model: Any = task.summary_model if args.record == "run-summary" else task.result_model
+    elif args.record == "run-summary":
+        metrics = tuple(task.metrics for task in tasks().values())
+        union = metrics[0] if len(metrics) == 1 else Annotated[Union[metrics], Field(discriminator="benchmark")]  # noqa: UP007 - a tuple of types
+        model = RunSummary[union]  # type: ignore[valid-type]
+    else:
+        raise CommandError(f"item-result needs a benchmark: each types its own lines ({', '.join(tasks())})")
+    print(json.dumps(model.model_json_schema(), indent=2))
     return 0

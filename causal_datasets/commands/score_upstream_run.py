@@ -1,11 +1,12 @@
-"""``causal-datasets score-upstream-run PATH ... --out DIR``: score the authors' CausaLab run folders
-with this package's metrics and write them as a run folder that ``report`` reads.
+"""``causal-datasets score-upstream-run PATH ... --out DIR``: score the authors' CausaLab run folders as
+published transcripts, through the task's own scoring, and write them as a run folder that ``report`` reads.
 
 A PATH is one upstream run folder (``graph_config.json``, the tracking stream, ``raw_io.jsonl``, the
 data file), or a folder searched for them (e.g. a whole ``output_dir``). Each run's episode is its
-own configuration with its own crystals, prior observations and budget; its replies are parsed
-with the same DSL parser as a model's, scored at every step and at the end, and checked against
-the data the agent saw. Prints ``summary.json``; a folder that is not a run is exit 2.
+own configuration with its own crystals, prior observations and budget; its replies (kept as the
+model's calls) are parsed with the same DSL parser as a model's, scored at every step and at the end,
+and checked against the data the agent saw. Prints ``summary.json``; a folder that is not a run is
+exit 2.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from causal_datasets.cli import describe
 from causal_datasets.runners.causalab import score_upstream_runs
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "score-upstream-run", help="score the authors' CausaLab run folders with our metrics (a run folder for report)",
-        description=__doc__.split("\n\n", 1)[1],
+        description=describe(__doc__),
     )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="an upstream run folder, or a folder holding several")
     parser.add_argument("--out", type=Path, required=True, help="run folder to write results.jsonl and summary.json to")

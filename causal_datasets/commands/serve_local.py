@@ -1,4 +1,7 @@
-"""``causal-datasets serve-local``: run the bundled SmolLM2-135M-Instruct on 127.0.0.1 until Ctrl-C."""
+"""``causal-datasets serve-local``: run the bundled SmolLM2-135M-Instruct on 127.0.0.1 until Ctrl-C.
+
+The server answers one request at a time on the CPU, the same request always with the same reply; it
+prints the flags that suit it (``eval`` also finds them by itself, from the server's ``/props``)."""
 
 from __future__ import annotations
 
@@ -7,14 +10,14 @@ import signal
 import time
 
 from causal_datasets.cli import CommandError
-from causal_datasets.llm.local import LocalServer
+from causal_datasets.llm.local import RECOMMENDED_FLAGS, LocalServer
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("serve-local", help="serve the bundled SmolLM2-135M-Instruct (llama.cpp) on 127.0.0.1")
     parser.add_argument("--port", type=int, help="port (default: a free one)")
     parser.add_argument("--n-ctx", type=int, default=4096, help="context window in tokens (default 4096)")
-    parser.add_argument("--threads", type=int, default=1, help="CPU threads for generation (default 1)")
+    parser.add_argument("--threads", type=int, default=1, help="CPU threads for the prompt and the reply (default 1)")
     parser.set_defaults(handler=run)
 
 
@@ -26,10 +29,12 @@ def run(args: argparse.Namespace) -> int:
     server.start()
     try:  # from the first line on, Ctrl-C stops the server cleanly
         print(f"serving {server.model} at {server.base_url}", flush=True)
-        print(f"use: --model {server.model} --base-url {server.base_url}   (Ctrl-C stops)", flush=True)
+        print(f"use: --model {server.model} --base-url {server.base_url} {RECOMMENDED_FLAGS}", flush=True)
+        print("(one request at a time on the CPU, so eval finds these two settings by itself; Ctrl-C stops)",
+              flush=True)
         while server.running():
             time.sleep(0.5)
-        raise CommandError(f"llama_cpp.server stopped by itself:\n{server.log_tail()}")
+        raise CommandError(f"the local llama.cpp server stopped by itself:\n{server.log_tail()}")
     except KeyboardInterrupt:
         print("stopping", flush=True)
     finally:

@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from causal_datasets.causalab.regimes import SCALING_COUNTS, ScalingFamily
+from causal_datasets.cli import describe
 from causal_datasets.commands._types import at_least
 from causal_datasets.commands.eval import EXIT_CODES, INTERRUPTED, add_task_arguments, settings_from_args, status_line
 from causal_datasets.runners.causalab import TASK, run_sweep
@@ -23,7 +24,7 @@ FAMILIES: tuple[ScalingFamily, ...] = ("observation", "intervention", "mixed")
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "sweep", help="CausaLab's scaling experiments: one eval run per number of observations or interventions",
-        description=__doc__.split("\n\n", 1)[1],
+        description=describe(__doc__),
     )
     parser.add_argument("--families", nargs="+", choices=FAMILIES, default=list(FAMILIES),
                         help="which scaling families (default: all three)")

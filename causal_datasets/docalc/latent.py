@@ -31,6 +31,23 @@ on s of degree at most ``degree`` (the larger of R's and the kept divisors'). ``
   expressions mention (every summation index at every value): they are a point of the convex hull
   of their values given each value of s, in ``forms`` dimensions, which ``forms + 1`` values reach
   (Carathéodory), and keeping them keeps both values.
+* ``poles`` (:func:`_pole_bound`), when ``a - b`` written out is a sum of terms (each summation
+  value its own) that are products of probabilities over products of probabilities, and no
+  term's denominator has two probabilities that depend on s: ``k + e + 1`` for a term with one
+  to the power ``e`` there, ``k`` for a term without, ``k`` being the largest numerator-minus-
+  denominator degree of a term (every term brought to it with ``sum(p) = 1``). Proof: ``p`` is a
+  measure over the rows of s's children, one atom per value, and a bound ``m`` must show that if
+  ``a - b`` vanishes on every model with ``m`` values — every measure of ``m`` atoms placed
+  anywhere — it vanishes on all. Group the terms whose denominators are proportional as functions
+  of the rows: on ``m >= 2`` atoms in general position the groups' denominators ``V`` are coprime
+  linear forms, so ``a - b = 0`` forces ``V^E`` (the group's highest power) to divide the group's
+  numerator ``Q``, of degree ``E + k``: ``Q`` and its first ``E - 1`` derivatives across ``V = 0``
+  vanish on that hyperplane. These are forms of degree at most ``E + k`` on it, in the basis
+  ``atom_j - (V(atom_j) / V(atom_1)) * atom_1``, whose monomials involve at most ``E + k + 1``
+  atoms: so ``V^E`` divides ``Q`` for any number of atoms, and ``a - b`` is a polynomial of degree
+  ``k`` (the first bullet). The atoms anywhere are needed: on one fixed set of rows, ``-p1/C1 -
+  p2/C2 + (2*p1 + p2)/C3`` with ``C1, C2, C3 = p1 + p2 + p3, p1 + p2 + 2*p3, 2*p1 + p2 + 2*p3``
+  vanishes on every edge of the simplex, not inside (there ``C1`` and ``C2`` are proportional).
 * ``prod(n_v)`` over the district of s (the observed nodes joined to its children through
   sources), where ``n_v - 1`` is the dimension of v's table rows — ``(d_v - 1) * configs_v`` for
   interventional expressions, ``d_v ** configs_v - 1`` response types for counterfactual ones
@@ -152,7 +169,7 @@ def latent_values(graph: DoGraph, a: Expr, b: Expr, counterfactual: bool) -> dic
         changed = frozenset(i for i, reach in enumerate(forms.reach) if source in reach)
         if changed not in counted:
             difference = _sum([_Count.of(a, forms, changed), _Count.of(b, forms, changed)])
-            counted[changed] = min(difference.degree(), len(difference.forms) + 1)
+            counted[changed] = min(difference.degree(), len(difference.forms) + 1, _pole_bound(a, b, forms, changed))
         values[source] = max(MIN_LATENT_VALUES, min(counted[changed], districts[source]))
     return values
 
@@ -220,6 +237,100 @@ def _district_bounds(structure: DoGraph, counterfactual: bool) -> dict[str, int]
             bound *= d**configs if counterfactual else (d - 1) * configs + 1
         bounds[source] = bound
     return bounds
+
+
+#: most distinct term shapes :func:`_pole_bound` follows before it gives up (products of sums multiply them)
+MAX_SHAPES = 256
+
+#: the shape of one term, a product of probabilities over a product of probabilities: (numerator,
+#: denominator), each a frozenset of (key, exponent) over the probabilities that depend on the source
+Shape = tuple[frozenset, frozenset]
+_CONSTANT: Shape = (frozenset(), frozenset())
+
+
+class _GiveUp(Exception):
+    """The expression is no sum of such terms (a divisor that is itself a sum), or has too many shapes."""
+
+
+def _pole_bound(a: Expr, b: Expr, forms: _Forms, changed: frozenset[int]) -> float:
+    """The ``poles`` bound of the module docstring: the largest ``degree + e + 1`` over the terms
+    with a probability that depends on the source to the power ``e`` in their denominator, and
+    ``degree`` over the others (at least 2); infinity where ``a - b`` is no sum of products of
+    probabilities over products of probabilities, or a term's denominator has two such probabilities."""
+    try:
+        shapes = _Shapes(forms, changed)
+        terms = shapes.of(a)[0] | shapes.of(b)[0]
+    except _GiveUp:
+        return math.inf
+    if any(len(den) > 1 for _, den in terms):  # the proof separates the poles of one probability at a time
+        return math.inf
+    degree = max(_power(num) - _power(den) for num, den in terms)  # every term brought to it with sum(p) = 1
+    return max(MIN_LATENT_VALUES, *(len(den) + _power(den) + degree for _, den in terms))
+
+
+def _power(part: frozenset) -> int:
+    return sum(power for _, power in part)
+
+
+class _Shapes:
+    """The shapes of the terms of an expression written out as a sum of products (each summation
+    value its own terms, the same shapes with its index bound), probabilities common to a term's
+    numerator and denominator cancelled; with whether the expression is a single term (up to a
+    factor that does not depend on the source), which a divisor must be."""
+
+    def __init__(self, forms: _Forms, changed: frozenset[int]) -> None:
+        self.forms, self.changed = forms, changed
+        self.bindings = 0  # each summation binds its index to a value of its own: two sums' terms stay apart
+
+    def of(self, e: Expr) -> tuple[frozenset[Shape], bool]:
+        if isinstance(e, (Prob, Expect)):
+            numerators, denominator = self.forms.terms[e]
+            if numerators[0] not in self.changed:  # the denominator's variables are among the numerator's
+                return frozenset({_CONSTANT}), True
+            den = frozenset({((denominator, (), 1), 1)}) if denominator in self.changed else frozenset()
+            return frozenset((frozenset({((n, (), 1), 1)}), den) for n in numerators), len(numerators) == 1
+        if isinstance(e, Num):
+            return frozenset({_CONSTANT}), True
+        if isinstance(e, Neg):
+            return self.of(e.arg)
+        if isinstance(e, Add):
+            parts = [self.of(t) for t in e.terms]
+            terms = frozenset().union(*(p for p, _ in parts))
+            return self._capped(terms), len(terms) == 1 and all(single for _, single in parts)
+        if isinstance(e, Mul):
+            terms, single = frozenset({_CONSTANT}), True
+            for factor in e.factors:
+                more, one = self.of(factor)
+                terms, single = self._capped(frozenset(_times(s, t) for s in terms for t in more)), single and one
+            return terms, single
+        if isinstance(e, Div):
+            (num, single), (den, one) = self.of(e.num), self.of(e.den)
+            if not one:
+                raise _GiveUp("a divisor that is a sum of terms")
+            ((over, under),) = den
+            return frozenset(_times(s, (under, over)) for s in num), single
+        if isinstance(e, Sum):
+            body, single = self.of(e.body)
+            self.bindings += 1
+            terms = frozenset((self._bound(num, e.index), self._bound(den, e.index)) for num, den in body)
+            return terms, single and terms == body  # the terms of all values are one term if none mentions it
+        raise TypeError(f"no shape for {type(e).__name__}")
+
+    def _bound(self, part: frozenset, index: str) -> frozenset:
+        return frozenset((_bind(self.forms, index, key, -self.bindings), power) for key, power in part)
+
+    @staticmethod
+    def _capped(terms: frozenset[Shape]) -> frozenset[Shape]:
+        if len(terms) > MAX_SHAPES:
+            raise _GiveUp(f"more than {MAX_SHAPES} term shapes")
+        return terms
+
+
+def _times(left: Shape, right: Shape) -> Shape:
+    """The shape of the product of two terms, common probabilities of numerator and denominator cancelled."""
+    num, den = _product(dict(left[0]), dict(right[0])), _product(dict(left[1]), dict(right[1]))
+    common = {k: min(p, den[k]) for k, p in num.items() if k in den}
+    return frozenset(_quotient(num, common).items()), frozenset(_quotient(den, common).items())
 
 
 #: a factor of a numerator or denominator: (a probability's number or a divisor expression, the

@@ -112,7 +112,7 @@ def check_name(name: str) -> None:
     """A dataset name the Hub accepts (``NAME`` of ``ORG/NAME``), else :class:`ExportError`."""
     if "/" in name:
         raise ExportError(f"{name!r} is not a valid dataset name: give the name alone (the organisation comes with "
-                          "`push --repo-id ORG/NAME`)")
+                          "`push --dataset ORG/NAME`)")
     try:
         validate_repo_id(name)
     except HFValidationError as error:

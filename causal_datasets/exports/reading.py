@@ -19,6 +19,7 @@ from causal_datasets.exports.folder import CONFIGS, read_export
 from causal_datasets.exports.rows import result_line
 from causal_datasets.hub.layout import MANIFEST
 from causal_datasets.hub.location import hub_snapshot
+from causal_datasets.records.run_results import ItemDetail
 from causal_datasets.report.runs import Run, load_run, parse_summary, validate_results
 from causal_datasets.runners.records import ItemResult
 from causal_datasets.runners.results import SUMMARY_FILE
@@ -44,8 +45,8 @@ class RunFromExport(Run):
         return f"{self.source} run {self.run_id}"
 
     @cached_property
-    def results(self) -> list[ItemResult]:
-        return validate_results(self.lines, self.where)
+    def results(self) -> list[ItemResult[Any, Any]]:
+        return validate_results(self.lines, self.where, self.task, self.format)
 
 
 def load_runs(source: str | Path) -> list[Run]:
@@ -66,11 +67,13 @@ def load_runs(source: str | Path) -> list[Run]:
 def exported_runs(folder: Path, source: str) -> list[Run]:
     """Every run of the export ``folder`` (``source``: how it was named), in the order the export holds them."""
     rows = read_export(folder)
-    lines: dict[str, list[dict[str, Any]]] = {run.run_id: [] for run in rows.runs}
+    details: dict[str, list[ItemDetail]] = {run.run_id: [] for run in rows.runs}
     for detail in rows.details:
-        lines.setdefault(detail.run_id, []).append(result_line(detail))
-    return [
-        RunFromExport(path=folder, summary=parse_summary(run.summary_json, f"{source} run {run.run_id}"),
-                          run_id=run.run_id, source=source, lines=tuple(lines[run.run_id]))
-        for run in rows.runs
-    ]
+        details.setdefault(detail.run_id, []).append(detail)
+    found: list[Run] = []
+    for run in rows.runs:
+        task, summary, layout = parse_summary(run.summary_json, f"{source} run {run.run_id}")
+        lines = tuple(result_line(detail, layout) for detail in details[run.run_id])
+        found.append(RunFromExport(path=folder, summary=summary, task=task, format=layout, run_id=run.run_id,
+                                   source=source, lines=lines))
+    return found

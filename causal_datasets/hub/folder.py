@@ -37,7 +37,7 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
 from causal_datasets import staging
-from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder
+from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Finding
 from causal_datasets.errors import DatasetFolderError, SourceFormatError
 from causal_datasets.hub.card import render_card
 from causal_datasets.hub.front_matter import SplitFiles
@@ -51,9 +51,13 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 @dataclass(frozen=True)
 class WrittenDataset:
+    """A build written to ``folder``: its rows per config and split, the builder's notes (configs left out,
+    facts of the source) and its data-quality findings (the manifest and the card list them in full)."""
+
     folder: Path
     row_counts: dict[str, dict[str, int]]
     notes: Sequence[str]
+    findings: Sequence[Finding] = ()
 
 
 def build_to_folder(
@@ -86,7 +90,7 @@ def build_to_folder(
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    return WrittenDataset(target, written, tuple(build_notes(outcome)))
+    return WrittenDataset(target, written, tuple(outcome.notes), tuple(outcome.findings))
 
 
 def _check_target(target: Path, name: str) -> None:

@@ -14,6 +14,7 @@ back to a cached copy of another one.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from huggingface_hub import snapshot_download
 from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
 
 from causal_datasets.builder import BuildContext
-from causal_datasets.errors import DatasetFolderError, HubDatasetError, UnknownConfig
+from causal_datasets.errors import DatasetFolderError, HubDatasetError, SourceUnavailable, UnknownConfig
 from causal_datasets.hub.folder import build_to_folder, check_files, read_manifest
 from causal_datasets.hub.layout import CARD, MANIFEST
 from causal_datasets.paths import DEFAULT_HUB_DIR
@@ -64,16 +65,17 @@ class DatasetLocation:
         builder = get_builder(name)
         if config not in builder.configs:
             raise UnknownConfig(f"unknown {name} config {config!r}; choose from {', '.join(builder.configs)}")
-        folder = self._hub_snapshot(name, config) if self.repo_id else self._local_folder(name)
+        folder = self._hub_snapshot(self.repo_id, name, config) if self.repo_id else self._local_folder(name, config)
         manifest = read_manifest(folder)
         if manifest.get("name") != name:
             error = HubDatasetError if self.repo_id else DatasetFolderError
             raise error(f"{self.describe(name)} holds the dataset {manifest.get('name')!r}, not {name!r}")
         rows = manifest["rows"]
         if config not in rows:
+            how = builder.source_help() if config in builder.configs_from_source() else "rebuild it"
             raise UnknownConfig(
                 f"{self.describe(name)} has no config {config!r} (it has {', '.join(rows)}); "
-                f"rebuild it with `causal-datasets build {name} --source ...`"
+                f"rebuild it with `causal-datasets build {name} --hub-dir {self.hub_dir} --source ...`: {how}"
             )
         if split not in rows[config]:
             raise UnknownConfig(f"{name}/{config} has no split {split!r} (it has {', '.join(rows[config])})")
@@ -84,17 +86,23 @@ class DatasetLocation:
                                        data_files={split: f"data/{config}/{split}-*.parquet"})
         return LoadedConfig(records_from_dataset(loaded, builder.configs[config]), manifest)
 
-    def _local_folder(self, name: str) -> Path:
+    def _local_folder(self, name: str, config: str) -> Path:
+        """The built folder of ``name``, built first when missing; when ``config`` needs released files that
+        were not given, a :class:`SourceUnavailable` before anything is built (a build can take minutes)."""
         folder = Path(self.hub_dir) / name
         if not (folder / MANIFEST).exists():
             builder = get_builder(name)
             source = self.source or builder.default_source()
+            if source is None and config in builder.configs_from_source() and not builder.downloads_source:
+                raise SourceUnavailable(
+                    f"{name} config {config!r} is built from released files, and none were given, so {folder} "
+                    f"was not built: {builder.source_help()}")
             build_to_folder(builder, Path(self.hub_dir), BuildContext(seed=builder.default_seed, source=source))
         return folder
 
-    def _hub_snapshot(self, name: str, config: str) -> Path:
+    def _hub_snapshot(self, repo_id: str, name: str, config: str) -> Path:
         what = f"{self.describe(name)} config {config!r}"
-        return hub_snapshot(str(self.repo_id), self.revision, [f"data/{config}/*"], what)
+        return hub_snapshot(repo_id, self.revision, [f"data/{config}/*"], what)
 
 
 def hub_snapshot(repo_id: str, revision: str | None, patterns: list[str], what: str) -> Path:
@@ -116,15 +124,22 @@ def load_benchmark(
     config: str,
     *,
     split: str = "test",
-    repo_id: str | None = None,
+    dataset: str | None = None,
     revision: str | None = None,
     hub_dir: Path = DEFAULT_HUB_DIR,
     source: Path | None = None,
+    repo_id: str | None = None,
 ) -> list[Record]:
-    """Typed rows of one config of a benchmark, from a Hub id or from a local build (made on demand).
+    """Typed rows of one config of a benchmark, from a Hub dataset ``dataset`` (``ORG/NAME``, as ``eval
+    --dataset`` names it) or from a local build (made on demand). ``repo_id`` is the deprecated name of ``dataset``.
 
     >>> tasks = load_benchmark("shapeworld", "core")                                   # hub/shapeworld
-    >>> tasks = load_benchmark("shapeworld", "core", repo_id="ORG/shapeworld", revision="v1.1.0")
+    >>> tasks = load_benchmark("shapeworld", "core", dataset="ORG/shapeworld", revision="v1.1.0")
     """
-    location = DatasetLocation(hub_dir=hub_dir, repo_id=repo_id, revision=revision, source=source)
+    if repo_id is not None:
+        warnings.warn("load_benchmark(repo_id=...) is deprecated; use dataset=...", FutureWarning, stacklevel=2)
+        if dataset is not None and dataset != repo_id:
+            raise ValueError(f"dataset={dataset!r} and repo_id={repo_id!r} name two repositories")
+        dataset = repo_id
+    location = DatasetLocation(hub_dir=hub_dir, repo_id=dataset, revision=revision, source=source)
     return location.load(name, config, split).records

@@ -1,17 +1,18 @@
 """The benchmarks as inspect_ai tasks: ``inspect eval causal_datasets/shapeworld_core --model ...``.
 
-One ``@task`` per benchmark and config (:data:`INSPECT_TASKS`), registered through inspect's
-``inspect_ai`` entry point. Each runs the engine's own task declaration: the samples are the
-task's items, the solver runs the task's ``solve`` (the same prompts, environments, step limits,
-parsing and error handling as ``causal-datasets eval``) with inspect's models behind the package's
-chat-client interface, and the scorer reports the task's per-item scores (their mean and standard
-error, clustered by the task's unit as in ``summary.json``) with the whole ``results.jsonl`` line as the
-score's metadata.
+One ``@task`` per benchmark and config, as each registered task names them (``Task.inspect``;
+:func:`inspect_tasks`), registered through inspect's ``inspect_ai`` entry point. Each runs the
+engine's own task declaration: the samples are the task's items, the solver runs the engine's
+``solve_item`` — the task's ``solve`` then its ``score`` of the transcript (the same prompts,
+environments, step limits, parsing and error handling as ``causal-datasets eval``) — with inspect's
+models behind the package's chat-client interface, and the scorer reports the task's per-item scores
+(their mean and standard error, clustered by the task's unit as in ``summary.json``) with the whole
+``results.jsonl`` line as the score's metadata.
 
 Generation settings are inspect's own options, named as ``causal-datasets eval``'s
 (:data:`GENERATE_FIELDS`: ``--reasoning-effort``, ``--extra-body``, ``--max-tokens``, ``--seed``,
-``--temperature`` ...); the task's defaults are ``causal-datasets eval``'s. Each reply's reasoning
-and tokens are kept in the item's result line (``calls``), as the engine keeps them.
+``--temperature`` ...); the task's defaults are ``causal-datasets eval``'s. Each call's request,
+reply, reasoning and tokens are kept in the item's result line (``calls``), as the engine keeps them.
 
 Models: the eval's model plays the ``model`` role; ``--model-role judge=...`` and
 ``--model-role corrector=...`` fill the others (a role left out behaves as in ``causal-datasets
@@ -19,8 +20,11 @@ eval``: CoBe's judge falls back to the model, ReCAST without a judge gives name-
 Task parameters (``-T``): ``hub_dir``, ``dataset`` (a Hub id) and ``revision``, ``source``,
 ``split``, ``agent`` (a reference agent instead of the model) and the task's own options.
 An item the model server could not finish raises, so inspect records a sample error (run again with
-``--retry-on-error`` or ``inspect eval-retry``); an exceeded inspect limit ends the sample as
-inspect ends any other.
+``--retry-on-error`` or ``inspect eval-retry``), its message the failure's role and category in the
+engine's vocabulary (inspect's own errors mapped to the LLM client's categories); an exceeded inspect
+limit ends the sample as inspect ends any other, and any other failure inside a model call (e.g. a
+tokenizer file inspect cannot download offline) fails the sample with its own exception, not as the
+model's error.
 """
 
 from __future__ import annotations
@@ -53,36 +57,34 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, TaskState, solver
-from inspect_ai.util import LimitExceededError
+from inspect_ai.util import LimitExceededError, registry_info
 from pydantic import ValidationError
 
 from causal_datasets import __version__
-from causal_datasets.errors import LLMError, RunConfigurationError
+from causal_datasets.errors import LLMError, LLMRequestError, LLMRetriesExhausted, LLMTimeout, RunConfigurationError
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.chat import ChatResult, reasoning_text
 from causal_datasets.llm.config import LLMConfig, Message
 from causal_datasets.paths import DEFAULT_HUB_DIR
-from causal_datasets.runners import tasks
+from causal_datasets.registry import tasks
 from causal_datasets.runners.engine import check_settings, solve_item
 from causal_datasets.runners.estimates import item_units
-from causal_datasets.runners.records import Role
+from causal_datasets.runners.records import Failure, Role
 from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext
 
+#: what inspect puts before each task's name: ``inspect eval causal_datasets/shapeworld_core``
+NAMESPACE = "causal_datasets"
 #: the key of a sample's store that holds its ``results.jsonl`` line between solver and scorer
 RESULT_KEY = "causal_datasets:result"
 #: the key of a sample's metadata that holds its cluster (its task's unit; its own id when items share none)
 CLUSTER_KEY = "cluster"
 
-#: inspect task name -> (engine task, config)
-INSPECT_TASKS: dict[str, tuple[str, str]] = {
-    "shapeworld_core": ("shapeworld", "core"),
-    "shapeworld_advanced": ("shapeworld", "advanced"),
-    **{f"causalab_{config}": ("causalab", config) for config in tasks()["causalab"].configs},
-    "cladder_estimand": ("cladder_pairs", "questions"),
-    "recast": ("recast", "default"),
-    "cobe": ("cobe", "queries"),
-    "cobe_responses": ("cobe", "responses"),
-}
+
+
+def inspect_tasks() -> dict[str, tuple[str, str]]:
+    """inspect task name -> (engine task, config), as every registered task names its inspect tasks."""
+    return {name: (task.name, config) for task in tasks().values() for name, config in task.inspect_tasks().items()}
+
 
 #: each ``LLMConfig`` field inspect carries, and the ``GenerateConfig`` field (inspect's option of that name) carrying
 #: it; the rest belong to the inspect model (provider, base URL, key, timeouts, connections) or have no counterpart
@@ -109,6 +111,8 @@ def generate_config(settings: dict[str, Any]) -> GenerateConfig:
 DEFAULT_GENERATE_CONFIG = generate_config(
     {name: LLMConfig.model_fields[name].default for name in ("temperature", "max_tokens", "seed")}
 )
+#: inspect's own timeouts of a model call (not exported by inspect_ai.model)
+MODEL_TIMEOUTS = ("AttemptTimeoutError", "StreamIdleTimeoutError")
 
 
 #: inspect's stop reasons spelled as an OpenAI-compatible server's finish_reason (the others are spelled alike)
@@ -116,7 +120,11 @@ FINISH_REASONS = {"max_tokens": "length", "model_length": "length"}
 
 
 class SampleFailed(RuntimeError):
-    """The item ended with a model or transport error (``failure`` of its result): inspect's sample error."""
+    """The item failed (``failure`` of its result line): inspect's sample error, ``<role> <category>: <detail>``."""
+
+    def __init__(self, failure: Failure):
+        self.failure = failure
+        super().__init__(f"{failure.key}: {failure.detail}")
 
 
 @dataclass(frozen=True)
@@ -129,8 +137,9 @@ class InspectChatClient:
 
     The task's code runs in a worker thread; each ``chat`` hands its request to inspect's event loop
     (so inspect's retries, connection limits, usage limits and transcript apply) and waits for it.
-    Any failure becomes an :class:`~causal_datasets.errors.LLMError`, as the package's own client
-    raises; an exceeded inspect limit is kept in ``limit_error`` for the solver to re-raise.
+    A failure of the model (:func:`model_failure`) becomes an :class:`~causal_datasets.errors.LLMError`,
+    as the package's own client raises; an exceeded inspect limit is kept in ``limit_error`` and any
+    other exception in ``other_error`` for the solver to re-raise as the sample's error.
     """
 
     def __init__(self, model: Model):
@@ -138,23 +147,28 @@ class InspectChatClient:
         self.config = _ModelName(str(model))
         self.last: tuple[list[ChatMessage], ModelOutput] | None = None
         self.limit_error: LimitExceededError | None = None
+        self.other_error: Exception | None = None
         self.cancelled = False
 
     def chat(self, messages: list[Message], **overrides: Any) -> ChatResult:
         """One reply for ``messages``; ``overrides``: temperature, max_tokens, seed, extra_body. Raises ``LLMError``."""
         if self.cancelled:
-            raise self._error("the sample was cancelled before this call")
+            raise self._error(LLMError, "the sample was cancelled before this call")
         conversation = [_chat_message(message) for message in messages]
         generate = partial(self.model.generate, conversation, config=generate_config(overrides))
         try:
             output = anyio.from_thread.run(generate)
         except LimitExceededError as error:
             self.limit_error = error
-            raise self._error(f"inspect limit exceeded: {error}") from error
-        except Exception as error:  # noqa: BLE001 - whatever the provider raised, the task sees an LLMError
-            raise self._error(_describe(error)) from error
+            kind = LLMTimeout if error.type in ("time", "working") else LLMError
+            raise self._error(kind, f"inspect limit exceeded: {error}") from error
+        except Exception as error:  # noqa: BLE001 - the model's failures become LLMError, others are kept as they are
+            if not model_failure(self.model, error):
+                self.other_error = error
+                raise
+            raise self._error(_category(error), _describe(error)) from error
         if output.error:
-            raise self._error(output.error)
+            raise self._error(LLMError, output.error)
         self.last = (conversation, output)
         usage = output.usage
         return ChatResult(
@@ -170,8 +184,45 @@ class InspectChatClient:
             cache_read_tokens=(usage.input_tokens_cache_read or 0) if usage else 0,
         )
 
-    def _error(self, detail: str) -> LLMError:
-        return LLMError(detail, model=self.config.model, base_url=self.model.api.base_url or "")
+    def request_settings(self, **overrides: Any) -> dict[str, Any]:
+        """What a request with ``overrides`` sends besides its messages: the model and inspect's generation settings."""
+        merged = self.model.config.merge(generate_config(overrides))
+        return {"model": self.config.model, **merged.model_dump(mode="json", exclude_none=True)}
+
+    def _error(self, kind: type[LLMError], detail: str) -> LLMError:
+        context = {"model": self.config.model, "base_url": self.model.api.base_url or ""}
+        if issubclass(kind, LLMRetriesExhausted):
+            return kind(detail, kind="provider", **context)
+        return kind(detail, **context)
+
+
+def _category(error: BaseException) -> type[LLMError]:
+    """The LLM client's error class (so its category) of an error inspect's provider raised: a timeout, retries
+    exhausted (inspect's retry wrapper), a request the server refused (4xx other than 429), or any other."""
+    attempt = getattr(error, "last_attempt", None)
+    if attempt is not None:
+        return LLMTimeout if attempt.failed and isinstance(attempt.exception(), TimeoutError) else LLMRetriesExhausted
+    if isinstance(error, TimeoutError) or "Timeout" in type(error).__name__:
+        return LLMTimeout
+    status = getattr(error, "status_code", None)
+    if isinstance(status, int) and 400 <= status < 500 and status != 429:
+        return LLMRequestError
+    return LLMError
+
+
+def model_failure(model: Model, error: BaseException) -> bool:
+    """Whether ``error``, raised by ``model.generate``, is the model's failure: an HTTP status or error reply
+    from the provider (``status_code``), a timeout, or a failure its provider retries (connection, rate limit,
+    5xx). Anything else, such as a tokenizer file inspect cannot load, is not."""
+    error = _last_attempt(error)
+    if hasattr(error, "status_code") or isinstance(error, (TimeoutError, ConnectionError)):
+        return True
+    if type(error).__name__ in MODEL_TIMEOUTS:
+        return True
+    try:
+        return bool(model.api.should_retry(error))  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - a provider that cannot classify the error does not claim it
+        return False
 
 
 def _prompt_tokens(usage: ModelUsage | None) -> int:
@@ -191,10 +242,16 @@ def _thoughts(output: ModelOutput) -> list[str]:
 
 def _describe(error: BaseException) -> str:
     """``Type: message`` of the provider's error, looking through a retry wrapper to the last attempt's."""
+    error = _last_attempt(error)
+    return f"{type(error).__name__}: {error}"
+
+
+def _last_attempt(error: BaseException) -> BaseException:
+    """The last attempt's exception of a retry wrapper (tenacity's ``RetryError``), else ``error``."""
     attempt = getattr(error, "last_attempt", None)
     if attempt is not None and attempt.failed:
-        error = attempt.exception()
-    return f"{type(error).__name__}: {error}"
+        return attempt.exception()
+    return error
 
 
 def _chat_message(message: Message) -> ChatMessage:
@@ -293,10 +350,11 @@ def engine_solver(task: Task, context: TaskContext, items: dict[str, Item]) -> C
             state.output = output
         state.store.set(RESULT_KEY, line)
         if line["status"] == "failed":
-            limit = next((c.limit_error for c in clients.values() if c.limit_error is not None), None)
-            if limit is not None:
-                raise limit
-            raise SampleFailed(line["failure"])
+            for kept in ("limit_error", "other_error"):  # an inspect limit, or a failure that is not the model's
+                error = next((getattr(c, kept) for c in clients.values() if getattr(c, kept) is not None), None)
+                if error is not None:
+                    raise error
+            raise SampleFailed(Failure.model_validate(line["failure"]))
         return state
 
     return solve
@@ -325,7 +383,8 @@ def engine_scorer(task: Task) -> Callable:
 
     async def score(state: TaskState, target: Target) -> Score:
         line = state.store.get(RESULT_KEY)
-        return Score(value=task.item_scores(line), explanation=line.get("error") or None, metadata=line)
+        scores = task.scores.model_validate(line["scores"])
+        return Score(value=task.item_scores(scores), explanation=getattr(scores, "error", None) or None, metadata=line)
 
     return score
 
@@ -342,12 +401,18 @@ def _task_function(name: str, task: Task, config: str) -> Callable[..., InspectT
     create.__signature__ = inspect.Signature(common + own)  # type: ignore[attr-defined]
     create.__name__ = create.__qualname__ = name
     create.__doc__ = f"{task.help} (config {config}; causal-datasets {__version__})"
-    return register_task(name=name)(create)
+    registered = register_task(name=name)(create)
+    if registry_info(registered).name != f"{NAMESPACE}/{name}":
+        # inspect puts a package's name in front only when it finds the package installed, which it does not
+        # when a checkout's own causal_datasets.egg-info comes first on sys.path (the current folder on it)
+        registered = register_task(name=f"{NAMESPACE}/{name}")(create)
+    return registered
 
 
-def _register() -> dict[str, Callable[..., InspectTask]]:
+def register_tasks() -> dict[str, Callable[..., InspectTask]]:
+    """Every registered task's inspect tasks, registered with inspect (and returned by name)."""
     engine_tasks = tasks()
-    return {name: _task_function(name, engine_tasks[task], config) for name, (task, config) in INSPECT_TASKS.items()}
+    return {name: _task_function(name, engine_tasks[task], config) for name, (task, config) in inspect_tasks().items()}
 
 
-globals().update(_register())
+globals().update(register_tasks())

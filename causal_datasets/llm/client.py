@@ -4,6 +4,12 @@
 through the ``openai`` SDK (its own retries off; ours are in :mod:`causal_datasets.llm.retry`), stores
 the successful body and records usage. ``achat`` runs ``chat`` on a pool of ``config.concurrency`` threads so asyncio code
 gets the same cache, retries and limit; ``map`` does a batch in input order with a progress bar.
+
+Before its first request the client asks the server for its slots (:mod:`causal_datasets.llm.slots`).
+A server that reports them gets at most that many requests at once from this process, and one that
+reports a single slot (a CPU server) a longer timeout unless the config sets one
+(:data:`~causal_datasets.llm.config.SINGLE_SLOT_TIMEOUT`); a request that timed out there is sent again
+only once the server has finished computing it, so each request has one copy in flight.
 """
 
 from __future__ import annotations
@@ -16,8 +22,9 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx2
 
@@ -25,10 +32,11 @@ from causal_datasets.llm.cache import ResponseCache, cache_key
 from causal_datasets.llm.chat import ChatResult, reasoning_text
 from causal_datasets.llm.deadline import MAX_RESPONSE_BYTES, RequestDeadline, ResponseTooLarge, work_time_left
 from causal_datasets.llm.concurrency import map_concurrent
-from causal_datasets.llm.config import LLMConfig, Message, PriceTable
+from causal_datasets.llm.config import DEFAULT_TIMEOUT, SINGLE_SLOT_TIMEOUT, LLMConfig, Message, PriceTable
 from causal_datasets.llm.context import (
     TOKENS_PER_MESSAGE,
     ContextCheck,
+    LimitFrom,
     count_from_reply,
     estimate_tokens,
     prompt_text,
@@ -37,12 +45,22 @@ from causal_datasets.llm.context import (
 )
 from causal_datasets.errors import LLMError, LLMRequestError, LLMRetriesExhausted, LLMTimeout
 from causal_datasets.llm.retry import Backoff, Failure, failure_for_status
+from causal_datasets.llm.slots import slot_gate, slots_from_props, slots_in_use
 from causal_datasets.llm.usage import UsageTracker
 
 log = logging.getLogger(__name__)
 
 #: the message fields servers put a reply's reasoning in (DeepSeek, llama.cpp and older vLLM; vLLM, Ollama, OpenRouter)
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+#: seconds between two looks at a busy server's slots
+SLOT_POLL_INTERVAL = 0.5
+
+
+class ErrorContext(TypedDict):
+    """Where a request went, as every LLM error names it."""
+
+    model: str
+    base_url: str
 
 
 def parse_completion(body: Any, *, cached: bool = False, attempts: int = 0, fallback_model: str = "") -> ChatResult:
@@ -107,23 +125,26 @@ class LLMClient:
         self.cache = ResponseCache(cache_path) if cache_path is not None else None
         self.usage = UsageTracker(prices)
         self._backoff = Backoff(config.backoff_base, config.backoff_max, config.seed)
+        timeout = config.timeout or DEFAULT_TIMEOUT  # until the server has said how many slots it has
+        self._deadline = RequestDeadline(timeout, MAX_RESPONSE_BYTES)
         openai = _openai_sdk()
         self._openai = openai.OpenAI(
             base_url=config.endpoint,
             api_key=config.api_key(),
             max_retries=0,  # retries are ours: counted, typed and testable (see retry.py)
-            timeout=config.timeout,
+            timeout=timeout,
             http_client=httpx2.Client(
-                timeout=httpx2.Timeout(config.timeout, connect=min(config.timeout, 10.0)),
+                timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
                 limits=httpx2.Limits(max_connections=None, max_keepalive_connections=max(20, config.concurrency)),
                 trust_env=not config.is_loopback(),
-                event_hooks=RequestDeadline(config.timeout, MAX_RESPONSE_BYTES).hooks(),  # bounds the whole request
+                event_hooks=self._deadline.hooks(),  # bounds the whole request
             ),
         )
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
         self._context_lock = threading.Lock()
         self._window: tuple[int | None] | None = None  # asked once (a 1-tuple, so "unknown" is remembered too)
+        self._slots: tuple[int | None] | None = None  # asked once, like the window
         self._tokenizer: str | None = None  # the tokenize endpoint that answered; "" when none did
 
     def __repr__(self) -> str:
@@ -152,6 +173,13 @@ class LLMClient:
             result = dataclasses.replace(result, text=prefill + result.text)
         return result
 
+    def request_settings(self, **overrides: Any) -> dict[str, Any]:
+        """What a request with ``overrides`` sends besides its messages: the body's other fields, and the
+        prefill (sent as a last assistant message) when there is one."""
+        body = self.config.request_body([], **overrides)
+        del body["messages"]
+        return body | ({"prefill": self.config.prefill} if self.config.prefill else {})
+
     def check_context(self, messages: list[Message], *, max_tokens: int | None = None) -> ContextCheck:
         """Whether ``messages`` (and a reply of ``max_tokens``, default the config's) fit the model's context
         window (see :mod:`causal_datasets.llm.context`); nothing is sent to the chat endpoint."""
@@ -162,7 +190,7 @@ class LLMClient:
             return ContextCheck(estimate_tokens(messages), reserved, limit, "estimate", limit_from)
         return ContextCheck(count + TOKENS_PER_MESSAGE * len(messages), reserved, limit, "server", limit_from)
 
-    def context_window(self) -> tuple[int | None, str | None]:
+    def context_window(self) -> tuple[int | None, LimitFrom | None]:
         """The model's context window and where it came from (``flag``, ``server``; None when unknown), asked once."""
         if self.config.context_window is not None:
             return self.config.context_window, "flag"
@@ -171,6 +199,24 @@ class LLMClient:
                 listed = self._ask_json("GET", "models", relative=True, read=lambda b: window_from_listing(b, self.config.model))
                 self._window = (listed or self._ask_json("GET", "props", read=window_from_props),)
             return self._window[0], ("server" if self._window[0] else None)
+
+    def server_slots(self) -> int | None:
+        """How many requests the server computes at once, as it reports them (llama.cpp's ``/props``, else
+        ``/slots``); None when it does not say. Asked once."""
+        with self._context_lock:
+            if self._slots is None:
+                total = self._ask_json("GET", "props", read=slots_from_props)
+                if total is None:
+                    in_use = self._ask_json("GET", "slots", read=slots_in_use)
+                    total = in_use[1] if in_use else None
+                self._slots = (total,)
+            return self._slots[0]
+
+    def timeout(self) -> float:
+        """Seconds per HTTP attempt: the config's, else the default for what the server reports (asked once)."""
+        if self.config.timeout is not None:
+            return self.config.timeout
+        return SINGLE_SLOT_TIMEOUT if self.server_slots() == 1 else DEFAULT_TIMEOUT
 
     def _server_token_count(self, messages: list[Message]) -> int | None:
         """Tokens of the messages' text by the server's tokenizer; None when it has no tokenize endpoint (remembered)."""
@@ -270,11 +316,20 @@ class LLMClient:
         return parse_completion(response, attempts=attempts, fallback_model=self.config.model)
 
     def _send(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-        """The successful response body and the attempts it took; raises the final ``LLMError``."""
+        """The successful response body and the attempts it took; raises the final ``LLMError``.
+
+        Each attempt holds a place of the server's slots (when it reports them); after a timeout the place
+        is kept until the server has finished the abandoned request, so the next attempt is its only copy."""
+        timeout = self.timeout()
+        self._deadline.seconds = timeout
+        gate = slot_gate(self.config.endpoint, self.server_slots())
         wait: float | None = None
         for attempt in range(1, self.config.max_retries + 2):
             self.usage.record_request(retry_wait=wait)
-            outcome = self._attempt(body)
+            with gate or nullcontext():
+                outcome = self._attempt(body, timeout)
+                if gate is not None and isinstance(outcome, Failure) and outcome.kind == "timeout":
+                    self._wait_for_free_slot()
             if not isinstance(outcome, Failure):
                 return outcome, attempt
             if not outcome.retryable:
@@ -289,17 +344,34 @@ class LLMClient:
             time.sleep(wait)
         raise AssertionError("unreachable: the loop returns or raises")
 
-    def _attempt(self, body: dict[str, Any]) -> dict[str, Any] | Failure:
+    def _wait_for_free_slot(self) -> None:
+        """Wait until the server reports a slot free (at most :data:`SINGLE_SLOT_TIMEOUT` seconds, and not past
+        the work item's deadline): it finishes a request whose client gave up, and a copy sent meanwhile would
+        only wait behind it while its own timeout runs."""
+        left = work_time_left()
+        deadline = time.monotonic() + min(SINGLE_SLOT_TIMEOUT, SINGLE_SLOT_TIMEOUT if left is None else left)
+        waited = False
+        while time.monotonic() < deadline:
+            in_use = self._ask_json("GET", "slots", read=slots_in_use)
+            if in_use is None or in_use[0] < in_use[1]:
+                return
+            if not waited:
+                log.warning("%s is still computing the request that timed out; sending it again once it is done",
+                            self.config.endpoint)
+                waited = True
+            time.sleep(SLOT_POLL_INTERVAL)
+
+    def _attempt(self, body: dict[str, Any], timeout: float) -> dict[str, Any] | Failure:
         """One ``POST /chat/completions`` through the openai SDK; the raw body is parsed here so a
         truncated or malformed reply is a retryable failure, not a crash."""
         sampling = {key: value for key, value in body.items() if key not in ("model", "messages")}
         openai = _openai_sdk()
         try:
             raw = self._openai.chat.completions.with_raw_response.create(
-                model=body["model"], messages=body["messages"], extra_body=sampling
+                model=body["model"], messages=body["messages"], extra_body=sampling, timeout=timeout
             )
         except openai.APITimeoutError as error:
-            return Failure("timeout", f"no response within {self.config.timeout}s ({type(error).__name__})")
+            return Failure("timeout", f"no response within {timeout:g}s ({type(error).__name__})")
         except openai.APIConnectionError as error:
             cause = error.__cause__ or error
             kind = "invalid_body" if isinstance(cause, ResponseTooLarge) else "connection"
@@ -315,7 +387,7 @@ class LLMClient:
                            response.status_code)
         return data
 
-    def _context(self) -> dict[str, str]:
+    def _context(self) -> ErrorContext:
         return {"model": self.config.model, "base_url": self.config.endpoint}
 
     def _thread_pool(self) -> ThreadPoolExecutor:
@@ -325,7 +397,7 @@ class LLMClient:
             return self._pool
 
 
-def _checked(messages: Any, context: dict[str, str]) -> list[Message]:
+def _checked(messages: Any, context: ErrorContext) -> list[Message]:
     """The messages if they look like a chat request, else ``LLMRequestError`` (nothing is sent)."""
     ok = isinstance(messages, list) and messages and all(
         isinstance(m, dict) and isinstance(m.get("role"), str) and "content" in m for m in messages
@@ -344,7 +416,7 @@ def _error_detail(response: httpx2.Response) -> str:
     return str(message or response.text or response.reason_phrase)[:300]
 
 
-def _as_llm_error(error: Exception, context: dict[str, str]) -> LLMError:
+def _as_llm_error(error: Exception, context: ErrorContext) -> LLMError:
     if isinstance(error, LLMError):
         return error
     wrapped = LLMError(f"unexpected {type(error).__name__}: {error}", **context)

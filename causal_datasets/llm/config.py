@@ -21,8 +21,16 @@ from causal_datasets.redaction import redact_url
 
 #: sent as the bearer token to a loopback server when the key variable is unset (llama.cpp, vLLM, Ollama ignore it)
 LOCAL_PLACEHOLDER_KEY = "sk-local-no-key"
+#: seconds per HTTP attempt unless the config or the server says otherwise
+DEFAULT_TIMEOUT = 60.0
+#: seconds per HTTP attempt to a server that reports a single slot: a CPU server such as llama.cpp's or
+#: ``serve-local``, computing one reply at a time; 512 tokens of a 7B model on a laptop CPU take minutes
+SINGLE_SLOT_TIMEOUT = 600.0
 
 Message = dict[str, Any]
+#: LLMConfig fields about reaching the server, not about what it answers (a resumed run may change them)
+TRANSPORT_FIELDS = frozenset({"base_url", "api_key_env", "timeout", "max_retries", "backoff_base", "backoff_max",
+                              "concurrency"})
 
 
 #: the values of ``reasoning_effort`` (``extra_body`` can send any other a provider takes)
@@ -63,8 +71,11 @@ class LLMConfig(BaseModel):
     extra_body: dict[str, JsonValue] = Field(
         default_factory=dict, description="JSON object merged into every request body, its keys winning, e.g. "
                                           "'{\"chat_template_kwargs\": {\"enable_thinking\": true}}'")
-    timeout: float = Field(default=60.0, gt=0, description="seconds one HTTP attempt may take in total (raise it for "
-                                                          "long reasoning replies)")
+    timeout: float | None = Field(
+        default=None, gt=0,
+        description=f"seconds one HTTP attempt may take in total (default {DEFAULT_TIMEOUT:g}, or "
+                    f"{SINGLE_SLOT_TIMEOUT:g} for a server that reports a single slot: serve-local, llama.cpp's server "
+                    "with --parallel 1; raise it for long reasoning replies)")
     max_retries: int = Field(default=4, ge=0, description="retries of transient failures")
     backoff_base: float = Field(default=1.0, ge=0, description="seconds the first retry waits, about")
     backoff_max: float = Field(default=60.0, ge=0, description="seconds no computed or Retry-After wait exceeds")
@@ -89,6 +100,11 @@ class LLMConfig(BaseModel):
     def endpoint(self) -> str:
         """``base_url`` without credentials (user info, query): what logs, errors, caches and summaries show."""
         return redact_url(self.base_url)
+
+    def reply_settings(self) -> dict[str, Any]:
+        """The fields that decide the model's replies (model, sampling, seed, prefill ...), as JSON: what a
+        resumed run must keep; where the server is and how long or often to try are left out."""
+        return self.model_dump(mode="json", exclude=set(TRANSPORT_FIELDS))
 
     def is_loopback(self) -> bool:
         host = urlsplit(self.base_url).hostname or ""

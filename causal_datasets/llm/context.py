@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -60,12 +60,12 @@ class ContextCheck:
                 f"window of {self.limit} tokens (from the {'--context-window flag' if self.limit_from == 'flag' else 'server'})")
 
 
-def prompt_text(messages: list[Mapping[str, Any]]) -> str:
+def prompt_text(messages: Sequence[Mapping[str, Any]]) -> str:
     """The messages' contents as one text to count (roles on their own lines)."""
     return "\n".join(f"{m.get('role', '')}\n{m.get('content') or ''}" for m in messages)
 
 
-def estimate_tokens(messages: list[Mapping[str, Any]]) -> int:
+def estimate_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
     """Tokens of ``messages`` by the character estimate, template tokens included."""
     return math.ceil(len(prompt_text(messages)) / CHARS_PER_TOKEN) + TOKENS_PER_MESSAGE * len(messages)
 

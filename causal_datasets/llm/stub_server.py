@@ -4,7 +4,9 @@ A *responder* decides each reply from the request body and its arrival index: a 
 completion, an HTTP error with headers (``429`` + ``Retry-After``), a delay (to pass a timeout),
 a body cut off mid-way or not JSON at all. The server counts and keeps every request, so a test
 can prove that a cached re-run sends nothing (``requests``, ``request_headers``, ``count``). ``forward_to(url)`` makes it a counting proxy in
-front of a real server.
+front of a real server. ``slots=N`` makes it behave as llama.cpp's server with N slots: it computes at
+most N requests at once (each to the end, whether or not its client still waits), reports them on
+``GET /props`` and ``GET /slots``, and ``peak_open`` says how many requests were ever open at once.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 import httpx2
 
+from causal_datasets.llm.config import SINGLE_SLOT_TIMEOUT
 from causal_datasets.loopback import LoopbackServer
 
 STUB_MODEL = "stub-model"
@@ -30,7 +33,7 @@ class StubReply:
 
     status: int = 200
     text: str = "ok"
-    body: dict[str, Any] | bytes | None = None
+    body: dict[str, Any] | list[Any] | bytes | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     truncate: bool = False  # announce the full Content-Length, send half, close the connection
@@ -75,8 +78,9 @@ def echo(delay: float = 0.0) -> Responder:
     return respond
 
 
-def forward_to(base_url: str, timeout: float = 120.0) -> Responder:
-    """Pass each request on to a real server at ``base_url`` and return its answer unchanged."""
+def forward_to(base_url: str, timeout: float = SINGLE_SLOT_TIMEOUT) -> Responder:
+    """Pass each request on to a real server at ``base_url`` and return its answer unchanged (a proxy in front
+    of serve-local is best started with ``slots=1``, so its clients see the one slot behind it)."""
     client = httpx2.Client(timeout=timeout, trust_env=False)
 
     def respond(request: dict[str, Any], index: int) -> StubReply:
@@ -95,10 +99,15 @@ def _default_body(reply: StubReply) -> dict[str, Any]:
 class StubServer(LoopbackServer):
     """``with StubServer(responder) as server: server.base_url ... server.count``."""
 
-    def __init__(self, responder: Responder | None = None, *, port: int = 0):
+    def __init__(self, responder: Responder | None = None, *, port: int = 0, slots: int | None = None):
         self.responder = responder or echo()
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []  # lower-cased names
+        self.slots = slots
+        self.peak_open = 0  # the most chat requests open at once (waiting for a slot or being computed)
+        self._open = 0
+        self._processing = 0
+        self._compute = threading.Semaphore(slots or 1)
         self._lock = threading.Lock()
         super().__init__(_handler_for(self), port=port, name="stub-llm-server")
 
@@ -118,6 +127,39 @@ class StubServer(LoopbackServer):
             self.request_headers.append(headers)
             return len(self.requests) - 1
 
+    def _slot_report(self, path: str) -> dict[str, Any] | list[dict[str, Any]] | None:
+        """The ``/props`` or ``/slots`` reply of a server with slots (None for other paths or without slots)."""
+        if self.slots is None:
+            return None
+        with self._lock:
+            busy = self._processing
+        if path.endswith("/props"):
+            return {"total_slots": self.slots}
+        if path.endswith("/slots"):
+            return [{"id": slot, "is_processing": slot < busy} for slot in range(self.slots)]
+        return None
+
+    def _answer(self, handler: Any, request: dict[str, Any], index: int) -> None:
+        """Compute and send one reply; with slots, wait for one first and keep it until the reply is out."""
+        with self._lock:
+            self._open += 1
+            self.peak_open = max(self.peak_open, self._open)
+        try:
+            if self.slots is None:
+                handler._send(self.responder(request, index))
+                return
+            with self._compute:
+                with self._lock:
+                    self._processing += 1
+                try:
+                    handler._send(self.responder(request, index))
+                finally:
+                    with self._lock:
+                        self._processing -= 1
+        finally:
+            with self._lock:
+                self._open -= 1
+
 
 def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
@@ -125,7 +167,10 @@ def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True  # headers and body go out as separate writes; do not wait for ACKs
 
         def do_GET(self) -> None:  # noqa: N802 - http.server naming
-            if self.path.rstrip("/").endswith("/models"):
+            report = server._slot_report(self.path.rstrip("/"))
+            if report is not None:
+                self._send(StubReply(body=report))
+            elif self.path.rstrip("/").endswith("/models"):
                 self._send(StubReply(body={"object": "list", "data": [{"id": STUB_MODEL, "object": "model"}]}))
             else:
                 self._send(StubReply(status=404, body={"error": {"message": f"no route {self.path}"}}))
@@ -140,7 +185,7 @@ def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._send(StubReply(status=404, body={"error": {"message": f"no route {self.path}"}}))
                 return
-            self._send(server.responder(request, server._record(request, {k.lower(): v for k, v in self.headers.items()})))
+            server._answer(self, request, server._record(request, {k.lower(): v for k, v in self.headers.items()}))
 
         def _send(self, reply: StubReply) -> None:
             if reply.delay:

@@ -13,8 +13,10 @@ Every outcome is classified (``error`` is ``None`` on success):
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from typing import Any, Literal
+
+from pydantic import BaseModel, Field
 
 from causal_datasets.graph import CausalGraph
 from causal_datasets.llm import LLMError
@@ -29,8 +31,7 @@ GenerationError = Literal["context_exceeded", "llm_error", "format_error", "empt
 GENERATION_ERRORS: tuple[str, ...] = GenerationError.__args__
 
 
-@dataclass
-class Generation:
+class Generation(BaseModel):
     """What happened for one sample: raw texts, the parsed graph and the classification."""
 
     sample_id: int
@@ -39,10 +40,10 @@ class Generation:
     completion_tokens: int | None = None  # of the answer (reasoning trace included), as the server counts them
     context: dict[str, Any] | None = None  # the context check before the call (prompt tokens, how counted, limit)
     corrected: bool = False
-    correction_raw: list[str] = field(default_factory=list)
-    edges: list[tuple[str, str]] = field(default_factory=list)
-    nodes: list[str] = field(default_factory=list)
-    unknown_ids: list[str] = field(default_factory=list)
+    correction_raw: list[str] = Field(default_factory=list)
+    edges: list[tuple[str, str]] = Field(default_factory=list)
+    nodes: list[str] = Field(default_factory=list)
+    unknown_ids: list[str] = Field(default_factory=list)
     dropped_relationships: int = 0
     error: GenerationError | None = None
     error_detail: str | None = None
@@ -51,7 +52,7 @@ class Generation:
         return CausalGraph.from_edges(self.edges, nodes=self.nodes)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.model_dump()
 
 
 def generate(

@@ -61,7 +61,7 @@ def resolve_references(references: Sequence[Any], location: DatasetLocation | No
     return samples
 
 
-def score_item(prediction: str | CausalGraph, sample: RecastSample, *, judge: ChatClient | None = None,
+def score_item(prediction: str | CausalGraph | None, sample: RecastSample, *, judge: ChatClient | None = None,
                reversal_cost: float = 1, max_attempts: int = 3) -> dict[str, Any]:
     """Scores of one prediction: ``deterministic`` always, ``judge`` when a judge client is given."""
     error, graph = None, None

@@ -90,7 +90,7 @@ class Record(BaseModel):
 R = TypeVar("R", bound="Record")
 
 
-def record_from_json(text: str, model: type[R], what: str) -> R:
+def record_from_json(text: str | bytes, model: type[R], what: str) -> R:
     """A row given as JSON text (``model_dump_json``); ``ValueError`` naming ``what`` and the first problem."""
     try:
         return model.model_validate_json(text)

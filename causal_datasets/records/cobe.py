@@ -7,7 +7,7 @@ model, with the verdict published alongside, when the source carries model outpu
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field
 
@@ -24,20 +24,20 @@ Domain = Literal[
     "Science and Technology",
     "Human Activities and Behavior",
 ]
-DOMAINS: tuple[str, ...] = Domain.__args__
+DOMAINS: tuple[str, ...] = get_args(Domain)
 
 #: the six causal-graph families of the paper's Fig. 3 / Table 4
 GraphType = Literal["chain", "collider", "correlated", "diamond", "fork", "hybrid"]
-GRAPH_TYPES: tuple[str, ...] = GraphType.__args__
+GRAPH_TYPES: tuple[str, ...] = get_args(GraphType)
 
 #: the three query phrasings (A) "Rewrite the original text…", (B) "Based on the preceding text…",
 #: (C) "Rewrite the above passage…" (paper §3.1)
 Phrasing = Literal["A", "B", "C"]
-PHRASINGS: tuple[str, ...] = Phrasing.__args__
+PHRASINGS: tuple[str, ...] = get_args(Phrasing)
 
 SourceFormat = Literal["paper_json", "website"]
 Verdict = Literal["correct", "wrong", "unknown"]
-VERDICTS: tuple[str, ...] = Verdict.__args__
+VERDICTS: tuple[str, ...] = get_args(Verdict)
 
 #: data-quality findings a record can carry (see cobe.quality)
 QualityKind = Literal[
@@ -48,7 +48,7 @@ QualityKind = Literal[
     "unknown_graph_type",
     "missing_criteria",
 ]
-QUALITY_KINDS: tuple[str, ...] = QualityKind.__args__
+QUALITY_KINDS: tuple[str, ...] = get_args(QualityKind)
 
 
 class QualityIssue(Record):

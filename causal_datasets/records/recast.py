@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field
 
@@ -19,13 +19,13 @@ Domain = Literal[
     "Environmental & Earth Sciences",
     "Medicine",
 ]
-DOMAINS: tuple[str, ...] = Domain.__args__
+DOMAINS: tuple[str, ...] = get_args(Domain)
 
 #: how visible a ground-truth node is in the text (release codes 1, 2, 3); "unlabeled" when the
 #: release has no code for the node (a null inside a list of structs does not survive ``datasets``
 #: encoding when it comes first, so the gap is a label of its own)
 Explicitness = Literal["explicit", "implicit", "absent", "unlabeled"]
-EXPLICITNESS_LEVELS: tuple[str, ...] = Explicitness.__args__[:3]
+EXPLICITNESS_LEVELS: tuple[str, ...] = get_args(Explicitness)[:3]
 UNLABELED = "unlabeled"
 
 Publisher = Literal["MDPI", "PLOS"]

@@ -98,18 +98,24 @@ class ItemDetail(Record):
     item_id: str = Field(description="The dataset row's id.")
     status: Literal["scored", "failed"] = Field(description=(
         "`failed`: a model or transport error ended the item (left out of every number); `scored` otherwise."))
-    failure: str | None = Field(description="`<category>: <message>` of the error that ended a failed item.")
+    failure: str | None = Field(description=(
+        "`<role> <category>: <detail>` of what ended a failed item: the role whose model call failed (`model`, "
+        "`judge`, `corrector`; `task` for a crash) and the LLM client's category (runs before summary format 4: "
+        "`<category>: <message>`)."))
     scores: list[Score] = Field(description="The item's headline numbers (empty for a failed item).")
     prompt: str | None = Field(description="The first user turn of the item's conversation.")
     reply: str | None = Field(description="The model's last reply (an agent's: the last assistant turn).")
     reasoning: str | None = Field(description="The reasoning text of that reply (null when the model gave none).")
     transcript: list[ChatMessage] = Field(description=(
         "The item's conversation as the benchmark records it: the request, or every turn of an interactive episode."))
-    transcript_field: str | None = Field(description="The result field the transcript was recorded in.")
+    transcript_field: str | None = Field(description=(
+        "The result field the transcript was recorded in (a dotted path, e.g. `generation.transcript`; null when it "
+        "was read off the model's calls)."))
     calls: list[Call] = Field(description="Every model call of the item, in order (empty for a reference agent).")
     cluster: str | None = Field(description="The unit the item shares with others (what intervals cluster by).")
     groups: list[SliceEntries] | None = Field(description="The slice entries the item belongs to.")
-    fields_json: str = Field(description="The benchmark's own result fields of the item as a JSON object.")
+    fields_json: str = Field(description=(
+        "The benchmark's own result fields of the item as a JSON object: its `generation` and `scores`."))
 
 
 class ExportedRun(Record):

@@ -2,12 +2,11 @@
 
 Items are paired by id among those scored in both runs; an item scored in one run only is listed, never
 silently dropped. Every number both summaries hold that the benchmark's estimators give
-(:mod:`causal_datasets.runners.estimates`) is compared over the paired items, overall and in every slice
-entry both runs have: run A's number minus run B's, its 95% interval and p-value
-(:mod:`causal_datasets.uncertainty.paired`). Within a slice, the entries of one number are one family of
-tests, and each gets Holm's adjusted p-value. Clusters and slice entries are those run A's result lines
-record (lines written before summary format 3 record none: every item is then its own cluster, and only
-the overall numbers are compared).
+(:mod:`causal_datasets.runners.estimates`, read off the items' typed scores) is compared over the paired
+items, overall and in every slice entry both runs have: run A's number minus run B's, its 95% interval
+and p-value (:mod:`causal_datasets.uncertainty.paired`). Within a slice, the entries of one number are
+one family of tests, and each gets Holm's adjusted p-value. Clusters and slice entries are those run A's
+result lines record. Both runs' results must be typed (summary format 4); an older run is one error.
 """
 
 from __future__ import annotations
@@ -22,8 +21,8 @@ import numpy as np
 from causal_datasets.errors import ComparisonError
 from causal_datasets.markdown import markdown_table
 from causal_datasets.report.runs import Run, load_run
-from causal_datasets.runners import tasks
 from causal_datasets.runners.estimates import estimators, flatten, line_units, members, unit_name
+from causal_datasets.runners.records import SUMMARY_FORMAT, ItemResult
 from causal_datasets.uncertainty import ALPHA, Difference, cluster_codes, difference, holm, item_values
 
 
@@ -66,14 +65,19 @@ def compare_runs(folder_a: Path, folder_b: Path, metric: str | None = None) -> C
     if run_a.benchmark != run_b.benchmark:
         raise ComparisonError(f"{folder_a} is a {run_a.benchmark} run and {folder_b} a {run_b.benchmark} run: "
                               "compare two runs of one benchmark")
+    for run in (run_a, run_b):
+        if run.format != SUMMARY_FORMAT:
+            raise ComparisonError(f"{run.path} has summary format {run.format}: its results are not typed; score it "
+                                  "again with this version (`causal-datasets eval ... --resume` into a new folder, "
+                                  "the response cache answering) to compare it")
     scored_a, scored_b = _scored(run_a), _scored(run_b)
     paired = [item_id for item_id in scored_a if item_id in scored_b]
     if not paired:
         raise ComparisonError(f"no item is scored in both {folder_a} ({len(scored_a)} scored) and {folder_b} "
                               f"({len(scored_b)} scored): compare runs of the same items")
-    task = tasks()[run_a.benchmark]
-    results_a, results_b = [scored_a[i] for i in paired], [scored_b[i] for i in paired]
-    units = [line_units(line) for line in results_a]
+    task = run_a.task
+    results_a, results_b = [scored_a[i].scores for i in paired], [scored_b[i].scores for i in paired]
+    units = [line_units(scored_a[i].model_dump()) for i in paired]
     codes = cluster_codes([unit["cluster"] for unit in units])
     found = estimators(task, results_a + results_b)
     if metric is not None:
@@ -104,7 +108,7 @@ def compare_runs(folder_a: Path, folder_b: Path, metric: str | None = None) -> C
                             compared)
     return Comparison(run_a, run_b, unit_name(task), len(set(codes.tolist())), len(paired),
                       sorted(set(scored_a) - set(scored_b)), sorted(set(scored_b) - set(scored_a)),
-                      any(line.get("cluster") is not None for line in results_a), rows)
+                      any(scored_a[i].cluster is not None for i in paired), rows)
 
 
 def _slice_rows(name: str, entries_a: Mapping[str, Any], entries_b: Mapping[str, Any],
@@ -124,9 +128,9 @@ def _slice_rows(name: str, entries_a: Mapping[str, Any], entries_b: Mapping[str,
     return adjusted
 
 
-def _scored(run: Run) -> dict[str, dict[str, Any]]:
-    """The scored items of a run's ``results.jsonl``, by id, as plain dicts."""
-    return {item.id: item.model_dump() for item in run.results if item.status == "scored"}
+def _scored(run: Run) -> dict[str, ItemResult[Any, Any]]:
+    """The scored items of a run's ``results.jsonl``, by id, typed."""
+    return {item.id: item for item in run.results if item.status == "scored"}
 
 
 def _below(p_value: float | None) -> bool | None:

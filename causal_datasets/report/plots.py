@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -138,8 +139,8 @@ def _histogram(plot: ResultsHistogram, runs: Sequence[Run], axes: Axes) -> bool:
     series = []
     for run in runs:
         values = [
-            getattr(item, plot.field, None) for item in run.results
-            if item.status == "scored" and (plot.where is None or getattr(item, plot.where, None))
+            item.value(plot.field) for item in run.results
+            if item.status == "scored" and (plot.where is None or item.value(plot.where))
         ]
         values = [v for v in values if _is_number(v)]
         if values:
@@ -240,8 +241,8 @@ def _trajectories(plot: ResultsTrajectories, runs: Sequence[Run], axes: Axes) ->
     for index, run in enumerate(runs):
         series = []
         for item in run.results:
-            steps = getattr(item, plot.field, None) if item.status == "scored" else None
-            values = [s.get(plot.metric) for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
+            steps = item.value(plot.field) if item.status == "scored" else None
+            values = [_entry(s, plot.metric) for s in steps] if isinstance(steps, list) else []
             if values and all(_is_number(v) for v in values):
                 series.append(values)
         if not series:
@@ -289,11 +290,15 @@ def _radar(plot: RadarPlot, runs: Sequence[Run], axes: Axes) -> bool:
     return True
 
 
+def _entry(step: Any, name: str) -> Any:
+    """A step's value of ``name`` (a step is a mapping in older runs, a typed record now)."""
+    return step.get(name) if isinstance(step, Mapping) else getattr(step, name, None)
+
+
 def _scatter(plot: ResultsScatter, runs: Sequence[Run], axes: Axes) -> bool:
     drawn = []
     for index, run in enumerate(runs):
-        points = [(getattr(item, plot.x, None), getattr(item, plot.y, None)) for item in run.results
-                  if item.status == "scored"]
+        points = [(item.value(plot.x), item.value(plot.y)) for item in run.results if item.status == "scored"]
         points = [(x, y) for x, y in points if _is_number(x) and _is_number(y) and (x > 0 or not plot.log_x)]
         if points:
             axes.scatter([x for x, _ in points], [y for _, y in points], label=f"{legend(run)} ({len(points)} items)",

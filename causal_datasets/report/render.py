@@ -19,7 +19,7 @@ from causal_datasets.report.tables import (
     slice_names,
     slice_table,
 )
-from causal_datasets.report.views import VIEWS, View
+from causal_datasets.report.views import View
 
 REPORT_FILE = "report.md"
 INTERVALS_NOTE = (
@@ -41,8 +41,9 @@ def write_report(sources: Sequence[Path | str], out_dir: Path) -> Path:
     for run in runs:
         by_benchmark.setdefault(run.benchmark, []).append(run)
     sections = ["# Evaluation report", "", "## Runs", "", runs_table(runs)]
-    for benchmark, group in by_benchmark.items():
-        sections += ["", _benchmark_section(VIEWS[benchmark], group, out_dir)]
+    for group in by_benchmark.values():
+        task = group[0].task
+        sections += ["", _benchmark_section(task.view or View(task.name), group, out_dir)]
     path = out_dir / REPORT_FILE
     path.write_text("\n".join(sections) + "\n", encoding="utf-8")
     return path
@@ -78,7 +79,8 @@ def _benchmark_section(view: View, runs: Sequence[Run], out_dir: Path) -> str:
 
 def _status_note(run: Run) -> str:
     summary, items = run.summary, run.summary.items
-    causes = ", ".join(f"{category}: {count}" for category, count in summary.failures.items())
+    causes = ", ".join(f"{role} {category}: {count}" for role, categories in summary.failures.items()
+                       for category, count in categories.items())
     return (
         f"**{run.label} is {summary.status}**: {items.scored} of {items.selected} selected items scored, "
         f"{items.failed} failed{f' ({causes})' if causes else ''}, {items.missing} missing; "

@@ -1,12 +1,18 @@
-"""What each benchmark's section is called and which plots it gets (its tables follow from the typed metrics)."""
+"""What a benchmark's section of the report is called and which plots and cross-run tables it gets (its
+other tables follow from the typed metrics): the vocabulary a task's ``view`` is written in.
+
+Each task declares its :class:`View` (``Task.view``); the report draws whatever the views of the
+benchmarks it shows ask for. A task without one gets a section titled by its name, tables only.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from causal_datasets.markdown import markdown_table
-from causal_datasets.report.runs import Run
+if TYPE_CHECKING:
+    from causal_datasets.report.runs import Run
 
 
 @dataclass(frozen=True)
@@ -169,108 +175,8 @@ class RunTable:
 
 @dataclass(frozen=True)
 class View:
+    """A benchmark's section: its title, its plots and its tables across runs."""
+
     title: str
     plots: tuple[Plot, ...] = ()
     tables: tuple[RunTable, ...] = ()
-
-
-def best_variant_table(runs: Sequence[Run]) -> str | None:
-    """ShapeWorld Table 1: per solver and configs, the run whose prompt variant scored best (a ``*``
-    marks a step-limiting variant, as the paper marks models that did better with it)."""
-    groups: dict[tuple[str, tuple[str, ...]], list[Run]] = {}
-    for run in runs:
-        if run.summary.metrics.accuracy is not None:
-            groups.setdefault((run.summary.solver, tuple(run.summary.dataset.configs)), []).append(run)
-    rows = []
-    for (solver, configs), group in groups.items():
-        best = max(group, key=lambda run: run.summary.metrics.accuracy)
-        metrics, variant = best.summary.metrics, best.summary.options.get("variant", "basic")
-        compared = ", ".join(sorted({str(run.summary.options.get("variant", "basic")) for run in group}))
-        rows.append([solver + ("*" if variant != "basic" else ""), ", ".join(configs), variant, compared,
-                     _cell(metrics.accuracy_false), _cell(metrics.accuracy_true), _cell(metrics.accuracy),
-                     _cell(metrics.mean_steps), metrics.error_total])
-    if not rows:
-        return None
-    headers = ["model", "configs", "best variant", "variants compared", "Acc. (F)", "Acc. (T)", "Acc.", "Avg. Steps", "Err."]
-    return markdown_table(headers, rows)
-
-
-def _cell(value: object) -> object:
-    return "–" if value is None else value
-
-
-#: where CausaLab's scaling curves read a run's count: its records without interventions, its budget otherwise
-CAUSALAB_SCALING_COUNTS = (("observation-only", "prior_observations"), ("mixed", "budget"), ("intervention-only", "budget"))
-
-#: the two per-sample scores of ReCAST's analyses (recast.analysis.SCORES) and their names on plots
-RECAST_SCORES = (("judge_f1", "judge F1"), ("edge_f1_normalized", "edge F1 (normalized names)"))
-
-VIEWS: dict[str, View] = {
-    "shapeworld": View(
-        "ShapeWorld (CausalLink)",
-        (
-            SlicePlot("by_num_variables", "accuracy", "ShapeWorld accuracy by number of variables", "variables", "accuracy"),
-            SlicePlot("by_structure", "accuracy", "ShapeWorld accuracy by structure, 95% interval over setups (Fig. 2)",
-                      "causal structure", "accuracy", error="accuracy_se"),
-            SlicePlot("by_num_variables_all_moving", "accuracy", "ShapeWorld all-moving accuracy by variables (Fig. 3)",
-                      "variables (every shape moving at the start)", "accuracy"),
-            MappingBars("failure_pattern_shares", "ShapeWorld failure patterns, share of wrong (Table 2)",
-                        "share of wrong answers"),
-        ),
-        (RunTable("Best prompt variant per model (Table 1)", best_variant_table,
-                  "No run has an accuracy to compare."),),
-    ),
-    "causalab": View(
-        "CausaLab",
-        (
-            SlicePlot("by_num_nodes", "task_accuracy", "CausaLab task accuracy by number of nodes", "nodes", "task accuracy"),
-            RunScatter("task_accuracy", "edge_f1", "regime", ("observation-only", "mixed"),
-                       "CausaLab accuracy vs edge F1 by regime (Fig. 3)", "task accuracy", "all-edge F1"),
-            *(
-                RunCurves(metric, "regime", CAUSALAB_SCALING_COUNTS, f"CausaLab scaling: {name} (App. Figs. 13-14)",
-                          "prior observations (observation-only) or interventions (mixed, intervention-only)", name)
-                for metric, name in (("task_accuracy", "task accuracy"), ("edge_f1", "all-edge F1"))
-            ),
-            SlicePlot("by_step", "edge_f1", "CausaLab edge F1 at each step, mean per run",
-                      "step", "all-edge F1"),
-            ResultsTrajectories("trajectory", "edge_f1", "CausaLab edge F1 along each episode (App. Fig. 8)",
-                                "step", "all-edge F1"),
-            MappingBars("budget_used_by_success", "CausaLab budget used, by success", "budget used"),
-            MappingBars("consistent_by_success", "CausaLab final hypothesis fits own data, by success",
-                        "share of episodes"),
-        ),
-    ),
-    "recast": View(
-        "ReCAST",
-        (
-            *(SlicePlot(slice, metric, f"ReCAST {name} by degree of confounding, {kind} ({figure})",
-                        f"{kind} degree of confounding (bins of about equal size)", name)
-              for slice, kind, figure in (("by_confounding", "lenient", "Fig. 2"), ("by_confounding_strict", "strict", "App. Fig. 9"))
-              for metric, name in RECAST_SCORES),
-            *(RadarPlot("by_domain", metric, f"ReCAST {name} by domain (Fig. 4)") for metric, name in RECAST_SCORES),
-            *(ResultsScatter(size, "confounding_lenient", f"ReCAST {label} vs confounding ({figure})",
-                             f"{label} (log scale)", "lenient degree of confounding", log_x=True)
-              for size, label, figure in (("text_length", "text length", "Fig. 3, App. Fig. 6"),
-                                          ("num_edges", "edges", "App. Fig. 7"), ("num_nodes", "nodes", "as App. Fig. 7"))),
-            ResultsHistogram("completion_tokens", "ReCAST answer length incl. reasoning trace (App. Figs. 4-5)",
-                             "completion tokens (bins of 1,000)", bin_width=1000),
-        ),
-    ),
-    "cobe": View(
-        "CoBe",
-        (
-            MappingBars("failure_rate", "CoBe failure rate per criterion (Fig. 5)", "failure rate"),
-            NestedBars("by_model", "failure_rate", "CoBe failure rate per criterion and model (Fig. 5)", "model",
-                       "failure rate"),
-            NestedBars("by_graph_type", "model_accuracy", "CoBe accuracy by graph type (Fig. 6)", "graph type", "accuracy"),
-            NestedBars("by_phrasing", "model_accuracy", "CoBe accuracy by query phrasing (Fig. 7)", "phrasing", "accuracy"),
-            NestedBars("by_domain", "model_accuracy", "CoBe accuracy by domain (Fig. 8)", "domain", "accuracy"),
-            NestedBars("by_failure_mode", "model_share", "CoBe wrong rewrites by failure mode (Fig. 9)", "failure mode",
-                       "share of a model's classified wrong rewrites"),
-        ),
-    ),
-    "cladder_pairs": View(
-        "CLadder pairs (estimand equivalence, DoVerifier)",
-        (ResultsHistogram("proof_length", "Proof length of answers proven equivalent", "rewrite steps", where="equivalent"),),
-    ),
-}

@@ -15,14 +15,17 @@ verifier). ``--feedback-rounds N`` sends a diagnosis back to the model up to N t
 ``--feedback oracle`` continues while the reference says the answer is wrong, an upper bound.
 ``--derivation`` asks for a derivation and checks every step.
 
-Generation is kept apart from scoring: the model's replies (and what the feedback loop sent) depend
-on no reference, and :func:`score_reply` scores a reply from the question alone.
+Generation is kept apart from scoring: ``solve`` asks the model and runs the feedback loop (the
+graph checks depend on no reference; only ``--feedback oracle`` asks the reference whether to go on,
+under the run's rule), and ``score`` reads every reply of the transcript and scores it against the
+question (:func:`score_reply`), asking the judge when there is one — so ``causal-datasets rescore``
+scores the same replies under another rule without the model.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Any, Literal
@@ -40,8 +43,9 @@ from causal_datasets.docalc.scoring_rules import ScoringRule, credited
 from causal_datasets.errors import RunConfigurationError
 from causal_datasets.llm.chat import ChatClient
 from causal_datasets.records.cladder_pairs import CladderQuestionRow, GraphFamily, QueryType
-from causal_datasets.runners.records import CladderMetrics, Role, Slices
-from causal_datasets.runners.task import Estimates, Item, Outcome, RoleSpec, RunSettings, Task, TaskContext
+from causal_datasets.report.views import ResultsHistogram, View
+from causal_datasets.runners.records import BenchmarkMetrics, Role, Slices
+from causal_datasets.runners.task import Estimates, Item, RoleSpec, RunSettings, Scored, Task, TaskContext, Transcript
 from causal_datasets.scoring.graph_compare import compare_graphs
 from causal_datasets.uncertainty import Mean
 
@@ -72,9 +76,15 @@ class CladderOptions(BaseModel):
         "question's when the model gave none) or true (the question's). Default: generated with --prompt paper")
     derivation: bool = Field(default=False, description="ask for a derivation from the causal quantity to the estimand "
                              "and check every step (estimand prompt)")
-    judge_attempts: int = Field(default=DEFAULT_ATTEMPTS, ge=1, description="judge asks per answer until a verdict line")
+    judge_attempts: int = Field(default=DEFAULT_ATTEMPTS, ge=1,
+                                description="judge asks per answer until a verdict line")
     graph_families: list[GraphFamily] | None = Field(default=None, description="only questions of these graph families")
     query_types: list[QueryType] | None = Field(default=None, description="only questions of these query types")
+
+    @property
+    def rule(self) -> ScoringRule:
+        """The headline rule: ``scoring``, the prompt's default when not given."""
+        return self.scoring or ("equivalence" if self.prompt == "paper" else "identification")
 
     @model_validator(mode="after")
     def _defaults_by_prompt(self) -> CladderOptions:
@@ -89,8 +99,8 @@ class CladderOptions(BaseModel):
 
 def check(settings: RunSettings, options: CladderOptions, roles: frozenset[Role]) -> None:
     if options.derivation and options.prompt != "estimand":
-        raise RunConfigurationError("--derivation goes with --prompt estimand (the paper's prompt shows no causal quantity "
-                                    "to derive from)")
+        raise RunConfigurationError("--derivation goes with --prompt estimand (the paper's prompt shows no causal "
+                                    "quantity to derive from)")
     if options.judge_graph == "generated" and options.prompt != "paper":
         raise RunConfigurationError("--judge-graph generated goes with --prompt paper (only that prompt asks the model "
                                     "for a graph)")
@@ -101,12 +111,152 @@ def items(context: TaskContext) -> list[Item]:
     a variable the story calls unobserved (:func:`~causal_datasets.cladder_pairs.task.reference_unobserved`:
     the arrowhead natural effects), which no answer over observed variables can match."""
     options: CladderOptions = context.options
-    return [Item(q.id, "questions", q) for q in context.load("questions").records
+    return [Item(q.id, "questions", q) for q in context.rows("questions", CladderQuestionRow)
             if (not options.graph_families or q.graph_id in options.graph_families)
             and (not options.query_types or q.query_type in options.query_types) and not task.reference_unobserved(q)]
 
 
-# ---- generation: replies, their readings, feedback, the judge (no reference used) -----------------------
+# ---- the records: generation, scores, metrics ------------------------------------------------------
+
+
+class FeedbackRound(BaseModel):
+    """One feedback round as generated: what the checks found (under which graph) and the message sent."""
+
+    number: int
+    graph: Literal["true", "generated"] = Field(description="the graph the checks used: the question's or the model's")
+    findings: list[dict[str, Any]]
+    message: str
+
+
+class CladderGeneration(BaseModel):
+    """What the feedback loop did beyond its calls (the replies are the model's calls, in order)."""
+
+    feedback: list[FeedbackRound] = Field(default_factory=list, description="the rounds given, in order")
+    feedback_stop: str | None = Field(default=None, description="nothing_to_correct, accepted or rounds_used")
+    feedback_rule: ScoringRule | None = Field(
+        default=None, description="with --feedback oracle: the rule whose verdict decided whether to go on")
+
+
+class ReadReply(BaseModel):
+    """A reply as read (:class:`Reply`) and its verdicts under both rules: what every scored reply has."""
+
+    raw: str
+    expression: str | None
+    graph_text: str | None = Field(default=None, description="paper prompt: the graph the model wrote")
+    graph_error: str | None = None
+    graph_detail: str | None = None
+    final_answer: str | None = Field(default=None, description="paper prompt: the model's yes/no answer")
+    equivalent: bool | None
+    identified: bool | None
+    error: str | None
+
+
+class ScoredRound(ReadReply):
+    """A feedback round's revised reply, read and scored."""
+
+    round: int
+    graph: str
+    findings: list[dict[str, Any]]
+    feedback: str
+
+
+class CladderScores(ReadReply):
+    """One question's reply read and scored under both rules, beside the surface baselines; the paper
+    prompt's own-graph verdicts and yes/no answer, the judge's verdict, the derivation's steps and the
+    feedback rounds where the run has them (None otherwise)."""
+
+    reference: str
+    rung: int
+    query_type: str
+    graph_id: str
+    scoring: ScoringRule
+    identification_error: str | None
+    method: str | None
+    proof_length: int | None
+    string_match: bool
+    bleu: float
+    token_f1: float
+    detail: str | None
+    derivation: dict[str, Any] | None = None
+    derivation_valid_share: float | None = None
+    derivation_from_query: bool | None = None
+    answer_correct: bool | None = None
+    equivalent_own_graph: bool | None = None
+    identified_own_graph: bool | None = None
+    own_graph_error: str | None = None
+    graph_edge_f1: float | None = None
+    graph_shd: float | None = None
+    judge: bool | None = None
+    judge_error: str | None = None
+    judge_answers: list[str] | None = Field(default=None, description="the judge's replies (None: no judge)")
+    judge_graph: str | None = None
+    feedback: list[ScoredRound] | None = Field(default=None, description="the rounds given (None: no feedback asked)")
+    feedback_kind: str | None = None
+    feedback_stop: str | None = None
+    equivalent_after_feedback: bool | None = None
+    identified_after_feedback: bool | None = None
+
+
+class CladderMetrics(BenchmarkMetrics):
+    """DoVerifier's tables: the headline row is Table 1 (verifier, string match, LLM judge, beside the
+    token baselines), under both scoring rules; ``feedback`` is Table 2 (accuracy before and after
+    feedback, under the run's rule)."""
+
+    benchmark: Literal["cladder_pairs"] = "cladder_pairs"
+    count: int = Field(title="questions")
+    scoring: ScoringRule = Field(
+        default="identification", title="scoring rule",
+        description="the rule of `accuracy`: equivalence (DoVerifier's) or identification (the package's stricter "
+        "task)")
+    accuracy: float = Field(title="accuracy (the run's scoring rule)",
+                            description="share of answers right under the run's scoring rule")
+    equivalence_accuracy: float | None = Field(
+        default=None, title="equivalent (DoVerifier's rule)",
+        description="share of answers the verifier finds equal to the estimand under the question's graph, "
+        "do() and counterfactual answers included")
+    identification_accuracy: float | None = Field(
+        default=None, title="identified (stricter)",
+        description="share of answers equal to the estimand and written in observed probabilities only")
+    string_match: float = Field(title="string match", description="share equal to the reference after normalization")
+    judge: float | None = Field(default=None, title="LLM judge",
+                                description="share the judge calls equivalent (None: no judge model)")
+    bleu: float | None = Field(default=None, title="BLEU", description="mean sentence BLEU-4 against the reference")
+    token_f1: float | None = Field(default=None, title="token F1",
+                                   description="mean token-multiset F1 against the reference")
+    accuracy_own_graph: float | None = Field(default=None, title="right under the model's graph",
+                                             description="paper prompt: share right (the run's rule) under the graph "
+                                             "the model wrote")
+    answer_accuracy: float | None = Field(default=None, title="yes/no accuracy",
+                                          description="paper prompt: share of final answers equal to CLadder's")
+    graph_edge_f1: float | None = Field(default=None, title="graph edge F1",
+                                        description="paper prompt: mean edge F1 of the model's graph (unreadable: 0)")
+    accuracy_after_feedback: float | None = Field(default=None, title="accuracy after feedback",
+                                                  description="share right (the run's rule) after the last feedback "
+                                                  "round")
+    derivation_valid_share: float | None = Field(default=None, title="valid derivation steps",
+                                                 description="mean share of valid steps over answers with a derivation")
+    errors: dict[str, int] = Field(title="answers by error category")
+    identification_errors: dict[str, int] = Field(
+        default_factory=dict, title="answers that identify nothing",
+        description="not_identified (a do() or counterfactual term left), unobserved_variable")
+    methods: dict[str, int] = Field(title="verdicts by method")
+    proof_lengths: dict[str, int] = Field(title="proof lengths")
+    judge_agreement: dict[str, float | int | None] | None = Field(
+        default=None, title="judge agreement with the verifier",
+        description="against the equivalence verdict, over answers both decided: accuracy, precision, recall, F1, "
+        "Cohen's kappa, counts")
+    feedback: dict[str, dict[str, float | int | None]] | None = Field(
+        default=None, title="accuracy before and after feedback (Table 2), by the first diagnosis",
+        description="per diagnosis of the first round and over all answers: n, accuracy before, after, answers "
+        "fixed, answers broken (the run's rule)")
+    feedback_stops: dict[str, int] | None = Field(
+        default=None, title="why feedback stopped",
+        description="nothing_to_correct (graph checks), accepted (oracle), rounds_used")
+    graph_errors: dict[str, int] | None = Field(default=None, title="model graphs by error category")
+    derivation_steps: dict[str, int] | None = Field(default=None, title="derivation steps by status")
+
+
+# ---- generation: replies, their readings, feedback (the reference used only by an oracle) ------------
 
 
 @dataclass(frozen=True)
@@ -138,24 +288,30 @@ def read_reply(raw: str, q: CladderQuestionRow, options: CladderOptions) -> Repl
     return Reply(raw, answer.expression, answer.graph, graph, error, detail, answer.final_answer)
 
 
-def solve(item: Item, context: TaskContext) -> Outcome:
+def solve(item: Item, context: TaskContext) -> CladderGeneration:
+    """The model's reply to the question and, with ``--feedback-rounds``, its revisions."""
     q: CladderQuestionRow = item.row
     options: CladderOptions = context.options
     messages = request(q, options)
     model = context.clients["model"]
-    reply = read_reply(model.chat(messages).text, q, options)  # an LLMError makes the item failed
-    fields: dict[str, Any] = {"messages": messages, "reference": q.estimand, "rung": q.rung,
-                              "query_type": q.query_type, "graph_id": q.graph_id, "scoring": options.scoring,
-                              **reply.fields(), **score_reply(reply, q, options)}
-    judge = context.client("judge")
-    if judge is not None:
-        graph, source = judge_graph(reply, q, options)
-        verdict = ask_judge(judge, reply.expression, q.estimand, graph, options.judge_attempts)
-        fields |= {"judge": verdict.equivalent, "judge_error": verdict.error, "judge_answers": verdict.answers,
-                   "judge_graph": source}
-    if options.feedback_rounds:
-        fields |= _feedback(messages, reply, fields, q, options, model)
-    return Outcome(fields)
+    first = read_reply(model.chat(messages).text, q, options)  # an LLMError makes the item failed
+    if not options.feedback_rounds:
+        return CladderGeneration()
+    oracle = options.feedback == "oracle"
+
+    def check(reply: Reply) -> tuple[list[Finding], str] | None:
+        if oracle and _is_credited(score_reply(reply, q, options), options.rule):
+            return None
+        return graph_checks(reply, q, options)
+
+    answer_format = paper_task.ANSWER_FORMAT if options.prompt == "paper" else ESTIMAND_FORMAT
+    rounds, stopped = feedback_rounds(model, messages, first, options.feedback_rounds,
+                                      lambda raw: read_reply(raw, q, options), check, answer_format,
+                                      graph_only=not oracle)
+    return CladderGeneration(
+        feedback=[FeedbackRound(number=r.number, graph=r.graph, findings=[f.to_dict() for f in r.findings],
+                                message=r.message) for r in rounds],
+        feedback_stop=stopped, feedback_rule=options.rule if oracle else None)
 
 
 def request(q: CladderQuestionRow, options: CladderOptions) -> list[dict[str, str]]:
@@ -169,7 +325,8 @@ def request(q: CladderQuestionRow, options: CladderOptions) -> list[dict[str, st
 
 
 def judge_graph(reply: Reply, q: CladderQuestionRow, options: CladderOptions) -> tuple[DoGraph, str]:
-    """The graph the judge sees and where it comes from (``generated``, or ``true`` — asked for, or the model gave none)."""
+    """The graph the judge sees and where it comes from (``generated``, or ``true``: asked for, or the model gave
+    none)."""
     if options.judge_graph == "generated" and reply.graph is not None:
         return reply.graph, "generated"
     return task.question_graph(q), "true"
@@ -178,13 +335,13 @@ def judge_graph(reply: Reply, q: CladderQuestionRow, options: CladderOptions) ->
 def graph_checks(reply: Reply, q: CladderQuestionRow, options: CladderOptions) -> tuple[list[Finding], str]:
     """App. H's checks of a reply: the findings from the answer and the graph alone — the model's own
     graph with the paper's prompt (the question's when the model gave none) — and which graph that was."""
-    generated = options.prompt == "paper" and reply.graph is not None
-    graph = reply.graph if generated else task.question_graph(q)
-    return diagnose(reply.expression, graph, query_type=q.query_type), "generated" if generated else "true"
+    own = reply.graph if options.prompt == "paper" else None
+    graph = own if own is not None else task.question_graph(q)
+    return diagnose(reply.expression, graph, query_type=q.query_type), "true" if own is None else "generated"
 
 
 @dataclass(frozen=True)
-class FeedbackRound:
+class GivenRound:
     """One round: what the checks found, the message sent, the model's revised reply."""
 
     number: int
@@ -196,12 +353,13 @@ class FeedbackRound:
 
 def feedback_rounds(model: ChatClient, messages: list[dict[str, str]], first: Reply, rounds: int,
                     read: Callable[[str], Reply], check: Callable[[Reply], tuple[list[Finding], str] | None],
-                    answer_format: str, *, graph_only: bool) -> tuple[list[FeedbackRound], str]:
+                    answer_format: str, *, graph_only: bool) -> tuple[list[GivenRound], str]:
     """Up to ``rounds`` rounds of feedback after ``first``: ``check`` gives a reply's findings (None:
     no feedback for it); each round sends them as the next user turn and reads the model's revision.
     Returns the rounds and why they stopped (``nothing_to_correct``, ``accepted`` or ``rounds_used``)."""
     conversation = [*messages, {"role": "assistant", "content": first.raw}]
-    done, reply = [], first
+    done: list[GivenRound] = []
+    reply = first
     for number in range(1, rounds + 1):
         checked = check(reply)
         if checked is None or (graph_only and not checked[0]):
@@ -212,36 +370,51 @@ def feedback_rounds(model: ChatClient, messages: list[dict[str, str]], first: Re
         raw = model.chat(conversation).text
         conversation.append({"role": "assistant", "content": raw})
         reply = read(raw)
-        done.append(FeedbackRound(number, findings, graph, message, reply))
+        done.append(GivenRound(number, findings, graph, message, reply))
     return done, "rounds_used"
 
 
-def _feedback(messages: list[dict[str, str]], first: Reply, first_scores: Mapping[str, Any], q: CladderQuestionRow,
-              options: CladderOptions, model: ChatClient) -> dict[str, Any]:
-    """The feedback rounds (generation), then each revised reply scored; Table 2's fields."""
-    answer_format = paper_task.ANSWER_FORMAT if options.prompt == "paper" else ESTIMAND_FORMAT
-    graph_only = options.feedback == "graph"
+# ---- scoring: every reply of the transcript against the question (the reference used here) ------------
 
-    def check(reply: Reply) -> tuple[list[Finding], str] | None:
-        if not graph_only and _is_credited(score_reply(reply, q, options), options.scoring):
-            return None
-        return graph_checks(reply, q, options)
 
-    rounds, stopped = feedback_rounds(model, messages, first, options.feedback_rounds,
-                                      lambda raw: read_reply(raw, q, options), check, answer_format,
-                                      graph_only=graph_only)
+def score(item: Item, transcript: Transcript[CladderGeneration], context: TaskContext) -> CladderScores:
+    """The first reply scored under both rules (and by the judge, when there is one), then each feedback
+    round's revision."""
+    q: CladderQuestionRow = item.row
+    options: CladderOptions = context.options
+    replies = transcript.replies("model")
+    given = transcript.generation.feedback
+    if len(replies) != 1 + len(given):
+        raise ValueError(f"the transcript has {len(replies)} model replies for {len(given)} feedback rounds")
+    first = read_reply(replies[0], q, options)
+    fields: dict[str, Any] = {"reference": q.estimand, "rung": q.rung, "query_type": q.query_type,
+                              "graph_id": q.graph_id, "scoring": options.rule,
+                              **first.fields(), **score_reply(first, q, options)}
+    judge = context.client("judge")
+    if judge is not None:
+        graph, source = judge_graph(first, q, options)
+        verdict = ask_judge(judge, first.expression, q.estimand, graph, options.judge_attempts)
+        fields |= {"judge": verdict.equivalent, "judge_error": verdict.error, "judge_answers": verdict.answers,
+                   "judge_graph": source}
+    if transcript.generation.feedback_stop is not None:
+        fields |= _scored_feedback(fields, transcript.generation, replies[1:], q, options)
+    return CladderScores(**fields)
+
+
+def _scored_feedback(first_scores: dict[str, Any], generation: CladderGeneration, revisions: list[str],
+                     q: CladderQuestionRow, options: CladderOptions) -> dict[str, Any]:
+    """Each round's revision scored; Table 2's fields (the first diagnosis, the verdicts after the last round)."""
+    given = generation.feedback
     scored, last = [], first_scores
-    for done in rounds:
-        last = score_reply(done.reply, q, options)
-        scored.append({"round": done.number, "graph": done.graph, "findings": [f.to_dict() for f in done.findings],
-                       "feedback": done.message, **done.reply.fields(),
-                       **{name: last[name] for name in ("equivalent", "identified", "error")}})
-    kind = (rounds[0].findings[0].kind if rounds[0].findings else "not_accepted") if rounds else None
-    return {"feedback": scored, "feedback_kind": kind, "feedback_stop": stopped,
+    for done, raw in zip(given, revisions, strict=True):
+        reply = read_reply(raw, q, options)
+        last = score_reply(reply, q, options)
+        scored.append(ScoredRound(round=done.number, graph=done.graph, findings=done.findings, feedback=done.message,
+                                  **reply.fields(), equivalent=last["equivalent"], identified=last["identified"],
+                                  error=last["error"]))
+    kind = (given[0].findings[0]["kind"] if given[0].findings else "not_accepted") if given else None
+    return {"feedback": scored, "feedback_kind": kind, "feedback_stop": generation.feedback_stop,
             "equivalent_after_feedback": last["equivalent"], "identified_after_feedback": last["identified"]}
-
-
-# ---- scoring: a reply against the question (the reference used only here) -------------------------------
 
 
 def score_reply(reply: Reply, q: CladderQuestionRow, options: CladderOptions) -> dict[str, Any]:
@@ -255,167 +428,175 @@ def score_reply(reply: Reply, q: CladderQuestionRow, options: CladderOptions) ->
         return scores
     scores["answer_correct"] = None if q.answer is None else reply.final_answer == q.answer
     if reply.graph is None:
-        return scores | {"equivalent_own_graph": None, "identified_own_graph": None, "own_graph_error": reply.graph_error,
-                         "graph_edge_f1": 0.0, "graph_shd": None}
+        return scores | {"equivalent_own_graph": None, "identified_own_graph": None,
+                         "own_graph_error": reply.graph_error, "graph_edge_f1": 0.0, "graph_shd": None}
     own = task.score_answer(reply.expression, q, seed=options.verifier_seed, graph=reply.graph)
     comparison = compare_graphs(list(reply.graph.edges), [(e.source, e.target) for e in q.edges])
     return scores | {"equivalent_own_graph": own["equivalent"], "identified_own_graph": own["identified"],
                      "own_graph_error": own["error"], "graph_edge_f1": comparison.edge_f1, "graph_shd": comparison.shd}
 
 
-def _is_credited(scores: Mapping[str, Any], rule: str, *, suffix: str = "") -> bool:
-    """Whether scores (or their ``suffix`` variants, e.g. ``_after_feedback``) count as right under ``rule``."""
-    return credited({"equivalence": scores.get(f"equivalent{suffix}"),
-                     "identification": scores.get(f"identified{suffix}")}, rule)
+def _is_credited(scores: Any, rule: str, *, suffix: str = "") -> bool:
+    """Whether scores (a mapping or a scores model; or their ``suffix`` variants, e.g. ``_after_feedback``)
+    count as right under ``rule``."""
+    get = scores.get if isinstance(scores, dict) else (lambda name: getattr(scores, name, None))
+    return credited({"equivalence": get(f"equivalent{suffix}"), "identification": get(f"identified{suffix}")}, rule)
 
 
 def _derivation(raw: str, q: CladderQuestionRow, *, seed: int) -> dict[str, Any]:
-    score = score_derivation(raw, task.question_graph(q), seed=seed)
+    derivation = score_derivation(raw, task.question_graph(q), seed=seed)
     query = formal_expression(q)
-    return {"derivation": score.to_dict(), "derivation_valid_share": score.valid_share,
-            "derivation_from_query": None if score.start is None or query is None else same_expression(score.start, query)}
+    return {"derivation": derivation.to_dict(), "derivation_valid_share": derivation.valid_share,
+            "derivation_from_query": None if derivation.start is None or query is None
+            else same_expression(derivation.start, query)}
+
+
+def rescore_notes(before: CladderOptions, after: CladderOptions) -> list[str]:
+    """What rescoring cannot change: an oracle's rounds were decided under the run's rule."""
+    if before.feedback_rounds and before.feedback == "oracle" and after.rule != before.rule:
+        return [f"--feedback oracle chose its rounds by the {before.rule} verdict: the accuracy after feedback "
+                f"under {after.rule} is that of the same rounds, not of an oracle under {after.rule}"]
+    return []
 
 
 # ---- summary ---------------------------------------------------------------------------------------
 
+Question = Scored[CladderGeneration, CladderScores]
 
-def summarize(results: list[dict[str, Any]], context: TaskContext) -> tuple[CladderMetrics, Slices]:
+
+def summarize(results: list[Question], context: TaskContext) -> tuple[CladderMetrics, Slices]:
     """Table 1 (verifier under both rules, string match, judge, token baselines) overall and per rung,
     query type and graph family; Table 2 (before/after feedback, the headline rule) by diagnosis and per
     round; error categories, verdict methods, proof lengths, graph errors, derivation steps."""
     options: CladderOptions = context.options
-    lengths = Counter(r["proof_length"] for r in results if r["proof_length"] is not None)
-    judged = any(r.get("judge_answers") is not None for r in results)
+    scores = [r.scores for r in results]
+    lengths = Counter(s.proof_length for s in scores if s.proof_length is not None)
+    judged = any(s.judge_answers is not None for s in scores)
     paper = options.prompt == "paper"
     metrics = CladderMetrics(
-        scoring=options.scoring,
-        **_rates(results, judged, options),
-        derivation_valid_share=_mean(r.get("derivation_valid_share") for r in results) if options.derivation else None,
-        errors=_counts(r["error"] for r in results),
-        identification_errors=_counts(r.get("identification_error") for r in results),
-        methods=_counts(r["method"] for r in results),
+        scoring=options.rule,
+        **_rates(scores, judged, options),
+        derivation_valid_share=_mean(s.derivation_valid_share for s in scores) if options.derivation else None,
+        errors=_counts(s.error for s in scores),
+        identification_errors=_counts(s.identification_error for s in scores),
+        methods=_counts(s.method for s in scores),
         proof_lengths={str(length): n for length, n in sorted(lengths.items())},
-        judge_agreement=_judge_agreement(results) if judged else None,
-        feedback=_feedback_table(results, options.scoring) if options.feedback_rounds else None,
-        feedback_stops=_counts(r.get("feedback_stop") for r in results) if options.feedback_rounds else None,
-        graph_errors=_counts(r.get("graph_error") for r in results) if paper else None,
-        derivation_steps=_counts(s["status"] for r in results for s in (r.get("derivation") or {}).get("steps", ()))
+        judge_agreement=_judge_agreement(scores) if judged else None,
+        feedback=_feedback_table(scores, options.rule) if options.feedback_rounds else None,
+        feedback_stops=_counts(r.generation.feedback_stop for r in results) if options.feedback_rounds else None,
+        graph_errors=_counts(s.graph_error for s in scores) if paper else None,
+        derivation_steps=_counts(step["status"] for s in scores for step in (s.derivation or {}).get("steps", ()))
         if options.derivation else None,
     )
     slices = {}
     for name, field in SLICES:
-        groups: dict[Any, list[dict[str, Any]]] = defaultdict(list)
-        for result in results:
-            groups[result[field]].append(result)
+        groups: dict[Any, list[CladderScores]] = defaultdict(list)
+        for one in scores:
+            groups[getattr(one, field)].append(one)
         slices[name] = {str(value): _slice_rates(group, judged, options) for value, group in sorted(groups.items())}
     if options.feedback_rounds:
-        slices["by_feedback_round"] = _by_round(results, options.feedback_rounds, options.scoring)
+        slices["by_feedback_round"] = _by_round(scores, options.feedback_rounds, options.rule)
     return metrics, slices
 
 
-def _rates(results: list[dict[str, Any]], judged: bool, options: CladderOptions) -> dict[str, Any]:
-    n = len(results)
+def _rates(scores: list[CladderScores], judged: bool, options: CladderOptions) -> dict[str, Any]:
     paper = options.prompt == "paper"
-    rule = options.scoring
+    rule = options.rule
     return {
-        "n": n,
-        "accuracy": _share(_is_credited(r, rule) for r in results),
-        "equivalence_accuracy": _share(r["equivalent"] is True for r in results),
-        "identification_accuracy": _share(r.get("identified") is True for r in results),
-        "string_match": _share(bool(r["string_match"]) for r in results),
-        "judge": _share(r.get("judge") is True for r in results) if judged else None,
-        "bleu": _mean(r.get("bleu") for r in results),
-        "token_f1": _mean(r.get("token_f1") for r in results),
-        "accuracy_own_graph": _share(_is_credited(r, rule, suffix="_own_graph") for r in results) if paper else None,
-        "answer_accuracy": _share(r.get("answer_correct") is True for r in results) if paper else None,
-        "graph_edge_f1": _mean(r.get("graph_edge_f1") for r in results) if paper else None,
-        "accuracy_after_feedback": _share(_is_credited(r, rule, suffix="_after_feedback") for r in results)
+        "count": len(scores),
+        "accuracy": _share(_is_credited(s, rule) for s in scores),
+        "equivalence_accuracy": _share(s.equivalent is True for s in scores),
+        "identification_accuracy": _share(s.identified is True for s in scores),
+        "string_match": _share(s.string_match for s in scores),
+        "judge": _share(s.judge is True for s in scores) if judged else None,
+        "bleu": _mean(s.bleu for s in scores),
+        "token_f1": _mean(s.token_f1 for s in scores),
+        "accuracy_own_graph": _share(_is_credited(s, rule, suffix="_own_graph") for s in scores) if paper else None,
+        "answer_accuracy": _share(s.answer_correct is True for s in scores) if paper else None,
+        "graph_edge_f1": _mean(s.graph_edge_f1 for s in scores) if paper else None,
+        "accuracy_after_feedback": _share(_is_credited(s, rule, suffix="_after_feedback") for s in scores)
         if options.feedback_rounds else None,
     }
 
 
-def _slice_rates(results: list[dict[str, Any]], judged: bool, options: CladderOptions) -> dict[str, Any]:
-    """A slice's numbers: the rates that apply to this run (None ones left out)."""
-    return {name: value for name, value in _rates(results, judged, options).items() if value is not None}
+def _slice_rates(scores: list[CladderScores], judged: bool, options: CladderOptions) -> dict[str, Any]:
+    """A slice's numbers: the rates that apply to this run (None ones left out); its count as ``n``."""
+    rates = {name: value for name, value in _rates(scores, judged, options).items() if value is not None}
+    return {"n": rates.pop("count"), **rates}
 
 
-def _judge_agreement(results: list[dict[str, Any]]) -> dict[str, float | int | None]:
+def _judge_agreement(scores: list[CladderScores]) -> dict[str, float | int | None]:
     """The judge against the verifier's equivalence verdict (the question both answer), over answers
     both decided (Cohen's κ included)."""
-    return agreement([_verdict(r.get("judge")) for r in results], [_verdict(r["equivalent"]) for r in results])
+    return agreement([_verdict(s.judge) for s in scores], [_verdict(s.equivalent) for s in scores])
 
 
-def _feedback_table(results: list[dict[str, Any]], rule: str) -> dict[str, dict[str, float | int | None]]:
+def _feedback_table(scores: list[CladderScores], rule: str) -> dict[str, dict[str, float | int | None]]:
     """Table 2 under ``rule``: over all answers and per diagnosis of the first round, accuracy before and after."""
-    groups: dict[str, list[dict[str, Any]]] = {"all": results}
-    for result in results:
-        if result.get("feedback_kind"):
-            groups.setdefault(result["feedback_kind"], []).append(result)
-    table = {}
+    groups: dict[str, list[CladderScores]] = {"all": scores}
+    for one in scores:
+        if one.feedback_kind:
+            groups.setdefault(one.feedback_kind, []).append(one)
+    table: dict[str, dict[str, float | int | None]] = {}
     for name, group in groups.items():
-        before = [_is_credited(r, rule) for r in group]
-        after = [_is_credited(r, rule, suffix="_after_feedback") for r in group]
+        before = [_is_credited(s, rule) for s in group]
+        after = [_is_credited(s, rule, suffix="_after_feedback") for s in group]
         table[name] = {"n": len(group), "before": _share(before), "after": _share(after),
-                       "fixed": sum(a and not b for a, b in zip(after, before)),
-                       "broken": sum(b and not a for a, b in zip(after, before))}
+                       "fixed": sum(a and not b for a, b in zip(after, before, strict=True)),
+                       "broken": sum(b and not a for a, b in zip(after, before, strict=True))}
     return table
 
 
-def _by_round(results: list[dict[str, Any]], rounds: int, rule: str) -> dict[str, dict[str, float | int]]:
-    """Accuracy under ``rule`` after each round over all answers (an answer whose feedback stopped keeps its last verdict)."""
-    table = {}
+def _by_round(scores: list[CladderScores], rounds: int, rule: str) -> dict[str, dict[str, Any]]:
+    """Accuracy under ``rule`` after each round over all answers (an answer whose feedback stopped keeps its last
+    verdict)."""
+    table: dict[str, dict[str, Any]] = {}
     for number in range(rounds + 1):
         right = 0
-        for result in results:
-            replies = [result, *(result.get("feedback") or ())]
+        for one in scores:
+            replies: list[Any] = [one, *(one.feedback or ())]
             right += _is_credited(replies[min(number, len(replies) - 1)], rule)
-        table[str(number)] = {"n": len(results), "accuracy": right / len(results) if results else 0.0}
+        table[str(number)] = {"n": len(scores), "accuracy": right / len(scores) if scores else 0.0}
     return table
 
 
-def _share(flags) -> float:
-    flags = list(flags)
-    return sum(flags) / len(flags) if flags else 0.0
+def _share(flags: Iterable[bool]) -> float:
+    values = list(flags)
+    return sum(values) / len(values) if values else 0.0
 
 
-def _mean(values) -> float | None:
+def _mean(values: Iterable[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return fmean(present) if present else None
 
 
-def _counts(values) -> dict[str, int]:
+def _counts(values: Iterable[str | None]) -> dict[str, int]:
     return dict(sorted(Counter(v for v in values if v).items()))
 
 
-def item_scores(result: Mapping[str, Any]) -> dict[str, float]:
+def item_scores(scores: CladderScores) -> dict[str, float]:
     """Right under the run's rule (``accuracy``) and under each rule, string match (each 0 or 1), BLEU and
     token F1, and the judge's and the after-feedback verdicts where the run has them: their means are the
     run's rates."""
-    if "identified" not in result:  # a line from before both rules were kept: its `equivalent` was identification's
-        identified = result["equivalent"]  # (identified implies equivalent; otherwise equivalence was not recorded)
-        result = {**result, "identified": identified, "equivalent": True if identified else None, "scoring": "identification"}
-    rule = result["scoring"]
-    scores = {"accuracy": float(_is_credited(result, rule)),
-              "equivalence_accuracy": float(result["equivalent"] is True),
-              "identification_accuracy": float(result.get("identified") is True),
-              "string_match": float(bool(result["string_match"]))}
-    for name in ("bleu", "token_f1"):
-        if result.get(name) is not None:
-            scores[name] = float(result[name])
-    if "judge_answers" in result:
-        scores["judge"] = float(result.get("judge") is True)
-    if "equivalent_after_feedback" in result:
-        scores["accuracy_after_feedback"] = float(_is_credited(result, rule, suffix="_after_feedback"))
-    return scores
-
-
-def _present(result: Mapping[str, Any], field: str) -> float | None:
-    """1 where ``field`` is True, 0 where it is anything else, None where the result has no such field."""
-    return float(result[field] is True) if field in result else None
+    rule = scores.scoring
+    result = {"accuracy": float(_is_credited(scores, rule)),
+              "equivalence_accuracy": float(scores.equivalent is True),
+              "identification_accuracy": float(scores.identified is True),
+              "string_match": float(scores.string_match), "bleu": scores.bleu, "token_f1": scores.token_f1}
+    if scores.judge_answers is not None:
+        result["judge"] = float(scores.judge is True)
+    if scores.feedback is not None:
+        result["accuracy_after_feedback"] = float(_is_credited(scores, rule, suffix="_after_feedback"))
+    return result
 
 
 def _verdict(value: bool | None) -> str:
     return "unknown" if value is None else ("correct" if value else "wrong")
+
+
+def _paper(value: Callable[[CladderScores], float | None]) -> Callable[[CladderScores], float | None]:
+    """``value`` of an answer to the paper's prompt (whose graph has an edge F1, 0 when unreadable); None otherwise."""
+    return lambda scores: value(scores) if scores.graph_edge_f1 is not None else None
 
 
 #: questions about one CLadder causal model (a story with its probabilities) share it; the headline numbers
@@ -425,12 +606,11 @@ ESTIMATES = Estimates(
     cluster=lambda item: item.row.causal_model,
     groups=lambda item, context: {name: str(getattr(item.row, field)) for name, field in SLICES},
     estimators=(
-        Mean("accuracy_own_graph", lambda r: float(_is_credited(r, r["scoring"], suffix="_own_graph"))
-             if "equivalent_own_graph" in r else None),
-        Mean("answer_accuracy", lambda r: _present(r, "answer_correct")),
-        Mean("graph_edge_f1", lambda r: r.get("graph_edge_f1")),
-        Mean("derivation_valid_share", lambda r: r.get("derivation_valid_share")),
-        *agreement_estimators("judge_agreement", lambda r: (_verdict(r.get("judge")), _verdict(r["equivalent"]))),
+        Mean("accuracy_own_graph", _paper(lambda s: float(_is_credited(s, s.scoring, suffix="_own_graph")))),
+        Mean("answer_accuracy", _paper(lambda s: float(s.answer_correct is True))),
+        Mean("graph_edge_f1", lambda s: s.graph_edge_f1),
+        Mean("derivation_valid_share", lambda s: s.derivation_valid_share),
+        *agreement_estimators("judge_agreement", lambda s: (_verdict(s.judge), _verdict(s.equivalent))),
     ),
 )
 
@@ -449,14 +629,26 @@ TASK = Task(
     default_configs=("questions",),
     items=items,
     solve=solve,
+    score=score,
     summarize=summarize,
     item_scores=item_scores,
+    generation=CladderGeneration,
+    scores=CladderScores,
+    metrics=CladderMetrics,
     roles=(
         RoleSpec("model", "a chat model to answer the questions", required=True),
-        RoleSpec("judge", "an LLM judge of whether each answer equals CLadder's estimand (the judge column)"),
+        RoleSpec("judge", "an LLM judge of whether each answer equals CLadder's estimand (the judge column)",
+                 scoring=True),
     ),
     options=CladderOptions,
     from_files=True,
     check=check,
+    scoring_options=("scoring", "verifier_seed", "judge_graph", "judge_attempts"),
+    judge_options=("judge_graph", "judge_attempts"),
+    rescore_notes=rescore_notes,
+    view=View("CLadder pairs (estimand equivalence, DoVerifier)",
+              (ResultsHistogram("proof_length", "Proof length of answers proven equivalent", "rewrite steps",
+                                where="equivalent"),)),
+    inspect={"cladder_estimand": "questions"},
     estimates=ESTIMATES,
 )

@@ -1,6 +1,7 @@
 """The intervals of a run's summary, from the task's declaration (:class:`~causal_datasets.runners.task.Estimates`).
 
-Every item has *units*: its ``cluster`` (the unit it shares with other items) and its slice ``groups``
+The numbers are read off each scored item's typed scores (the task's ``scores`` model). Every item has
+*units*: its ``cluster`` (the unit it shares with other items) and its slice ``groups``
 (``{slice: [entry key, ...]}``). :func:`item_units` computes them from the dataset row when the item's
 result line is written, so the line carries them and later readers (``compare``, inspect_ai's clustered
 ``stderr``) need no dataset.
@@ -29,7 +30,7 @@ from causal_datasets.uncertainty import ITEM, Estimator, Interval, Mean, cluster
 Units = dict[str, Any]
 
 
-def item_units(task: Task, item: Item, context: TaskContext | None) -> Units:
+def item_units(task: Task[Any, Any, Any], item: Item, context: TaskContext) -> Units:
     """``{"cluster": ..., "groups": {slice: [keys]}}`` of one item (its id as cluster when the task shares none)."""
     spec = task.estimates
     cluster = spec.cluster(item) if spec is not None and spec.cluster is not None else item.id
@@ -43,11 +44,11 @@ def line_units(line: Mapping[str, Any]) -> Units:
     return {"cluster": line.get("cluster") or line["id"], "groups": line.get("groups") or {}}
 
 
-def unit_name(task: Task) -> str:
+def unit_name(task: Task[Any, Any, Any]) -> str:
     return task.estimates.unit if task.estimates is not None else ITEM
 
 
-def estimators(task: Task, results: Sequence[Mapping[str, Any]]) -> list[Estimator]:
+def estimators(task: Task[Any, Any, Any], results: Sequence[Any]) -> list[Estimator]:
     """The means of every ``item_scores`` key the results have, then the task's own estimators (a declared
     estimator replaces the mean of the same name)."""
     declared = list(task.estimates.estimators) if task.estimates is not None else []
@@ -57,8 +58,7 @@ def estimators(task: Task, results: Sequence[Mapping[str, Any]]) -> list[Estimat
     return [*means, *declared]
 
 
-def _item_score(scores: Callable[[Mapping[str, Any]], dict[str, float]], key: str,
-                result: Mapping[str, Any]) -> float | None:
+def _item_score(scores: Callable[[Any], dict[str, float]], key: str, result: Any) -> float | None:
     return scores(result).get(key)
 
 
@@ -72,10 +72,10 @@ def members(units: Sequence[Units], slice_name: str) -> dict[str, list[int]]:
 
 
 def summary_intervals(
-    task: Task, metrics: BaseModel, slices: Slices, results: Sequence[Mapping[str, Any]], units: Sequence[Units]
+    task: Task[Any, Any, Any], metrics: BaseModel, slices: Slices, results: Sequence[Any], units: Sequence[Units]
 ) -> RunIntervals:
-    """The intervals of every number of ``metrics`` and ``slices`` an estimator gives, over the scored ``results``
-    (``units[i]`` those of ``results[i]``)."""
+    """The intervals of every number of ``metrics`` and ``slices`` an estimator gives, over the scored items'
+    ``results`` (their typed scores; ``units[i]`` those of ``results[i]``)."""
     unit = unit_name(task)
     codes = cluster_codes([u["cluster"] for u in units])
     found = estimators(task, results)

@@ -16,14 +16,18 @@ import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from causal_datasets import staging
 from causal_datasets.errors import ResultsExist, RunFolderError
 from causal_datasets.llm.concurrency import map_concurrent
-from causal_datasets.runners.records import ItemResult, RunSummary
+from causal_datasets.registry import get_task
+from causal_datasets.runners.records import SUMMARY_FORMAT, RunSummary
+
+if TYPE_CHECKING:
+    from causal_datasets.runners.task import Task
 
 Item = TypeVar("Item")
 
@@ -36,18 +40,19 @@ SUMMARY_FILE = "summary.json"
 class ResultsLog:
     """The results of one run folder, by item id (the latest line of each)."""
 
-    def __init__(self, out_dir: Path, *, resume: bool):
+    def __init__(self, out_dir: Path, *, resume: bool, model: type[BaseModel]):
         self.path = Path(out_dir) / RESULTS_FILE
         if self.path.exists() and self.path.stat().st_size and not resume:
             raise ResultsExist(f"{self.path} already has results; pass --resume to continue or choose another --out")
         self.items: dict[str, dict[str, Any]] = {}
         for line in read_results(self.path):
             try:
-                ItemResult.model_validate(line)
+                model.model_validate(line)
             except ValidationError as error:
+                where = ".".join(str(part) for part in error.errors()[0]["loc"])
                 raise RunFolderError(
-                    f"{self.path} was written by an older causal-datasets (its lines lack {error.errors()[0]['loc']}); "
-                    "start a new run in another --out"
+                    f"{self.path} was written by another causal-datasets (field '{where}': "
+                    f"{error.errors()[0]['msg']}); start a new run in another --out"
                 ) from None
             self.items[line["id"]] = line
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -113,7 +118,7 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     return lines
 
 
-def write_summary(out_dir: Path, summary: RunSummary) -> Path:
+def write_summary(out_dir: Path, summary: RunSummary[Any]) -> Path:
     """``summary.json``, written atomically."""
     path = Path(out_dir) / SUMMARY_FILE
     _write_atomic(path, summary.model_dump_json(indent=2) + "\n")
@@ -123,6 +128,34 @@ def write_summary(out_dir: Path, summary: RunSummary) -> Path:
 def read_summary(out_dir: Path) -> dict[str, Any]:
     """``summary.json`` of a run folder as plain JSON (see :mod:`causal_datasets.report.runs` for the typed reader)."""
     return json.loads((Path(out_dir) / SUMMARY_FILE).read_text(encoding="utf-8"))
+
+
+def read_typed_summary(out_dir: Path, reader: str) -> tuple[Task[Any, Any, Any], RunSummary[Any]]:
+    """The task and typed summary of a run folder written in this version's summary format, for ``reader`` (what
+    needs it: ``rescore``, ``--resume``); one clear :class:`RunFolderError` otherwise (the report reads older
+    formats too: :mod:`causal_datasets.report.runs`)."""
+    path = Path(out_dir) / SUMMARY_FILE
+    if not path.is_file():
+        raise RunFolderError(f"{out_dir} has no {SUMMARY_FILE}; is it a `causal-datasets eval` run?")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise RunFolderError(f"{path} is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise RunFolderError(f"{path} is not a run summary (a JSON object)")
+    if data.get("format") != SUMMARY_FORMAT:
+        raise RunFolderError(
+            f"{path} is summary format {data.get('format')}, written by causal-datasets "
+            f"{data.get('package_version', 'an unknown version')}, whose results do not keep typed transcripts: "
+            f"{reader} reads format {SUMMARY_FORMAT}; run it again with `causal-datasets eval` into a new --out (the "
+            "response cache answers the calls it already made)")
+    task = get_task(str(data.get("benchmark")))
+    try:
+        return task, task.summary_model.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise RunFolderError(f"{path} is not a valid {task.name} summary: field "
+                             f"'{'.'.join(map(str, first['loc']))}': {first['msg']}") from None
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass, field
 from itertools import chain
 from operator import itemgetter
@@ -176,10 +177,13 @@ def compare_graphs(
     ref = _read_side(reference, reference_nodes, "reference")
     warnings = [message for side in (pred, ref) if (message := _duplicate_warning(side))]
 
+    pred_nodes: AbstractSet[Hashable]  # an _Unmatched stands for a predicted node matching none
+    pred_edges: AbstractSet[tuple[Hashable, Hashable]]
+    node_mapping: dict[Hashable, Hashable]
     if node_matching == "exact":
         pred_nodes = pred.nodes.keys()
         shared = list(filter(ref.nodes.__contains__, pred.nodes))
-        node_mapping = dict(zip(shared, shared))
+        node_mapping = dict(zip(shared, shared, strict=True))
         pred_edges = pred.edges
     else:
         match = match_nodes(
@@ -226,7 +230,7 @@ def _compare_matrices(
     )
 
 
-def _count_edge_sets(pred: set, ref: set) -> tuple[int, int, int, int]:
+def _count_edge_sets(pred: AbstractSet[Any], ref: AbstractSet[Any]) -> tuple[int, int, int, int]:
     """(true positives, false positives, false negatives, reversed) of two edge sets."""
     extra = pred - ref
     fp = len(extra)
@@ -539,7 +543,8 @@ def compare_graph_batch(
     return BatchComparison(items, errors, _micro(items, len(errors)), _macro(items, len(errors)))
 
 
-def _worst_item(reference: Any, index: int, reason: str, reversal_cost: float, normalization: str) -> GraphComparison:
+def _worst_item(reference: Any, index: int, reason: str, reversal_cost: float,
+                normalization: Normalization) -> GraphComparison:
     """The worst score of item ``index`` whose comparison failed; the failure is the reference's when it
     cannot be read on its own: then a ``ValueError`` (``TypeError``) naming ``references[index]``."""
     try:

@@ -19,9 +19,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-import datasets
+if TYPE_CHECKING:  # `import causal_datasets` stays light: equiv's start-up must not load datasets
+    import datasets
 
 
 def batch_size(predictions: Sequence[Any], references: Sequence[Any], **columns: Sequence[Any] | None) -> int:
@@ -49,13 +50,13 @@ def class_label(value: Any, names: datasets.ClassLabel | Sequence[str], where: s
 
     ``ValueError`` naming ``where`` (e.g. ``references[2]``) for a name or integer outside the label
     set, ``TypeError`` for a value that is neither."""
-    names = list(names.names if isinstance(names, datasets.ClassLabel) else names)
+    names = list(getattr(names, "names", names))  # a datasets.ClassLabel keeps its names there
     if isinstance(value, str):
         if value not in names:
             raise ValueError(f"{where}: {value!r} is not one of the labels {names}")
         return value
     if isinstance(value, Integral) and not isinstance(value, bool):
-        if not 0 <= value < len(names):
+        if not 0 <= int(value) < len(names):
             raise ValueError(f"{where}: class label {value} is outside 0..{len(names) - 1} ({names})")
         return names[int(value)]
     raise TypeError(f"{where}: a label must be one of {names} or its index, not {type(value).__name__} {value!r:.60}")
@@ -64,7 +65,7 @@ def class_label(value: Any, names: datasets.ClassLabel | Sequence[str], where: s
 def number_option(name: str, value: Any, low: float, high: float = math.inf, *, integer: bool = False) -> Any:
     """``value`` when it is a number (an integer if ``integer``) within ``[low, high]``; ``ValueError`` otherwise."""
     kind = Integral if integer else Real
-    if not isinstance(value, kind) or isinstance(value, bool) or not low <= value <= high:  # NaN fails the range
+    if not isinstance(value, kind) or isinstance(value, bool) or not low <= cast(float, value) <= high:  # NaN fails
         span = f"≥ {low}" if high == math.inf else f"within {low}..{high}"
         raise ValueError(f"{name} must be {'an integer' if integer else 'a number'} {span}, got {value!r}")
     return value

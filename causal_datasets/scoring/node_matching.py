@@ -192,11 +192,11 @@ def _match_ids(
     mapping: dict[Hashable, Hashable] = {}
     unknown: list[Hashable] = []
     for token in predicted:
-        name = table.get(_id_key(token))
-        if name is None:
+        found = table.get(_id_key(token))
+        if found is None:
             unknown.append(token)
         else:
-            mapping[token] = name
+            mapping[token] = found
     if unknown:
         warnings.append(f"{len(unknown)} predicted node id(s) not in node_ids: {preview(unknown)}")
     warnings.extend(_merge_warnings(mapping))

@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.shapeworld.failures import FailurePattern, failure_pattern
-from causal_datasets.shapeworld.entities import DEFAULT_THEME, Theme
+from causal_datasets.shapeworld.entities import DEFAULT_THEME, THEMES, Theme
 from causal_datasets.shapeworld.generate import world_of
 from causal_datasets.shapeworld.parsing import parse_action, parse_answer, parse_choice
 from causal_datasets.shapeworld.prompts import (
@@ -84,8 +84,23 @@ class ActionRecord(BaseModel):
     moving_after: list[str]
 
 
-class EpisodeResult(BaseModel):
-    """One line of ``results.jsonl``."""
+class EpisodePlay(BaseModel):
+    """What playing an episode produced, before any scoring: who played with which prompts and names,
+    the answer (or the error that ended the episode), the actions and the whole conversation."""
+
+    policy: str
+    variant: Variant
+    theme: str
+    prediction: Literal["yes", "no"] | None
+    error: ErrorMode | None
+    error_detail: str | None
+    actions: list[ActionRecord]
+    transcript: list[Message]
+
+
+class EpisodeScores(BaseModel):
+    """What scoring a played episode gives: the task's facts, right or wrong, steps, errors and the
+    failure pattern of a wrong answer."""
 
     id: str
     structure: str
@@ -93,9 +108,6 @@ class EpisodeResult(BaseModel):
     #: the initial setup: graph id and the nodes moving at the start (what the paper's error bars vary over)
     setup: str
     all_moving: bool
-    theme: str
-    policy: str
-    variant: Variant
     gold: Literal["yes", "no"]
     prediction: Literal["yes", "no"] | None
     correct: bool
@@ -103,24 +115,62 @@ class EpisodeResult(BaseModel):
     step_limit: int
     invalid_actions: int
     error: ErrorMode | None
-    error_detail: str | None
     failure_pattern: FailurePattern | None
-    actions: list[ActionRecord]
-    transcript: list[Message]
+
+
+class EpisodeResult(EpisodeScores, EpisodePlay):
+    """A played episode and its scores, as one record."""
 
 
 def run_episode(
     task: ShapeWorldTask, policy: Policy, variant: Variant, policy_name: str, *, system_role: bool = True,
     theme: Theme = DEFAULT_THEME,
 ) -> EpisodeResult:
-    """Play ``task`` with ``policy`` to the end, its shapes named by ``theme``; never raises for
-    anything the policy replies."""
+    """Play ``task`` with ``policy`` to the end, its shapes named by ``theme``, and score it; never raises
+    for anything the policy replies."""
+    play = play_episode(task, policy, variant, policy_name, system_role=system_role, theme=theme)
+    return EpisodeResult(**play.model_dump(), **score_play(task, play).model_dump(exclude={"prediction", "error"}))
+
+
+def play_episode(
+    task: ShapeWorldTask, policy: Policy, variant: Variant, policy_name: str, *, system_role: bool = True,
+    theme: Theme = DEFAULT_THEME,
+) -> EpisodePlay:
+    """Play ``task`` with ``policy`` to the end (the episode loop alone, nothing scored)."""
     episode = _Episode(task, world_of(task, theme), variant, system_role, theme)
     try:
         episode.play(policy)
     except PolicyFailure as failure:
         episode.end("llm_error", str(failure))
-    return episode.result(policy_name)
+    return EpisodePlay(policy=policy_name, variant=variant, theme=theme.name, prediction=episode.prediction,
+                       error=episode.error, error_detail=episode.detail, actions=episode.actions,
+                       transcript=episode.messages)
+
+
+def score_play(task: ShapeWorldTask, play: EpisodePlay) -> EpisodeScores:
+    """The scores of a played episode of ``task``: a pure function of the task and the play."""
+    theme = next(t for t in THEMES.values() if t.name == play.theme)
+    world = world_of(task, theme)
+    initial = {world.shapes[v] for v in task.initially_moving}
+    pattern = failure_pattern(
+        task.answer, play.prediction, world.shapes[task.cause], world.shapes[task.effect],
+        [initial, *(set(a.moving_after) for a in play.actions)], [(a.shape, a.action) for a in play.actions],
+    )
+    return EpisodeScores(
+        id=task.id,
+        structure=task.structure,
+        num_variables=task.num_variables,
+        setup=task.setup,
+        all_moving=task.all_moving,
+        gold=task.answer,
+        prediction=play.prediction,
+        correct=play.prediction == task.answer,
+        steps=len(play.actions),
+        step_limit=task.step_limit,
+        invalid_actions=sum(a.invalid is not None for a in play.actions),
+        error=play.error,
+        failure_pattern=pattern,
+    )
 
 
 class _Episode:
@@ -202,34 +252,6 @@ class _Episode:
             steps=len(self.actions),
             step_limit=self.task.step_limit,
             noun=self.theme.noun,
-        )
-
-    def result(self, policy_name: str) -> EpisodeResult:
-        initial = {self.world.shapes[v] for v in self.task.initially_moving}
-        pattern = failure_pattern(
-            self.task.answer, self.prediction, self.cause, self.effect,
-            [initial, *(set(a.moving_after) for a in self.actions)], [(a.shape, a.action) for a in self.actions],
-        )
-        return EpisodeResult(
-            id=self.task.id,
-            structure=self.task.structure,
-            num_variables=self.task.num_variables,
-            setup=self.task.setup,
-            all_moving=self.task.all_moving,
-            theme=self.theme.name,
-            policy=policy_name,
-            variant=self.variant,
-            gold=self.task.answer,
-            prediction=self.prediction,
-            correct=self.prediction == self.task.answer,
-            steps=len(self.actions),
-            step_limit=self.task.step_limit,
-            invalid_actions=sum(a.invalid is not None for a in self.actions),
-            error=self.error,
-            error_detail=self.detail,
-            failure_pattern=pattern,
-            actions=self.actions,
-            transcript=self.messages,
         )
 
 

@@ -1,7 +1,7 @@
 """What a benchmark's numbers are made of, so each can get an interval and two runs can be compared.
 
 A benchmark names every number it wants an interval for as one of two estimators, both read off its
-per-item results (the dicts of ``results.jsonl``):
+per-item results (each item's typed scores, as the benchmark's task declares them):
 
 * :class:`Mean` — the mean of a per-item value over the items that have one (``None``: the item is not
   part of this mean, e.g. a no-case for the accuracy on yes-cases). Analytic interval.
@@ -25,7 +25,8 @@ import numpy as np
 from causal_datasets.uncertainty.intervals import Interval, TotalsFunction, bootstrap_interval, is_binary, mean_interval
 from causal_datasets.uncertainty.paired import Difference, paired_binary, paired_bootstrap
 
-Result = Mapping[str, Any]
+#: one item's result as a benchmark's estimators read it (its task's scores model)
+Result = Any
 
 
 @dataclass(frozen=True)

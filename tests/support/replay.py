@@ -1,11 +1,12 @@
 """Record a real model's replies through one tool and replay them to another, to compare the tools.
 
-A local model at temperature 0 need not repeat itself token for token across runs (llama.cpp reuses
-the cached prefix of the previous prompt, and a different split of the work shifts the last bits
-of the logits), so two tools that each ask it are compared on the same replies: the first run goes
-through :func:`recording` (a proxy in front of the real server), the second through
-:func:`replaying`, which answers only requests whose messages were recorded (anything else gets an
-HTTP 500, so a tool that sends different messages fails visibly).
+The local server gives the same request the same reply (it evaluates every prompt in the same
+batches, see :mod:`causal_datasets.llm.local_server`), but asking it twice costs the model's time twice on a busy
+machine, and a tool that sends other sampling settings would get other replies. So two tools are
+compared on the same replies: the first run goes through :func:`recording` (a proxy in front of the
+real server; start it with ``slots=1``), the second through :func:`replaying`, which answers only
+requests whose messages were recorded (anything else gets an HTTP 500, so a tool that sends different
+messages fails visibly) and takes no model time.
 """
 
 from __future__ import annotations

@@ -1,16 +1,27 @@
-"""``causal-datasets eval ...`` through the library, as the command line parses it."""
+"""``causal-datasets eval ...`` through the library, as the command line parses it; a run's items as flat dicts."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
 
 from causal_datasets.cli import build_parser
 from causal_datasets.commands.eval import settings_from_args
 from causal_datasets.runners import tasks
 from causal_datasets.runners.engine import run_task
 from causal_datasets.runners.records import RunSummary
+from causal_datasets.runners.results import read_results
 
 
-def run_eval(*argv: str) -> RunSummary:
+def run_eval(*argv: str) -> RunSummary[Any]:
     """Parse ``eval ARGV`` like the CLI, run it, return the typed summary (errors propagate as raised)."""
     args = build_parser().parse_args(["eval", *argv])
     task = tasks()[args.task]
     return run_task(task, settings_from_args(task, args))
+
+
+def item_fields(run: Path) -> list[dict[str, Any]]:
+    """Each result line of ``run`` as one dict: id, config, status, failure, calls, cluster and groups, then the
+    fields of its generation and of its scores (a field in both: the scores')."""
+    return [{key: line.get(key) for key in ("id", "config", "status", "failure", "calls", "cluster", "groups")}
+            | (line.get("generation") or {}) | (line.get("scores") or {}) for line in read_results(run)]
