@@ -1,6 +1,7 @@
 """CLadder-pairs: causal expression pairs labeled by the do-calculus equivalence verifier.
 
-Config ``synthetic`` is generated from the seed (no source); configs ``cladder`` (expression
+Configs ``synthetic`` (expression pairs) and ``synthetic_latent`` (identification queries under latent
+confounding, as chat requests) are generated from the seed (no source); configs ``cladder`` (expression
 pairs), ``questions`` (the estimand task: one CLadder question per row), ``prompts`` (that
 task's chat requests, exactly as ``causal-datasets eval cladder_pairs`` sends them) and
 ``yes_no_prompts`` (CLadder's own yes/no questions as chat requests) need the CLadder files
@@ -14,18 +15,25 @@ from collections import Counter
 from pydantic import BaseModel, Field, field_validator
 
 from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
-from causal_datasets.docalc.cladder import SOURCE_FILES, read_questions
-from causal_datasets.docalc.quality import distinct_synthetic, spelling_findings, unobserved_estimand_findings
-from causal_datasets.docalc.rows import cladder_rows, question_rows, synthetic_rows
-from causal_datasets.docalc.statistics import baseline_table, cladder_tables, synthetic_tables
-from causal_datasets.docalc.task import prompt_rows
-from causal_datasets.docalc.yes_no import yes_no_prompt_rows
+from causal_datasets.cladder_pairs.cladder import SOURCE_FILES, read_questions
+from causal_datasets.cladder_pairs.quality import distinct_synthetic, spelling_findings, unobserved_estimand_findings
+from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows, synthetic_rows
+from causal_datasets.cladder_pairs.statistics import (
+    baseline_table,
+    cladder_tables,
+    latent_query_table,
+    synthetic_tables,
+)
+from causal_datasets.cladder_pairs.synthetic_latent import LATENT_QUERIES, synthetic_latent_rows
+from causal_datasets.cladder_pairs.task import prompt_rows
+from causal_datasets.cladder_pairs.yes_no import yes_no_prompt_rows
 from causal_datasets.markdown import markdown_table
 from causal_datasets.records.cladder_pairs import (
     CladderPair,
     CladderPromptRow,
     CladderQuestionRow,
     CladderYesNoPromptRow,
+    SyntheticLatentRow,
     SyntheticPair,
 )
 
@@ -39,8 +47,9 @@ class CladderPairsBuildOptions(BaseModel):
         default=2 * SYNTHETIC_POSITIVES,
         ge=2,
         le=10_000_000,
-        description="rows generated for the synthetic config "
-        "(half proved pairs, half refuted mistakes; repeats removed after)",
+        description=(
+            "rows generated for the synthetic config (half proved pairs, half refuted mistakes; repeats removed after)"
+        ),
     )
 
     @field_validator("rows")
@@ -57,7 +66,8 @@ def build(context: BuildContext) -> BuildOutcome:
         cladder = read_questions(context.require_source(BUILDER.source_help(), files=SOURCE_FILES))
     options = context.options or CladderPairsBuildOptions(rows=2 * SYNTHETIC_POSITIVES)
     synthetic, repeats = distinct_synthetic(synthetic_rows(context.seed, options.rows // 2, context.num_proc))
-    records = {"synthetic": {"test": synthetic}}
+    latent = synthetic_latent_rows(context.seed, LATENT_QUERIES)
+    records = {"synthetic": {"test": synthetic}, "synthetic_latent": {"test": latent}}
     notes, findings = [], [repeats]
     if cladder is None:
         notes.append(
@@ -88,6 +98,8 @@ def build(context: BuildContext) -> BuildOutcome:
 def card_context(records: BuiltRecords) -> dict[str, str]:
     context = synthetic_tables(records["synthetic"]["test"])
     context["synthetic_baselines"] = baseline_table(records["synthetic"]["test"])
+    if "synthetic_latent" in records:
+        context["latent_queries"] = latent_query_table(records["synthetic_latent"]["test"])
     if "cladder" in records:
         context.update(cladder_tables(records["cladder"]["test"]))
         context["question_counts"] = question_table(records["questions"]["test"])
@@ -119,14 +131,15 @@ BUILDER = DatasetBuilder(
         Release(
             "1.2.0",
             "CLadder's natural-effect formal forms read as nested counterfactuals (`Y_{X=1, V2_{X=0}}`), so their "
-            "pairs with the mediation formulas are equivalent except under the arrowhead graph; composition rule in "
-            "proofs; the `prompts` config shows the causal quantity in canonical notation.",
+            "pairs "
+            "with the mediation formulas are equivalent except under the arrowhead graph; composition rule in proofs; "
+            "the `prompts` config shows the causal quantity in canonical notation.",
         ),
         Release(
             "1.3.0",
             "Synthetic pairs that repeat an earlier pair (same graph and expressions, all on 3-node graphs: 348 of "
-            "20,000 with seed 0) are removed, the first kept under its id, so no pair is counted twice; the card lists "
-            "them.",
+            "20,000 "
+            "with seed 0) are removed, the first kept under its id, so no pair is counted twice; the card lists them.",
         ),
         Release(
             "1.4.0",
@@ -170,17 +183,26 @@ BUILDER = DatasetBuilder(
             "the ratio divides by exactly 0 there (X does not depend on V2), so it is undefined, not refuted (its "
             "'counterexample' was rounding noise). Every other label, proof and row is unchanged.",
         ),
+        Release(
+            "1.9.0",
+            "New config `synthetic_latent`: 2,000 identification queries `P(Y | do(X))` (some conditional) on random "
+            "graphs of 4–8 nodes with latent confounding, as chat requests, each with the estimand that `identify` "
+            "derives (every step checked) or the hedge that proves it is not identifiable; `identify_reward` scores a "
+            "reply from the query and the graph alone. Every other row is unchanged.",
+        ),
     ),
     pretty_name="CLadder-pairs: causal expression equivalence under a DAG",
     configs={
         "synthetic": SyntheticPair,
+        "synthetic_latent": SyntheticLatentRow,
         "cladder": CladderPair,
         "questions": CladderQuestionRow,
         "prompts": CladderPromptRow,
         "yes_no_prompts": CladderYesNoPromptRow,
     },
     build=build,
-    source_description="synthetic: generated by causal_datasets.docalc.synthetic (seeded); cladder, questions, "
+    source_description="synthetic, synthetic_latent: generated by causal_datasets.cladder_pairs.synthetic and "
+    ".synthetic_latent (seeded); cladder, questions, "
     "prompts, yes_no_prompts: CLadder files (causalNLP/cladder, MIT)",
     default_seed=0,
     source_name="cladder",

@@ -1,4 +1,5 @@
-"""The dataset builders and evaluation tasks installed with this package or any other, found through entry points.
+"""The dataset builders installed with this package or any other, found through entry points (the evaluation
+tasks' registry, :mod:`causal_datasets.runners.registry`, finds tasks the same way).
 
 A distribution registers a builder under the entry-point group ``causal_datasets.builders`` and a
 task (a benchmark for ``causal-datasets eval``, ``report``, ``rescore`` and inspect_ai) under
@@ -12,28 +13,25 @@ task (a benchmark for ``causal-datasets eval``, ``report``, ``rescore`` and insp
 
 so a third-party package adds a benchmark without editing this one. The entry point's name must
 equal the builder's or the task's ``name``.
+
+The builders sit below the tasks (a task reads its datasets through :mod:`causal_datasets.hub.location`,
+which finds builders here), so this module never imports the tasks.
 """
 
 from __future__ import annotations
 
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TypeVar
 
 from causal_datasets.builder import DatasetBuilder
 from causal_datasets.errors import (
     BuilderRegistrationError,
     CausalDatasetsError,
-    TaskRegistrationError,
-    UnknownBenchmark,
     UnknownDataset,
 )
 
-if TYPE_CHECKING:
-    from causal_datasets.runners.task import Task
-
 ENTRY_POINT_GROUP = "causal_datasets.builders"
-TASK_ENTRY_POINT_GROUP = "causal_datasets.tasks"
 
 T = TypeVar("T")
 
@@ -41,7 +39,7 @@ T = TypeVar("T")
 @cache
 def builders() -> dict[str, DatasetBuilder]:
     """Every registered builder, by dataset name (sorted)."""
-    return _registered(ENTRY_POINT_GROUP, DatasetBuilder, "a builder", BuilderRegistrationError)
+    return registered(ENTRY_POINT_GROUP, DatasetBuilder, "a builder", BuilderRegistrationError)
 
 
 def get_builder(name: str) -> DatasetBuilder:
@@ -51,25 +49,9 @@ def get_builder(name: str) -> DatasetBuilder:
     return known[name]
 
 
-@cache
-def tasks() -> dict[str, Task[Any, Any, Any]]:
-    """Every registered task, by benchmark name (sorted)."""
-    from causal_datasets.runners.task import Task  # the tasks' module reads datasets through this registry
-
-    return _registered(TASK_ENTRY_POINT_GROUP, Task, "a task", TaskRegistrationError)
-
-
-def get_task(name: str) -> Task[Any, Any, Any]:
-    known = tasks()
-    if name not in known:
-        raise UnknownBenchmark(
-            f"unknown benchmark {name!r}: no installed package registers a task of that name "
-            f"(known: {', '.join(known) or 'none'})"
-        )
-    return known[name]
-
-
-def _registered(group: str, kind: type[T], what: str, error: type[CausalDatasetsError]) -> dict[str, T]:
+def registered(group: str, kind: type[T], what: str, error: type[CausalDatasetsError]) -> dict[str, T]:
+    """Every entry point of ``group``, loaded and checked to be a ``kind`` named as its entry point, by name
+    (sorted); ``error`` for one that fails to load, is something else, or repeats a name."""
     found: dict[str, T] = {}
     for entry in entry_points(group=group):
         value = _load(entry, kind, error)

@@ -24,12 +24,14 @@ from functools import lru_cache
 from numbers import Integral
 from typing import Any
 
-from causal_datasets.docalc.cladder import cladder_reading, family_graph
+from causal_datasets.cladder_pairs.cladder import cladder_reading, family_graph
+from causal_datasets.cladder_pairs.synthetic_latent import NOT_IDENTIFIABLE
+from causal_datasets.cladder_pairs.task import ERROR_PREFIXES, extract_estimand
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.identification import QueryError, identify
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring_rules import SCORING_RULES, ScoringRule, all_observed, identification_error
-from causal_datasets.docalc.task import ERROR_PREFIXES, extract_estimand
 from causal_datasets.docalc.verdict import Verdict, check_equivalence
 from causal_datasets.graph import CausalGraph, GraphError
 from causal_datasets.llm.structured import strip_thinking
@@ -143,7 +145,7 @@ def estimand_equivalence_reward(
 ) -> list[float]:
     """1.0 when the completion's expression is right for the row's reference under ``scoring``, else 0.0.
 
-    The expression is the last ``Estimand: ...`` line (:func:`~causal_datasets.docalc.task.extract_estimand`),
+    The expression is the last ``Estimand: ...`` line (:func:`~causal_datasets.cladder_pairs.task.extract_estimand`),
     or the whole completion (outside ``<think>``) when it parses as one expression; in a CLadder
     natural-effect row (``query_type`` ``nde``/``nie``) it is read in CLadder's notation, as the
     benchmark reads answers. It is compared with the reference under the row's graph by
@@ -176,11 +178,7 @@ def _estimand_score(text: str, row: _Row, scoring: str) -> float:
     problem = _reference_problem(reference, key)
     if problem:
         raise _Lowest(problem)
-    extracted = extract_estimand(text)
-    try:
-        expression = parse(extracted if extracted is not None else strip_thinking(text).strip())
-    except ExprParseError:
-        raise _Lowest("unparsable" if extracted is not None else "no_expression") from None
+    expression = _expression(*_answer(text))
     query_type = row.get("query_type")
     if query_type is not None:
         expression = cladder_reading(expression, _query_type(query_type))
@@ -188,7 +186,24 @@ def _estimand_score(text: str, row: _Row, scoring: str) -> float:
     shape = identification_error(expression, graph.latent)
     if scoring == "identification" and shape is not None:
         raise _Lowest(shape)
-    verdict = _verdict(expression, reference, key, latent_as_observed=bool(variables(expression) & graph.latent))
+    return _decided(_verdict(expression, reference, key, latent_as_observed=bool(variables(expression) & graph.latent)))
+
+
+def _answer(text: str) -> tuple[str, bool]:
+    """The answer of a completion: the last ``Estimand: ...`` line (and True), else the whole completion outside
+    ``<think>`` (and False)."""
+    extracted = extract_estimand(text)
+    return (extracted, True) if extracted is not None else (strip_thinking(text).strip(), False)
+
+
+def _expression(answer: str, labelled: bool) -> Expr:
+    try:
+        return parse(answer)
+    except ExprParseError:
+        raise _Lowest("unparsable" if labelled else "no_expression") from None
+
+
+def _decided(verdict: Verdict) -> float:
     if verdict.equivalent is None:
         raise _Lowest(
             next(
@@ -277,6 +292,57 @@ def _verdict(expression: Expr, reference: str, key: GraphKey, *, latent_as_obser
     ones (an answer that uses them is verified as a quantity of the model, under ``equivalence``)."""
     graph = _graph(key)
     return check_equivalence(expression, reference, all_observed(graph) if latent_as_observed else graph, prove=False)
+
+
+# ---- identification (no reference answer) -----------------------------------------------------------
+
+
+def identify_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
+    """1.0 when the completion identifies the row's query under its graph, else 0.0; no reference answer is read.
+
+    The answer is the last ``Estimand: ...`` line (or the whole completion outside ``<think>``). ``not
+    identifiable`` earns 1.0 exactly when :func:`~causal_datasets.docalc.identify` finds a hedge (ID and IDC
+    are complete: no estimand exists then). An expression earns 1.0 when it is in observed probabilities only
+    (reasons ``not_identified``, ``unobserved_variable``) and :func:`~causal_datasets.docalc.check_equivalence`
+    finds it equal to the query itself on random models of the graph (the proof search is skipped; a graph too
+    large for exact models gets no verdict: 0.0, reason ``undecided``). Any correct estimand counts, however it
+    is written. Verdicts are memoized.
+
+    Columns: ``query`` (``P(Y | do(X))``, ``P(Y | do(X), Z)``) and ``graph`` (edge text, ``A<->B`` for a latent
+    common cause; its other graph columns are not read: ``edges`` holds the directed edges only), as the
+    ``cladder_pairs`` ``synthetic_latent`` config holds them (reasons ``bad graph``, ``bad query`` when
+    ``identify`` refuses them).
+    """
+
+    def score(text: str, row: _Row) -> float:
+        query, key = row.text("query"), ("text", row.text("graph"), _names(row.get("latent") or (), "latent"))
+        identifiable = _identifiable(query, key)
+        answer, labelled = _answer(text)
+        if answer.strip().rstrip(".").lower() == NOT_IDENTIFIABLE:
+            return float(not identifiable)
+        expression = _expression(answer, labelled)
+        shape = identification_error(expression, _graph(key).latent)
+        if shape is not None:
+            raise _Lowest(shape)
+        return _decided(_verdict(expression, query, key, latent_as_observed=False))
+
+    return _rewards("identify_reward", completions, kwargs, score)
+
+
+@lru_cache(maxsize=65_536)
+def _identifiable_query(query: str, key: GraphKey) -> bool:
+    return identify(query, _graph(key), check=False).identifiable  # the decision alone: the steps need no check
+
+
+def _identifiable(query: str, key: GraphKey) -> bool:
+    try:
+        _graph(key)
+    except (GraphError, TypeError, ValueError):
+        raise _Lowest("bad graph") from None
+    try:
+        return _identifiable_query(query, key)
+    except (ExprParseError, GraphError, QueryError):  # a query identify does not take, an unknown variable
+        raise _Lowest("bad query") from None
 
 
 # ---- ReCAST graph ------------------------------------------------------------------------------------
@@ -392,6 +458,7 @@ def cladder_answer_reward(prompts: Sequence[Any], completions: Sequence[Any], **
 PROMPTS_CONFIGS: dict[Callable[..., list[float]], tuple[str, str]] = {
     estimand_equivalence_reward: ("cladder_pairs", "prompts"),
     cladder_answer_reward: ("cladder_pairs", "yes_no_prompts"),
+    identify_reward: ("cladder_pairs", "synthetic_latent"),
     recast_edge_f1_reward: ("recast", "prompts"),
     recast_shd_reward: ("recast", "prompts"),
     shapeworld_answer_reward: ("shapeworld", "prompts"),

@@ -28,12 +28,12 @@ from pathlib import Path
 import numpy as np
 from checkout import SHARED_DATA_DIR
 
-from causal_datasets.docalc.cladder import family_graph, formal_expression, read_questions, try_parse
+from causal_datasets.cladder_pairs.cladder import family_graph, formal_expression, read_questions, try_parse
+from causal_datasets.cladder_pairs.rows import synthetic_rows
 from causal_datasets.docalc.decide import semantic_check
 from causal_datasets.docalc.expr import free_indices, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.rows import synthetic_rows
 from causal_datasets.docalc.scoring import score_pairs
 from causal_datasets.docalc.semantics import IndexDomains, TableModel, evaluate, random_models
 from causal_datasets.docalc.verdict import canonical_indices, check_equivalence

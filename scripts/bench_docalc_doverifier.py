@@ -28,17 +28,17 @@ from pathlib import Path
 from checkout import SHARED_DATA_DIR
 
 from causal_datasets.builder import BuildContext
+from causal_datasets.cladder_pairs.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
+from causal_datasets.cladder_pairs.feedback import diagnose, feedback_message
+from causal_datasets.cladder_pairs.rows import PROOF_LIMITS, question_rows, synthetic_rows
+from causal_datasets.cladder_pairs.statistics import baseline_table
+from causal_datasets.cladder_pairs.task import build_messages, reference_unobserved, score_answer
 from causal_datasets.cli import build_parser
 from causal_datasets.commands.eval import settings_from_args
-from causal_datasets.docalc.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
 from causal_datasets.docalc.derivation import WrittenStep, check_derivation
-from causal_datasets.docalc.feedback import diagnose, feedback_message
 from causal_datasets.docalc.independence import Independences, graph_independences
-from causal_datasets.docalc.rows import PROOF_LIMITS, question_rows, synthetic_rows
 from causal_datasets.docalc.scoring import score_pairs
 from causal_datasets.docalc.search import SearchLimits
-from causal_datasets.docalc.statistics import baseline_table
-from causal_datasets.docalc.task import build_messages, reference_unobserved, score_answer
 from causal_datasets.docalc.verdict import check_equivalence
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body

@@ -30,8 +30,8 @@ from pathlib import Path
 
 from causal_datasets.causalab.generator import generate_suites
 from causal_datasets.causalab.suites import SUITE_SPECS
+from causal_datasets.cladder_pairs.rows import synthetic_rows
 from causal_datasets.cli import tune_garbage_collector
-from causal_datasets.docalc.rows import synthetic_rows
 from causal_datasets.markdown import markdown_table
 from causal_datasets.shapeworld.generate import ADVANCED_SIZES, advanced_tasks
 

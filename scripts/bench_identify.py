@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' catal
 
 from timing import best_of  # noqa: E402
 
-from causal_datasets.docalc.identify import identify  # noqa: E402
+from causal_datasets.docalc.identification import identify  # noqa: E402
 from causal_datasets.markdown import markdown_table  # noqa: E402
 from tests.support.admgs import MixedGraph, query_text, random_admg, random_query  # noqa: E402
 from tests.support.y0_bridge import Case, catalogue, graph_text, to_y0, y0_identify  # noqa: E402

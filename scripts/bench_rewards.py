@@ -25,9 +25,12 @@ from typing import Any
 from checkout import SHARED_DATA_DIR
 
 from causal_datasets import rewards
-from causal_datasets.docalc.cladder import formal_expression, read_questions
-from causal_datasets.docalc.rows import question_rows
-from causal_datasets.docalc.task import prompt_rows as cladder_prompt_rows
+from causal_datasets.cladder_pairs.cladder import formal_expression, read_questions
+from causal_datasets.cladder_pairs.rows import question_rows
+from causal_datasets.cladder_pairs.synthetic_latent import synthetic_latent_rows
+from causal_datasets.cladder_pairs.task import prompt_rows as cladder_prompt_rows
+from causal_datasets.docalc.expr import Atom, Prob
+from causal_datasets.docalc.parser import parse
 from causal_datasets.recast.parsing import parse_graph_answer
 from causal_datasets.recast.prompts import prompt_rows as recast_prompt_rows
 from causal_datasets.recast.release import locate_release, read_release
@@ -91,6 +94,19 @@ def cladder_cases(rng: random.Random, n: int) -> tuple[list[Case], list[Case], l
     return cases, unique, pick(rng, encoded(questions), n, yes_no)
 
 
+def latent_cases(rng: random.Random, n: int) -> list[Case]:
+    """Replies to ``synthetic_latent`` queries: the reference, the query with its actions read as observations
+    (right only where that is the estimand), no ``Estimand:`` line."""
+    rows = encoded(synthetic_latent_rows(0, 300))
+
+    def answers(row):
+        query = parse(row["query"])
+        observed = Prob(query.event, (), tuple(Atom(v, x) for v, x in query.do) + query.given)
+        return [f"{PREAMBLE}\nEstimand: {row['reference']}", f"{PREAMBLE}\nEstimand: {observed.text}", PREAMBLE]
+
+    return pick(rng, rows, n, answers)
+
+
 def recast_cases(rng: random.Random, n: int) -> list[Case]:
     samples = read_release(locate_release(SHARED_DATA_DIR / "recast" / "test.parquet")).samples
     rows = encoded(recast_prompt_rows(samples))
@@ -134,7 +150,13 @@ def trl_call(reward: Callable[..., list[float]], cases: list[Case]) -> list[floa
 
 
 def clear_caches() -> None:
-    for cached in (rewards._graph, rewards._reference_problem, rewards._verdict, rewards._reference_graph):
+    for cached in (
+        rewards._graph,
+        rewards._reference_problem,
+        rewards._verdict,
+        rewards._reference_graph,
+        rewards._identifiable_query,
+    ):
         cached.cache_clear()
 
 
@@ -170,13 +192,14 @@ def main() -> None:
         (rewards.recast_shd_reward, recast),
         (rewards.shapeworld_answer_reward, shapeworld_cases(rng, args.n)),
         (rewards.cladder_answer_reward, yes_no),
+        (rewards.identify_reward, latent_cases(rng, args.n)),
     ]
     print(f"{'completions per second':<30} {'n':>6} {'first':>10} {'cold':>10} {'warm':>10} {'mean reward':>12}")
     for reward, cases in batches:
         first, cold, warm, scores = timed(reward, cases, args.repeat)
         rates = " ".join(f"{len(cases) / seconds:>10,.0f}" for seconds in (first, cold, warm))
         print(f"{reward.__name__:<30} {len(cases):>6} {rates} {sum(scores) / len(scores):>12.3f}")
-        if reward is rewards.estimand_equivalence_reward:
+        if reward in (rewards.estimand_equivalence_reward, rewards.identify_reward):
             print(f"  {rewards._verdict.cache_info().misses} distinct verdicts per cold run")
 
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from causal_datasets.builder import BuildContext, BuildOutcome
-from causal_datasets.docalc.cladder import (
+from causal_datasets.cladder_pairs.cladder import (
     cladder_model,
     estimand_value,
     family_graph,
@@ -16,10 +16,10 @@ from causal_datasets.docalc.cladder import (
     read_questions,
     try_parse,
 )
+from causal_datasets.cladder_pairs.rows import all_observed, cladder_rows, synthetic_rows
 from causal_datasets.docalc.expr import contains_counterfactual
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.rows import all_observed, cladder_rows, synthetic_rows
 from causal_datasets.docalc.rules import RuleContext
 from causal_datasets.docalc.search import SearchLimits, normalize
 from causal_datasets.docalc.semantics import evaluate

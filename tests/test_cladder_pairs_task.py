@@ -5,16 +5,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from causal_datasets.cli import main
-from causal_datasets.docalc import paper_task
-from causal_datasets.docalc.baselines import normalize_string
-from causal_datasets.docalc.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
-from causal_datasets.docalc.derivation import DERIVATION_REQUEST
-from causal_datasets.docalc.expr import is_observational
-from causal_datasets.docalc.judge import JUDGE_SYSTEM, parse_verdict
-from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.rows import cladder_rows, question_rows
-from causal_datasets.docalc.task import (
+from causal_datasets.cladder_pairs import paper_task
+from causal_datasets.cladder_pairs.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
+from causal_datasets.cladder_pairs.judge import JUDGE_SYSTEM, parse_verdict
+from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows
+from causal_datasets.cladder_pairs.task import (
     SYSTEM_PROMPT,
     build_messages,
     example_for,
@@ -22,6 +17,11 @@ from causal_datasets.docalc.task import (
     reference_unobserved,
     score_answer,
 )
+from causal_datasets.cli import main
+from causal_datasets.docalc.baselines import normalize_string
+from causal_datasets.docalc.derivation import DERIVATION_REQUEST
+from causal_datasets.docalc.expr import is_observational
+from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import check_equivalence
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.runners import cladder_pairs as cladder_runner

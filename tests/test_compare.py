@@ -142,8 +142,8 @@ def test_bad_input_is_one_line_and_exit_2(runs, case, capsys, tmp_path):
 def _cobe_like(tmp_path, folder):
     """A copy of a run folder whose summary says it is another benchmark's (the metrics re-labelled would not
     validate, so a real CausaLab-shaped summary is not needed: the benchmark check comes first)."""
-    from causal_datasets.registry import get_task
     from causal_datasets.runners.causalab import CausaLabMetrics
+    from causal_datasets.runners.registry import get_task
 
     summary = get_task("shapeworld").summary_model.model_validate_json((folder / "summary.json").read_text())
     other = summary.model_copy(update={"benchmark": "causalab", "metrics": CausaLabMetrics(count=0), "intervals": None})

@@ -22,11 +22,11 @@ from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard
 
 from causal_datasets.builder import BuildContext, Release
+from causal_datasets.cladder_pairs.quality import distinct_synthetic, mismatched_brackets
+from causal_datasets.cladder_pairs.rows import synthetic_rows
 from causal_datasets.cli import build_parser
 from causal_datasets.docalc.expr import variables
 from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.quality import distinct_synthetic, mismatched_brackets
-from causal_datasets.docalc.rows import synthetic_rows
 from causal_datasets.errors import BuilderRegistrationError
 from causal_datasets.hub.card_sections import describe, findings_section
 from causal_datasets.hub.citations import bibtex, bibtex_entries, paper

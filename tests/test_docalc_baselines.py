@@ -3,11 +3,11 @@
 import pytest
 import sacrebleu
 
+from causal_datasets.cladder_pairs.cladder import read_questions
+from causal_datasets.cladder_pairs.rows import question_rows, synthetic_rows
+from causal_datasets.cladder_pairs.statistics import baseline_table, surface_baselines
 from causal_datasets.docalc.baselines import bleu, string_match, token_f1, tokens
-from causal_datasets.docalc.cladder import read_questions
-from causal_datasets.docalc.rows import question_rows, synthetic_rows
 from causal_datasets.docalc.scoring import score_pairs
-from causal_datasets.docalc.statistics import baseline_table, surface_baselines
 from causal_datasets.docalc.verdict import check_equivalence
 from tests.support.data import SHARED_DATA_DIR
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from causal_datasets.docalc.cladder import family_graph, formal_expression, read_questions
+from causal_datasets.cladder_pairs.cladder import family_graph, formal_expression, read_questions
+from causal_datasets.cladder_pairs.rows import PROOF_LIMITS, question_rows
 from causal_datasets.docalc.derivation import (
     WrittenStep,
     check_derivation,
@@ -10,7 +11,6 @@ from causal_datasets.docalc.derivation import (
     rule_family,
     score_derivation,
 )
-from causal_datasets.docalc.rows import PROOF_LIMITS, question_rows
 from causal_datasets.docalc.verdict import check_equivalence
 from tests.support.data import SHARED_DATA_DIR
 

@@ -14,7 +14,14 @@ from causal_datasets.cli import main
 from causal_datasets.docalc.admg import ADMG, CForest
 from causal_datasets.docalc.expr import Prob
 from causal_datasets.docalc.graph import DoGraph
-from causal_datasets.docalc.identify import CONDITIONAL, FACTORIZATION, SUBPROBLEM, QueryError, identify, step_counts
+from causal_datasets.docalc.identification import (
+    CONDITIONAL,
+    FACTORIZATION,
+    SUBPROBLEM,
+    QueryError,
+    identify,
+    step_counts,
+)
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.rules import DO_CALCULUS_RULES, RuleContext, do_calculus, do_calculus_rule
 from causal_datasets.docalc.verdict import as_graph, check_equivalence, check_proof

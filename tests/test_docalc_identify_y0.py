@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from causal_datasets.docalc.identify import identify
+from causal_datasets.docalc.identification import identify
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import check_equivalence
 from tests.support.admgs import LatentModel, MixedGraph, largest_difference, tian_identifiable
@@ -25,8 +25,8 @@ Y0_WRONG = {
     "identifiability_5": "P(Y | X1)",
     "identifiability_7": "P(Y | X)",
 }
-#: graphs whose models are too large to enumerate (22 nodes with the latent ones): decisions, and every
-#: derivation step checked by the rule checker or the verifier
+#: graphs where the query and its estimand are too large to compare on models (22 nodes with the latent ones):
+#: the decision, and each derivation step checked on its own (the rule checker, or the verifier on the step's terms)
 TOO_LARGE = {"SARS-CoV-2 Graph"}
 
 
@@ -58,7 +58,7 @@ def test_identify_agrees_with_y0(case):
     if not ours.identifiable:
         return
     if case.name in TOO_LARGE:
-        assert {step.check for step in ours.derivation} <= {"rule", "equivalence"}
+        assert ours.derivation and all(step.check in ("rule", "equivalence") for step in ours.derivation)
         return
     assert check_equivalence(case.query, ours.estimand, graph).equivalent is True
     model = LatentModel(as_mixed(case), np.random.default_rng(0))

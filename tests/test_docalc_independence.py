@@ -11,14 +11,16 @@ import evaluate
 import pytest
 
 from causal_datasets import metric_path
-from causal_datasets.cli import main
-from causal_datasets.docalc.cladder import (
+from causal_datasets.cladder_pairs.cladder import (
     FAMILY_EDGES,
     candidate_mistakes,
     family_graph,
     formal_expression,
     read_questions,
 )
+from causal_datasets.cladder_pairs.rows import question_rows
+from causal_datasets.cladder_pairs.synthetic import generate_pairs, random_dag
+from causal_datasets.cli import main
 from causal_datasets.docalc.independence import (
     IndependenceError,
     Independences,
@@ -27,9 +29,7 @@ from causal_datasets.docalc.independence import (
     graph_independences,
     parse_statement,
 )
-from causal_datasets.docalc.rows import question_rows
 from causal_datasets.docalc.search import SearchLimits
-from causal_datasets.docalc.synthetic import generate_pairs, random_dag
 from causal_datasets.docalc.verdict import check_equivalence
 from tests.support.data import SHARED_DATA_DIR
 

@@ -101,6 +101,18 @@ def test_summation_capture_keeps_index_name():
     assert parse(e.text) == e
 
 
+def test_an_expression_nested_deeper_than_printing_can_follow_is_refused():
+    """Brackets are limited to 100 deep and the tree as a whole to 200 levels: a run of quotients nests one level
+    per division, and the canonical text writes nested runs as one run."""
+    nested = "P(Y)"
+    for _ in range(5):
+        nested = f"({nested}{' / P(Y)' * 50})"
+    with pytest.raises(ExprParseError, match="nested more than 200 levels deep"):
+        parse(nested)
+    deep = parse("(" * 3 + "P(Y)" + (" / P(Y)" * 50 + ")") * 3)  # 150 levels: fine, and printed as one run
+    assert parse(deep.text) == deep
+
+
 @pytest.mark.parametrize(
     "text, position",
     [

@@ -21,14 +21,15 @@ from hypothesis import strategies as st
 from causal_datasets.causalab.dsl import parse_step
 from causal_datasets.causalab.formula import FormulaError, evaluate_equation
 from causal_datasets.causalab.upstream_run import parse_observations, parse_submissions
+from causal_datasets.cladder_pairs.task import extract_estimand
 from causal_datasets.cli import main
 from causal_datasets.cobe.judge import parse_tf
 from causal_datasets.docalc.domains import DomainError, parse_values
-from causal_datasets.docalc.identify import QueryError, identify
+from causal_datasets.docalc.identification import QueryError, identify
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring import score_pairs
-from causal_datasets.docalc.task import extract_estimand
 from causal_datasets.docalc.verdict import Verdict, check_equivalence
+from causal_datasets.docalc.y0_dsl import Y0ConversionError, from_y0_text, to_y0_text
 from causal_datasets.graph import CausalGraph, GraphError
 from causal_datasets.llm.structured import StructuredError, extract_json_block, extract_yaml_block
 from causal_datasets.recast.parsing import AnswerFormatError, read_prediction
@@ -40,6 +41,7 @@ from causal_datasets.shapeworld.scoring import score_episodes
 FUZZ = settings(max_examples=200, deadline=2000, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 
 #: the shapes that once crashed, hung or recursed, tried on every parser
+DEEP_QUOTIENTS = "(" * 60 + "P(Y)" + ("/P(Y)" * 90 + ")") * 60  # 60 runs of 90 quotients: a tree 5,400 levels deep
 PATHOLOGICAL = [
     "(" * 3000,
     "[" * 30000 + "]" * 30000,
@@ -53,6 +55,7 @@ PATHOLOGICAL = [
     "\x00",
     "",
     "P(Y)" + "/P(Y)" * 3000,
+    DEEP_QUOTIENTS,
     # runs of whitespace or delimiters that once took quadratic time (75 s for 20,000 spaces)
     "P(Y)" + " " * 20000,
     "a" + " " * 20000 + "b",
@@ -85,11 +88,37 @@ JSON_CHARS = '{}[]":,0123456789 \n`truefalsenull<think></think>abc-'
 @example("P(Y_{X=1, X=0}=1)")
 @example(" + ".join(["P(Y)"] * 3000))
 @example("P(Y)" + "/P(Y)" * 3000)
+@example(DEEP_QUOTIENTS)
 def test_expression_parser(text):
+    """A parsed expression prints and reads back (printing recurses along its tree), or one typed error."""
     try:
-        parse(text)
+        expression = parse(text)
     except ExprParseError as error:
         assert len(str(error)) < 400
+        return
+    assert parse(expression.text) == expression
+
+
+Y0_CHARS = "PSumQOneZero[](){}|,@+-~*/XYZW0123456789_ "
+
+
+@FUZZ
+@given(mixed(Y0_CHARS))
+@example("Sum[Z](" * 3000)
+@example("P(Y @ (" + "-X, " * 5000 + "-Z))")
+@example("P[X](Y | Z) * " * 2000 + "One()")
+@example("P(Y)" + " / P(Y)" * 3000)
+@example("Sum[" + ", ".join(f"A{i}" for i in range(1000)) + "](P(Y))")
+@example("__import__('os').system('true')")
+def test_y0_text_reader(text):
+    """y0's DSL text reads into an expression that prints back to the same text's meaning, or one typed error
+    (it is never evaluated: y0's own reader calls eval)."""
+    try:
+        expression = from_y0_text(text)
+    except (ExprParseError, Y0ConversionError) as error:
+        assert len(str(error)) < 400
+        return
+    assert from_y0_text(to_y0_text(expression)) == expression
 
 
 @FUZZ
@@ -316,6 +345,7 @@ def test_the_known_pathological_inputs_on_every_parser(text):
         (extract_yaml_block, StructuredError),
         (read_prediction, AnswerFormatError),
         (lambda t: evaluate_equation(t, {}, {}), FormulaError),
+        (from_y0_text, (ExprParseError, Y0ConversionError)),
     ]:
         try:
             call(text)
@@ -455,7 +485,7 @@ def test_independence_statements(text, complete):
 @example("Derivation: " + "(" * 3000)
 @example("Derivation:\nP(Y|do(X))\n= P(Y|X) by " + "rule " * 4000)
 def test_derivation_reader_and_checker(text):
-    from causal_datasets.docalc.cladder import family_graph
+    from causal_datasets.cladder_pairs.cladder import family_graph
     from causal_datasets.docalc.derivation import MAX_STEPS, score_derivation
 
     score = score_derivation("Derivation:\n" + text, family_graph("confounding"))
@@ -471,8 +501,8 @@ def test_derivation_reader_and_checker(text):
 def test_paper_answer_and_judge_readers(text):
     from types import SimpleNamespace
 
-    from causal_datasets.docalc.judge import parse_verdict
-    from causal_datasets.docalc.paper_task import model_graph, read_answer
+    from causal_datasets.cladder_pairs.judge import parse_verdict
+    from causal_datasets.cladder_pairs.paper_task import model_graph, read_answer
 
     answer = read_answer(text)
     graph, error, _ = model_graph(answer.graph, SimpleNamespace(latent=["V1"]))
@@ -485,8 +515,8 @@ def test_paper_answer_and_judge_readers(text):
 @example("P(Y | do(X), do(V1))", "ate")
 @example("Y_{X=1, V2_{X=0}}", "nie")
 def test_diagnosis_of_any_answer(answer, query_type):
-    from causal_datasets.docalc.cladder import family_graph
-    from causal_datasets.docalc.feedback import diagnose
+    from causal_datasets.cladder_pairs.cladder import family_graph
+    from causal_datasets.cladder_pairs.feedback import diagnose
 
     for family in ("confounding", "IV", "frontdoor"):
         findings = diagnose(answer, family_graph(family), query_type=query_type)

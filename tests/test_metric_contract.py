@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from causal_datasets.builder import BuildContext
 from causal_datasets.causalab.generator import generate_episode
 from causal_datasets.causalab.suites import SUITE_SPECS
+from causal_datasets.cladder_pairs.rows import synthetic_rows
 from causal_datasets.cobe.dataset import query_records
 from causal_datasets.cobe.formats import read_source
-from causal_datasets.docalc.rows import synthetic_rows
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.paths import metric_path

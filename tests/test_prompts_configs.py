@@ -9,10 +9,10 @@ import pytest
 
 from causal_datasets import rewards
 from causal_datasets.builder import BuildContext
+from causal_datasets.cladder_pairs.task import build_messages as cladder_messages
+from causal_datasets.cladder_pairs.task import reference_unobserved
+from causal_datasets.cladder_pairs.yes_no import build_messages as yes_no_messages
 from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.task import build_messages as cladder_messages
-from causal_datasets.docalc.task import reference_unobserved
-from causal_datasets.docalc.yes_no import build_messages as yes_no_messages
 from causal_datasets.hub.folder import build_to_folder, load_records
 from causal_datasets.recast.parsing import parse_graph_answer
 from causal_datasets.recast.prompts import build_messages as recast_messages

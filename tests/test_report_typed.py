@@ -10,7 +10,6 @@ import pytest
 
 from causal_datasets.cli import main
 from causal_datasets.errors import RunFolderError
-from causal_datasets.registry import get_task
 from causal_datasets.report.plots import figure
 from causal_datasets.report.render import write_report
 from causal_datasets.report.runs import load_run
@@ -21,6 +20,7 @@ from causal_datasets.runners.cladder_pairs import CladderMetrics
 from causal_datasets.runners.cobe import CoBeMetrics
 from causal_datasets.runners.recast import RecastMetrics
 from causal_datasets.runners.records import SUMMARY_FORMAT, DatasetRef, ItemCounts, Usage
+from causal_datasets.runners.registry import get_task
 from causal_datasets.runners.shapeworld import ShapeWorldMetrics
 
 MISSING = "–"

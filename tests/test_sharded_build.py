@@ -12,9 +12,9 @@ from huggingface_hub import DatasetCard
 from causal_datasets.builder import BuildContext
 from causal_datasets.causalab import generator
 from causal_datasets.causalab.suites import SUITE_SPECS
+from causal_datasets.cladder_pairs.quality import distinct_synthetic
+from causal_datasets.cladder_pairs.rows import SHARD_POSITIVES, synthetic_rows
 from causal_datasets.cli import main
-from causal_datasets.docalc.quality import distinct_synthetic
-from causal_datasets.docalc.rows import SHARD_POSITIVES, synthetic_rows
 from causal_datasets.hub.folder import build_to_folder, verify_folder
 from causal_datasets.registry import get_builder
 from causal_datasets.shapeworld import generate

@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 import ray
 
-from causal_datasets.docalc.rows import SHARD_POSITIVES, synthetic_rows, synthetic_shard
+from causal_datasets.cladder_pairs.rows import SHARD_POSITIVES, synthetic_rows, synthetic_shard
 from causal_datasets.sharding import chunks
 
 SEED = 0

@@ -14,6 +14,7 @@ from causal_datasets import registry
 from causal_datasets.cli import main
 from causal_datasets.integrations import inspect_tasks
 from causal_datasets.llm.stub_server import StubReply, StubServer
+from causal_datasets.runners import registry as task_registry
 from causal_datasets.runners.results import read_results, read_summary
 from tests.support.inspect_offline import use_offline_encoding
 
@@ -36,11 +37,11 @@ def installed(tmp_path, monkeypatch):
     (info / "entry_points.txt").write_text(ENTRY_POINTS)
     monkeypatch.syspath_prepend(str(site))
     registry.builders.cache_clear()
-    registry.tasks.cache_clear()
+    task_registry.tasks.cache_clear()
     yield tmp_path
     monkeypatch.undo()
     registry.builders.cache_clear()
-    registry.tasks.cache_clear()
+    task_registry.tasks.cache_clear()
 
 
 def adder(request, index):
@@ -51,7 +52,7 @@ def adder(request, index):
 
 def test_a_benchmark_from_another_package_runs_through_every_tool(installed, capsys, monkeypatch):
     hub, run, again, report = (installed / name for name in ("hub", "run", "again", "report"))
-    assert "sixth" in registry.tasks() and registry.get_builder("sixth").name == "sixth"
+    assert "sixth" in task_registry.tasks() and registry.get_builder("sixth").name == "sixth"
     with StubServer(adder) as server:
         assert (
             main(
@@ -136,7 +137,7 @@ def test_without_its_entry_points_the_benchmark_is_unknown_everywhere(installed,
         )
     capsys.readouterr()
     (installed / "site" / "sixth_benchmark-0.1.dist-info" / "entry_points.txt").unlink()
-    registry.tasks.cache_clear()
+    task_registry.tasks.cache_clear()
     assert main(["report", str(run), "--out", str(installed / "report")]) == 2
     assert "unknown benchmark 'sixth': no installed package registers a task of that name" in capsys.readouterr().err
     assert main(["rescore", str(run), "--out", str(installed / "again")]) == 2

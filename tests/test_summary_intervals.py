@@ -16,11 +16,12 @@ from causal_datasets.cobe.prompts import CRITERION_CODES
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.integrations import inspect_tasks
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
-from causal_datasets.registry import get_builder, get_task
+from causal_datasets.registry import get_builder
 from causal_datasets.report.plots import figure
 from causal_datasets.report.render import write_report
 from causal_datasets.report.runs import load_run
 from causal_datasets.runners.records import SUMMARY_FORMAT
+from causal_datasets.runners.registry import get_task
 from tests.support.builds import small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.inspect_offline import use_offline_encoding

@@ -14,7 +14,7 @@ import json
 
 from causal_datasets.cli import CommandError, describe
 from causal_datasets.commands._types import at_least
-from causal_datasets.docalc.identify import Identification, QueryError, identify, step_counts
+from causal_datasets.docalc.identification import Identification, QueryError, identify, step_counts
 from causal_datasets.docalc.parser import ExprParseError
 from causal_datasets.graph import GraphError
 

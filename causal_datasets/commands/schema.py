@@ -14,8 +14,8 @@ from typing import Annotated, Any, Union
 from pydantic import Field
 
 from causal_datasets.cli import CommandError, describe
-from causal_datasets.registry import get_task, tasks
 from causal_datasets.runners.records import RunSummary
+from causal_datasets.runners.registry import get_task, tasks
 
 RECORDS = ("run-summary", "item-result")
 

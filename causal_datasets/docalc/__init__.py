@@ -1,1 +1,75 @@
-"""Do-calculus equivalence: expressions, parser, DAGs with d-separation, semantic check, proofs."""
+"""The do-calculus verifier: causal expressions, their equality under a causal graph, and identification.
+
+>>> from causal_datasets.docalc import check_equivalence, identify, parse
+>>> verdict = check_equivalence("P(Y | do(X))", "\\sum_{Z} P(Y | X, Z) * P(Z)", "Z->X,Z->Y,X->Y")
+>>> verdict.equivalent, verdict.method
+(True, 'proof')
+>>> identify("P(Y | do(X))", "X->M,M->Y,X<->Y").estimand.text
+'\\\\sum_{M} P(M | X) * (\\\\sum_{X} P(X) * P(Y | M, X))'
+>>> parse("P(Y=1 | do(X=0))").to_latex()
+'P(Y = 1 \\\\mid \\\\mathrm{do}(X = 0))'
+
+The names below are the public API, loaded on first use (``parse`` does not load the numeric
+evaluator). Expressions: :mod:`.expr` (nodes, canonical text, LaTeX), :mod:`.parser`, :mod:`.y0_dsl`
+(y0's DSL text and objects); graphs: :mod:`.graph`, :mod:`.admg`; equality: :mod:`.verdict` over
+:mod:`.domains`, :mod:`.decide` (random models: :mod:`.semantics`, :mod:`.vectorized`,
+:mod:`.elimination`, :mod:`.latent`), :mod:`.search` and :mod:`.rules` (proofs), :mod:`.independence`
+(independence statements instead of a graph); identification: :mod:`.identification`; scoring
+answers: :mod:`.scoring_rules`, :mod:`.scoring`, :mod:`.baselines`, :mod:`.derivation`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from causal_datasets.docalc._moved import install as _install_moved_modules
+
+if TYPE_CHECKING:
+    from causal_datasets.docalc.decide import Counterexample
+    from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Potential, Prob, Sum, to_latex, to_text
+    from causal_datasets.docalc.graph import DoGraph
+    from causal_datasets.docalc.identification import (
+        DerivationStep,
+        Hedge,
+        Identification,
+        QueryError,
+        UnsoundIdentification,
+        identify,
+    )
+    from causal_datasets.docalc.parser import ExprParseError, parse
+    from causal_datasets.docalc.scoring_rules import SCORING_RULES, ScoringRule, identification_error
+    from causal_datasets.docalc.search import Proof, ProofStep, SearchLimits
+    from causal_datasets.docalc.verdict import UnsoundProof, Verdict, check_equivalence, check_proof
+    from causal_datasets.docalc.y0_dsl import Y0ConversionError, from_y0, from_y0_text, to_y0, to_y0_text
+
+#: every public name and the module that defines it
+_SOURCES = {
+    "expr": ("Expr", "Prob", "Expect", "Sum", "Num", "Atom", "Potential", "to_text", "to_latex"),
+    "parser": ("parse", "ExprParseError"),
+    "y0_dsl": ("to_y0_text", "from_y0_text", "to_y0", "from_y0", "Y0ConversionError"),
+    "graph": ("DoGraph",),
+    "verdict": ("check_equivalence", "check_proof", "Verdict", "UnsoundProof"),
+    "search": ("Proof", "ProofStep", "SearchLimits"),
+    "decide": ("Counterexample",),
+    "identification": ("identify", "Identification", "DerivationStep", "Hedge", "QueryError", "UnsoundIdentification"),
+    "scoring_rules": ("SCORING_RULES", "ScoringRule", "identification_error"),
+}
+_MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
+__all__ = [name for names in _SOURCES.values() for name in names]
+
+
+def __getattr__(name: str):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # the next access is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+_install_moved_modules()

@@ -1,8 +1,13 @@
-"""Causal expressions as frozen, hashable, canonically ordered values.
+"""Causal expressions as frozen, hashable, canonically ordered values, and their two notations.
 
 Every node normalizes itself on construction (sorted variable lists, flattened and sorted sums
 and products, bound summation indices renamed to their variable), so two expressions that differ
 only in the order of commutative parts are equal objects, and ``parse(to_text(e)) == e``.
+
+The printers live here, as the base class's methods over one function per notation: the canonical
+text (:func:`to_text`, ``e.text``) orders the factors and terms of the nodes being built, so it
+belongs with them; LaTeX (:func:`to_latex`, ``e.to_latex()``, and ``_repr_latex_``, which notebooks
+render) sits beside it. y0's DSL is a conversion (:mod:`.y0_dsl`), not a notation of these nodes.
 
 Values: an ``int`` is a constant; a ``str`` is a symbolic index (``Y=y``). A bare variable ``Y``
 inside ``P(...)`` carries the index named after itself, so ``P(Y | X)`` is a function of the
@@ -13,6 +18,8 @@ In a counterfactual subscript a value may also be a :class:`Potential`, a nested
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import wraps
@@ -37,8 +44,6 @@ class Potential:
 
     @property
     def text(self) -> str:
-        from causal_datasets.docalc.printer import potential_text
-
         return potential_text(self)
 
 
@@ -88,16 +93,21 @@ def sorted_atoms(atoms) -> tuple[Atom, ...]:
 
 
 class Expr:
-    """Base class of expression nodes; ``text`` is the canonical string (see :mod:`.printer`)."""
+    """Base class of expression nodes: ``text`` is the canonical string (:func:`to_text`), ``to_latex()`` the
+    LaTeX (:func:`to_latex`), which a notebook shows."""
 
     @property
     def text(self) -> str:
         found = self.__dict__.get("_text")  # memoized by hand: 3.11's cached_property takes a lock
         if found is None:
-            from causal_datasets.docalc.printer import to_text
-
             found = self.__dict__["_text"] = to_text(self)
         return found
+
+    def to_latex(self) -> str:
+        return to_latex(self)
+
+    def _repr_latex_(self) -> str:
+        return f"${to_latex(self)}$"
 
     def __str__(self) -> str:
         return self.text
@@ -435,3 +445,208 @@ def is_observational(e: Expr) -> bool:
     if isinstance(e, (Prob, Expect)):
         return not e.do and not any(atom.cf for atom in term_atoms(e))
     return all(is_observational(child) for child in children(e))
+
+
+# ---- the canonical text ---------------------------------------------------------------------
+
+_ADD, _MUL, _UNARY = 1, 2, 3
+
+
+def to_text(e: Expr) -> str:
+    """The canonical text of ``e`` (no outer parentheses); operands reuse their cached ``text``,
+    so printing a whole tree is linear in its size."""
+    if isinstance(e, Num):
+        return _number(e.value)
+    if isinstance(e, Prob):
+        return f"P({', '.join(_atom(a) for a in e.event)}{_conditions(e.do, e.given)})"
+    if isinstance(e, Expect):
+        return f"E[{_body(e.body)}{_conditions(e.do, e.given)}]"
+    if isinstance(e, Neg):
+        return f"-{_operand(e.arg, _UNARY)}"
+    if isinstance(e, Add):
+        return _terms(e, _operand)
+    if isinstance(e, Mul):
+        return " * ".join(_factor(f) for f in e.factors)
+    if isinstance(e, Div):
+        num = f"({e.num.text})" if isinstance(e.num, (Sum, Add)) else _operand(e.num, _MUL)
+        den = e.den.text if isinstance(e.den, (Prob, Expect, Num)) else f"({e.den.text})"
+        return f"{num} / {den}"
+    if isinstance(e, Sum):
+        binding = e.var if e.index == e.var else f"{e.var}={e.index}"
+        body = f"({e.body.text})" if isinstance(e.body, Add) else _operand(e.body, _MUL)
+        return f"\\sum_{{{binding}}} {body}"
+    raise TypeError(f"cannot print {type(e).__name__}")
+
+
+#: how tightly each operator binds; leaves (numbers, P(...), E[...]) are never bracketed
+_LEVEL = {Add: _ADD, Mul: _MUL, Div: _MUL, Neg: _UNARY, Sum: _UNARY}
+
+
+def _operand(e: Expr, context: int) -> str:
+    """``e`` as an operand in a position binding at ``context``: bracketed if it binds more loosely."""
+    return f"({e.text})" if _LEVEL.get(type(e), context) < context else e.text
+
+
+def _terms(e: Add, operand: Callable[[Expr, int], str]) -> str:
+    """The terms of a sum in either notation (``operand`` prints one): a negated term after a minus sign."""
+    parts = [operand(e.terms[0], _ADD)]
+    for term in e.terms[1:]:
+        parts.append(f" - {operand(term.arg, _MUL)}" if isinstance(term, Neg) else f" + {operand(term, _ADD)}")
+    return "".join(parts)
+
+
+def _factor(f: Expr) -> str:
+    return f"({f.text})" if isinstance(f, (Sum, Div)) else _operand(f, _MUL)
+
+
+def _number(value: Fraction) -> str:
+    if value.denominator == 1:
+        return str(value.numerator)
+    digits = 0
+    scaled = value
+    while scaled.denominator != 1:
+        scaled *= 10
+        digits += 1
+        if digits > 64:  # the parser reads at most 60 digits: every parsed number prints
+            raise ValueError(f"{value} has no finite decimal expansion")
+    sign = "-" if scaled < 0 else ""
+    magnitude = str(abs(scaled.numerator)).rjust(digits + 1, "0")
+    return f"{sign}{magnitude[:-digits]}.{magnitude[-digits:]}"
+
+
+def _value(var: str, value) -> str:
+    if isinstance(value, Potential):  # M_{X=0} sets M to its own counterfactual value: no "M=" needed
+        return potential_text(value) if value.var == var else f"{var}={potential_text(value)}"
+    return var if value == var else f"{var}={value}"
+
+
+def potential_text(p: Potential) -> str:
+    return f"{p.var}_{{{_assigns(p.cf)}}}"
+
+
+def _assigns(assigns: tuple[Assign, ...]) -> str:
+    return ", ".join(_value(v, x) for v, x in assigns)
+
+
+def _atom(a: Atom) -> str:
+    name = a.var + (f"_{{{_assigns(a.cf)}}}" if a.cf else "")
+    return name if a.value == a.var else f"{name}={a.value}"
+
+
+def _body(body: tuple[tuple[int, Atom], ...]) -> str:
+    parts = []
+    for i, (coef, atom) in enumerate(body):
+        name = atom.var + (f"_{{{_assigns(atom.cf)}}}" if atom.cf else "")
+        rv = name if atom.value is None else f"{name}={atom.value}"
+        magnitude = "" if abs(coef) == 1 else f"{abs(coef)}*"
+        sign = ("-" if coef < 0 else "") if i == 0 else (" - " if coef < 0 else " + ")
+        parts.append(f"{sign}{magnitude}{rv}")
+    return "".join(parts)
+
+
+def _conditions(do: tuple[Assign, ...], given: tuple[Atom, ...]) -> str:
+    parts = ([f"do({_assigns(do)})"] if do else []) + [_atom(a) for a in given]
+    return f" | {', '.join(parts)}" if parts else ""
+
+
+# ---- LaTeX --------------------------------------------------------------------------------------
+
+
+def to_latex(e: Expr) -> str:
+    r"""``e`` in LaTeX math (no ``$``): ``P(Y = 1 \mid \mathrm{do}(X = 0))``, ``\sum_{Z}``, ``\frac{..}{..}``,
+    ``\mathbb{E}[..]``; a name with a number is subscripted (``V2`` → ``V_{2}``), a longer one italic. Read
+    only by people: the canonical text is what parses back."""
+    if isinstance(e, Num):
+        return _number(e.value)
+    if isinstance(e, Prob):
+        return rf"P({', '.join(_latex_atom(a) for a in e.event)}{_latex_conditions(e.do, e.given)})"
+    if isinstance(e, Expect):
+        return rf"\mathbb{{E}}[{_latex_body(e.body)}{_latex_conditions(e.do, e.given)}]"
+    if isinstance(e, Neg):
+        return f"-{_latex_operand(e.arg, _UNARY)}"
+    if isinstance(e, Add):
+        return _terms(e, _latex_operand)
+    if isinstance(e, Mul):  # juxtaposed, a dot before a number; a sum is bracketed so its scope is clear
+        factors = [rf"\left({to_latex(f)}\right)" if isinstance(f, Sum) else _latex_operand(f, _MUL) for f in e.factors]
+        return "".join(
+            f if i == 0 else (rf" \cdot {f}" if isinstance(e.factors[i], Num) else f" {f}")
+            for i, f in enumerate(factors)
+        )
+    if isinstance(e, Div):
+        return rf"\frac{{{to_latex(e.num)}}}{{{to_latex(e.den)}}}"
+    if isinstance(e, Sum):
+        binding = latex_name(e.var) if e.index == e.var else f"{latex_name(e.var)} = {latex_name(e.index)}"
+        body = rf"\left({to_latex(e.body)}\right)" if isinstance(e.body, Add) else _latex_operand(e.body, _MUL)
+        return rf"\sum_{{{binding}}} {body}"
+    raise TypeError(f"cannot print {type(e).__name__}")
+
+
+_NUMBERED = re.compile(r"([A-Za-z])(\d+)('*)")
+
+
+def latex_name(name: str) -> str:
+    """A variable's name in LaTeX: ``X`` as it is, ``V2`` as ``V_{2}``, ``Smoking`` as ``\\mathit{Smoking}``
+    (primes stay outside)."""
+    if numbered := _NUMBERED.fullmatch(name):
+        letter, digits, primes = numbered.groups()
+        return f"{letter}_{{{digits}}}{primes}"
+    stem = name.rstrip("'")
+    return name if len(stem) == 1 else rf"\mathit{{{stem}}}{name[len(stem) :]}"
+
+
+def _latex_operand(e: Expr, context: int) -> str:
+    latex = to_latex(e)
+    return rf"\left({latex}\right)" if _LEVEL.get(type(e), context) < context else latex
+
+
+def _latex_subscripted(var: str, assigns: tuple[Assign, ...]) -> str:
+    name = latex_name(var)
+    if not assigns:
+        return name
+    return f"{{{name}}}_{{{_latex_assigns(assigns)}}}" if "_" in name else f"{name}_{{{_latex_assigns(assigns)}}}"
+
+
+def _latex_value(var: str, value) -> str:
+    if isinstance(value, Potential):
+        shown = _latex_subscripted(value.var, value.cf)
+        return shown if value.var == var else f"{latex_name(var)} = {shown}"
+    if value == var:
+        return latex_name(var)
+    return f"{latex_name(var)} = {value if isinstance(value, int) else latex_name(value)}"
+
+
+def _latex_assigns(assigns: tuple[Assign, ...]) -> str:
+    return ", ".join(_latex_value(v, x) for v, x in assigns)
+
+
+def _latex_atom(a: Atom) -> str:
+    name = _latex_subscripted(a.var, a.cf)
+    if a.value is None or a.value == a.var:
+        return name
+    return f"{name} = {a.value if isinstance(a.value, int) else latex_name(a.value)}"
+
+
+def _latex_body(body: tuple[tuple[int, Atom], ...]) -> str:
+    parts = []
+    for i, (coef, atom) in enumerate(body):
+        magnitude = "" if abs(coef) == 1 else f"{abs(coef)} "
+        sign = ("-" if coef < 0 else "") if i == 0 else (" - " if coef < 0 else " + ")
+        parts.append(f"{sign}{magnitude}{_latex_atom(atom)}")
+    return "".join(parts)
+
+
+def _latex_conditions(do: tuple[Assign, ...], given: tuple[Atom, ...]) -> str:
+    parts = ([rf"\mathrm{{do}}({_latex_assigns(do)})"] if do else []) + [_latex_atom(a) for a in given]
+    return rf" \mid {', '.join(parts)}" if parts else ""
+
+
+_TEXT_SPECIALS = re.compile(r"[\\{}$&#%^_~]")
+
+
+def latex_chain(start: Expr, steps: Iterable[tuple[Expr, str]]) -> str:
+    r"""A chain of equal expressions (a proof, a derivation) as one LaTeX ``aligned`` block: ``start``, then
+    one ``= expression`` per step with its reason as text (characters that text mode reads as commands
+    left out)."""
+    lines = [f"& {to_latex(start)}"]
+    lines += [rf"&= {to_latex(e)} && \text{{{_TEXT_SPECIALS.sub(' ', reason)}}}" for e, reason in steps]
+    return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"

@@ -27,7 +27,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
 
-from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Potential, Prob, Sum, add, div, mul, negate
+from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Potential, Prob, Sum, add, children, div, mul, negate
 
 _TRANSLATE = str.maketrans({"−": "-", "–": "-", "×": "*", "·": "*", "∣": "|", "Σ": "∑"})
 _TOKEN = re.compile(
@@ -79,6 +79,9 @@ def _tokenize(text: str) -> list[_Token]:
 MAX_LENGTH = 100_000
 MAX_DEPTH = 100
 MAX_NUMBER_DIGITS = 60
+#: deepest expression tree parsed (a run of quotients ``a / b / c`` nests one level per division, under
+#: the brackets around it): printing, comparing and evaluating an expression recurse along its tree
+MAX_HEIGHT = 2 * MAX_DEPTH
 
 
 def parse(text: str) -> Expr:
@@ -106,7 +109,18 @@ def _check_depth(text: str) -> None:
 
 @lru_cache(maxsize=1 << 14)
 def _parse_text(text: str) -> Expr:
-    return _Parser(text).parse_top()
+    return check_height(_Parser(text).parse_top(), text)
+
+
+def check_height(e: Expr, text: str) -> Expr:
+    """``e``, unless its tree has more than :data:`MAX_HEIGHT` levels (counted level by level, without recursion)."""
+    level, height = [e], 0
+    while level:
+        height += 1
+        if height > MAX_HEIGHT:
+            raise ExprParseError(f"nested more than {MAX_HEIGHT} levels deep (quotients, sums, brackets)", text, 0)
+        level = [child for node in level for child in children(node)]
+    return e
 
 
 class _Parser:
@@ -186,17 +200,13 @@ class _Parser:
 
     def term(self) -> Expr:
         factors = [self.unary()]
-        divisions = 0
         while self.at("*", "/"):
             op = self.take("*", "/")
             right = self.unary()
             if op.text == "*":
                 factors.append(right)
                 continue
-            divisions += 1  # each one nests the quotient a level deeper
-            if divisions > MAX_DEPTH:
-                self.fail(f"more than {MAX_DEPTH} divisions in a row", op)
-            factors = [div(mul(*factors), right)]
+            factors = [div(mul(*factors), right)]  # each division nests the quotient a level deeper: check_height
         return mul(*factors)
 
     def unary(self) -> Expr:

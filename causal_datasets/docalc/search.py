@@ -12,8 +12,9 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
-from causal_datasets.docalc.expr import Add, Expr, Neg, Value, add, leaf_values, negate
+from causal_datasets.docalc.expr import Add, Expr, Neg, Value, add, latex_chain, leaf_values, negate
 from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rules import RuleContext, neighbours
 
 #: rules applied greedily before searching: they only expand linear structure
@@ -52,12 +53,16 @@ class ProofStep:
     expression: str  # the whole expression after this step
     backward: bool = False  # found from the target side and replayed backwards
 
-    def describe(self) -> str:
-        name = self.rule
+    @property
+    def name(self) -> str:
+        """The rule as applied: a backward step names the inverse rule."""
         if self.backward:
-            name = INVERSE_RULES.get(self.rule, f"{self.rule} (right to left)")
+            return INVERSE_RULES.get(self.rule, f"{self.rule} (right to left)")
+        return self.rule
+
+    def describe(self) -> str:
         condition = f" [{self.condition}]" if self.condition else ""
-        return f"{name}{condition}: {self.before}  =>  {self.after}"
+        return f"{self.name}{condition}: {self.before}  =>  {self.after}"
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,14 @@ class Proof:
         return [f"    {self.start}"] + [
             f"{i + 1:>3} {s.describe()}\n    = {s.expression}" for i, s in enumerate(self.steps)
         ]
+
+    def to_latex(self) -> str:
+        """The proof as a LaTeX ``aligned`` block: one line per step with the rule's name (``lines()`` has
+        the conditions and subterms)."""
+        return latex_chain(parse(self.start), ((parse(step.expression), step.name) for step in self.steps))
+
+    def _repr_latex_(self) -> str:
+        return f"$${self.to_latex()}$$"
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,10 @@ class Verdict:
     def __bool__(self) -> bool:
         return bool(self.equivalent)
 
+    def _repr_latex_(self) -> str | None:
+        """A notebook shows a proved verdict as its proof (LaTeX); any other verdict as its plain repr."""
+        return self.proof._repr_latex_() if self.proof is not None else None
+
 
 def as_graph(graph: DoGraph | str | Iterable, latent: Iterable[str] = ()) -> DoGraph:
     """A :class:`DoGraph` from one, from edge-list text, or from ``(source, target)`` pairs."""

@@ -66,10 +66,10 @@ from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.chat import ChatResult, reasoning_text
 from causal_datasets.llm.config import LLMConfig, Message
 from causal_datasets.paths import DEFAULT_HUB_DIR
-from causal_datasets.registry import tasks
 from causal_datasets.runners.engine import check_settings, solve_item
 from causal_datasets.runners.estimates import item_units
 from causal_datasets.runners.records import Failure, Role
+from causal_datasets.runners.registry import tasks
 from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext
 
 #: what inspect puts before each task's name: ``inspect eval causal_datasets/shapeworld_core``

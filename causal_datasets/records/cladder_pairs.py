@@ -3,7 +3,8 @@
 ``synthetic``: DoVerifier-style pairs on random DAGs with the generating proof; ``cladder``: the
 (formal form, identified estimand) pair of each CLadder question plus verified hard negatives;
 ``questions``: the CLadder questions behind those pairs (the estimand task); ``prompts``: that
-task's chat requests; ``yes_no_prompts``: CLadder's own yes/no questions as chat requests.
+task's chat requests; ``yes_no_prompts``: CLadder's own yes/no questions as chat requests;
+``synthetic_latent``: identification queries on random graphs with latent confounding, as chat requests.
 """
 
 from __future__ import annotations
@@ -177,3 +178,41 @@ class CladderYesNoPromptRow(CladderPromptRow):
     """A CLadder question as CLadder asks it, answered yes or no (``cladder_answer_reward`` reads ``answer``)."""
 
     answer: Literal["yes", "no"] = Field(description="CLadder's yes/no answer to the question.")
+
+
+class ConfoundedPair(Record):
+    """Two observed nodes with a latent common cause (``first<->second``)."""
+
+    first: str = Field(description="One node (the lower number).")
+    second: str = Field(description="The other node.")
+
+
+class SyntheticLatentRow(PromptRow):
+    """An identification query on a random graph with latent confounding, as a chat request; ``reference`` is the
+    estimand :func:`~causal_datasets.docalc.identify` derives, or `not identifiable`."""
+
+    num_nodes: int = Field(description="Observed nodes of the random graph (4–8).")
+    nodes: list[str] = Field(description="Its nodes `V1` … `Vn`.")
+    edges: list[Edge] = Field(description="Its directed edges.")
+    confounded: list[ConfoundedPair] = Field(description="Its pairs of nodes with a latent common cause.")
+    graph: str = Field(
+        description="The graph as edge text (`V1->V2,V1<->V3,V4`), as `causal-datasets identify --graph` and "
+        "`identify_reward` read it."
+    )
+    query: str = Field(
+        description="The query, `P(Y | do(X))` with 1–2 outcomes and treatments, sometimes one condition."
+    )
+    algorithm: Literal["ID", "IDC"] = Field(
+        description="Shpitser & Pearl's algorithm that answered: IDC for a conditional query."
+    )
+    identifiable: bool = Field(description="Whether an estimand exists.")
+    estimand: str | None = Field(
+        description="The estimand in canonical text, derived with every step checked; null when not identifiable."
+    )
+    derivation_steps: int = Field(description="Steps of its derivation (0 when not identifiable).")
+    hedge_forest: list[str] = Field(
+        description="Nodes of the hedge's C-forest F (the witness of non-identifiability); empty when identifiable."
+    )
+    hedge_sub_forest: list[str] = Field(
+        description="Nodes of the hedge's C-forest F' inside F; empty when identifiable."
+    )

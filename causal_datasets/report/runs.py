@@ -22,8 +22,8 @@ from pydantic import ValidationError
 
 from causal_datasets import __version__
 from causal_datasets.errors import RunFolderError, UnknownBenchmark
-from causal_datasets.registry import get_task
 from causal_datasets.runners.records import SUMMARY_FORMAT, ItemResult, RunSummary, Untyped
+from causal_datasets.runners.registry import get_task
 from causal_datasets.runners.results import RESULTS_FILE, SUMMARY_FILE, read_results
 from causal_datasets.runners.task import Task
 

@@ -1,8 +1,8 @@
 """``causal-datasets eval cladder_pairs``: DoVerifier on CLadder — the estimand task, the judge, feedback, derivations.
 
 Each question of the ``cladder_pairs/questions`` config is sent as one of two prompts
-(``--prompt``): ``estimand`` (:mod:`causal_datasets.docalc.task`, the package's own task: the graph
-is given, the answer is an ``Estimand:`` line) or ``paper`` (:mod:`causal_datasets.docalc.paper_task`:
+(``--prompt``): ``estimand`` (:mod:`causal_datasets.cladder_pairs.task`, the package's own task: the graph
+is given, the answer is an ``Estimand:`` line) or ``paper`` (:mod:`causal_datasets.cladder_pairs.paper_task`:
 DoVerifier's App. G prompt verbatim; the model writes the expression, its own graph and a yes/no
 answer, and the expression is also verified under that graph). Every expression is scored against
 CLadder's estimand under both rules of :mod:`~causal_datasets.docalc.scoring_rules` — ``equivalence``
@@ -33,12 +33,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from causal_datasets.agreement import agreement, agreement_estimators
-from causal_datasets.docalc import paper_task, task
-from causal_datasets.docalc.cladder import formal_expression
+from causal_datasets.cladder_pairs import paper_task, task
+from causal_datasets.cladder_pairs.cladder import formal_expression
+from causal_datasets.cladder_pairs.feedback import Finding, diagnose, feedback_message
+from causal_datasets.cladder_pairs.judge import DEFAULT_ATTEMPTS, ask_judge
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST, same_expression, score_derivation
-from causal_datasets.docalc.feedback import Finding, diagnose, feedback_message
 from causal_datasets.docalc.graph import DoGraph
-from causal_datasets.docalc.judge import DEFAULT_ATTEMPTS, ask_judge
 from causal_datasets.docalc.scoring_rules import ScoringRule, credited
 from causal_datasets.errors import RunConfigurationError
 from causal_datasets.llm.chat import ChatClient
@@ -123,7 +123,7 @@ def check(settings: RunSettings, options: CladderOptions, roles: frozenset[Role]
 
 def items(context: TaskContext) -> list[Item]:
     """The questions (of the chosen families and query types) except those whose CLadder estimand uses
-    a variable the story calls unobserved (:func:`~causal_datasets.docalc.task.reference_unobserved`:
+    a variable the story calls unobserved (:func:`~causal_datasets.cladder_pairs.task.reference_unobserved`:
     the arrowhead natural effects), which no answer over observed variables can match."""
     options: CladderOptions = context.options
     return [

@@ -23,8 +23,8 @@ from pydantic import BaseModel, ValidationError
 from causal_datasets import staging
 from causal_datasets.errors import ResultsExist, RunFolderError
 from causal_datasets.llm.concurrency import map_concurrent
-from causal_datasets.registry import get_task
 from causal_datasets.runners.records import SUMMARY_FORMAT, RunSummary
+from causal_datasets.runners.registry import get_task
 
 if TYPE_CHECKING:
     from causal_datasets.runners.task import Task

@@ -13,9 +13,11 @@ from tests.support.data import SHARED_DATA_DIR
 
 
 def small_cladder_build(hub_dir: Path) -> Path:
-    """``hub_dir`` with a cladder_pairs folder whose synthetic config has 5 pairs (the CLadder configs in full)."""
+    """``hub_dir`` with a cladder_pairs folder whose synthetic config has 5 pairs and synthetic_latent 40 queries
+    (the CLadder configs in full)."""
     builder = get_builder("cladder_pairs")
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setitem(builder.build.__globals__, "SYNTHETIC_POSITIVES", 5)
+        monkeypatch.setitem(builder.build.__globals__, "LATENT_QUERIES", 40)
         build_to_folder(builder, hub_dir, BuildContext(seed=0, source=SHARED_DATA_DIR / "cladder"))
     return hub_dir

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from causal_datasets.docalc.baselines import mean, surface_scores
 from causal_datasets.markdown import markdown_table
-from causal_datasets.records.cladder_pairs import CladderPair, SyntheticPair
+from causal_datasets.records.cladder_pairs import CladderPair, SyntheticLatentRow, SyntheticPair
 
 
 def synthetic_tables(rows: Sequence[SyntheticPair]) -> dict[str, str]:
@@ -174,3 +174,34 @@ def cladder_tables(rows: Sequence[CladderPair]) -> dict[str, str]:
         "cladder_negatives": negative_table,
         "cladder_proof_lengths": proof_table,
     }
+
+
+def latent_query_table(rows: Sequence[SyntheticLatentRow]) -> str:
+    """``synthetic_latent``: queries per graph size, how many are identifiable (conditional ones apart), and the
+    derivations' lengths."""
+    table = []
+    for size in sorted({r.num_nodes for r in rows}):
+        group = [r for r in rows if r.num_nodes == size]
+        identified = [r for r in group if r.identifiable]
+        steps = sorted(r.derivation_steps for r in identified)
+        table.append(
+            [
+                size,
+                len(group),
+                len(identified),
+                sum(r.algorithm == "IDC" for r in group),
+                sum(r.algorithm == "IDC" and r.identifiable for r in group),
+                f"{steps[len(steps) // 2]} ({steps[0]}–{steps[-1]})" if steps else "—",
+            ]
+        )
+    return markdown_table(
+        [
+            "nodes",
+            "queries",
+            "identifiable",
+            "conditional (IDC)",
+            "conditional, identifiable",
+            "derivation steps: median (range)",
+        ],
+        table,
+    )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
+from causal_datasets.cladder_pairs.synthetic import generate_pairs, random_dag
 from causal_datasets.docalc.decide import semantic_check
 from causal_datasets.docalc.search import SearchLimits, find_proof
-from causal_datasets.docalc.synthetic import generate_pairs, random_dag
 from causal_datasets.docalc.verdict import check_proof
 
 #: bounded by nodes, not wall-clock time, so the outcome does not depend on machine load

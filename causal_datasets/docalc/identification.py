@@ -58,9 +58,12 @@ from causal_datasets.docalc.expr import (
     children,
     div,
     free_indices,
+    latex_chain,
+    latex_name,
     mul,
     rebuild,
     substitute,
+    to_latex,
 )
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
@@ -188,6 +191,24 @@ class Identification:
                 for step in self.derivation
             ),
         )
+
+    def to_latex(self) -> str:
+        """LaTeX for a notebook: the derivation as an ``aligned`` block from the query to the estimand, each
+        line naming its ID/IDC line and rule (the query's constants put in on a last line), or the query
+        with "not identifiable" and the nodes of the hedge's two C-forests."""
+        if self.hedge is not None:
+            forests = ", ".join(
+                rf"{name} = \{{{', '.join(map(latex_name, forest.nodes))}\}}"
+                for name, forest in (("F", self.hedge.forest), ("F'", self.hedge.sub_forest))
+            )
+            return rf"{to_latex(parse(self.query))} \quad \text{{not identifiable, the hedge }} {forests}"
+        steps = [(step.whole, f"{step.line}, {step.rule}") for step in self.derivation]
+        if self.values:
+            steps.append((self.estimand, "at " + ", ".join(f"{var}={value}" for var, value in self.values)))
+        return latex_chain(parse(self.symbolic_query), steps)
+
+    def _repr_latex_(self) -> str:
+        return f"$${self.to_latex()}$$"
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -14,12 +14,12 @@ import re
 from functools import cache, lru_cache
 from typing import Any
 
+from causal_datasets.cladder_pairs.cladder import cladder_reading, family_graph, formal_expression, try_parse
+from causal_datasets.cladder_pairs.rows import PROOF_LIMITS
 from causal_datasets.docalc.baselines import surface_scores
-from causal_datasets.docalc.cladder import cladder_reading, family_graph, formal_expression, try_parse
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import ExprParseError, parse
-from causal_datasets.docalc.rows import PROOF_LIMITS
 from causal_datasets.docalc.scoring_rules import all_observed, identification_error, identified
 from causal_datasets.docalc.verdict import Verdict, check_equivalence
 from causal_datasets.llm.structured import strip_thinking
@@ -263,7 +263,8 @@ def score_answer(
     expression: str | None, q: CladderQuestionRow, *, seed: int = 0, graph: DoGraph | None = None
 ) -> dict[str, Any]:
     """An extracted answer expression against the question's estimand, under both scoring rules
-    (:mod:`.scoring_rules`), beside the surface baselines (``string_match``, ``bleu``, ``token_f1``).
+    (:mod:`~causal_datasets.docalc.scoring_rules`), beside the surface baselines (``string_match``, ``bleu``,
+    ``token_f1``).
 
     ``equivalent``: the verifier's verdict (True/False/None) under the question's graph (or ``graph``,
     e.g. the one a model wrote) — DoVerifier's rule: ``do()``, counterfactual terms and unobserved

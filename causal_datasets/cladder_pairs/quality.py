@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from causal_datasets.builder import Finding
-from causal_datasets.docalc.cladder import try_parse
+from causal_datasets.cladder_pairs.cladder import try_parse
 from causal_datasets.docalc.expr import variables
 from causal_datasets.records.cladder_pairs import CladderPair, CladderQuestionRow, SyntheticPair
 

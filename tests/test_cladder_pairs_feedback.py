@@ -5,11 +5,11 @@ import re
 
 import pytest
 
+from causal_datasets.cladder_pairs.cladder import family_graph, formal_expression, read_questions
+from causal_datasets.cladder_pairs.feedback import diagnose, feedback_message
+from causal_datasets.cladder_pairs.rows import question_rows
 from causal_datasets.docalc.baselines import normalize_string
-from causal_datasets.docalc.cladder import family_graph, formal_expression, read_questions
-from causal_datasets.docalc.feedback import diagnose, feedback_message
 from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.rows import question_rows
 from causal_datasets.docalc.verdict import check_equivalence
 from tests.support.data import SHARED_DATA_DIR
 

@@ -1,0 +1,145 @@
+"""Identification queries under latent confounding: the ``synthetic_latent`` config of ``cladder_pairs``.
+
+Each row is a random acyclic directed mixed graph (ADMG) over observed nodes V1..Vn (n from 4 to 8; each
+forward edge with probability 0.4, each pair of nodes confounded by a latent common cause, ``A<->B``,
+with probability 0.2), and a query ``P(Y | do(X))`` (1–2 treatments, 1–2 outcomes among their
+descendants, a quarter of the queries conditioned on one more node). :func:`~causal_datasets.docalc.identify`
+(Shpitser & Pearl's ID, IDC for a conditional query, every derivation step checked) gives the estimand or
+the hedge that proves there is none. The request asks for the estimand or "not identifiable";
+:func:`causal_datasets.rewards.identify_reward` scores a reply from the query and the graph alone.
+Everything is drawn from one ``random.Random`` seeded by a string (SHA-512, never ``hash()``).
+"""
+
+from __future__ import annotations
+
+import random
+
+import networkx as nx
+
+from causal_datasets.docalc.identification import identify
+from causal_datasets.records.cladder_pairs import ConfoundedPair, Edge, SyntheticLatentRow
+from causal_datasets.records.prompts import chat_messages
+
+#: queries in the config
+LATENT_QUERIES = 2_000
+#: what a reply says when no estimand exists (on its ``Estimand:`` line)
+NOT_IDENTIFIABLE = "not identifiable"
+
+SYSTEM_PROMPT = """You are an expert in causal inference. You will read a causal graph over observed
+variables, some pairs of which share an unobserved common cause, and a causal query. Identify the
+query: rewrite it as an expression over probabilities of the observed variables only (no do(), no
+counterfactual subscripts), equal to the query in every causal model with this graph. Some queries
+have no such expression: then the answer is that the query is not identifiable.
+
+Notation: P(Y | X, Z) for a conditional probability, P(Y, Z) for a joint one; a variable's name
+stands for its value and a summed variable ranges over its values: \\sum_{Z} P(Y | X, Z) * P(Z);
+use + - * / and brackets ( ); the variable names are exactly those of the graph.
+
+Reason briefly, then end your reply with one final line, either
+Estimand: <expression>
+or
+Estimand: not identifiable
+and nothing after it."""
+
+
+def latent_random(seed: int) -> random.Random:
+    return random.Random(f"docalc-synthetic-latent/{seed}")
+
+
+def random_admg(rng: random.Random) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]:
+    """Nodes V1..Vn (n in 4..8) in a random causal order, directed edges forward along it, confounded pairs."""
+    n = rng.randint(4, 8)
+    order = [f"V{i}" for i in range(1, n + 1)]
+    rng.shuffle(order)
+    directed = [(order[i], order[j]) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.4]
+    confounded = [
+        tuple(sorted((order[i], order[j]), key=_number))
+        for i in range(n)
+        for j in range(i + 1, n)
+        if rng.random() < 0.2
+    ]
+    return sorted(order, key=_number), sorted(directed, key=_numbers), sorted(confounded, key=_numbers)
+
+
+def _number(name: str) -> int:
+    return int(name[1:])
+
+
+def _numbers(pair: tuple[str, str]) -> tuple[int, int]:
+    return _number(pair[0]), _number(pair[1])
+
+
+def graph_text(nodes: list[str], directed: list[tuple[str, str]], confounded: list[tuple[str, str]]) -> str:
+    """The graph as edge text (``V1->V2,V1<->V3,V4``: a node on no edge stands alone), which :func:`identify`,
+    ``causal-datasets identify --graph`` and the reward read."""
+    touched = {node for pair in directed + confounded for node in pair}
+    parts = [f"{a}->{b}" for a, b in directed] + [f"{a}<->{b}" for a, b in confounded]
+    return ",".join(parts + [node for node in nodes if node not in touched])
+
+
+def random_query(rng: random.Random, nodes: list[str], directed: list[tuple[str, str]]) -> str | None:
+    """``P(Y... | do(X...))`` with outcomes among the treatments' descendants, sometimes one condition; None
+    when no node has a descendant."""
+    dag = nx.DiGraph(directed)
+    dag.add_nodes_from(nodes)
+    causes = [node for node in nodes if dag.out_degree(node)]
+    if not causes:
+        return None
+    treatments = sorted(rng.sample(causes, rng.randint(1, min(2, len(causes)))), key=_number)
+    effects = sorted(set().union(*(nx.descendants(dag, x) for x in treatments)) - set(treatments), key=_number)
+    if not effects:
+        return None
+    outcomes = sorted(rng.sample(effects, rng.randint(1, min(2, len(effects)))), key=_number)
+    rest = [node for node in nodes if node not in treatments and node not in outcomes]
+    conditions = [rng.choice(rest)] if rest and rng.random() < 0.25 else []
+    given = ", ".join([f"do({', '.join(treatments)})", *conditions])
+    return f"P({', '.join(outcomes)} | {given})"
+
+
+def build_messages(graph: str, query: str) -> list[dict[str, str]]:
+    """The request: the system prompt, then the graph (directed edges and confounded pairs) and the query."""
+    directed = [part for part in graph.split(",") if "->" in part and "<->" not in part]
+    confounded = [part for part in graph.split(",") if "<->" in part]
+    alone = [part for part in graph.split(",") if "->" not in part]
+    lines = [
+        f"Directed edges (cause -> effect): {', '.join(directed) or 'none'}",
+        f"Pairs with an unobserved common cause: {', '.join(confounded) or 'none'}",
+    ]
+    if alone:
+        lines.append(f"Variables on no edge: {', '.join(alone)}")
+    lines.append(f"Query: {query}")
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(lines)}]
+
+
+def synthetic_latent_rows(seed: int, count: int = LATENT_QUERIES) -> list[SyntheticLatentRow]:
+    """``count`` queries on random ADMGs with their identification, in drawing order."""
+    rng = latent_random(seed)
+    rows: list[SyntheticLatentRow] = []
+    while len(rows) < count:
+        nodes, directed, confounded = random_admg(rng)
+        query = random_query(rng, nodes, directed)
+        if query is None:
+            continue
+        graph = graph_text(nodes, directed, confounded)
+        found = identify(query, graph)
+        hedge = found.hedge
+        rows.append(
+            SyntheticLatentRow(
+                id=f"synthetic_latent-{len(rows)}",
+                prompt=chat_messages(build_messages(graph, query)),
+                reference=found.estimand.text if found.identifiable else NOT_IDENTIFIABLE,
+                num_nodes=len(nodes),
+                nodes=nodes,
+                edges=[Edge(source=a, target=b) for a, b in directed],
+                confounded=[ConfoundedPair(first=a, second=b) for a, b in confounded],
+                graph=graph,
+                query=query,
+                algorithm=found.algorithm,
+                identifiable=found.identifiable,
+                estimand=found.estimand.text if found.identifiable else None,
+                derivation_steps=len(found.derivation),
+                hedge_forest=sorted(hedge.forest.nodes, key=_number) if hedge else [],
+                hedge_sub_forest=sorted(hedge.sub_forest.nodes, key=_number) if hedge else [],
+            )
+        )
+    return rows
