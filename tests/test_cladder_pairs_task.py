@@ -362,6 +362,12 @@ CONFOUNDED = "Estimand: P(Y=1|X=1) - P(Y=1|X=0)"
 CONFOUNDING_ATE = ["--graph-families", "confounding", "--query-types", "ate"]
 
 
+def refused(out, dataset_dir, *flags):
+    """``eval cladder_pairs`` with ``flags`` exits 2 (before asking the unreachable model anything)."""
+    argv = ["eval", "cladder_pairs", "--out", str(out), "--hub-dir", str(dataset_dir), "--model", "m"]
+    return main([*argv, "--base-url", "http://127.0.0.1:9/v1", *flags]) == 2
+
+
 def stub_run(out, dataset_dir, respond, *flags, judge=False):
     """``eval cladder_pairs`` on the stub ``respond`` (one item at a time, nothing cached)."""
     with StubServer(respond) as server:
@@ -587,25 +593,7 @@ def test_the_judge_sees_the_generated_graph_under_the_paper_prompt(dataset_dir, 
     assert [i["judge_graph"] for i in item_fields(tmp_path / "run")] == (
         ["true", "true"] if judge_graph == "true" else ["generated", "true"]
     )
-    assert (
-        main(
-            [
-                "eval",
-                "cladder_pairs",
-                "--out",
-                str(tmp_path / "bad"),
-                "--hub-dir",
-                str(dataset_dir),
-                "--model",
-                "m",
-                "--base-url",
-                "http://127.0.0.1:9/v1",
-                "--judge-graph",
-                "generated",
-            ]
-        )
-        == 2
-    )
+    assert refused(tmp_path / "bad", dataset_dir, "--judge-graph", "generated")
 
 
 def test_questions_with_an_unobserved_reference_are_left_out(dataset_dir, tmp_path):
@@ -706,26 +694,7 @@ def test_derivation_with_an_invalid_step(dataset_dir, tmp_path):
     assert derivation["first_invalid"] == 2 and item["derivation_valid_share"] == 0.5 and item["derivation_from_query"]
     assert summary.metrics.derivation_valid_share == 0.5
     assert summary.metrics.derivation_steps == {"condition_fails": 1, "valid": 1}
-    assert (
-        main(
-            [
-                "eval",
-                "cladder_pairs",
-                "--out",
-                str(tmp_path / "bad"),
-                "--hub-dir",
-                str(dataset_dir),
-                "--model",
-                "m",
-                "--base-url",
-                "http://127.0.0.1:9/v1",
-                "--prompt",
-                "paper",
-                "--derivation",
-            ]
-        )
-        == 2
-    )
+    assert refused(tmp_path / "bad", dataset_dir, "--prompt", "paper", "--derivation")
 
 
 def test_report_shows_table_1_and_table_2(dataset_dir, tmp_path):
