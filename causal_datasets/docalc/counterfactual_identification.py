@@ -157,7 +157,7 @@ def identify_counterfactual(
         )
     distinct = _distinct(term)
     if check:
-        steps = _checked(steps, g, distinct, seed)
+        steps = checked_steps(steps, g, distinct, seed)
     status: Status = "inconsistent" if estimand == ZERO else "identified"
     return CounterfactualIdentification(
         term.text, algorithm, status, estimand, observational, tuple(steps), distinct=distinct, note=note
@@ -267,7 +267,7 @@ def instances(distinct: tuple[tuple[str, tuple[str, ...]], ...], graph: DoGraph)
     return [{k: v for part in combo for k, v in part.items()} for combo in itertools.product(*per_var)]
 
 
-def _checked(steps: list[CounterfactualStep], graph: DoGraph, distinct, seed: int) -> list[CounterfactualStep]:
+def checked_steps(steps: list[CounterfactualStep], graph: DoGraph, distinct, seed: int) -> list[CounterfactualStep]:
     """Each step confirmed by :func:`check_equivalence` at every assignment of the distinct symbols."""
     out = []
     for step in steps:
