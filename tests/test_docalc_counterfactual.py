@@ -80,10 +80,10 @@ def test_ett_with_symbols_holds_where_they_differ():
     "query, graph, variable",
     [
         ("P(Y_{X=1}=1 | X=0)", "X->Y,X<->Y", "X"),  # ETT under confounding
-        ("P(Y_{X=1}=1, Y_{X=0}=0)", "X->Y", "Y"),  # the probability of necessity and sufficiency
+        ("P(Y_{X=1}=1, Y_{X=0}=0)", "X->Y", "X"),  # the probability of necessity and sufficiency
         ("P(Y_{X=0}=1, Y=1)", "X->Y", "X"),  # Y and Y_{X=0} share U_Y; X is summed and also set to 0
         ("P(Y_{X=1}=1 | X=0)", "X->Z,Z->Y,X<->Z", "X"),  # y0's figure 6a graph
-        ("P(Y_{X=1}=1 | Z_{X=0}=0, X=0)", "X->Z,Z->Y,X->Y", "Z"),  # a cross-world mediator
+        ("P(Y_{X=1}=1 | Z_{X=0}=0, X=0)", "X->Z,Z->Y,X->Y", "X"),  # a cross-world mediator
         ("P(Y_{X=x}=y | X=x', Z_{D=d}=z, D=d)", TIKKA, "X"),
     ],
 )

@@ -206,10 +206,11 @@ class IdStar:
                     values.setdefault(p, set()).add(_value(cg, parent, names))
                     sub[p] = _value(cg, parent, names)
         own = {n.var for n in district}
-        for var, seen in values.items():
-            if len(seen) > 1 or (var in own and var in sub):
-                shown = sorted(map(str, seen)) * 2
-                raise Fail(Conflict(event, tuple(n.text for n in district), var, (shown[0], shown[-1])))
+        conflicts = [v for v, seen in values.items() if len(seen) > 1 or (v in own and v in sub)]
+        if conflicts:  # a subscript's variable first: the paper's x in sub(S), x' in ev(S)
+            var = min(conflicts, key=lambda v: v not in sub)
+            shown = sorted(map(str, values[var])) * 2
+            raise Fail(Conflict(event, tuple(n.text for n in district), var, (shown[0], shown[-1])))
         event_atoms = tuple(Atom(n.var, _value(cg, n, names)) for n in district)
         return Prob(event_atoms, tuple(sub.items()))
 
