@@ -117,6 +117,13 @@ def test_inconsistent_events_are_zero(query, graph):
     assert oracle(query, Num(0), graph) is True
 
 
+def test_latex_shows_the_derivation_or_the_status():
+    ett = identify_counterfactual("P(Y_{X=1}=1 | X=0)", BACKDOOR)
+    latex = ett.to_latex()
+    assert latex.startswith("\\begin{aligned}") and "IDC* line 5" in latex and latex.count("\\\\") == 6
+    assert "not identifiable, X in conflict" in identify_counterfactual("P(Y_{X=1}=1 | X=0)", "X->Y,X<->Y").to_latex()
+
+
 def test_inconsistent_conditions_are_undefined():
     result = identify_counterfactual("P(Y_{X=1}=1 | X_{X=0}=1)", "X->Y")
     assert result.status == "undefined" and "IDC* line 1" in result.note
@@ -190,6 +197,7 @@ def test_a_wrong_step_is_refuted():
         ("E[Y_{X=1}]", QueryError),
         ("P(Y_{X=2}=1)", QueryError),
         ("P(Y_{X=x}=1, X=0)", QueryError),  # X written both as a symbol and a constant
+        ("P(Y_{X=x}=1, Y_{X=x'}=1, Y_{X=x''}=0)", QueryError),  # three distinct values of a binary X
         ("P(Y_{Q=1}=1)", GraphError),
         ("P(Y_{X=1}=1", ExprParseError),
     ],

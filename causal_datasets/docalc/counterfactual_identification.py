@@ -37,7 +37,17 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from causal_datasets.docalc.admg import ADMG
-from causal_datasets.docalc.expr import Atom, Expr, Potential, Prob, children, rebuild, substitute
+from causal_datasets.docalc.expr import (
+    Atom,
+    Expr,
+    Potential,
+    Prob,
+    children,
+    latex_chain,
+    rebuild,
+    substitute,
+    to_latex,
+)
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.id_star import ZERO, Conflict, Fail, IdStar, Undefined
 from causal_datasets.docalc.identification import Check, QueryError, UnsoundIdentification, identify
@@ -96,6 +106,17 @@ class CounterfactualIdentification:
     def identifiable(self) -> bool:
         """True when the query has a value in ``P_*`` (identified or inconsistent, which is 0)."""
         return self.status in ("identified", "inconsistent")
+
+    def to_latex(self) -> str:
+        """LaTeX for a notebook: the derivation as an ``aligned`` block from the query, each line naming the
+        algorithm's line and rule; or the query with its status (and the conflict's variable)."""
+        if self.estimand is None:
+            reason = f", {self.witness.variable} in conflict" if self.witness else ""
+            return rf"{to_latex(parse(self.query))} \quad \text{{{self.status}{reason}}}"
+        return latex_chain(parse(self.query), [(step.after, f"{step.line}, {step.rule}") for step in self.derivation])
+
+    def _repr_latex_(self) -> str:
+        return f"$${self.to_latex()}$$"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -192,6 +213,12 @@ def _read_query(query: Expr | str, graph: DoGraph) -> Prob:
     mixed = sorted(var for var, kinds in used.items() if len(kinds) > 1)
     if mixed:
         raise QueryError(f"{', '.join(mixed)} take(s) both symbols and constants; write all values of one kind")
+    for var, symbols in _distinct(e):
+        if len(symbols) > graph.domain(var):
+            raise QueryError(
+                f"{var} has {graph.domain(var)} values but {len(symbols)} symbols ({', '.join(symbols)}), "
+                "which stand for distinct values"
+            )
     return e
 
 
@@ -272,7 +299,7 @@ def checked_steps(steps: list[CounterfactualStep], graph: DoGraph, distinct, see
     out = []
     for step in steps:
         outcomes = set()
-        for values in instances(distinct, graph) or [{}]:
+        for values in instances(distinct, graph):
             constants: dict[str, Any] = dict(values)
             before, after = substitute(step.before, constants), substitute(step.after, constants)
             verdict = check_equivalence(before, after, graph, seed=seed, prove=False)
