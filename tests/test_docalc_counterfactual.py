@@ -226,6 +226,9 @@ def test_cli_outcomes_and_json(capsys):
     assert capsys.readouterr().out.startswith("undefined: ")
     assert main(["identify", "P(X_{X=1}=0)", "--graph", "X->Y"]) == 0
     assert "= 0  (an inconsistent event)" in capsys.readouterr().out
+    assert main(["identify", "P(Y_{X=1}=1 | do(Z=0), X=0)", "--graph", BACKDOOR + ",W->X"]) == 0
+    out = capsys.readouterr().out  # ID's estimand of P(Y=1 | do(X=1, Z=0)) keeps W at any value
+    assert "= P(Y=1 | W, X=1, Z=0)" in out and "the same for every value of W" in out
     assert main(["identify", "P(Y_{X=1}=1 | X=0)", "--graph", BACKDOOR, "--json", "--no-check"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["status"] == "identified" and data["algorithm"] == "IDC*"

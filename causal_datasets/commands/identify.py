@@ -122,7 +122,7 @@ def counterfactual_lines(result: CounterfactualIdentification, proof: bool = Fal
         lines[0] += "  (an inconsistent event)"
     if result.observational is not None and result.observational != result.estimand:
         lines.append(f"  = {result.observational.text}  (each interventional term by ID)")
-    elif result.note:
+    if result.note:
         lines.append(f"  ({result.note})")
     if result.distinct:
         shown = "; ".join(" != ".join(symbols) for _, symbols in result.distinct)

@@ -254,6 +254,7 @@ def _observational(estimand: Expr, graph: DoGraph) -> tuple[Expr | None, str]:
     """The estimand with each ``P(S | do(X))`` replaced by ID's formula; None (and which term) if ID
     finds one not identifiable from observations."""
     replaced: dict[Prob, Expr] = {}
+    arbitrary: set[str] = set()
     for term in _do_terms(estimand):
         symbolic = Prob(
             tuple(Atom(a.var, a.var if isinstance(a.value, str) else a.value) for a in term.event),
@@ -265,7 +266,10 @@ def _observational(estimand: Expr, graph: DoGraph) -> tuple[Expr | None, str]:
         back = {a.var: a.value for a in term.event if isinstance(a.value, str)}
         back |= {v: x for v, x in term.do if isinstance(x, str)}
         replaced[term] = substitute(result.estimand, {k: v for k, v in back.items() if k != v})
-    return _replace_terms(estimand, replaced), ""
+        arbitrary |= set(result.arbitrary)
+    shown = ", ".join(sorted(arbitrary))
+    note = f"the observational form is the same for every value of {shown} (ID's line 3)" if arbitrary else ""
+    return _replace_terms(estimand, replaced), note
 
 
 def _do_terms(e: Expr) -> list[Prob]:
