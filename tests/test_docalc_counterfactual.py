@@ -13,6 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from causal_datasets.cli import main
+from causal_datasets.docalc.admg import ADMG
+from causal_datasets.docalc.counterfactual_graph import Inconsistent, Node, make_counterfactual_graph
 from causal_datasets.docalc.counterfactual_identification import (
     CounterfactualStep,
     checked_steps,
@@ -20,6 +22,7 @@ from causal_datasets.docalc.counterfactual_identification import (
     instances,
 )
 from causal_datasets.docalc.expr import Num, Prob, substitute
+from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.identification import QueryError, UnsoundIdentification
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.verdict import as_graph, check_equivalence
@@ -210,6 +213,49 @@ def test_random_symbolic_queries_hold_where_symbols_differ():
             at = substitute(parse(result.query), values)
             assert oracle(at, substitute(result.estimand, values), graph) is True, (query, graph, values)
     assert statuses["identified"] >= 20 and statuses["not identifiable"] >= 5, statuses
+
+
+def _separations(cg, rng, tries: int):
+    """(node, picked, given) triples to compare, drawn at random."""
+    for node in cg.nodes:
+        others = [n for n in cg.nodes if n != node]
+        for _ in range(tries):
+            picked = {n for n in others if rng.random() < 0.4}
+            observed = {n for n in others if n not in picked and rng.random() < 0.6}
+            if picked:
+                yield node, picked, observed
+
+
+def test_d_separation_in_the_counterfactual_graph_matches_bayes_ball():
+    """IDC*'s line 4 test (moralization) against :meth:`DoGraph.d_separated` (the reachability algorithm) on the
+    counterfactual graph written as a DAG, one latent parent per pair of nodes sharing exogenous variables: on
+    random events, and on the factual event of random ADMGs (one world: the graph itself)."""
+    rng = np.random.default_rng(43)
+    cases = [(parse(query), graph) for query, graph in random_cases(60, seed=44)]
+    cases += [(parse(f"P({', '.join(f'{v}=0' for v in g.nodes)})"), _graph_text(g)) for g in _admgs(rng, 150)]
+    compared = 0
+    for term, graph in cases:
+        atoms = tuple(a for a in term.event + term.given if a.var not in dict(a.cf))
+        try:
+            cg = make_counterfactual_graph(ADMG.project(as_graph(graph)), atoms)
+        except Inconsistent:
+            continue
+        name = {node: f"N{i}" for i, node in enumerate(cg.nodes)}
+        pairs = [(x, y) for i, x in enumerate(cg.nodes) for y in cg.nodes[i + 1 :] if cg.linked(x, y)]
+        edges = [(name[p], name[n]) for n in cg.nodes for p in cg.parents[n].values() if isinstance(p, Node)]
+        edges += [(f"U{i}", name[end]) for i, pair in enumerate(pairs) for end in pair]
+        dag = DoGraph(tuple(name.values()) + tuple(f"U{i}" for i in range(len(pairs))), tuple(edges))
+        for node, picked, observed in _separations(cg, rng, 4):
+            expected = dag.d_separated(
+                {name[node]}, {name[n] for n in picked}, {name[n] for n in observed}, cut_out={name[node]}
+            )
+            assert cg.separated(node, picked, observed) is expected, (term.text, graph, node, picked, observed)
+            compared += 1
+    assert compared > 1000
+
+
+def _admgs(rng, count: int):
+    return [random_admg(rng, int(rng.integers(4, 6)), 0.4, 0.35, 4) for _ in range(count)]
 
 
 def test_derivation_steps_are_each_checked():

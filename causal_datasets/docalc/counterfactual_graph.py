@@ -95,28 +95,26 @@ class CounterfactualGraph:
 
     def separated(self, a: Node, b: set[Node], given: set[Node]) -> bool:
         """Is ``a`` d-separated from ``b`` given ``given`` once the edges out of ``a`` are cut? (The
-        moralized ancestral graph, a shared exogenous variable as a common parent.)"""
+        moralized ancestral graph, each pair sharing exogenous variables with a latent common parent.)"""
         relevant = self._ancestors({a} | b | given, a)
-        edges: dict[Node, set[Node]] = {n: set() for n in relevant}
+        edges: dict[object, set[object]] = {n: set() for n in relevant}
 
-        def join(x: Node, y: Node) -> None:
-            edges[x].add(y)
-            edges[y].add(x)
+        def join(x: object, y: object) -> None:
+            edges.setdefault(x, set()).add(y)
+            edges.setdefault(y, set()).add(x)
 
         for child in relevant:
-            family = [p for p in self.parents[child].values() if isinstance(p, Node) and p != a]
-            spouses = [n for n in relevant if self.linked(child, n)]
-            for p in family:
-                join(p, child)
-            for s in spouses:
-                join(s, child)
-            for i, x in enumerate(family + spouses):  # parents of a common child marry
-                for y in (family + spouses)[i + 1 :]:
+            family: list[object] = [p for p in self.parents[child].values() if isinstance(p, Node) and p != a]
+            family += [frozenset({child, n}) for n in relevant if self.linked(child, n)]  # the latent parents
+            for i, x in enumerate(family):
+                join(x, child)
+                for y in family[i + 1 :]:  # parents of a common child marry
                     join(x, y)
-        reached, stack = {a}, [a]
+        reached: set[object] = {a}
+        stack: list[object] = [a]
         while stack:
-            for n in edges[stack.pop()] - given:
-                if n not in reached:
+            for n in edges[stack.pop()]:
+                if n not in reached and n not in given:
                     reached.add(n)
                     stack.append(n)
         return not reached & b
