@@ -23,11 +23,11 @@ from causal_datasets.docalc.counterfactual_identification import (
 )
 from causal_datasets.docalc.expr import Num, Prob, substitute
 from causal_datasets.docalc.graph import DoGraph
-from causal_datasets.docalc.identification import QueryError, UnsoundIdentification
+from causal_datasets.docalc.identification import QueryError, UnsoundIdentification, identify
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.verdict import as_graph, check_equivalence
 from causal_datasets.graph import GraphError
-from tests.support.admgs import random_admg
+from tests.support.admgs import random_admg, random_query
 
 BACKDOOR = "Z->X,Z->Y,X->Y"
 FRONTDOOR = "X->M,M->Y,X<->Y"
@@ -256,6 +256,24 @@ def test_d_separation_in_the_counterfactual_graph_matches_bayes_ball():
 
 def _admgs(rng, count: int):
     return [random_admg(rng, int(rng.integers(4, 6)), 0.4, 0.35, 4) for _ in range(count)]
+
+
+def test_one_world_queries_agree_with_id():
+    """``P(Y_{X=1}=1)`` is ``P(Y=1 | do(X=1))``, an element of ``P_*``: ID* always answers it, and its observational
+    form exists exactly where ID identifies the interventional query."""
+    rng = np.random.default_rng(45)
+    outcomes = collections.Counter()
+    for _ in range(100):
+        graph = random_admg(rng, int(rng.integers(3, 6)), 0.4, 0.35, 4)
+        ys, xs, _ = random_query(rng, graph, False)
+        subscript = ", ".join(f"{x}=1" for x in xs)
+        ours = identify_counterfactual(
+            "P(" + ", ".join(f"{y}_{{{subscript}}}=1" for y in ys) + ")", _graph_text(graph), check=False
+        )
+        theirs = identify(f"P({', '.join(f'{y}=1' for y in ys)} | do({subscript}))", _graph_text(graph), check=False)
+        assert ours.status == "identified" and (ours.observational is not None) is theirs.identifiable
+        outcomes[theirs.identifiable] += 1
+    assert outcomes[True] >= 20 and outcomes[False] >= 10, outcomes
 
 
 def test_derivation_steps_are_each_checked():
