@@ -1,10 +1,12 @@
 """``causal-datasets identify QUERY --graph EDGES [--latent U] [--proof] [--json]``: the estimand of an
-interventional query in observed probabilities (Shpitser & Pearl's ID, or IDC for ``P(Y | do(X), Z)``).
+interventional query in observed probabilities (Shpitser & Pearl's ID, or IDC for ``P(Y | do(X), Z)``), or
+of a counterfactual query (ID* for ``P(Y_{X=1}=1, X=0)``, IDC* for ``P(Y_{X=1}=1 | X=0)``).
 
-Prints the estimand (``--proof``: the derivation, each step with the ID line it applies, its rule and how
-it was checked) or, when no formula exists, the hedge. Exit codes: 0 identified, 1 not identifiable
-(with the hedge), 2 bad input (a parse error, an unknown or unobserved variable, a malformed or cyclic
-graph, a query that is not one probability term).
+Prints the estimand (``--proof``: the derivation, each step with the line it applies, its rule and how
+it was checked) or, when no formula exists, the hedge (ID) or the conflict (ID*). Exit codes: 0 identified
+(a counterfactual query may be identified as 0: an inconsistent event), 1 not identifiable (with the
+witness) or undefined (inconsistent conditions), 2 bad input (a parse error, an unknown or unobserved
+variable, a malformed or cyclic graph, a query that is not one probability term, a nested counterfactual).
 """
 
 from __future__ import annotations
@@ -14,6 +16,11 @@ import json
 
 from causal_datasets.cli import CommandError, describe
 from causal_datasets.commands._types import at_least
+from causal_datasets.docalc.counterfactual_identification import (
+    CounterfactualIdentification,
+    identify_counterfactual,
+    is_counterfactual_query,
+)
 from causal_datasets.docalc.identification import Identification, QueryError, identify, step_counts
 from causal_datasets.docalc.parser import ExprParseError
 from causal_datasets.graph import GraphError
@@ -36,7 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(exit 0 identified, 1 not identifiable, 2 bad input)",
         description=describe(__doc__),
     )
-    parser.add_argument("query", help='e.g. "P(Y | do(X))", "P(Y=1 | do(X=0))" or "P(Y | do(X), Z)"')
+    parser.add_argument(
+        "query", help='e.g. "P(Y | do(X))", "P(Y=1 | do(X=0))", "P(Y | do(X), Z)" or "P(Y_{X=1}=1 | X=0)"'
+    )
     parser.add_argument(
         "--graph",
         required=True,
@@ -57,13 +66,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     latent = [name.strip() for part in args.latent for name in part.split(",") if name.strip()]
     try:
-        result = identify(args.query, args.graph, latent, check=not args.no_check, seed=args.seed)
+        find = identify_counterfactual if is_counterfactual_query(args.query) else identify
+        result = find(args.query, args.graph, latent, check=not args.no_check, seed=args.seed)
     except ExprParseError as error:
         raise CommandError(f"parse error: {error.reason} at position {error.position}") from None
     except (GraphError, QueryError) as error:
         raise CommandError(str(error)) from None
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    elif isinstance(result, CounterfactualIdentification):
+        print("\n".join(counterfactual_lines(result, proof=args.proof)))
     else:
         print("\n".join(identification_lines(result, proof=args.proof)))
     return IDENTIFIED if result.identifiable else NOT_IDENTIFIABLE
@@ -94,6 +106,37 @@ def identification_lines(result: Identification, proof: bool = False) -> list[st
                 f"{', '.join(f'{v}={x}' for v, x in result.values)})"
             )
         lines.append(f"    {result.symbolic_query}")
+        for number, step in enumerate(result.derivation, 1):
+            lines += [f"{number:>3} {step.describe()}  ({CHECKED_BY[step.check]})", f"    = {step.expression}"]
+    return lines
+
+
+def counterfactual_lines(result: CounterfactualIdentification, proof: bool = False) -> list[str]:
+    if result.status == "undefined":
+        return [f"undefined: {result.query}", f"  {result.note}"]
+    if result.witness is not None:
+        return [f"not identifiable: {result.query}", f"  {result.witness.text()}"]
+    assert result.estimand is not None
+    lines = [f"{result.query} = {result.estimand.text}"]
+    if result.status == "inconsistent":
+        lines[0] += "  (an inconsistent event)"
+    if result.observational is not None and result.observational != result.estimand:
+        lines.append(f"  = {result.observational.text}  (each interventional term by ID)")
+    if result.note:
+        lines.append(f"  ({result.note})")
+    if result.distinct:
+        shown = "; ".join(" != ".join(symbols) for _, symbols in result.distinct)
+        lines.append(f"(where {shown}: distinct symbols of one variable are distinct values)")
+    if proof:
+        counts: dict[str, int] = {}
+        for step in result.derivation:
+            counts[step.check] = counts.get(step.check, 0) + 1
+        tally = ", ".join(f"{n} {CHECKED_BY[check]}" for check, n in sorted(counts.items()))
+        lines.append(
+            f"derivation ({result.algorithm}, Shpitser & Pearl 2008), {len(result.derivation)} step(s)"
+            + (f": {tally}" if tally else "")
+        )
+        lines.append(f"    {result.query}")
         for number, step in enumerate(result.derivation, 1):
             lines += [f"{number:>3} {step.describe()}  ({CHECKED_BY[step.check]})", f"    = {step.expression}"]
     return lines
