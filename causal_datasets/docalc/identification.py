@@ -32,7 +32,7 @@ package's rule checker makes each application — the function of :mod:`.rules` 
 exactly the new expression, the rule's graph condition holding in the graph; the conditions it states
 become the step's ``condition``. Otherwise (the identities, and a rule step the checker does not produce,
 such as IDC's conditional with several conditions) ``"equivalence"``: :func:`.verdict.check_equivalence`
-finds the expressions before and after equal on random models of the graph; ``"undecided"`` where the
+finds each rewritten term equal to its replacement on random models of the graph; ``"undecided"`` where the
 graph is too large for exact models, or the checks ran out of their ``time_limit`` (:mod:`.budget`; the
 steps after that are not checked). A refuted step raises :class:`UnsoundIdentification`. With
 ``check=False`` every step is ``"unchecked"`` and its condition is the algorithm's own reason.
@@ -527,8 +527,9 @@ class _Identifier:
 
     def checked(self, seed: int) -> tuple[DerivationStep, ...]:
         """The steps, each checked: by the rule checker where it makes each of the step's applications (the
-        conditions it states replace the step's reason), else by :func:`check_equivalence` on the whole
-        expressions before and after; once the time budget has run out, the steps left are "undecided"."""
+        conditions it states replace the step's reason), else by :func:`check_equivalence` on each
+        application's term before and after (every occurrence of the term is replaced, so equal terms
+        make equal whole expressions); once the time budget has run out, the steps left are "undecided"."""
         out, previous = [], self.start
         for step in self.steps:
             try:
@@ -540,11 +541,13 @@ class _Identifier:
             conditions = self._by_the_rule(step)
             if conditions is not None:
                 step = replace(step, condition=conditions, check="rule")
-            else:
-                verdict = check_equivalence(previous, step.whole, self.graph, seed=seed, prove=False)
-                if verdict.equivalent is False:
-                    raise UnsoundIdentification(f"{step.describe()} changes the value: {verdict.counterexample}")
-                step = replace(step, check="equivalence" if verdict.equivalent else "undecided")
+            else:  # each rewritten term against its replacement: equal terms make equal wholes, at less cost
+                pairs = step.applications or ((previous, step.whole),)
+                verdicts = [check_equivalence(old, new, self.graph, seed=seed, prove=False) for old, new in pairs]
+                refuted = next((v for v in verdicts if v.equivalent is False), None)
+                if refuted is not None:
+                    raise UnsoundIdentification(f"{step.describe()} changes the value: {refuted.counterexample}")
+                step = replace(step, check="equivalence" if all(v.equivalent for v in verdicts) else "undecided")
             out.append(step)
             previous = step.whole
         return tuple(out)

@@ -8,8 +8,8 @@ where the rest of the two expressions is the same, and the float tolerance is st
 verdict) → for equal pairs, a bounded proof search after the verdict is known, so a returned
 proof's conclusion has passed the semantic check (except where the exact evaluation is too large:
 then only a proof can decide, and only for equality). With a ``time_limit`` (:mod:`.budget`) every
-costly step is charged to it, and a pair not decided in time is undecided. :func:`check_proof` re-checks every single step
-and raises :class:`UnsoundProof` if one changes the value (used by the tests and the dataset
+costly step is charged to it, and a pair not decided in time is undecided. :func:`check_proof`
+re-checks every single step and raises :class:`UnsoundProof` if one changes the value (used by the tests and the dataset
 builder: an unsound rule is surfaced, never hidden).
 """
 
