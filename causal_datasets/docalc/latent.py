@@ -67,6 +67,9 @@ identification from observational and experimental data", for counterfactual dis
 applied here to the finitely many probabilities of one pair instead of the whole distribution.
 Binary latents (this verifier until 2026-11) satisfy rank identities such as a vanishing 3x3
 determinant of ``P(A, B | X1, X2)`` under ``X1->A, X2->B, A<->B``, which three values refute.
+
+Computing the bounds is charged to the call's time budget, if any (:mod:`.budget`), a key of the
+cleared identity as :data:`PYTHON_ENTRIES` table entries.
 """
 
 from __future__ import annotations

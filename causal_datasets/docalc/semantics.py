@@ -20,7 +20,8 @@ The random families are drawn for the *model graph* of :mod:`.latent`: observed 
 numbers of values, and latent sources with as many values as the pair needs. An expression is
 evaluated for every assignment of its free indices (:func:`evaluate`, the reference interpreter,
 which can also bound its own rounding error: :class:`Bounded`). :mod:`.decide` compares two
-expressions.
+expressions. Drawing a family, each term's elimination and each step of the interpreter are charged to
+the call's time budget, if any (:mod:`.budget`).
 """
 
 from __future__ import annotations
