@@ -27,6 +27,7 @@ from typing import Any
 from causal_datasets.cladder_pairs.cladder import cladder_reading, family_graph
 from causal_datasets.cladder_pairs.synthetic_latent import NOT_IDENTIFIABLE
 from causal_datasets.cladder_pairs.task import ERROR_PREFIXES, extract_estimand
+from causal_datasets.docalc.budget import DEFAULT_TIME_LIMIT
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.identification import QueryError, identify
@@ -150,8 +151,10 @@ def estimand_equivalence_reward(
     natural-effect row (``query_type`` ``nde``/``nie``) it is read in CLadder's notation, as the
     benchmark reads answers. It is compared with the reference under the row's graph by
     :func:`~causal_datasets.docalc.verdict.check_equivalence` on random models of the graph (the proof
-    search, which only explains a verdict, is skipped; a graph too large for exact models gets no
-    verdict: 0.0, reason ``undecided``). Verdicts are memoized.
+    search, which only explains a verdict, is skipped; a graph too large for exact models, or a pair
+    not decided within :data:`~causal_datasets.docalc.budget.DEFAULT_TIME_LIMIT` (1 s), gets no
+    verdict: 0.0, reason ``undecided`` — never scored as correct). Verdicts are memoized (an undecided
+    one too: the same answer scores the same for the rest of the run).
 
     ``scoring`` (:mod:`~causal_datasets.docalc.scoring_rules`): ``identification``, the default,
     also asks for an estimand, as the prompts do — no ``do()``, no counterfactual subscript (reason
@@ -291,7 +294,13 @@ def _verdict(expression: Expr, reference: str, key: GraphKey, *, latent_as_obser
     """The verdict under the row's graph; ``latent_as_observed``: with its unobserved nodes as ordinary
     ones (an answer that uses them is verified as a quantity of the model, under ``equivalence``)."""
     graph = _graph(key)
-    return check_equivalence(expression, reference, all_observed(graph) if latent_as_observed else graph, prove=False)
+    return check_equivalence(
+        expression,
+        reference,
+        all_observed(graph) if latent_as_observed else graph,
+        prove=False,
+        time_limit=DEFAULT_TIME_LIMIT,  # a batch waits for its slowest reward
+    )
 
 
 # ---- identification (no reference answer) -----------------------------------------------------------
@@ -305,8 +314,8 @@ def identify_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs
     are complete: no estimand exists then). An expression earns 1.0 when it is in observed probabilities only
     (reasons ``not_identified``, ``unobserved_variable``) and :func:`~causal_datasets.docalc.check_equivalence`
     finds it equal to the query itself on random models of the graph (the proof search is skipped; a graph too
-    large for exact models gets no verdict: 0.0, reason ``undecided``). Any correct estimand counts, however it
-    is written. Verdicts are memoized.
+    large for exact models, or a pair not decided within 1 s, gets no verdict: 0.0, reason ``undecided``). Any
+    correct estimand counts, however it is written. Verdicts are memoized.
 
     Columns: ``query`` (``P(Y | do(X))``, ``P(Y | do(X), Z)``) and ``graph`` (edge text, ``A<->B`` for a latent
     common cause; its other graph columns are not read: ``edges`` holds the directed edges only), as the

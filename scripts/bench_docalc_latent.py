@@ -5,12 +5,16 @@ formula, its mutations and plausible wrong answers (conditional, back-door adjus
 parents or all non-descendants of x), each labelled by the test suite's independent evaluator
 (explicit latent variables with ``--latent-values`` values, observed variables with 2 or 3).
 
-* verdicts: every pair verified, verdict only (``prove=False``, as the metric and the rewards run
-  it) by the code of this checkout and — in a subprocess, with ``PYTHONPATH`` — by the code of
-  ``--old`` (a source tree, e.g. ``git archive f29bd4a causal_datasets | tar -x -C /tmp/old``):
+* verdicts: every pair verified, verdict only (``prove=False``, with the rewards' 1 s ``time_limit``
+  where the code has one, as the rewards run it) by the code of this checkout and — in a subprocess,
+  with ``PYTHONPATH`` — by the code of ``--old`` (a source tree, e.g. ``git archive f29bd4a
+  causal_datasets | tar -x -C /tmp/old``):
   wrong verdicts against the labels, undecided share, CPU time per pair (median, p99, max, and the
   max without the time Python's garbage collector spent in the pair).
   Each pair's graph is built fresh from its edge list with the pair's numbers of values.
+* y0's example catalogue (``--catalogue``, needs the ``y0`` extra): for every query ``identify``
+  answers, the query against our estimand and against y0 0.2.11's, verdict only, labelled as
+  ``tests/test_docalc_identify_y0.py`` asserts them (y0's estimand is wrong on four graphs);
 * undecided again with the default proof search (1 s limit);
 * ``equiv`` start-up: wall time of ``causal-datasets equiv`` on a one-edge graph (median of 5).
 
@@ -29,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,13 +42,60 @@ sys.path.append(str(ROOT))  # after PYTHONPATH: the test support: the generator 
 from tests.support.admg import Pair, corpus  # noqa: E402
 
 
+@dataclass(frozen=True)
+class _Text:
+    """A graph given by its edge text (what :func:`verify` reads of a pair's graph)."""
+
+    edges: str
+
+    def text(self) -> str:
+        return self.edges
+
+
+@dataclass(frozen=True)
+class CataloguePair:
+    """A query of y0's catalogue against an estimand (expressions, not text: y0's names do not all parse back)."""
+
+    graph: _Text
+    a: object
+    b: object
+    equivalent: bool
+    name: str
+    domains: dict = field(default_factory=dict)
+
+
+def catalogue_pairs() -> list[CataloguePair]:
+    """The query against our estimand and against y0's, for every catalogue query ``identify`` answers."""
+    import warnings
+
+    from causal_datasets.docalc.identification import identify
+    from tests.support.y0_bridge import catalogue, graph_text, to_expr, y0_identify
+    from tests.test_docalc_identify_y0 import Y0_WRONG
+
+    warnings.filterwarnings("ignore")  # y0's deprecation warnings
+    pairs = []
+    for case in catalogue():
+        graph = graph_text(case.graph)
+        ours = identify(case.query, graph, check=False)
+        if not ours.identifiable:
+            continue
+        theirs = to_expr(y0_identify(case))
+        pairs.append(CataloguePair(_Text(graph), case.query, ours.estimand, True, f"{case.name} (ours)"))
+        pairs.append(CataloguePair(_Text(graph), case.query, theirs, case.name not in Y0_WRONG, f"{case.name} (y0)"))
+    return pairs
+
+
 def verify(pairs: list[Pair], prove: bool) -> list[tuple[bool | None, float, float]]:
     """(verdict, CPU seconds, of which in Python's garbage collector) per pair, with the code
     importable as ``causal_datasets`` here."""
+    import inspect
+
     from causal_datasets.docalc.graph import DoGraph
     from causal_datasets.docalc.verdict import check_equivalence
 
     check_equivalence("P(Y | do(X))", "P(Y | X)", "X->Y")  # imports and caches warmed, not timed
+    # the budget the rewards use, where the code has one (the code before issue #40 has none)
+    budget = {"time_limit": 1.0} if "time_limit" in inspect.signature(check_equivalence).parameters else {}
     collecting = [0.0, 0.0]  # when the running collection started, seconds collected during this pair
 
     def clock(phase: str, info: dict) -> None:
@@ -58,7 +110,7 @@ def verify(pairs: list[Pair], prove: bool) -> list[tuple[bool | None, float, flo
         collecting[1] = 0.0
         start = time.process_time()
         graph = DoGraph.parse(pair.graph.text(), domains=pair.domains)
-        verdict = check_equivalence(pair.a, pair.b, graph, prove=prove)
+        verdict = check_equivalence(pair.a, pair.b, graph, prove=prove, **budget)
         results.append((verdict.equivalent, time.process_time() - start, collecting[1]))
     gc.callbacks.remove(clock)
     return results
@@ -112,6 +164,7 @@ def main() -> None:
     parser.add_argument(
         "--large", type=int, default=200, help="pairs on graphs of 9-12 nodes, 12-20 latent edges (0: skip)"
     )
+    parser.add_argument("--catalogue", action="store_true", help="also y0's catalogue (the y0 extra)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--latent-values", default="2,3,4", help="values of the evaluator's latent variables")
     parser.add_argument("--old", type=Path, help="a source tree of the old code (its causal_datasets package)")
@@ -138,10 +191,24 @@ def main() -> None:
         f"labelled in {time.perf_counter() - start:.0f} s",
         flush=True,
     )
+    listed = catalogue_pairs() if args.catalogue else []
     with tempfile.TemporaryDirectory() as folder:
         pairs_file, large_file = Path(folder) / "pairs.pickle", Path(folder) / "large.pickle"
         pairs_file.write_bytes(pickle.dumps(pairs))
         large_file.write_bytes(pickle.dumps(large))
+        if listed:
+            listed_file = Path(folder) / "catalogue.pickle"
+            listed_file.write_bytes(pickle.dumps(listed))
+            for label, source in (("old", args.old), ("new", ROOT)):
+                if source is None:
+                    continue
+                results = run_elsewhere(source, listed_file, prove=False)
+                summary(f"{label} code, y0 catalogue, verdict only", listed, results)
+                slowest = max(range(len(results)), key=lambda i: results[i][1])
+                print(
+                    f"  slowest: {listed[slowest].name} {results[slowest][1]:.2f} s; undecided: "
+                    + (", ".join(p.name for p, r in zip(listed, results, strict=True) if r[0] is None) or "none")
+                )
         if args.old:
             summary("old code, 4-8 nodes, verdict only", pairs, run_elsewhere(args.old, pairs_file, prove=False))
         summary("new code, 4-8 nodes, verdict only", pairs, run_elsewhere(ROOT, pairs_file, prove=False))

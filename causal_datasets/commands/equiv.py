@@ -6,11 +6,12 @@ states the values it assumed and the tolerance of its floating-point comparison.
 ``--independences "X ⊥ Y | Z; ..."`` (with ``--complete`` when they are all of them) stands in for
 an unknown DAG: only what the statements imply is decided.
 
-Prints the verdict, then its proof (searched after the verdict, within ``--time-limit``; none with
-``--no-proof``) or counterexample. Exit codes: 0 equivalent, 1 not equivalent (with a
+Prints the verdict, then its proof (searched after the verdict; none with ``--no-proof``) or
+counterexample; ``--time-limit`` (default 1 s) bounds the two together: past it the verdict is undecided
+(exit 3) with the reason. Exit codes: 0 equivalent, 1 not equivalent (with a
 counterexample), 2 bad input (a parse error, an unknown variable, a malformed or cyclic graph,
-values that do not fit, a bad option), 3 undecided (e.g. a value undefined on every model, or an
-exact evaluation too large where no proof was found).
+values that do not fit, a bad option), 3 undecided (e.g. a value undefined on every model, an exact
+evaluation too large where no proof was found, or out of time).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import json
 
 from causal_datasets.cli import CommandError, describe
 from causal_datasets.commands._types import at_least, between, positive_seconds
+from causal_datasets.docalc.budget import DEFAULT_TIME_LIMIT, within
 from causal_datasets.docalc.decide import MAX_MODELS
 from causal_datasets.docalc.domains import DomainError, parse_values
 from causal_datasets.docalc.independence import IndependenceError, Independences
@@ -72,7 +74,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"random models to compare on, 1 to {MAX_MODELS} (default 3)",
     )
     parser.add_argument(
-        "--time-limit", type=positive_seconds, default=2.0, help="seconds for the proof search (default 2)"
+        "--time-limit",
+        type=positive_seconds,
+        default=DEFAULT_TIME_LIMIT,
+        help="seconds for the verdict and its proof search together; past it the verdict is undecided "
+        f"(default {DEFAULT_TIME_LIMIT:g})",
     )
     parser.add_argument("--no-proof", action="store_true", help="the verdict only, without searching for a proof")
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
@@ -104,15 +110,16 @@ def run(args: argparse.Namespace) -> int:
         "values": values,
         "limits": SearchLimits(time_limit=args.time_limit),
     }
-    verdict = check_equivalence(args.a, args.b, knowledge, latent, prove=False, **options)
-    if not args.json:
-        print("\n".join(verdict_lines(verdict)), flush=True)  # the verdict before any proof search
-    if not args.no_proof and verdict.equivalent and verdict.method == "semantic":
-        proved = check_equivalence(args.a, args.b, knowledge, latent, prove=True, **options)
-        if proved.proof is not None:
-            verdict = proved
-            if not args.json:
-                print("\n".join(["proof:", *proved.proof.lines()]))
+    with within(args.time_limit):  # one budget for the verdict and the proof search after it
+        verdict = check_equivalence(args.a, args.b, knowledge, latent, prove=False, **options)
+        if not args.json:
+            print("\n".join(verdict_lines(verdict)), flush=True)  # the verdict before any proof search
+        if not args.no_proof and verdict.equivalent and verdict.method == "semantic":
+            proved = check_equivalence(args.a, args.b, knowledge, latent, prove=True, **options)
+            if proved.proof is not None:
+                verdict = proved
+                if not args.json:
+                    print("\n".join(["proof:", *proved.proof.lines()]))
     if args.json:
         print(json.dumps(verdict_json(verdict), indent=2))
     return exit_code(verdict)

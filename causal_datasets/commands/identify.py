@@ -7,6 +7,8 @@ it was checked) or, when no formula exists, the hedge (ID) or the conflict (ID*)
 (a counterfactual query may be identified as 0: an inconsistent event), 1 not identifiable (with the
 witness) or undefined (inconsistent conditions), 2 bad input (a parse error, an unknown or unobserved
 variable, a malformed or cyclic graph, a query that is not one probability term, a nested counterfactual).
+``--time-limit`` (default 1 s) bounds the checks of an interventional query's steps: a step not checked in
+time is printed as undecided.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import argparse
 import json
 
 from causal_datasets.cli import CommandError, describe
-from causal_datasets.commands._types import at_least
+from causal_datasets.commands._types import at_least, positive_seconds
+from causal_datasets.docalc.budget import DEFAULT_TIME_LIMIT
 from causal_datasets.docalc.counterfactual_identification import (
     CounterfactualIdentification,
     identify_counterfactual,
@@ -31,7 +34,7 @@ IDENTIFIED, NOT_IDENTIFIABLE = 0, 1
 CHECKED_BY = {
     "rule": "checked by the rule checker",
     "equivalence": "checked by check_equivalence",
-    "undecided": "undecided (too large a model)",
+    "undecided": "undecided (too large a model, or out of --time-limit)",
     "unchecked": "not checked (--no-check)",
 }
 
@@ -59,6 +62,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--seed", type=at_least(0), default=0, help="seed of the models the steps are checked on (default 0)"
     )
+    parser.add_argument(
+        "--time-limit",
+        type=positive_seconds,
+        default=DEFAULT_TIME_LIMIT,
+        help=f"seconds for checking the steps; steps left unchecked are undecided (default {DEFAULT_TIME_LIMIT:g})",
+    )
     parser.add_argument("--json", action="store_true", help="print the identification as JSON")
     parser.set_defaults(handler=run)
 
@@ -66,8 +75,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     latent = [name.strip() for part in args.latent for name in part.split(",") if name.strip()]
     try:
-        find = identify_counterfactual if is_counterfactual_query(args.query) else identify
-        result = find(args.query, args.graph, latent, check=not args.no_check, seed=args.seed)
+        if is_counterfactual_query(args.query):
+            result = identify_counterfactual(args.query, args.graph, latent, check=not args.no_check, seed=args.seed)
+        else:
+            result = identify(
+                args.query, args.graph, latent, check=not args.no_check, seed=args.seed, time_limit=args.time_limit
+            )
     except ExprParseError as error:
         raise CommandError(f"parse error: {error.reason} at position {error.position}") from None
     except (GraphError, QueryError) as error:

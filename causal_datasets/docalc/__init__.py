@@ -14,7 +14,8 @@ evaluator). Expressions: :mod:`.expr` (nodes, canonical text, LaTeX), :mod:`.par
 (y0's DSL text and objects); graphs: :mod:`.graph`, :mod:`.admg`; equality: :mod:`.verdict` over
 :mod:`.domains`, :mod:`.decide` (random models: :mod:`.semantics`, :mod:`.vectorized`,
 :mod:`.elimination`, :mod:`.latent`), :mod:`.search` and :mod:`.rules` (proofs), :mod:`.independence`
-(independence statements instead of a graph); identification: :mod:`.identification`; scoring
+(independence statements instead of a graph), :mod:`.budget` (a time limit per call); identification:
+:mod:`.identification` (with :mod:`.factorization`, Tian's, as a checked rule); scoring
 answers: :mod:`.scoring_rules`, :mod:`.scoring`, :mod:`.baselines`, :mod:`.derivation`.
 """
 

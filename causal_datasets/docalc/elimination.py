@@ -4,7 +4,7 @@ Every table has the member models on axis 0 and one named axis per variable. :fu
 sums the product of the tables over every variable it is not asked to keep, one variable at a
 time (the one whose elimination leaves the smallest table, then touches the fewest entries, ties
 broken by name, so the order and the floating-point result are deterministic), each step a
-single ``numpy.einsum``.
+single ``numpy.einsum``, charged to the call's time budget (:mod:`.budget`) before it starts.
 It also bounds the relative rounding error of what it returns: every table entry is exact (the
 model is the floats it holds), a product of k nonnegative numbers adds at most k-1 roundings and a
 sum of m nonnegative numbers at most m-1, each of relative size ``EPSILON``.
@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from causal_datasets.docalc.budget import charge
 
 #: unit roundoff of float64
 EPSILON = float(np.finfo(float).eps) / 2
@@ -51,12 +53,14 @@ def contract(
     if pending and members * space <= SMALL:  # one einsum over every table: no order to choose
         names = tuple(n for n in dict.fromkeys(n for t in tables for n in t.names) if n in kept)
         summed = math.prod(sizes[n] for n in pending)
+        charge("a term's elimination", members * space)
         work = [(Table(names, _einsum(list(tables), names)), len(tables) - 1 + summed - 1)]
         pending = []
     while pending:
         _, touched, variable = min(_cost(work, v, sizes) for v in pending)
         if members * touched > limit:
             raise TooLarge(f"eliminating {variable} touches {members * touched:,} entries (limit {limit:,})")
+        charge(f"eliminating {variable}", members * touched)
         group = [(t, e) for t, e in work if variable in t.names]
         work = [(t, e) for t, e in work if variable not in t.names]
         names = tuple(dict.fromkeys(n for t, _ in group for n in t.names if n != variable))

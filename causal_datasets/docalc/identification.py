@@ -19,21 +19,23 @@ rewrites one probability term (every occurrence of it) and names the ID/IDC line
 * a rule of :mod:`.rules` applied to that term once, or several times in a row (``applications``: one
   per variable, e.g. the actions line 2 deletes) — do-calculus rule 3 (lines 2 and 3: delete or insert
   actions; line 6: delete later treatments), rule 2 (line 6 and IDC's line 1: exchange actions and
-  observations), marginalization, the product rule, the definition of conditional probability;
-* an identity of ID that no single rule of the checker gives: the c-component factorization of line 4,
-  and the substitution of a term of ``P(V | do(z))`` by its formula in observed probabilities, built
-  by lines 7 (``P(S' | do(z)) = Π_{V_i ∈ S'} P(v_i | v_π^(i-1))``) and 2 (a marginal).
+  observations), marginalization, the product rule, the definition of conditional probability, and
+  the c-component factorization of line 4 (Tian's, :mod:`.factorization`);
+* an identity of ID that no single rule of the checker gives: the substitution of a term of
+  ``P(V | do(z))`` by its formula in observed probabilities, built by lines 7
+  (``P(S' | do(z)) = Π_{V_i ∈ S'} P(v_i | v_π^(i-1))``) and 2 (a marginal).
 
 With ``check=True`` (the default) every step is checked, and ``check`` says how. ``"rule"``: the
 package's rule checker makes each application — the function of :mod:`.rules` for the named rule
 (:func:`.rules.do_calculus_rule` for the rule and variable, ``total_probability``, ``product_rule``,
-``conditional_definition``) rewrites the term into exactly the new expression, the rule's graph
-condition holding in the graph; the conditions it states become the step's ``condition``. Otherwise (the
-identities, and a rule step the checker does not produce, such as IDC's conditional with several
-conditions) ``"equivalence"``: :func:`.verdict.check_equivalence` finds the
-expressions before and after equal on random models of the graph; ``"undecided"`` where the graph is too
-large for exact models. A refuted step raises :class:`UnsoundIdentification`. With ``check=False``
-every step is ``"unchecked"`` and its condition is the algorithm's own reason.
+``conditional_definition``, :func:`.factorization.c_component_factorization`) rewrites the term into
+exactly the new expression, the rule's graph condition holding in the graph; the conditions it states
+become the step's ``condition``. Otherwise (the identities, and a rule step the checker does not produce,
+such as IDC's conditional with several conditions) ``"equivalence"``: :func:`.verdict.check_equivalence`
+finds each rewritten term equal to its replacement on random models of the graph; ``"undecided"`` where the
+graph is too large for exact models, or the checks ran out of their ``time_limit`` (:mod:`.budget`; the
+steps after that are not checked). A refuted step raises :class:`UnsoundIdentification`. With
+``check=False`` every step is ``"unchecked"`` and its condition is the algorithm's own reason.
 
 The derivation works with symbolic values (``P(Y | do(X))``); a query with constants
 (``P(Y=1 | do(X=0))``) gets the symbolic derivation and the estimand with its constants put in, which
@@ -50,6 +52,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from causal_datasets.docalc.admg import ADMG, CForest
+from causal_datasets.docalc.budget import OutOfTime, charge, within
 from causal_datasets.docalc.expr import (
     Atom,
     Expr,
@@ -65,6 +68,7 @@ from causal_datasets.docalc.expr import (
     substitute,
     to_latex,
 )
+from causal_datasets.docalc.factorization import RULE, c_component_factorization
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rules import (
@@ -81,8 +85,8 @@ from causal_datasets.docalc.verdict import as_graph, canonical_indices, check_eq
 
 Check = Literal["rule", "equivalence", "undecided", "unchecked"]
 
-#: rule names of the ID identities that no rule of the checker gives
-FACTORIZATION = "c-component factorization"
+#: the rule name of ID's line 4 (checked by :mod:`.factorization`) and of the identity no rule gives
+FACTORIZATION = RULE
 SUBPROBLEM = "formula of the subproblem's distribution"
 #: IDC's line 2 (one rule application for one condition)
 CONDITIONAL = "definition of conditional probability"
@@ -92,6 +96,7 @@ PROBABILITY_RULES = {
     "marginalization": total_probability,
     "product rule": product_rule,
     CONDITIONAL: conditional_definition,
+    FACTORIZATION: c_component_factorization,
 }
 
 
@@ -231,6 +236,7 @@ def identify(
     *,
     check: bool = True,
     seed: int = 0,
+    time_limit: float | None = None,
 ) -> Identification:
     """Identify ``query`` (``P(Y | do(X))``, ``P(Y | do(X), Z)``, several variables each, symbolic or
     constant values) in ``graph`` (edge text with ``A<->B`` for a latent common cause, pairs, or a
@@ -238,7 +244,8 @@ def identify(
 
     ``check`` (the default) checks every step of the derivation: one that applies a rule by the rule
     checker, the others by :func:`check_equivalence` (``seed`` seeds its models); ``check=False`` leaves
-    them ``"unchecked"``, each with the algorithm's own reason as its condition. Raises
+    them ``"unchecked"``, each with the algorithm's own reason as its condition. ``time_limit`` (seconds,
+    None: none) bounds the checks: a step not checked within it is ``"undecided"``. Raises
     :class:`QueryError` for a query it does not take, :class:`~.parser.ExprParseError` and
     :class:`~causal_datasets.graph.GraphError` for bad input, :class:`UnsoundIdentification` if a check
     refutes a step (a bug).
@@ -258,7 +265,11 @@ def identify(
             run.start_id(outcomes, treatments)
     except _Failure as failure:
         return Identification(valued.text, algorithm, None, symbolic.text, hedge=failure.hedge)
-    steps = run.checked(seed) if check else tuple(run.steps)
+    if check:
+        with within(time_limit):
+            steps = run.checked(seed)
+    else:
+        steps = tuple(run.steps)
     estimand = substitute(run.current, dict(values))
     arbitrary = tuple(sorted(free_indices(run.current) - {var for var, _ in _assignments(symbolic)}))
     return Identification(valued.text, algorithm, estimand, symbolic.text, steps, values=values, arbitrary=arbitrary)
@@ -516,18 +527,27 @@ class _Identifier:
 
     def checked(self, seed: int) -> tuple[DerivationStep, ...]:
         """The steps, each checked: by the rule checker where it makes each of the step's applications (the
-        conditions it states replace the step's reason), else by :func:`check_equivalence` on the whole
-        expressions before and after."""
+        conditions it states replace the step's reason), else by :func:`check_equivalence` on each
+        application's term before and after (every occurrence of the term is replaced, so equal terms
+        make equal whole expressions); once the time budget has run out, the steps left are "undecided"."""
         out, previous = [], self.start
         for step in self.steps:
+            try:
+                charge("checking the next step")
+            except OutOfTime:
+                out.append(replace(step, check="undecided"))
+                previous = step.whole
+                continue
             conditions = self._by_the_rule(step)
             if conditions is not None:
                 step = replace(step, condition=conditions, check="rule")
-            else:
-                verdict = check_equivalence(previous, step.whole, self.graph, seed=seed, prove=False)
-                if verdict.equivalent is False:
-                    raise UnsoundIdentification(f"{step.describe()} changes the value: {verdict.counterexample}")
-                step = replace(step, check="equivalence" if verdict.equivalent else "undecided")
+            else:  # each rewritten term against its replacement: equal terms make equal wholes, at less cost
+                pairs = step.applications or ((previous, step.whole),)
+                verdicts = [check_equivalence(old, new, self.graph, seed=seed, prove=False) for old, new in pairs]
+                refuted = next((v for v in verdicts if v.equivalent is False), None)
+                if refuted is not None:
+                    raise UnsoundIdentification(f"{step.describe()} changes the value: {refuted.counterexample}")
+                step = replace(step, check="equivalence" if all(v.equivalent for v in verdicts) else "undecided")
             out.append(step)
             previous = step.whole
         return tuple(out)

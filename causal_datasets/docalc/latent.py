@@ -67,6 +67,9 @@ identification from observational and experimental data", for counterfactual dis
 applied here to the finitely many probabilities of one pair instead of the whole distribution.
 Binary latents (this verifier until 2026-11) satisfy rank identities such as a vanishing 3x3
 determinant of ``P(A, B | X1, X2)`` under ``X1->A, X2->B, A<->B``, which three values refute.
+
+Computing the bounds is charged to the call's time budget, if any (:mod:`.budget`), a key of the
+cleared identity as :data:`PYTHON_ENTRIES` table entries.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from causal_datasets.docalc.budget import charge
 from causal_datasets.docalc.expr import (
     Add,
     Atom,
@@ -93,6 +97,8 @@ from causal_datasets.docalc.expr import (
 )
 from causal_datasets.docalc.graph import DoGraph
 
+#: a key the bounds handle in Python costs about as much time as this many table entries (:mod:`.budget`)
+PYTHON_ENTRIES = 1000
 #: fewest values a source gets (more than the bound is always sound; two keep the confounding visible)
 MIN_LATENT_VALUES = 2
 
@@ -168,6 +174,7 @@ def latent_values(graph: DoGraph, a: Expr, b: Expr, counterfactual: bool) -> dic
     counted: dict[frozenset[int], int] = {}  # sources that change the same probabilities need the same count
     values = {}
     for source in shape.sources:
+        charge(f"bounding the values of {source}")
         changed = frozenset(i for i, reach in enumerate(forms.reach) if source in reach)
         if changed not in counted:
             difference = _sum([_Count.of(a, forms, changed), _Count.of(b, forms, changed)])
@@ -391,6 +398,8 @@ class _Count:
             )
         if isinstance(e, Sum):  # one term per value: the keys that mention the index differ between them
             body = _Count.of(e.body, forms, changed)
+            keys = len(body.factors) + len(body.denominator) + len(body.forms)
+            charge("bounding the latent values", PYTHON_ENTRIES * keys * forms._structure.domain(e.var))
             bound = [
                 _Count(
                     {_bind(forms, e.index, k, j): p for k, p in body.factors.items()},
@@ -468,6 +477,9 @@ def _bind(forms: _Forms, index: str, key: Key, value: int) -> Key:
     """``key`` with the summation index ``index`` at ``value``, if it mentions that index unbound."""
     what, bound, degree = key
     free = forms.free[what] if isinstance(what, int) else free_indices(what)
-    if index in free and all(i != index for i, _ in bound):
-        return what, bound + ((index, value),), degree
-    return key
+    if index not in free:
+        return key
+    for name, _ in bound:
+        if name == index:
+            return key
+    return what, bound + ((index, value),), degree

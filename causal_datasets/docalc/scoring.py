@@ -40,6 +40,7 @@ def score_pairs(
     limits: SearchLimits = SearchLimits(),
     scoring: ScoringRule = "equivalence",
     values: Mapping[str, int] | Sequence[Mapping[str, int] | str | None] | None = None,
+    time_limit: float | None = None,
 ) -> dict:
     """Verdict per pair plus ``accuracy`` (the share right under ``scoring``), the surface baselines
     (``string_match``, ``bleu``, ``token_f1``, means and per pair), method and error counts.
@@ -54,11 +55,12 @@ def score_pairs(
     statements (``independences``: ``"X ⊥ Y | Z; ..."`` or a list of them; ``complete`` says they
     are every independence of the DAG). ``values`` gives the number of values of observed
     variables (2 by default): one mapping for every pair, or one per pair (a mapping, ``"Z=3,W=4"``
-    or None). A pair that cannot be decided (parse error, unknown variable, statements that do not
-    decide it, ...) counts as not equivalent in ``accuracy`` and is listed in ``errors``; it never
-    stops the batch. A prediction that is not text or that the parser refuses is counted in
-    ``unparsable`` as well. An empty batch, columns of different lengths and a reference that is not
-    text are a ``ValueError`` / ``TypeError`` naming them.
+    or None). ``time_limit`` bounds each pair's verdict (seconds; None, the default, keeps verdicts
+    independent of the machine's speed). A pair that cannot be decided (parse error, unknown variable,
+    statements that do not decide it, out of time, ...) counts as not equivalent in ``accuracy`` and is
+    listed in ``errors``; it never stops the batch. A prediction that is not text or that the parser
+    refuses is counted in ``unparsable`` as well. An empty batch, columns of different lengths and a
+    reference that is not text are a ``ValueError`` / ``TypeError`` naming them.
     """
     per_pair = None if values is None or isinstance(values, Mapping) else values  # else one mapping for every pair
     count = batch_size(
@@ -91,7 +93,15 @@ def score_pairs(
                 shape, knowledge, names = _answer_shape(answer, knowledge, names)
             counts = parse_values(counts) if isinstance(counts, str) else counts
             verdict = check_equivalence(
-                prediction, reference, knowledge, names, seed=seed, prove=prove, limits=limits, values=counts
+                prediction,
+                reference,
+                knowledge,
+                names,
+                seed=seed,
+                prove=prove,
+                limits=limits,
+                values=counts,
+                time_limit=time_limit,
             )
         except IndependenceError as error:
             verdict = Verdict(None, "error", error=f"independences: {error}", invalid=True)

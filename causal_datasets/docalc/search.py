@@ -12,6 +12,7 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
+from causal_datasets.docalc.budget import remaining
 from causal_datasets.docalc.expr import Add, Expr, Neg, Value, add, latex_chain, leaf_values, negate
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
@@ -146,7 +147,8 @@ def normalize(e: Expr, ctx: RuleContext) -> tuple[Expr, list[_Link]]:
 class _Budget:
     def __init__(self, limits: SearchLimits) -> None:
         self.limits = limits
-        self.deadline = time.perf_counter() + limits.time_limit
+        left = remaining()  # the enclosing call's time budget, if any, bounds the search too
+        self.deadline = time.perf_counter() + (limits.time_limit if left is None else min(limits.time_limit, left))
         self.nodes = 0
         self.timed_out = False
 

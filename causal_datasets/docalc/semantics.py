@@ -20,7 +20,8 @@ The random families are drawn for the *model graph* of :mod:`.latent`: observed 
 numbers of values, and latent sources with as many values as the pair needs. An expression is
 evaluated for every assignment of its free indices (:func:`evaluate`, the reference interpreter,
 which can also bound its own rounding error: :class:`Bounded`). :mod:`.decide` compares two
-expressions.
+expressions. Drawing a family, each term's elimination and each step of the interpreter are charged to
+the call's time budget, if any (:mod:`.budget`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from causal_datasets.docalc.budget import charge
 from causal_datasets.docalc.elimination import EPSILON, Table, TooLarge, contract
 from causal_datasets.docalc.expr import (
     Add,
@@ -54,6 +56,8 @@ from causal_datasets.docalc.graph import DoGraph
 MAX_RESPONSE_STATES = 1 << 18
 #: most entries (members included) one step of a term's variable elimination may touch
 MAX_TERM_ENTRIES = 1 << 24
+#: drawing a table entry takes about as long as this many entries of an elimination step (40-100 ns loaded)
+DRAW_ENTRIES = 4
 #: smallest probability of any table entry / response type (keeps every model strictly positive)
 POSITIVITY_FLOOR = 0.02
 
@@ -129,6 +133,7 @@ class TableModel:
         is contiguous: the rows of all tables with the same domain size are drawn and normalized
         in one array."""
         shapes = {n: (members, *(graph.domain(m) for m in _family(graph, n))) for n in graph.order}
+        charge("drawing the random models", DRAW_ENTRIES * sum(math.prod(shape) for shape in shapes.values()))
         factors = {}
         for size in sorted({graph.domain(n) for n in graph.order}):
             nodes = [n for n in graph.order if graph.domain(n) == size]
@@ -243,6 +248,7 @@ class ResponseModel:
                 f"a response model of this graph needs {states:,} exogenous states for {members} member(s) "
                 f"(limits {MAX_RESPONSE_STATES:,} states, {MAX_TERM_ENTRIES:,} entries)"
             )
+        charge("enumerating the exogenous states", members * states * len(counts))
         grids = np.indices(counts).reshape(len(counts), -1)
         self.types = {node: grids[i] for i, node in enumerate(graph.order)}
         # weights[m, s]: probability of exogenous state s in member m
@@ -298,6 +304,7 @@ class ResponseModel:
         key = (event, do, given)
         found = self._memo.get(key)
         if found is None:
+            charge("a term of the response model", self.weights.size * (len(event) + len(given) + 2))
             condition = np.ones(self.weights.shape[1], dtype=bool)
             for atom in given:
                 condition &= self._mask(atom, do)
@@ -381,6 +388,7 @@ class IndexDomains:
 
     def assignments(self, names: list[str]):
         for values in itertools.product(*(range(self.sizes[n]) for n in names)):
+            charge("evaluating the next assignment of the free indices")
             yield dict(zip(names, values, strict=True))
 
 
@@ -415,6 +423,7 @@ def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int], bounded
         num, den = evaluate(e.num, model, graph, env, bounded), evaluate(e.den, model, graph, env, bounded)
         return num.divided_by(den) if bounded else safe_divide(num, den)
     if isinstance(e, Sum):
+        charge(f"summing over {e.var}")
         return sum(
             evaluate(e.body, model, graph, {**env, e.index: value}, bounded) for value in range(graph.domain(e.var))
         )

@@ -7,8 +7,9 @@ the verdict; a difference comes with a counterexample; numeric constants are com
 where the rest of the two expressions is the same, and the float tolerance is stated in the
 verdict) → for equal pairs, a bounded proof search after the verdict is known, so a returned
 proof's conclusion has passed the semantic check (except where the exact evaluation is too large:
-then only a proof can decide, and only for equality). :func:`check_proof` re-checks every single step
-and raises :class:`UnsoundProof` if one changes the value (used by the tests and the dataset
+then only a proof can decide, and only for equality). With a ``time_limit`` (:mod:`.budget`) every
+costly step is charged to it, and a pair not decided in time is undecided. :func:`check_proof`
+re-checks every single step and raises :class:`UnsoundProof` if one changes the value (used by the tests and the dataset
 builder: an unsound rule is surfaced, never hidden).
 """
 
@@ -18,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from causal_datasets.docalc.budget import OutOfTime, within
 from causal_datasets.docalc.decide import MAX_MODELS, Counterexample, semantic_check
 from causal_datasets.docalc.domains import with_domains
 from causal_datasets.docalc.expr import Expr, constant_value, free_indices, leaf_values, substitute, variables
@@ -118,6 +120,7 @@ def check_equivalence(
     limits: SearchLimits = SearchLimits(),
     prove: bool = True,
     values: Mapping[str, int] | None = None,
+    time_limit: float | None = None,
 ) -> Verdict:
     """Decide whether ``a`` and ``b`` are equal in every model of ``graph``.
 
@@ -131,7 +134,18 @@ def check_equivalence(
     ``graph`` may be :class:`~.independence.Independences` instead of a DAG: then the verdict is
     what the statements imply for every DAG they fit (see :func:`_under_independences`), and
     ``None`` whenever that differs between such DAGs.
+
+    ``time_limit``: seconds (wall clock) for the call; None, the default, sets no limit of its own (an
+    enclosing :func:`.budget.within` still applies), so the verdict does not depend on the machine's
+    speed (the dataset builder and the tests rely on that). Past the limit the verdict is undecided
+    (``equivalent=None``, method ``"error"``) with the reason "undecided: time limit of ... s reached
+    before ..." (:mod:`.budget`), never a hang; the proof search gets what is left of the limit.
     """
+    if time_limit is not None:  # the same call, within its budget
+        with within(time_limit):
+            return check_equivalence(
+                a, b, graph, latent, seed=seed, models=models, limits=limits, prove=prove, values=values
+            )
     if not 1 <= models <= MAX_MODELS:
         raise ValueError(
             f"models must be between 1 and {MAX_MODELS}, got {models}: "
@@ -172,6 +186,8 @@ def check_equivalence(
         return _compare_numbers(left, right, texts)
     try:
         semantic = semantic_check(left, right, g, seed=seed, models=models)
+    except OutOfTime as error:
+        return Verdict(None, "error", error=f"undecided: {error}", **texts)
     except EvaluationError as error:
         reason = f"cannot evaluate: {error}"
         if prove and isinstance(error, ModelTooLarge):

@@ -51,6 +51,8 @@ Args:
         pairs, e.g. {"Z": 3}, or one per pair (a mapping, "Z=3,W=4" or None).
     seed: seed of the random models (default 0).
     prove: also search a proof for equivalent pairs (slower; the verdicts are the same).
+    time_limit: optional seconds per pair (default None: no limit, verdicts independent of the machine);
+        a pair not decided in time is undecided, scored wrong like every undecided pair.
     scoring: "equivalence" (default, DoVerifier's rule: equal to the reference in every model of the
         graph; do(), counterfactual terms and unobserved variables allowed) or "identification" (also
         a formula in observed probabilities only: no do(), no counterfactual, no unobserved variable).
@@ -92,6 +94,7 @@ class DoCalculusEquivalence(metric_base.BatchMetric):
         prove=False,
         scoring="equivalence",
         values=None,
+        time_limit=None,
     ):
         if graphs is None and independences is None:
             raise ValueError("graphs is required: one edge list per pair (or independences per pair)")
@@ -106,4 +109,5 @@ class DoCalculusEquivalence(metric_base.BatchMetric):
             prove=prove,
             scoring=scoring,
             values=values,
+            time_limit=time_limit,
         )
