@@ -12,7 +12,7 @@ The other checkout needs its own virtual environment with its code installed (``
     git worktree add /tmp/old f29bd4a && python3 -m venv /tmp/old/.venv \\
       && echo "$PWD/.venv/lib/python3.11/site-packages" > /tmp/old/.venv/lib/python3.11/site-packages/main.pth \\
       && /tmp/old/.venv/bin/pip install -q --no-deps -e /tmp/old
-    .venv/bin/python scripts/bench_build.py --old /tmp/old [--repeats 3] [--builds cladder_pairs shapeworld --all]
+    .venv/bin/python scripts/bench_build.py --old /tmp/old [--repeats 3] [--builds cladder_pairs shapeworld all]
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ HERE = Path(__file__).resolve().parents[1]
 
 def timed_build(checkout: Path, build: str, hub: Path) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds and the 1-minute load average before it, of one build into ``hub``."""
-    command = [str(checkout / ".venv" / "bin" / "causal-datasets"), "build", build, "--hub-dir", str(hub)]
+    target = ["--all"] if build == "all" else [build]  # every dataset that needs no source, or one
+    command = [str(checkout / ".venv" / "bin" / "causal-datasets"), "build", *target, "--hub-dir", str(hub)]
     load = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -58,7 +59,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--old", type=Path, required=True, help="the other checkout (with its own .venv)")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--builds", nargs="+", default=["cladder_pairs", "shapeworld", "--all"])
+    parser.add_argument("--builds", nargs="+", default=["cladder_pairs", "shapeworld", "all"], help="all: --all")
     args = parser.parse_args()
     sides = {"before": args.old.resolve(), "after": HERE}
     times: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
@@ -67,26 +68,25 @@ def main() -> None:
             order = list(sides) if repeat % 2 == 0 else list(reversed(sides))
             for build in args.builds:
                 for side in order:
-                    hub = Path(root) / f"{side}-{build.strip('-')}-{repeat}"
+                    hub = Path(root) / f"{side}-{build}-{repeat}"
                     wall, cpu, load = timed_build(sides[side], build, hub)
                     times.setdefault((build, side), []).append((wall, cpu, load))
-                    print(f"run {repeat + 1} build {build} {side}: wall {wall:.1f} s, CPU {cpu:.1f} s, load {load:.1f}")
+                    print(f"run {repeat + 1} {build} {side}: wall {wall:.1f} s, CPU {cpu:.1f} s, load {load:.1f}")
                     sys.stdout.flush()
         print("\n| build | code | runs | wall s (median) | CPU s (median) | walls | load before |")
         print("|---|---|---|---|---|---|---|")
         for (build, side), runs in times.items():
             walls, cpus, loads = zip(*runs, strict=True)
             print(
-                f"| `build {build}` | {side} | {len(runs)} | {statistics.median(walls):.1f} | "
+                f"| {build} | {side} | {len(runs)} | {statistics.median(walls):.1f} | "
                 f"{statistics.median(cpus):.1f} | {', '.join(f'{w:.1f}' for w in walls)} | "
                 f"{min(loads):.1f}–{max(loads):.1f} |"
             )
         for build in args.builds:
-            name = build.strip("-")
-            before, after = (parquet_hashes(Path(root) / f"{side}-{name}-0") for side in sides)
+            before, after = (parquet_hashes(Path(root) / f"{side}-{build}-0") for side in sides)
             differing = sorted(f for f in before.keys() | after.keys() if before.get(f) != after.get(f))
             print(
-                f"\n`build {build}`: {len(after)} Parquet files after, {len(before)} before; "
+                f"\n{build}: {len(after)} Parquet files after, {len(before)} before; "
                 + (f"differing: {', '.join(differing)}" if differing else "every one the same bytes")
             )
 
