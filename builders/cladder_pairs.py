@@ -66,7 +66,7 @@ def build(context: BuildContext) -> BuildOutcome:
         cladder = read_questions(context.require_source(BUILDER.source_help(), files=SOURCE_FILES))
     options = context.options or CladderPairsBuildOptions(rows=2 * SYNTHETIC_POSITIVES)
     synthetic, repeats = distinct_synthetic(synthetic_rows(context.seed, options.rows // 2, context.num_proc))
-    latent = synthetic_latent_rows(context.seed, LATENT_QUERIES)
+    latent = synthetic_latent_rows(context.seed, LATENT_QUERIES, context.num_proc)
     records = {"synthetic": {"test": synthetic}, "synthetic_latent": {"test": latent}}
     notes, findings = [], [repeats]
     if cladder is None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel, TypeAdapter
 
-from causal_datasets.llm import LLMClient, LLMConfig
+from causal_datasets.llm import LLMClient, LLMConfig, structured
 from causal_datasets.llm.structured import (
     StructuredError,
     ask_structured,
@@ -80,6 +82,16 @@ def test_bare_json_in_prose_respects_strings_and_escapes():
     assert bare_json_values(prose) == [{"note": 'a } brace and a " quote, ]', "n": 1}, {"final": True}]
     assert extract_json_block(prose) == {"final": True}
     assert extract_json_block('text "with, quotes" [1, 2,] end') == [1, 2]
+
+
+@settings(max_examples=2000, derandomize=True)
+@given(st.text(alphabet='{}[]"\\a,\n', max_size=40))
+@example('{"a": "\\"}", "b\\')  # an escaped quote, then a backslash ending an unclosed literal
+def test_bracket_finder_agrees_with_the_character_scan(text):
+    """The regular expression that finds the brackets outside string literals (what the JSON search
+    pairs) sees exactly the brackets the character-by-character scan sees."""
+    scanned = [(index, char) for index, char in structured._scan(text, 0) if char in "{}[]"]
+    assert list(structured._brackets(text)) == scanned
 
 
 def test_thinking_sections_are_removed():

@@ -6,7 +6,7 @@ import networkx as nx
 import pytest
 
 from causal_datasets.shapeworld.generate import advanced_tasks, initial_setups, world_of
-from causal_datasets.shapeworld.world import World, WorldError
+from causal_datasets.shapeworld.world import SHAPES, World, WorldError
 
 
 def moving(world: World, state) -> list[str]:
@@ -104,6 +104,30 @@ def test_impossible_worlds_are_rejected():
         World(("circle", "circle"), ())
     with pytest.raises(WorldError, match="between distinct nodes"):
         World(("circle", "square"), ((0, 2),))
+
+
+def test_the_graph_walks_agree_with_networkx_on_random_graphs():
+    """Parents, children, closures (descendants) and the cycle check, against networkx on random directed
+    graphs of up to eight nodes, cyclic ones and repeated edges included."""
+    rng = random.Random(7)
+    cyclic = 0
+    for _ in range(2000):
+        n = rng.randint(1, 8)
+        edges = tuple((a, b) for a in range(n) for b in range(n) if a != b and rng.random() < 0.25)
+        edges += edges[: rng.randint(0, 2)]  # a repeated edge is one edge
+        graph = nx.DiGraph(edges)
+        graph.add_nodes_from(range(n))
+        shapes = tuple(rng.sample(SHAPES, n))
+        if not nx.is_directed_acyclic_graph(graph):
+            cyclic += 1
+            with pytest.raises(WorldError, match="acyclic"):
+                World(shapes, edges)
+            continue
+        world = World(shapes, edges)
+        assert world.parents == tuple(frozenset(graph.predecessors(v)) for v in range(n))
+        assert world.children == tuple(tuple(sorted(graph.successors(v))) for v in range(n))
+        assert world.closures == tuple(frozenset(nx.descendants(graph, v)) | {v} for v in range(n))
+    assert 0 < cyclic < 2000
 
 
 def test_hold_matches_an_independent_characterization_on_random_worlds():

@@ -12,6 +12,7 @@ from huggingface_hub import DatasetCard
 from causal_datasets.builder import BuildContext
 from causal_datasets.causalab import generator
 from causal_datasets.causalab.suites import SUITE_SPECS
+from causal_datasets.cladder_pairs import synthetic_latent
 from causal_datasets.cladder_pairs.quality import distinct_synthetic
 from causal_datasets.cladder_pairs.rows import SHARD_POSITIVES, synthetic_rows
 from causal_datasets.cli import main
@@ -51,6 +52,15 @@ def test_causalab_episodes_are_the_same_for_any_number_of_workers(monkeypatch):
     count = generator.SHARD_EPISODES + 3  # two shards per suite
     alone, pooled = generator.generate_suites(specs, 2, count, 1), generator.generate_suites(specs, 2, count, 2)
     assert alone == pooled == {spec.name: generator.generate_suite(spec, 2, count) for spec in specs}
+
+
+def test_latent_queries_are_the_same_for_any_number_of_workers(monkeypatch):
+    monkeypatch.setattr(synthetic_latent, "SHARD_QUERIES", 20)  # three shards, the last one short
+    alone, pooled = synthetic_latent.synthetic_latent_rows(3, 50, 1), synthetic_latent.synthetic_latent_rows(3, 50, 2)
+    assert alone == pooled
+    assert [row.id for row in pooled] == [f"synthetic_latent-{i}" for i in range(50)]
+    drawn = synthetic_latent.draw_queries(3, 50)
+    assert [(row.nodes, row.query) for row in pooled] == [(nodes, query) for nodes, _, _, query in drawn]
 
 
 def test_synthetic_ids_are_unique_and_numbered_by_shard():

@@ -19,6 +19,7 @@ import networkx as nx
 from causal_datasets.docalc.identification import identify
 from causal_datasets.records.cladder_pairs import ConfoundedPair, Edge, SyntheticLatentRow
 from causal_datasets.records.prompts import chat_messages
+from causal_datasets.sharding import chunks, generate_sharded
 
 #: queries in the config
 LATENT_QUERIES = 2_000
@@ -111,35 +112,62 @@ def build_messages(graph: str, query: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(lines)}]
 
 
-def synthetic_latent_rows(seed: int, count: int = LATENT_QUERIES) -> list[SyntheticLatentRow]:
-    """``count`` queries on random ADMGs with their identification, in drawing order."""
+#: queries per shard of the config: the shards depend on the number of queries only, never on the workers
+SHARD_QUERIES = 100
+
+#: a drawn query: its graph's nodes, directed edges and confounded pairs, and the query
+Drawn = tuple[list[str], list[tuple[str, str]], list[tuple[str, str]], str]
+
+
+def synthetic_latent_rows(seed: int, count: int = LATENT_QUERIES, num_proc: int = 1) -> list[SyntheticLatentRow]:
+    """``count`` queries on random ADMGs with their identification, in drawing order. The graphs and
+    queries are drawn here, one generator in order (cheap); identifying them, the costly part, runs in
+    shards of :data:`SHARD_QUERIES` on ``num_proc`` workers: the same rows whatever the number of workers."""
+    drawn = draw_queries(seed, count)
+    shards = [(start, drawn[start:stop]) for start, stop in chunks(count, SHARD_QUERIES)]
+    return generate_sharded(identified_shard, shards, SyntheticLatentRow, num_proc)
+
+
+def draw_queries(seed: int, count: int) -> list[Drawn]:
+    """The first ``count`` graphs with a query on them, as :func:`latent_random` draws them (a graph on
+    which no query exists is drawn and skipped)."""
     rng = latent_random(seed)
-    rows: list[SyntheticLatentRow] = []
-    while len(rows) < count:
+    drawn: list[Drawn] = []
+    while len(drawn) < count:
         nodes, directed, confounded = random_admg(rng)
         query = random_query(rng, nodes, directed)
-        if query is None:
-            continue
-        graph = graph_text(nodes, directed, confounded)
-        found = identify(query, graph)
-        hedge = found.hedge
-        rows.append(
-            SyntheticLatentRow(
-                id=f"synthetic_latent-{len(rows)}",
-                prompt=chat_messages(build_messages(graph, query)),
-                reference=found.estimand.text if found.identifiable else NOT_IDENTIFIABLE,
-                num_nodes=len(nodes),
-                nodes=nodes,
-                edges=[Edge(source=a, target=b) for a, b in directed],
-                confounded=[ConfoundedPair(first=a, second=b) for a, b in confounded],
-                graph=graph,
-                query=query,
-                algorithm=found.algorithm,
-                identifiable=found.identifiable,
-                estimand=found.estimand.text if found.identifiable else None,
-                derivation_steps=len(found.derivation),
-                hedge_forest=sorted(hedge.forest.nodes, key=_number) if hedge else [],
-                hedge_sub_forest=sorted(hedge.sub_forest.nodes, key=_number) if hedge else [],
-            )
-        )
-    return rows
+        if query is not None:
+            drawn.append((nodes, directed, confounded, query))
+    return drawn
+
+
+def identified_shard(shard: tuple[int, list[Drawn]]) -> list[SyntheticLatentRow]:
+    """The rows of the drawn queries of a shard ``(first row number, queries)``: each query identified."""
+    first, drawn = shard
+    return [identified_row(first + number, *query) for number, query in enumerate(drawn)]
+
+
+def identified_row(
+    number: int, nodes: list[str], directed: list[tuple[str, str]], confounded: list[tuple[str, str]], query: str
+) -> SyntheticLatentRow:
+    """Row ``number``: the query, its graph and its identification (every derivation step checked)."""
+    graph = graph_text(nodes, directed, confounded)
+    found = identify(query, graph)
+    hedge = found.hedge
+    return SyntheticLatentRow(
+        id=f"synthetic_latent-{number}",
+        prompt=chat_messages(build_messages(graph, query)),
+        reference=found.estimand.text if found.identifiable else NOT_IDENTIFIABLE,
+        num_nodes=len(nodes),
+        nodes=nodes,
+        edges=[Edge(source=a, target=b) for a, b in directed],
+        confounded=[ConfoundedPair(first=a, second=b) for a, b in confounded],
+        graph=graph,
+        query=query,
+        algorithm=found.algorithm,
+        identifiable=found.identifiable,
+        estimand=found.estimand.text if found.identifiable else None,
+        derivation_steps=len(found.derivation),
+        hedge_forest=sorted(hedge.forest.nodes, key=_number) if hedge else [],
+        hedge_sub_forest=sorted(hedge.sub_forest.nodes, key=_number) if hedge else [],
+    )

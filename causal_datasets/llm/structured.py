@@ -126,6 +126,11 @@ def loads_lenient_json(text: str) -> Any:
     depth = max((d for _, _, d in _nesting(text)), default=0)
     if depth > MAX_NESTING:
         raise StructuredError("parse", f"not valid JSON: nested deeper than {MAX_NESTING}")
+    return _loads_json(text)
+
+
+def _loads_json(text: str) -> Any:
+    """:func:`loads_lenient_json` for a text whose nesting is known to be within bounds."""
     try:
         return json.loads(text)
     except ValueError:  # JSONDecodeError, or e.g. an integer of 5,000 digits
@@ -148,8 +153,8 @@ def bare_json_values(text: str) -> list[Any]:
         if depth > MAX_NESTING:  # too deep to read: neither it nor a fragment of it is a value
             covered = end
             continue
-        try:
-            values.append(loads_lenient_json(text[start:end]))
+        try:  # the span's depth is its text's depth: loads_lenient_json would only measure it again
+            values.append(_loads_json(text[start:end]))
         except StructuredError:
             continue
         covered = end
@@ -183,6 +188,19 @@ def _scan(text: str, start: int):
         yield index, char
 
 
+#: a JSON string literal (to its closing quote, or to the end of an unclosed one) or a bracket
+_LITERAL_OR_BRACKET = re.compile(r'"(?:[^"\\]+|\\.)*"?|[{}\[\]]', re.S)
+
+
+def _brackets(text: str):
+    """Yield ``(index, bracket)`` of every bracket of ``text`` outside JSON string literals: what
+    :func:`_scan` yields, string literals and other characters left out, found by one regular expression."""
+    for match in _LITERAL_OR_BRACKET.finditer(text):
+        token = match.group()
+        if token[0] != '"':
+            yield match.start(), token
+
+
 def _nesting(text: str):
     """Yield ``(start, end, depth)`` of every balanced ``{...}``/``[...]`` span outside string literals,
     ``depth`` the nesting inside it (1 for a flat one); a bracket that does not match starts afresh."""
@@ -192,7 +210,7 @@ def _nesting(text: str):
     expected: list[str] = []  # the closer each open bracket waits for
     starts: list[int] = []
     deepest: list[int] = []  # the nesting met inside it so far
-    for index, char in _scan(text, 0):
+    for index, char in _brackets(text):
         if char in closers:
             expected.append(closers[char])
             starts.append(index)

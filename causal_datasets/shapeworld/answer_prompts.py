@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from causal_datasets.records.prompts import chat_messages
 from causal_datasets.records.shapeworld import ShapeWorldPromptRow, ShapeWorldTask, Variant
 from causal_datasets.shapeworld.agents import StrategyAgent
-from causal_datasets.shapeworld.episode import run_episode
+from causal_datasets.shapeworld.episode import play_episode
 from causal_datasets.shapeworld.prompts import VARIANTS
 
 
@@ -33,9 +33,9 @@ def answer_prompt_rows(tasks: Mapping[str, list[ShapeWorldTask]]) -> list[ShapeW
 
 def answer_prompt_row(task: ShapeWorldTask, config: str, variant: Variant) -> ShapeWorldPromptRow:
     """The ``strategy`` agent's episode up to the answer request; its answer (always right) is the reference."""
-    episode = run_episode(task, StrategyAgent(), variant, "agent:strategy")
+    episode = play_episode(task, StrategyAgent(), variant, "agent:strategy")  # played, not scored
     *prompt, reply = episode.transcript
-    if episode.error is not None or not episode.correct:  # the agent is right on every valid task
+    if episode.error is not None or episode.prediction != task.answer:  # the agent is right on every valid task
         raise AssertionError(f"the strategy agent failed {task.id} ({episode.error or 'wrong answer'})")
     return ShapeWorldPromptRow(
         id=f"{task.id}-{variant}",
@@ -46,6 +46,6 @@ def answer_prompt_row(task: ShapeWorldTask, config: str, variant: Variant) -> Sh
         variant=variant,
         structure=task.structure,
         num_variables=task.num_variables,
-        steps=episode.steps,
+        steps=len(episode.actions),
         answer=task.answer,
     )

@@ -15,11 +15,15 @@ Unknown shapes or actions are not judged here: the simulator reports them (``inv
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from causal_datasets.llm.structured import bare_json_values, strip_thinking
 
 CHOICES = {"continue interaction": "continue", "answer the question": "answer"}
+#: replies kept with their reading: the reference agents send a handful of distinct replies thousands of times
+#: (a build's ``prompts`` rows play 5,136 episodes), and a reading is a pure function of the text
+CACHED_REPLIES = 4096
 ANSWERS = ("yes", "no")
 
 ParseError = Literal["invalid_format", "invalid_answer"]
@@ -27,7 +31,8 @@ ParseError = Literal["invalid_format", "invalid_answer"]
 
 @dataclass(frozen=True)
 class Parsed:
-    """A reply read as one protocol message: ``value`` or ``error`` (with a human-readable ``detail``)."""
+    """A reply read as one protocol message: ``value`` or ``error`` (with a human-readable ``detail``);
+    one object per distinct reply text (the readings are cached), never changed."""
 
     value: Any = None
     error: ParseError | None = None
@@ -39,6 +44,7 @@ def json_objects(text: str) -> list[dict[str, Any]]:
     return [value for value in bare_json_values(strip_thinking(text)) if isinstance(value, dict)]
 
 
+@lru_cache(maxsize=CACHED_REPLIES)
 def parse_action(text: str, key: str = "shape") -> Parsed:
     """``{"shape": ..., "action": ...}`` → ``(shape, action)``, normalized but not validated; ``key``
     is the theme's noun (``{"animal": ...}`` under the animals theme)."""
@@ -48,6 +54,7 @@ def parse_action(text: str, key: str = "shape") -> Parsed:
     return Parsed(value=(_normal(obj[key]), _normal(obj["action"])))
 
 
+@lru_cache(maxsize=CACHED_REPLIES)
 def parse_choice(text: str) -> Parsed:
     """``{"next": "continue interaction" | "answer the question"}`` → ``"continue"`` or ``"answer"``."""
     obj = _last_with(text, ("next",))
@@ -59,6 +66,7 @@ def parse_choice(text: str) -> Parsed:
     return Parsed(value=choice)
 
 
+@lru_cache(maxsize=CACHED_REPLIES)
 def parse_answer(text: str) -> Parsed:
     """``{"answer": "yes" | "no"}`` → ``"yes"`` or ``"no"``."""
     obj = _last_with(text, ("answer",))

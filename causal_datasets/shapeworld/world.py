@@ -13,10 +13,8 @@ pure: :meth:`World.apply` returns a new state and never raises on a bad name, it
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-
-import networkx as nx
 
 #: every shape name, in the canonical order used for observations and option lists
 SHAPES: tuple[str, ...] = ("circle", "square", "triangle", "rectangle", "hexagon", "pentagon", "octagon", "ellipse")
@@ -51,7 +49,6 @@ class World:
     shapes: tuple[str, ...]
     edges: tuple[tuple[int, int], ...]
     vocabulary: tuple[str, ...] = SHAPES
-    _graph: nx.DiGraph = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         unknown = [s for s in self.shapes if s not in self.vocabulary]
@@ -61,12 +58,8 @@ class World:
         bad = [e for e in self.edges if not (0 <= e[0] < n and 0 <= e[1] < n) or e[0] == e[1]]
         if bad:
             raise WorldError(f"edges {bad} are not between distinct nodes 0..{n - 1}")
-        graph = nx.DiGraph()
-        graph.add_nodes_from(range(n))
-        graph.add_edges_from(self.edges)
-        if not nx.is_directed_acyclic_graph(graph):
+        if len(self.topological_order) < n:
             raise WorldError(f"the causal graph must be acyclic, got edges {list(self.edges)}")
-        object.__setattr__(self, "_graph", graph)
 
     @property
     def n(self) -> int:
@@ -74,16 +67,31 @@ class World:
 
     @cached_property
     def parents(self) -> tuple[frozenset[int], ...]:
-        return tuple(frozenset(self._graph.predecessors(v)) for v in range(self.n))
+        return tuple(frozenset(s for s, t in self.edges if t == v) for v in range(self.n))
 
     @cached_property
     def children(self) -> tuple[tuple[int, ...], ...]:
-        return tuple(tuple(sorted(self._graph.successors(v))) for v in range(self.n))
+        return tuple(tuple(sorted({t for s, t in self.edges if s == v})) for v in range(self.n))
+
+    @cached_property
+    def topological_order(self) -> tuple[int, ...]:
+        """The nodes, each after its parents (Kahn's algorithm); shorter than ``n`` when the edges form a cycle."""
+        waiting = [len(parents) for parents in self.parents]
+        order = [v for v in range(self.n) if not waiting[v]]
+        for node in order:  # grows while it is walked
+            for child in self.children[node]:
+                waiting[child] -= 1
+                if not waiting[child]:
+                    order.append(child)
+        return tuple(order)
 
     @cached_property
     def closures(self) -> tuple[State, ...]:
         """``closures[v]`` = v and all its descendants: what ``move v`` sets in motion."""
-        return tuple(frozenset(nx.descendants(self._graph, v)) | {v} for v in range(self.n))
+        closures: dict[int, State] = {}
+        for node in reversed(self.topological_order):  # every child's closure is known before its parents'
+            closures[node] = frozenset({node}).union(*(closures[c] for c in self.children[node]))
+        return tuple(closures[v] for v in range(self.n))
 
     @cached_property
     def node_of(self) -> dict[str, int]:
@@ -123,11 +131,15 @@ class World:
     @property
     def listed_shapes(self) -> list[str]:
         """This world's shapes in the vocabulary's order (node order would leak the generator's topological order)."""
-        return [s for s in self.vocabulary if s in self.node_of]
+        return list(self._listed)
+
+    @cached_property
+    def _listed(self) -> tuple[str, ...]:
+        return tuple(s for s in self.vocabulary if s in self.node_of)
 
     def observe(self, state: State) -> list[tuple[str, bool]]:
         """``(shape, moving)`` for every shape, in canonical order: what an agent is shown."""
-        return [(shape, self.node_of[shape] in state) for shape in self.listed_shapes]
+        return [(shape, self.node_of[shape] in state) for shape in self._listed]
 
     def descendant_closed(self, state: Iterable[int]) -> bool:
         state = frozenset(state)
