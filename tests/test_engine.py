@@ -21,7 +21,7 @@ from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.registry import get_builder
 from causal_datasets.runners import tasks
 from causal_datasets.runners.engine import run_task
-from causal_datasets.runners.results import read_results, read_summary
+from causal_datasets.runners.results import read_results, read_settings, read_summary
 from causal_datasets.runners.task import RunSettings
 from tests.support.data import SHARED_DATA_DIR
 
@@ -103,9 +103,12 @@ def test_every_summary_and_result_validates_against_the_exported_schemas(name, h
     assert printed == written
     task = tasks()[name]
     jsonschema.validate(written, task.summary_model.model_json_schema())
+    settings = read_settings(tmp_path / "run")  # each call's settings once per run, by id
     for line in read_results(tmp_path / "run"):
         jsonschema.validate(line, task.result_model.model_json_schema())
-        assert line["scores"] and line["calls"] and all(call["messages"] and call["settings"] for call in line["calls"])
+        assert line["scores"] and line["calls"]
+        assert all(call["messages"] and settings[call["settings_id"]] for call in line["calls"])
+        assert not any("settings" in call for call in line["calls"])
     assert main(["schema", "run-summary"]) == 0  # every registered benchmark's, told apart by `benchmark`
     jsonschema.validate(written, json.loads(capsys.readouterr().out))
     summary = task.summary_model.model_validate(written)
