@@ -140,23 +140,14 @@ def test_no_planted_secret_reaches_any_byte_eval_rescore_report_compare_or_expor
 def test_an_extra_body_value_marked_secret_is_sent_and_never_written(hub, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("MYLLMVAR", KEY)
     extra = json.dumps({"x_internal": {"$secret": MARKED_FLAG}, "mode": "plain"})
+    model = ["--api-key-env", "MYLLMVAR", "--model", "stub", "--extra-body", extra]
     with echo_server() as server:
-        code = main(
-            eval_argv(
-                "shapeworld",
-                hub,
-                tmp_path / "run",
-                server.base_url,
-                "--api-key-env",
-                "MYLLMVAR",
-                "--model",
-                "stub",
-                "--extra-body",
-                extra,
-            )
-        )
+        code = main(eval_argv("shapeworld", hub, tmp_path / "run", server.base_url, *model))
         sent = list(server.requests)
     assert code == 3 and sent[1]["x_internal"] == MARKED_FLAG and sent[1]["mode"] == "plain"
+    with StubServer() as server:  # the same settings continue the run: compared as recorded, secret redacted
+        assert main(eval_argv("shapeworld", hub, tmp_path / "run", server.base_url, *model, "--resume")) == 0
+        assert server.requests[0]["x_internal"] == MARKED_FLAG
     printed = capsys.readouterr()
     assert main(["export-runs", str(tmp_path / "run"), "--name", "runs", "--hub-dir", str(tmp_path / "export")]) == 0
     exported = capsys.readouterr()

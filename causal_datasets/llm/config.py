@@ -84,7 +84,8 @@ class LLMConfig(BaseModel):
     extra_body: dict[str, JsonValue] = Field(
         default_factory=dict,
         description="JSON object merged into every request body, its keys winning, e.g. "
-        '\'{"chat_template_kwargs": {"enable_thinking": true}}\'',
+        '\'{"chat_template_kwargs": {"enable_thinking": true}}\'; a value given as {"$secret": "..."} is sent '
+        "as its text and never written or printed",
     )
     timeout: float | None = Field(
         default=None,
