@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sys
 from pathlib import Path
 
 import httpx2
@@ -21,11 +22,11 @@ from huggingface_hub import constants, set_client_factory
 from huggingface_hub.utils import _http
 
 from causal_datasets.builder import BuildContext
-from causal_datasets.cli import main
+from causal_datasets.cli import main, scrubbed_output
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.runners.results import read_results, read_settings
-from causal_datasets.secret_values import REDACTED
+from causal_datasets.secret_values import REDACTED, register, register_url, registered, scrub, scrub_value
 from tests.support.benchmarks import NAMES, build_every_dataset, eval_argv
 from tests.support.tiny_dataset import tiny_builder
 
@@ -209,3 +210,24 @@ def test_call_settings_are_kept_once_per_run_and_runs_with_settings_in_every_cal
     assert len(copied) == len(calls) and all(
         call["settings"] == settings and not call["settings_id"] for call in copied
     )
+
+
+def test_a_urls_secrets_are_registered_in_every_form_a_server_or_a_writer_shows_them():
+    register_url("http://al%40ice:pa%2Fss-word-long@h.example:99999/v1?sig=abcdefgh12&page=2")  # a bad port too
+    held = registered()
+    assert {"pa/ss-word-long", "al@ice:pa/ss-word-long", basic("al@ice", "pa/ss-word-long"), "abcdefgh12"} <= held
+    text = 'sent pa%2Fss-word-long, {"k": "pa\\/ss"} and "pa/ss-word-long" with sig=abcdefgh12 on page 2'
+    assert scrub(text) == f'sent {REDACTED}, {{"k": "pa\\/ss"}} and "{REDACTED}" with sig={REDACTED} on page 2'
+    assert scrub_value({"page": "2", "n": 2}) == {"page": REDACTED, "n": 2}  # a short secret: a whole value only
+    register_url("https://only-a-token-value@h.example/v1")
+    assert "only-a-token-value" in registered()
+
+
+def test_the_command_lines_output_is_scrubbed_while_a_command_runs(capsys):
+    register("a-secret-printed")
+    with scrubbed_output():
+        print("the key a-secret-printed", flush=True)
+        sys.stderr.write("and again: a-secret-printed\n")
+    print("a-secret-printed")  # outside a command: the stream is the test's own again
+    printed = capsys.readouterr()
+    assert printed.out == f"the key {REDACTED}\na-secret-printed\n" and printed.err == f"and again: {REDACTED}\n"
