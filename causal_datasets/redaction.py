@@ -4,7 +4,9 @@ A base URL or ``HF_ENDPOINT`` may hold ``user:password@`` or ``?key=...``. Run f
 response cache key and every error message (LLM client errors, push errors, the command line's
 ``error:`` line) show URLs only through :func:`redact_url` / :func:`redact_urls`. What leaves the
 machine as data (an exported run, :mod:`causal_datasets.exports`) goes through a :class:`Redactor`,
-which also removes secret values, credentials and local paths.
+which also removes the secrets the process holds (:mod:`causal_datasets.secret_values`, which every file
+and output goes through), and, as a second net by name and shape, secret environment values,
+credentials and local paths.
 """
 
 from __future__ import annotations
