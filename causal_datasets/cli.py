@@ -15,11 +15,13 @@ import importlib
 import pkgutil
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from causal_datasets import __version__, commands
 from causal_datasets.errors import CausalDatasetsError
 from causal_datasets.redaction import redact_urls
+from causal_datasets.secret_values import ScrubbedStream
 
 
 class CommandError(RuntimeError):
@@ -76,14 +78,28 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpar
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; everything it prints (stdout, stderr: logs, progress, errors) goes out with the
+    secrets the process holds redacted (:mod:`causal_datasets.secret_values`)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    named = argv[0].replace("-", "_") if argv and not argv[0].startswith("-") else None
-    args = parse(build_parser(named if named in command_modules() else None), argv)
+    with scrubbed_output():
+        named = argv[0].replace("-", "_") if argv and not argv[0].startswith("-") else None
+        args = parse(build_parser(named if named in command_modules() else None), argv)
+        try:
+            return int(args.handler(args) or 0)
+        except (CommandError, CausalDatasetsError) as error:
+            print(f"error: {redact_urls(str(error))}", file=sys.stderr)  # no URL shows a password or key
+            return 2
+
+
+@contextmanager
+def scrubbed_output() -> Iterator[None]:
+    """``sys.stdout`` and ``sys.stderr`` scrubbed of secrets while the block runs, restored after it."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ScrubbedStream(sys.stdout), ScrubbedStream(sys.stderr)
     try:
-        return int(args.handler(args) or 0)
-    except (CommandError, CausalDatasetsError) as error:
-        print(f"error: {redact_urls(str(error))}", file=sys.stderr)  # no URL shows a password or key
-        return 2
+        yield
+    finally:
+        sys.stdout, sys.stderr = streams
 
 
 #: allocations between two young-generation collections (Python's default is 700)

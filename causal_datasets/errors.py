@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from causal_datasets.redaction import redact_url, redact_urls
+from causal_datasets.secret_values import scrub
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -78,10 +79,11 @@ class RecordValidationError(CausalDatasetsError, ValueError):
 class PushError(CausalDatasetsError):
     """An upload to the Hub failed: offline, unauthenticated, or refused (the message says which).
 
-    URLs in the message are redacted: ``HF_ENDPOINT`` may hold a user name and password."""
+    URLs in the message are redacted (``HF_ENDPOINT`` may hold a user name and password), and so is every secret
+    the process holds (a server may echo the token it was sent)."""
 
     def __init__(self, message: str):
-        super().__init__(redact_urls(message))
+        super().__init__(scrub(redact_urls(message)))
 
 
 # --- runs and reports ------------------------------------------------------------------------------
@@ -127,8 +129,10 @@ class LLMError(CausalDatasetsError):
     """Base class of every failure raised (or returned, by ``map``) by the LLM client.
 
     Every error names the model, the base URL, the HTTP status (if any) and the number of
-    attempts, and carries a short ``category`` string a runner stores in its results. Every URL in
-    it is redacted (:mod:`causal_datasets.redaction`): no user info, query or fragment.
+    attempts (a configuration error, raised before any request, only what it has), and carries a short
+    ``category`` string a runner stores in its results. Every URL in it is redacted
+    (:mod:`causal_datasets.redaction`): no user info, query or fragment; and so is every secret the process
+    holds (:mod:`causal_datasets.secret_values`: a server may echo the key it was sent).
     """
 
     category = "llm_error"
@@ -136,17 +140,21 @@ class LLMError(CausalDatasetsError):
     def __init__(
         self, detail: str, *, model: str = "", base_url: str = "", status: int | None = None, attempts: int = 0
     ):
-        detail, base_url = redact_urls(detail), redact_url(base_url) if base_url else base_url
+        detail, base_url = scrub(redact_urls(detail)), redact_url(base_url) if base_url else base_url
         self.detail = detail
         self.model = model
         self.base_url = base_url
         self.status = status
         self.attempts = attempts
-        status_text = f"HTTP {status}" if status is not None else "no HTTP status"
-        super().__init__(
-            f"{self.category}: model {model!r} at {base_url}: {status_text}: {detail} "
-            f"(after {attempts} attempt{'s' if attempts != 1 else ''})"
-        )
+        named = (f"model {model!r}" if model else "", f"at {base_url}" if base_url else "")
+        where = " ".join(part for part in named if part)
+        if attempts or status is not None:
+            status_text = f"HTTP {status}" if status is not None else "no HTTP status"
+            tried = f" (after {attempts} attempt{'s' if attempts != 1 else ''})"
+        else:  # never sent: a configuration error, or the item's time ran out before the call
+            status_text, tried = "", ""
+        prefix = ": ".join(part for part in (self.category, where, status_text) if part)
+        super().__init__(f"{prefix}: {detail}{tried}")
 
 
 class LLMConfigError(LLMError):

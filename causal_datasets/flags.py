@@ -12,7 +12,6 @@ as text and are converted there; :func:`flag_problem` names the flag of a value 
 from __future__ import annotations
 
 import argparse
-import json
 import types
 import typing
 from collections.abc import Collection, Mapping
@@ -20,6 +19,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticUndefined
+
+from causal_datasets.bounded_values import BadValue, load_json
+from causal_datasets.secret_values import SECRET_MARK
 
 
 def flag(name: str, prefix: str = "") -> str:
@@ -106,12 +108,18 @@ def first_problem(error: ValidationError, prefix: str = "") -> str:
 def json_object(text: str) -> dict[str, Any]:
     """An argparse type: a JSON object, else ``ArgumentTypeError`` (argparse names the flag)."""
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError) as error:  # RecursionError: brackets nested too deep for the parser
-        raise argparse.ArgumentTypeError(f"not valid JSON ({error}): {text[:80]!r}") from None
+        value = load_json(text)
+    except BadValue as error:
+        raise argparse.ArgumentTypeError(f"{error}: {_shown(text)}") from None
     if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError(f"expected a JSON object {{...}}, got {type(value).__name__}: {text[:80]!r}")
+        raise argparse.ArgumentTypeError(f"expected a JSON object {{...}}, got {type(value).__name__}: {_shown(text)}")
     return value
+
+
+def _shown(text: str) -> str:
+    """The start of a flag's value as an error shows it: the first 80 characters, escaped (never a secret it
+    marks: the value is not repeated when it holds one)."""
+    return "(value not shown: it marks a secret)" if SECRET_MARK in text else repr(text[:80])
 
 
 def _without_none(annotation: Any) -> Any:

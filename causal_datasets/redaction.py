@@ -4,7 +4,9 @@ A base URL or ``HF_ENDPOINT`` may hold ``user:password@`` or ``?key=...``. Run f
 response cache key and every error message (LLM client errors, push errors, the command line's
 ``error:`` line) show URLs only through :func:`redact_url` / :func:`redact_urls`. What leaves the
 machine as data (an exported run, :mod:`causal_datasets.exports`) goes through a :class:`Redactor`,
-which also removes secret values, credentials and local paths.
+which also removes the secrets the process holds (:mod:`causal_datasets.secret_values`, which every file
+and output goes through), and, as a second net by name and shape, secret environment values,
+credentials and local paths.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from causal_datasets.secret_values import MIN_SECRET_LENGTH, REDACTED, SECRET_KEY, scrub
 
 #: what follows a URL's scheme in free text, wherever the scheme ends (``1https://u:p@h`` too), up to a space, a
 #: quote or the next ``://`` (a URL inside a URL is redacted as one of its own); the text is read once
@@ -43,21 +47,7 @@ def redact_urls(text: str) -> str:
 
 #: environment variables whose values are secrets (``OPENAI_API_KEY``, ``HF_TOKEN``, ``DB_PASSWORD`` ...)
 SECRET_NAME = re.compile(r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)(?:_|$)", re.I)
-#: mapping keys whose string values are secrets wherever they appear (``api_key``, ``Authorization`` ...)
-SECRET_KEY = re.compile(
-    r"(?:^|[_-])(?:api[_-]?key|apikey|token|password|passwd|secret|authorization|credentials?)"
-    r"(?:$|[_-])",
-    re.I,
-)
-#: a secret value shorter than this is not looked for in text (it would match ordinary words and numbers)
-MIN_SECRET_LENGTH = 8
-REDACTED = "<redacted>"
 PATH = "<path>"
-#: the shapes of common credentials: OpenAI-style and Hugging Face keys, GitHub and Slack tokens, AWS key ids
-_CREDENTIAL = re.compile(
-    r"\b(?:sk-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
-    r"|AKIA[0-9A-Z]{16}|xox[abpr]-[A-Za-z0-9-]{10,})"
-)
 _BEARER = re.compile(r"\b(Bearer|Basic|Token)(\s+)[^\s'\"]+", re.I)
 _FILE_URL = re.compile(r"file://[^\s'\"<>`]*", re.I)
 _PATH_CHARS = r"[\w.@+~-]"
@@ -69,8 +59,9 @@ _ABSOLUTE_PATH = re.compile(rf"(?<![\w.:/\\~-])~?/(?:{_PATH_CHARS}+/)+{_PATH_CHA
 class Redactor:
     """Removes secrets and local paths from text and from JSON-like values, for what leaves the machine.
 
-    In order: the values of secret environment variables (:data:`SECRET_NAME`, at least
-    :data:`MIN_SECRET_LENGTH` characters), text shaped like a credential or an ``Authorization`` value, ``file:``
+    In order: the secrets this process holds (:func:`causal_datasets.secret_values.scrub`, credential-shaped
+    text with them), the values of secret environment variables (:data:`SECRET_NAME`, at least
+    :data:`MIN_SECRET_LENGTH` characters), an ``Authorization`` value, ``file:``
     URLs, the user info, query and fragment of other URLs (:func:`redact_url`), the given ``paths`` (absolute, and as
     given when relative with a folder in them) and the home folder, then any absolute path of two or more parts.
     In a mapping, the string value of a key such as ``api_key`` or ``token`` (:data:`SECRET_KEY`) is replaced whole.
@@ -92,9 +83,9 @@ class Redactor:
         self._home = _literals([home], boundary=True) if len(home) > 1 else None
 
     def text(self, text: str) -> str:
+        text = scrub(text)
         if self._secrets is not None:
             text = self._secrets.sub(REDACTED, text)
-        text = _CREDENTIAL.sub(REDACTED, text)
         text = _BEARER.sub(lambda match: f"{match[1]}{match[2]}{REDACTED}", text)
         text = redact_urls(_FILE_URL.sub(PATH, text))
         if self._paths is not None:

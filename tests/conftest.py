@@ -13,14 +13,23 @@ that use it with ``@pytest.mark.llm``.
 (``tests/support/hub_server.py``), with ``huggingface_hub`` and ``datasets`` pointed at it, online,
 caching under ``tmp_path/hf_home`` and authenticated with a dummy token; everything is restored
 afterwards.
+
+Every test starts with no secret registered (:mod:`causal_datasets.secret_values` keeps them per process).
 """
 
 from __future__ import annotations
 
 import pytest
 
+from causal_datasets import secret_values
 from causal_datasets.llm.local import LocalServer
 from tests.support.hub_server import local_hub  # noqa: F401 - registers the fixture
+
+
+@pytest.fixture(autouse=True)
+def _no_secret_of_another_test(monkeypatch):
+    monkeypatch.setattr(secret_values, "_secrets", set())
+    monkeypatch.setattr(secret_values, "_pattern", [None])
 
 
 @pytest.fixture(scope="session")

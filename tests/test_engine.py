@@ -10,48 +10,22 @@ import json
 import jsonschema
 import pytest
 
-from causal_datasets.builder import BuildContext
 from causal_datasets.cli import main
-from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.client import LLMClient
 from causal_datasets.llm.config import LLMConfig
 from causal_datasets.llm.options import ModelSpec
 from causal_datasets.llm.stub_server import StubReply, StubServer
-from causal_datasets.registry import get_builder
 from causal_datasets.runners import tasks
 from causal_datasets.runners.engine import run_task
-from causal_datasets.runners.results import read_results, read_summary
+from causal_datasets.runners.results import read_results, read_settings, read_summary
 from causal_datasets.runners.task import RunSettings
-from tests.support.data import SHARED_DATA_DIR
-
-TASK_ARGS = {
-    "shapeworld": ["--config", "core"],
-    "causalab": ["--config", "3nodes", "--max-turns", "2"],
-    "cladder_pairs": [],
-    "recast": ["--ids", "91", "98", "--max-attempts", "1"],
-    "cobe": ["--config", "queries", "--max-attempts", "1"],
-}
-SOURCES = {
-    "causalab": None,
-    "cladder_pairs": "cladder",
-    "recast": "recast/test.parquet",
-    "cobe": "cobe/category-examples.json",
-    "shapeworld": None,
-}
-NAMES = sorted(TASK_ARGS)
+from tests.support.benchmarks import NAMES, build_every_dataset, eval_argv
 
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
-    """Every dataset built once (the synthetic CLadder config cut to 5 pairs: the task reads questions)."""
-    root = tmp_path_factory.mktemp("hub")
-    with pytest.MonkeyPatch.context() as patch:
-        cladder = get_builder("cladder_pairs")
-        patch.setitem(cladder.build.__globals__, "SYNTHETIC_POSITIVES", 5)
-        for name, source in SOURCES.items():
-            build_to_folder(get_builder(name), root, BuildContext(seed=0, source=source and SHARED_DATA_DIR / source))
-    return root
+    return build_every_dataset(tmp_path_factory.mktemp("hub"))
 
 
 def answer_t(request, index):
@@ -59,27 +33,7 @@ def answer_t(request, index):
 
 
 def argv(name: str, hub, out, base_url: str, *extra: str) -> list[str]:
-    return [
-        "eval",
-        name,
-        *TASK_ARGS[name],
-        "--limit",
-        "2",
-        "--model",
-        "stub",
-        "--base-url",
-        base_url,
-        "--no-cache",
-        "--max-retries",
-        "0",
-        "--concurrency",
-        "1",
-        "--hub-dir",
-        str(hub),
-        "--out",
-        str(out),
-        *extra,
-    ]
+    return eval_argv(name, hub, out, base_url, "--model", "stub", "--no-cache", *extra)
 
 
 def test_every_task_is_declared():
@@ -103,9 +57,12 @@ def test_every_summary_and_result_validates_against_the_exported_schemas(name, h
     assert printed == written
     task = tasks()[name]
     jsonschema.validate(written, task.summary_model.model_json_schema())
+    settings = read_settings(tmp_path / "run")  # each call's settings once per run, by id
     for line in read_results(tmp_path / "run"):
         jsonschema.validate(line, task.result_model.model_json_schema())
-        assert line["scores"] and line["calls"] and all(call["messages"] and call["settings"] for call in line["calls"])
+        assert line["scores"] and line["calls"]
+        assert all(call["messages"] and settings[call["settings_id"]] for call in line["calls"])
+        assert not any("settings" in call for call in line["calls"])
     assert main(["schema", "run-summary"]) == 0  # every registered benchmark's, told apart by `benchmark`
     jsonschema.validate(written, json.loads(capsys.readouterr().out))
     summary = task.summary_model.model_validate(written)

@@ -9,6 +9,7 @@ found by hand (deep nesting, long runs of one character) are always tried. Each 
 
 from __future__ import annotations
 
+import json
 import math
 import string
 from itertools import pairwise
@@ -18,6 +19,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from causal_datasets import secret_values
+from causal_datasets.bounded_values import BadValue, check_value, load_json, load_yaml
 from causal_datasets.causalab.dsl import parse_step
 from causal_datasets.causalab.formula import FormulaError, evaluate_equation
 from causal_datasets.causalab.upstream_run import parse_observations, parse_submissions
@@ -190,6 +193,42 @@ def test_structured_answer_extraction(text):
             extract(text)
         except StructuredError:
             pass
+
+
+@FUZZ
+@given(mixed(JSON_CHARS + "&*!$.naninfNaNInfinity\\u"))
+@example(PATHOLOGICAL[1])
+@example(PATHOLOGICAL[2])
+@example(PATHOLOGICAL[8])
+@example('{"a": NaN}')
+@example("a: &a [1]\nb: *a")
+@example('"\\ud800"')
+def test_options_values_are_read_or_refused_in_one_line(text):
+    """``--extra-body`` and options files: a checked value or one :class:`BadValue`, never another exception."""
+    for load in (load_json, load_yaml):
+        try:
+            value = load(text)
+        except BadValue as error:
+            assert "\n" not in str(error)
+        else:
+            check_value(value)
+
+
+@FUZZ
+@given(st.text(max_size=200), st.text(min_size=1, max_size=40))
+def test_a_registered_secret_never_survives_scrubbing(text, secret):
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(secret_values, "_secrets", set())
+    monkeypatch.setattr(secret_values, "_pattern", [None])
+    try:
+        secret_values.register(secret)
+        written = text + secret + json.dumps({"k": secret}) + text
+        if len(secret.strip()) >= secret_values.MIN_SECRET_LENGTH:
+            assert secret not in secret_values.scrub(written)
+        if secret.strip():
+            assert secret not in json.dumps(secret_values.scrub_value({"k": [secret]}))
+    finally:
+        monkeypatch.undo()
 
 
 @FUZZ

@@ -8,8 +8,10 @@ import re
 import pytest
 from pydantic_core import PydanticUndefined
 
+from causal_datasets.cli import main
 from causal_datasets.llm import LLMConfig, LLMConfigError
 from causal_datasets.llm.options import NOT_FLAGS, add_model_arguments, client_from_args, config_from_args
+from causal_datasets.llm.stub_server import StubServer
 
 
 def parser() -> argparse.ArgumentParser:
@@ -229,3 +231,77 @@ def test_the_base_url_default_is_openai_base_url_when_set_as_the_sdk_reads_it(mo
     monkeypatch.setenv("OPENAI_BASE_URL", "not a url")
     with pytest.raises(LLMConfigError, match="--base-url: .*base_url must be an http"):
         config_from_args(parser().parse_args(["--model", "m"]))
+
+
+# --- hostile options: each is exit 2 with one line, before any request -----------------------------------
+
+ALIAS_BOMB = "".join(
+    f"l{level}: &l{level} [{', '.join([f'*l{level - 1}' if level else '[x]'] * 9)}]\n" for level in range(9)
+)
+
+
+def _eval_argv(tmp_path, server, *options: str) -> list[str]:
+    return ["eval", "shapeworld", "--base-url", server.base_url, "--hub-dir", str(tmp_path / "hub"),
+            "--out", str(tmp_path / "run"), "--no-cache", *options]  # fmt: skip
+
+
+def _model_config(tmp_path, content: str | bytes) -> str:
+    path = tmp_path / "model.yaml"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (f"model: m\n{ALIAS_BOMB}", "aliases (*name) are not accepted"),
+        ("model: m\nextra_body:\n  blob: " + "x" * 1_000_001 + "\n", "larger than 1,000,000 bytes"),
+        ("model: m\nextra_body: " + "[" * 70 + "]" * 70 + "\n", "nested deeper than 64"),
+        ("model: m\nextra_body: {limit: .inf}\n", "inf is not a finite number"),
+        ("model: m\ntemperature: .nan\n", "nan is not a finite number"),
+        (b"model: m\xff\n", "not UTF-8 text"),
+        ('model: m\nextra_body: {text: "\\ud800"}\n', "invalid Unicode character escape"),
+        ("model: m\nextra_body: {key: {$secret: 5}}\n", 'extra_body: Value error, {"$secret": ...} marks one text'),
+    ],
+    ids=["alias-bomb", "too-large", "too-deep", "infinity", "nan", "not-utf8", "lone-surrogate", "bad-mark"],
+)
+def test_a_hostile_model_config_is_one_error_line_before_any_request(tmp_path, capsys, content, problem):
+    with StubServer() as server:
+        assert main(_eval_argv(tmp_path, server, "--model-config", _model_config(tmp_path, content))) == 2
+        assert server.count == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: config: ") and "--model-config " in err and problem in err, (
+        err
+    )
+    assert "model ''" not in err and "no HTTP status" not in err  # a configuration error names no request
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ('{"a": "\\ud800"}', "a lone surrogate"),
+        ('{"a": "\udcff"}', "a lone surrogate"),  # a byte that is not UTF-8 on the command line
+        ('{"a": NaN}', "NaN is not a finite number"),
+        ('{"a": -Infinity}', "-Infinity is not a finite number"),
+        ('{"a": ' * 70 + "1" + "}" * 70, "nested deeper than 64"),
+        ('{"a": "' + "x" * 1_000_001 + '"}', "more than the 1,000,000 read"),
+    ],
+    ids=["escaped-surrogate", "raw-surrogate", "nan", "infinity", "too-deep", "too-large"],
+)
+def test_a_hostile_extra_body_is_one_error_line_before_any_request(tmp_path, capsys, value, problem):
+    with StubServer() as server:
+        with pytest.raises(SystemExit) as exited:
+            main(_eval_argv(tmp_path, server, "--model", "m", "--extra-body", value))
+        assert server.count == 0
+    assert exited.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "error: argument --extra-body: " in error and problem in error and len(error) < 400, error
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_marked_extra_body_value_is_sent_as_its_text_and_shown_redacted():
+    args = parser().parse_args(["--model", "m", "--extra-body", '{"x_internal": {"$secret": "short"}, "n": 1}'])
+    config = config_from_args(args)
+    assert config.request_body([{"role": "user", "content": "hi"}])["x_internal"] == "short"
+    assert config.reply_settings()["extra_body"] == {"x_internal": "<redacted>", "n": 1}

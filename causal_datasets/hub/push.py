@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
-from huggingface_hub import HfApi
+from huggingface_hub import HfApi, get_token
 from huggingface_hub.errors import HfHubHTTPError, LocalTokenNotFoundError
 
 from causal_datasets.errors import PushError
 from causal_datasets.hub.folder import read_manifest
 from causal_datasets.paths import metric_path
 from causal_datasets.redaction import redact_url
+from causal_datasets.secret_values import register, register_url
 
 #: files of a metric folder that are never uploaded
 METRIC_IGNORE = ["__pycache__", "__pycache__/*", "*.pyc"]
@@ -89,6 +90,8 @@ def _upload(
     space_sdk: str | None = None,
     ignore_patterns: list[str] | None = None,
 ) -> PushResult:
+    register_url(api.endpoint)  # a server may echo what it was sent: the token, the endpoint's user info
+    register(api.token or get_token())
     with _hub_errors(repo_id):
         api.create_repo(repo_id, repo_type=repo_type, private=private, exist_ok=True, space_sdk=space_sdk)
         commit = api.upload_folder(

@@ -2,7 +2,8 @@
 
 Only successful response bodies are stored. The key covers the endpoint (the base URL without
 credentials: two servers serving a model of the same name never share answers) and everything
-sent in the body (model, messages, sampling parameters, extra body); never the API key. The cache
+sent in the body (model, messages, sampling parameters, extra body); never the API key. The request and the
+reply are stored with the secrets the process holds redacted (:mod:`causal_datasets.secret_values`). The cache
 never breaks a run: a corrupt or unreadable file turns caching off with one warning, a lock held
 too long by another process skips that one read or write with a warning.
 """
@@ -16,6 +17,8 @@ import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
+
+from causal_datasets.secret_values import scrub
 
 log = logging.getLogger(__name__)
 
@@ -72,13 +75,13 @@ class ResponseCache:
             return None
 
     def put(self, key: str, request: dict[str, Any], response: dict[str, Any]) -> None:
-        """Store a successful response body (replacing any older one under the same key)."""
+        """Store a successful response body (replacing any older one under the same key), secrets redacted."""
         with self._lock:
             done = self._run(
                 "write",
                 "INSERT OR REPLACE INTO responses (key, request, response) VALUES (?, ?, ?)",
                 # ASCII JSON: a lone surrogate in a reply is stored as its escape, never an encoding error
-                (key, json.dumps(request, sort_keys=True), json.dumps(response)),
+                (key, scrub(json.dumps(request, sort_keys=True)), scrub(json.dumps(response))),
             )
             if done is not None:
                 self.writes += 1

@@ -48,6 +48,7 @@ from causal_datasets.llm.deadline import MAX_RESPONSE_BYTES, RequestDeadline, Re
 from causal_datasets.llm.retry import Backoff, Failure, failure_for_status
 from causal_datasets.llm.slots import slot_gate, slots_from_props, slots_in_use
 from causal_datasets.llm.usage import UsageTracker
+from causal_datasets.secret_values import scrub_value
 
 log = logging.getLogger(__name__)
 
@@ -185,10 +186,10 @@ class LLMClient:
 
     def request_settings(self, **overrides: Any) -> dict[str, Any]:
         """What a request with ``overrides`` sends besides its messages: the body's other fields, and the
-        prefill (sent as a last assistant message) when there is one."""
+        prefill (sent as a last assistant message) when there is one; secrets redacted."""
         body = self.config.request_body([], **overrides)
         del body["messages"]
-        return body | ({"prefill": self.config.prefill} if self.config.prefill else {})
+        return scrub_value(body | ({"prefill": self.config.prefill} if self.config.prefill else {}))
 
     def check_context(self, messages: list[Message], *, max_tokens: int | None = None) -> ContextCheck:
         """Whether ``messages`` (and a reply of ``max_tokens``, default the config's) fit the model's context

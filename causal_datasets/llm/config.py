@@ -2,22 +2,27 @@
 
 The API key is never a field: the config only holds the *name* of the environment variable, and
 the key is read when a request is sent, so it cannot reach a cache key, a file, a log or a repr.
+Every secret a config holds is registered as it is read (:mod:`causal_datasets.secret_values`): the key
+(whatever its variable is called), the base URL's user info and query values, and the ``extra_body``
+values marked ``{"$secret": ...}``, under a secret-named key or shaped like a known key; the settings a
+config describes (:meth:`LLMConfig.reply_settings`) show them as ``<redacted>``. Numbers must be finite
+and text valid (:mod:`causal_datasets.bounded_values`), so a request is never refused for its own settings.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import json
 import os
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
 
+from causal_datasets.bounded_values import BadValue, check_value, load_json, load_yaml, read_options_text
 from causal_datasets.errors import LLMConfigError
 from causal_datasets.redaction import redact_url
+from causal_datasets.secret_values import register, register_url, scrub_value, take_marked
 
 #: sent as the bearer token to a loopback server when the key variable is unset (llama.cpp, vLLM, Ollama ignore it)
 LOCAL_PLACEHOLDER_KEY = "sk-local-no-key"
@@ -49,7 +54,7 @@ class LLMConfig(BaseModel):
     The field descriptions are the help of the command-line flags (:mod:`causal_datasets.llm.options`
     makes ``--<field>`` of every field), so each default is defined here only."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     model: str = Field(min_length=1, description="model name as the server knows it")
     base_url: str = Field(
@@ -79,7 +84,8 @@ class LLMConfig(BaseModel):
     extra_body: dict[str, JsonValue] = Field(
         default_factory=dict,
         description="JSON object merged into every request body, its keys winning, e.g. "
-        '\'{"chat_template_kwargs": {"enable_thinking": true}}\'',
+        '\'{"chat_template_kwargs": {"enable_thinking": true}}\'; a value given as {"$secret": "..."} is sent '
+        "as its text and never written or printed",
     )
     timeout: float | None = Field(
         default=None,
@@ -105,13 +111,29 @@ class LLMConfig(BaseModel):
         "sent (default: what the server reports, else unchecked)",
     )
 
+    @field_validator("model", "api_key_env", "prefill")
+    @classmethod
+    def _valid_text(cls, value: str | None) -> str | None:
+        if value is not None:
+            check_value(value)
+        return value
+
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, value: str) -> str:
+        check_value(value)
+        register_url(value)
         parts = urlsplit(value)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"base_url must be an http(s) URL, got {value!r}")
+            raise ValueError(f"base_url must be an http(s) URL, got {redact_url(value)!r}")
         return value.rstrip("/")
+
+    @field_validator("extra_body")
+    @classmethod
+    def _secrets_taken(cls, value: dict[str, JsonValue]) -> dict[str, JsonValue]:
+        """Checked (finite numbers, valid text, nesting), its marked and key-shaped secrets registered."""
+        check_value(value)
+        return take_marked(value)
 
     @property
     def endpoint(self) -> str:
@@ -119,9 +141,9 @@ class LLMConfig(BaseModel):
         return redact_url(self.base_url)
 
     def reply_settings(self) -> dict[str, Any]:
-        """The fields that decide the model's replies (model, sampling, seed, prefill ...), as JSON: what a
-        resumed run must keep; where the server is and how long or often to try are left out."""
-        return self.model_dump(mode="json", exclude=set(TRANSPORT_FIELDS))
+        """The fields that decide the model's replies (model, sampling, seed, prefill ...), as JSON, secrets
+        redacted: what a resumed run must keep; where the server is and how long or often to try are left out."""
+        return scrub_value(self.model_dump(mode="json", exclude=set(TRANSPORT_FIELDS)))
 
     def is_loopback(self) -> bool:
         host = urlsplit(self.base_url).hostname or ""
@@ -136,6 +158,7 @@ class LLMConfig(BaseModel):
         """The key from ``$api_key_env`` now; a placeholder for a loopback server; else ``LLMConfigError``."""
         key = os.environ.get(self.api_key_env, "")
         if key:
+            register(key)
             return key
         if self.is_loopback():
             return LOCAL_PLACEHOLDER_KEY
@@ -208,11 +231,11 @@ PriceTable = dict[str, ModelPrice]
 def load_price_table(path: Path) -> PriceTable:
     """A JSON or YAML mapping ``model -> {prompt, completion, cache_read}`` (USD per 1M tokens; ``cache_read``
     optional); ``ValueError`` naming the file and the entry otherwise."""
-    text = Path(path).read_text(encoding="utf-8")
     try:
-        raw = json.loads(text) if Path(path).suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError, RecursionError) as error:  # RecursionError: nested too deep to read
-        raise ValueError(f"{path}: not a readable price table ({' '.join(str(error).split())[:200]})") from None
+        text = read_options_text(Path(path))
+        raw = load_json(text) if Path(path).suffix == ".json" else load_yaml(text)
+    except BadValue as error:
+        raise ValueError(f"{path}: not a readable price table: {error}") from None
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a price table maps model names to {{prompt, completion, cache_read}} prices")
     table = {}

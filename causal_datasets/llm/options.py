@@ -4,8 +4,9 @@ Every field of :class:`LLMConfig` is a flag (:mod:`causal_datasets.flags`; the f
 its help and its default the only one), except ``concurrency``, which the command's own
 ``--concurrency`` sets. ``--{prefix}model-config FILE`` reads a role's whole setting from a YAML
 mapping of the same fields, and flags given beside it win; ``--{prefix}prices``, ``--{prefix}cache-dir``
-and ``--{prefix}no-cache`` say how the client prices and caches. A value pydantic rejects is an
-``LLMConfigError`` naming the flag or the file.
+and ``--{prefix}no-cache`` say how the client prices and caches. A file is read within the limits of
+:mod:`causal_datasets.bounded_values` (size, nesting, no YAML aliases, finite numbers, valid text); a value
+they or pydantic reject is an ``LLMConfigError`` naming the flag or the file.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
+from causal_datasets.bounded_values import BadValue, load_yaml, read_options_text
 from causal_datasets.errors import LLMConfigError
 from causal_datasets.flags import add_flags, dest, flag, flag_problem, given_values
 from causal_datasets.llm.client import LLMClient
@@ -97,11 +98,11 @@ def read_model_config(path: Path, prefix: str = "") -> dict[str, Any]:
     """The mapping of a ``--{prefix}model-config`` YAML file; ``LLMConfigError`` naming the flag and file otherwise."""
     where = f"{flag('model_config', prefix)} {path}"
     try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        raw = load_yaml(read_options_text(Path(path)))
     except OSError as error:
         raise _config_error(f"{where}: cannot be read ({error.strerror or error})", {}) from None
-    except (yaml.YAMLError, ValueError, RecursionError) as error:  # RecursionError: nested too deep to read
-        raise _config_error(f"{where}: not valid YAML ({' '.join(str(error).split())[:200]})", {}) from None
+    except BadValue as error:
+        raise _config_error(f"{where}: {error}", {}) from None
     if not isinstance(raw, dict) or not all(isinstance(key, str) for key in raw):
         raise _config_error(
             f"{where}: expected a mapping of LLMConfig fields (model: ..., base_url: ...), got {type(raw).__name__}", {}

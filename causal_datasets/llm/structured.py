@@ -30,21 +30,19 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from causal_datasets.bounded_values import MAX_NESTING, SAFE_YAML_LOADER, BadValue, check_yaml_shape
 from causal_datasets.errors import LLMError
 from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.config import Message
 from causal_datasets.llm.thinking import strip_thinking
-
-SAFE_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 Format = Literal["json", "yaml"]
 Schema = type[BaseModel] | TypeAdapter | Callable[[Any], Any]
 
 _LANGUAGE = re.compile(r"[ \t]*([A-Za-z0-9_+.-]*)")
 _LABELS = {"json": ("json", "jsonc", "json5"), "yaml": ("yaml", "yml")}
-#: longest reply read (about 250k tokens), deepest nesting of a JSON or YAML structure accepted
+#: longest reply read (about 250k tokens); the deepest nesting accepted is :data:`MAX_NESTING`
 MAX_REPLY_CHARS = 1_000_000
-MAX_NESTING = 64
 
 
 class StructuredError(ValueError):
@@ -111,8 +109,10 @@ def extract_yaml_block(text: str) -> Any:
     if not source.strip():
         raise StructuredError("no_block", "the reply is empty")
     try:
-        _check_yaml_shape(source)
+        check_yaml_shape(source)
         value = yaml.load(source, Loader=SAFE_YAML_LOADER)
+    except BadValue as error:
+        raise StructuredError("parse", f"not valid YAML: {error}") from None
     except (yaml.YAMLError, ValueError) as error:  # ValueError: e.g. an integer of 5,000 digits, a lone surrogate
         raise StructuredError("parse", f"not valid YAML: {' '.join(str(error).split())[:200]}") from error
     if not isinstance(value, (dict, list)):
@@ -237,21 +237,6 @@ def _bounded(text: str) -> str:
     if len(text) > MAX_REPLY_CHARS:
         raise StructuredError("parse", f"the reply has {len(text)} characters, more than {MAX_REPLY_CHARS} are read")
     return text
-
-
-def _check_yaml_shape(source: str) -> None:
-    """Refuse YAML nested deeper than ``MAX_NESTING`` or using aliases, from libyaml's event stream
-    (which is not recursive), before the recursive composer sees it."""
-    depth = 0
-    for event in yaml.parse(source, Loader=SAFE_YAML_LOADER):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_NESTING:
-                raise StructuredError("parse", f"not valid YAML: nested deeper than {MAX_NESTING}")
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
-        elif isinstance(event, yaml.AliasEvent):
-            raise StructuredError("parse", "not valid YAML here: aliases (*name) are not accepted")
 
 
 def _drop_trailing_commas(text: str) -> str:

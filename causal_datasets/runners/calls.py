@@ -2,7 +2,8 @@
 :class:`ModelCall`), and the same calls served again when the item is scored anew.
 
 The engine hands a task's ``solve`` each role's client wrapped in a :class:`RecordingClient`: it
-forwards every call and notes the request (messages and the settings sent with them), the reply, its
+forwards every call and notes the request (messages and the settings sent with them, secrets redacted, with
+the settings' id: :mod:`causal_datasets.runners.call_settings`), the reply, its
 reasoning and its tokens (or the error) under the role, in the order the calls end. A client serving
 two roles (a fallback) is wrapped once per role, so each call is kept under the role that made it. A
 request that continues the conversation of the role's previous call (its messages, its reply, then
@@ -25,7 +26,9 @@ from typing import Any
 from causal_datasets.errors import LLMError, NotInTranscript
 from causal_datasets.llm.chat import ChatClient, ChatResult, ModelName
 from causal_datasets.llm.config import Message
+from causal_datasets.runners.call_settings import settings_id
 from causal_datasets.runners.records import ModelCall, Role
+from causal_datasets.secret_values import scrub_value
 
 
 class CallLog:
@@ -63,10 +66,10 @@ class CallLog:
 
 
 def request_settings(client: ChatClient, overrides: dict[str, Any]) -> dict[str, Any]:
-    """What a request to ``client`` sends besides its messages: the client's own account of it when it
-    gives one (``request_settings``), else the call's overrides."""
+    """What a request to ``client`` sends besides its messages — the client's own account of it when it
+    gives one (``request_settings``), else the call's overrides —, secrets redacted."""
     describe = getattr(client, "request_settings", None)
-    return describe(**overrides) if callable(describe) else dict(overrides)
+    return scrub_value(describe(**overrides) if callable(describe) else dict(overrides))
 
 
 class RecordingClient:
@@ -81,10 +84,12 @@ class RecordingClient:
         return self.client.config
 
     def chat(self, messages: list[Message], **overrides: Any) -> ChatResult:
+        settings = request_settings(self.client, overrides)
         request = {
             "role": self.role,
             "messages": _plain(messages),
-            "settings": request_settings(self.client, overrides),
+            "settings": settings,
+            "settings_id": settings_id(settings),
         }
         try:
             result = self.client.chat(messages, **overrides)

@@ -67,7 +67,15 @@ class ModelCall(_Strict):
     settings: dict[str, JsonValue] = Field(
         default_factory=dict,
         description=(
-            "the rest of the request: sampling, token limit, seed, reasoning effort, extra body fields, prefill"
+            "the rest of the request: sampling, token limit, seed, reasoning effort, extra body fields, prefill "
+            "(secrets redacted); in results.jsonl only in runs written before `settings_id`"
+        ),
+    )
+    settings_id: str | None = Field(
+        default=None,
+        description=(
+            "the id of `settings` (calls.settings_id): results.jsonl keeps the id and the run folder's "
+            "settings.json the settings, once per run (None in runs written before)"
         ),
     )
     reply: str | None = Field(default=None, description="the reply's text as sent (None: the call failed)")

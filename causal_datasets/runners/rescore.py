@@ -33,6 +33,7 @@ from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.llm.options import ModelSpec
+from causal_datasets.runners.call_settings import inline
 from causal_datasets.runners.calls import CallLog, replaying
 from causal_datasets.runners.engine import (
     check_settings,
@@ -43,7 +44,7 @@ from causal_datasets.runners.engine import (
     usage_of,
 )
 from causal_datasets.runners.records import DatasetRef, Rescored, Role, RunSummary, Usage
-from causal_datasets.runners.results import ResultsLog, read_results, read_typed_summary, write_summary
+from causal_datasets.runners.results import ResultsLog, read_results, read_settings, read_typed_summary, write_summary
 from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext, Transcript
 
 _HUB_ID = re.compile(r"[\w.-]+/[\w.-]+@\S+")
@@ -193,7 +194,8 @@ def _check_dataset(before: DatasetRef, now: DatasetRef) -> None:
 
 def _source_lines(task: Task[Any, Any, Any], source: Path, selected: set[str]) -> dict[str, Any]:
     """The latest result line of each item of ``source``, validated by the task's current result model."""
-    raw = {line["id"]: line for line in read_results(source)}
+    table = read_settings(source)
+    raw = {line["id"]: inline(line, table) for line in read_results(source)}
     lines = {}
     for item_id, line in raw.items():
         if item_id not in selected:

@@ -4,7 +4,10 @@ Results are appended line by line and flushed the moment an item ends, so a kill
 items in flight; a torn last line is skipped when read. Lines are never rewritten in place: at the
 end of every invocation the file is compacted to the latest line per item by writing a new file,
 syncing it and renaming it over the old one, so a kill at any moment leaves either the old file or
-the new one. ``summary.json`` is written the same way. The temporary files of an invocation that
+the new one. ``summary.json`` is written the same way, and so is ``settings.json``, the calls' settings
+kept once per run (:mod:`causal_datasets.runners.call_settings`), before the first line that refers to
+them. Every file is written with the secrets the process holds redacted
+(:func:`causal_datasets.secret_values.scrub`). The temporary files of an invocation that
 was killed while writing are removed by the next one (:mod:`causal_datasets.staging`).
 """
 
@@ -23,8 +26,10 @@ from pydantic import BaseModel, ValidationError
 from causal_datasets import staging
 from causal_datasets.errors import ResultsExist, RunFolderError
 from causal_datasets.llm.concurrency import map_concurrent
+from causal_datasets.runners.call_settings import SETTINGS_FILE, by_reference
 from causal_datasets.runners.records import SUMMARY_FORMAT, RunSummary
 from causal_datasets.runners.registry import get_task
+from causal_datasets.secret_values import scrub
 
 if TYPE_CHECKING:
     from causal_datasets.runners.task import Task
@@ -55,8 +60,9 @@ class ResultsLog:
                     f"{error.errors()[0]['msg']}); start a new run in another --out"
                 ) from None
             self.items[line["id"]] = line
+        self.settings = read_settings(out_dir)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        for name in (RESULTS_FILE, SUMMARY_FILE):  # temporary files a killed invocation left
+        for name in (RESULTS_FILE, SUMMARY_FILE, SETTINGS_FILE):  # temporary files a killed invocation left
             staging.remove_stale(self.path.parent, name)
         self._torn = self.path.exists() and not self.path.read_bytes().endswith(b"\n") and self.path.stat().st_size > 0
         self._lock = threading.Lock()
@@ -67,9 +73,13 @@ class ResultsLog:
         return line is None or line["status"] == "failed"
 
     def append(self, line: dict[str, Any]) -> None:
-        """Write one result line at the end of the file (thread-safe, flushed) and keep it as the item's latest."""
-        text = json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n"
+        """Write one result line at the end of the file (thread-safe, flushed; its calls' settings by reference,
+        secrets redacted) and keep it as the item's latest."""
         with self._lock:
+            line, added = by_reference(line, self.settings)
+            if added:  # the settings first: no line refers to settings the folder does not hold
+                _write_atomic(self.path.parent / SETTINGS_FILE, _json_text(self.settings, indent=2))
+            text = _json_text(line)
             with open(self.path, "a", encoding="utf-8", errors=ESCAPE) as handle:
                 if self._torn:  # a crash left half a line: start on a fresh one
                     handle.write("\n")
@@ -99,10 +109,7 @@ class ResultsLog:
     def compact(self) -> None:
         """Rewrite the file atomically with only the latest line of each item (in first-seen order)."""
         with self._lock:
-            _write_atomic(
-                self.path,
-                "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in self.items.values()),
-            )
+            _write_atomic(self.path, "".join(_json_text(line) for line in self.items.values()))
             self._torn = False
 
 
@@ -125,11 +132,30 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     return lines
 
 
+def read_settings(run_dir: Path) -> dict[str, Any]:
+    """The run folder's ``settings.json`` (:mod:`causal_datasets.runners.call_settings`); empty when it has none."""
+    path = Path(run_dir) / SETTINGS_FILE
+    if not path.exists():
+        return {}
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        raise RunFolderError(f"{path} is not valid JSON: {error}") from None
+    if not isinstance(table, dict) or not all(isinstance(value, dict) for value in table.values()):
+        raise RunFolderError(f"{path} is not a table of call settings ({{settings_id: settings}})")
+    return table
+
+
 def write_summary(out_dir: Path, summary: RunSummary[Any]) -> Path:
-    """``summary.json``, written atomically."""
+    """``summary.json``, written atomically, secrets redacted."""
     path = Path(out_dir) / SUMMARY_FILE
-    _write_atomic(path, summary.model_dump_json(indent=2) + "\n")
+    _write_atomic(path, scrub(summary.model_dump_json(indent=2)) + "\n")
     return path
+
+
+def _json_text(value: Any, indent: int | None = None) -> str:
+    """One line (or with ``indent``, a document) of JSON, keys sorted, secrets redacted, ending in a newline."""
+    return scrub(json.dumps(value, ensure_ascii=False, sort_keys=True, indent=indent)) + "\n"
 
 
 def read_summary(out_dir: Path) -> dict[str, Any]:
