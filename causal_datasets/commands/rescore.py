@@ -91,7 +91,10 @@ def run(args: argparse.Namespace) -> int:
         concurrency=given.concurrency,
     )
     print(summary.model_dump_json(indent=2))
-    print(status_line(summary), file=sys.stderr)
+    print(
+        status_line(summary, f"`causal-datasets eval ... --resume` into {args.run} runs them, then rescore it"),
+        file=sys.stderr,
+    )
     if summary.rescored and summary.rescored.notes:
         for note in summary.rescored.notes:
             print(f"note: {note}", file=sys.stderr)
