@@ -153,9 +153,12 @@ STAGING, OLD = "building", "old"
 
 
 def _move_into_place(complete: Path, target: Path) -> None:
-    """Replace ``target`` by the ``complete`` staging folder: two renames, the old build deleted last
+    """Replace ``target`` by the ``complete`` staging folder: one atomic exchange of the two where the system has
+    it (a reader sees the old folder or the new one, never none), else two renames; the old build is deleted last
     (with any old build a killed run left between its renames)."""
-    if target.exists():
+    if target.exists() and staging.exchange(complete, target):
+        shutil.rmtree(complete)  # the old build, now under the staging name
+    elif target.exists():
         old = Path(tempfile.mkdtemp(prefix=staging.prefix(f"{target.name}.{OLD}"), dir=target.parent))
         old.rmdir()
         target.rename(old)
