@@ -48,6 +48,7 @@ from causal_datasets.runners.results import (
     RESULTS_FILE,
     ResultsLog,
     check_counts,
+    check_out,
     check_result_lines,
     read_typed_summary,
     write_summary,
@@ -76,7 +77,7 @@ def rescore_run(
     task, before = read_typed_summary(source, "rescore")
     if out.resolve() == source.resolve():
         raise RunConfigurationError("rescore writes a new run folder: give an --out other than the run rescored")
-    ResultsLog(out, resume=False, model=task.result_model, hint=NEW_FOLDER_HINT)  # refused before any work
+    check_out(out, hint=NEW_FOLDER_HINT)  # refused before any work, nothing created
     models = dict(models or {})
     new_options = _scoring_options(task, before, dict(options or {}), frozenset(models))
     settings = RunSettings(

@@ -46,11 +46,8 @@ class ResultsLog:
 
     def __init__(self, out_dir: Path, *, resume: bool, model: type[BaseModel], hint: str = RESUME_HINT):
         """``hint``: what the message of an ``out_dir`` that holds results suggests."""
-        if Path(out_dir).exists() and not Path(out_dir).is_dir():
-            raise RunConfigurationError(f"{out_dir} is a file, not a run folder; choose another --out")
+        check_out(out_dir, resume=resume, hint=hint)
         self.path = Path(out_dir) / RESULTS_FILE
-        if self.path.exists() and self.path.stat().st_size and not resume:
-            raise ResultsExist(f"{self.path} already has results; {hint}")
         self.items: dict[str, dict[str, Any]] = {}
         for line in read_results(self.path):
             try:
@@ -111,6 +108,16 @@ class ResultsLog:
                 "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in self.items.values()),
             )
             self._torn = False
+
+
+def check_out(out_dir: Path, *, resume: bool = False, hint: str = RESUME_HINT) -> None:
+    """``out_dir`` can be a run folder (no file of that name) that holds no results unless ``resume``; else a
+    :class:`RunConfigurationError` (:class:`ResultsExist` suggesting ``hint``). Creates nothing."""
+    if Path(out_dir).exists() and not Path(out_dir).is_dir():
+        raise RunConfigurationError(f"{out_dir} is a file, not a run folder; choose another --out")
+    path = Path(out_dir) / RESULTS_FILE
+    if path.exists() and path.stat().st_size and not resume:
+        raise ResultsExist(f"{path} already has results; {hint}")
 
 
 def read_result_lines(path: Path) -> JsonLines:
