@@ -186,3 +186,13 @@ def test_the_reader_never_raises_anything_but_its_error(data):
         assert str(error).startswith("fuzz ") and "\n" not in str(error)
     else:
         assert value == json.loads(data.decode("utf-8"))
+
+
+@pytest.mark.parametrize("data", [b"[" * 100_000, b'{"name": "\xff"}', b"[1]"], ids=["deep", "not-utf8", "not-a-map"])
+def test_a_hostile_export_manifest_is_one_error_for_export_runs_and_report(made, tmp_path, capsys, data):
+    exports = tmp_path / "exports"
+    assert main(["export-runs", str(made["oracle"]), "--name", "hostile", "--hub-dir", str(exports)]) == 0
+    capsys.readouterr()
+    (exports / "hostile" / "manifest.json").write_bytes(data)
+    _refused(["export-runs", str(made["random"]), "--name", "hostile", "--hub-dir", str(exports)], capsys, "manifest")
+    _refused(["report", str(exports / "hostile"), "--out", str(tmp_path / "report")], capsys, "manifest")

@@ -17,8 +17,8 @@ duplicate edges, let P be the set of predicted directed edges and R the set of r
   numbers) it is |P △ R|, the number of differing adjacency-matrix entries. With 2-cycles each
   direction counts as an edge of its own (a reference ``a ⇄ b`` against nothing costs 2).
 - ``normalized_shd`` = shd / max(d, 1), where d is named by ``normalization``:
-  ``"node_pairs"`` — n(n−1) with n the number of nodes of the reference (ReCAST's
-  normalization); ``"reference_edges"`` — |R| (ReCAST's annotator-agreement table). The
+  ``"node_pairs"`` — n(n−1) with n the number of nodes of the reference (ReCAST divides by
+  n(n−1) over the union of both graphs' nodes); ``"reference_edges"`` — |R| (ReCAST's annotator-agreement table). The
   denominator is the reference's alone, so naming nodes it does not have never lowers the
   normalized SHD: every invented edge adds to shd and nothing to d (earlier versions let n
   count the nodes of both graphs, and 1,000 edges between invented nodes scored 0.001 against
