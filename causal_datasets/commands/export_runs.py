@@ -1,7 +1,8 @@
 """``causal-datasets export-runs RUN... --name NAME [--hub-dir DIR]``: runs as a results dataset folder.
 
 Writes (or extends) ``DIR/NAME`` with the builders' writer, loads it back and prints what it holds; ``push NAME
---dataset ORG/NAME`` publishes it like a benchmark.
+--dataset ORG/NAME`` publishes it like a benchmark. Exports into one folder take turns under a lock
+(``DIR/.NAME.lock``): started together, each adds its runs to what the one before wrote.
 """
 
 from __future__ import annotations
