@@ -59,6 +59,11 @@ class DatasetFolderError(CausalDatasetsError):
     """A folder is not a (complete, unaltered) built dataset: no manifest, or files that differ from it."""
 
 
+class UnreadableFile(CausalDatasetsError, ValueError):
+    """A file the package was given to read is not UTF-8, not JSON, nested too deep or too large (the message
+    names the file and, for a JSON-lines file, the line)."""
+
+
 class HubDatasetError(CausalDatasetsError):
     """A dataset could not be read by hub id (unknown repository or revision, offline, not one of ours)."""
 

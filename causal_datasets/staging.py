@@ -1,17 +1,24 @@
 """Hidden work-in-progress files and folders, named after the process that writes them.
 
 A build stages its folder as ``.NAME.building-PID-*`` and a run writes ``.results.jsonl.PID-*``
-before renaming it into place. A kill leaves such a file behind; the next build or run of the same
+before renaming it into place (a folder that replaces another is swapped with it in one step where the system
+can: :func:`exchange`). A kill leaves such a file behind; the next build or run of the same
 target removes those whose process is gone (:func:`remove_stale`), never one a running process
 is still writing.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import glob
 import os
 import shutil
+import sys
 from pathlib import Path
+
+#: ``renameat2``'s arguments: the working directory as the base of a relative path, and "swap the two paths"
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
 
 
 def prefix(name: str) -> str:
@@ -46,3 +53,19 @@ def process_alive(pid: int) -> bool:
     except OverflowError:  # not a process id at all
         return False
     return True
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Swap two existing paths in one atomic step (Linux ``renameat2`` with ``RENAME_EXCHANGE``): True when done,
+    False where the system or file system has no such call (the caller then renames twice)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if renameat2 is None:
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(first), None, str(second))

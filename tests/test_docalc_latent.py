@@ -172,6 +172,8 @@ def test_the_values_option(capsys):
     assert "error: --values: Y is given 3 and 4 values" in capsys.readouterr().err
     assert main(["equiv", "P(Y=1)", "P(Y=0)", "--graph", "Y", "--values", "Y=1"]) == 2
     assert capsys.readouterr().out.startswith("bad input: values: Y must have between 2 and 100 values")
+    assert main(["equiv", "P(Y=1)", "P(Y=0)", "--graph", "Y", "--values", "Y=-3"]) == 2
+    assert capsys.readouterr().out.startswith("bad input: values: Y must have between 2 and 100 values, not -3")
 
 
 def test_constants_are_compared_exactly():

@@ -277,8 +277,10 @@ def test_no_secret_or_local_path_reaches_any_exported_byte(runs, tmp_path, monke
         "api_key": "plain-api-key-value",
         "notes": f"prompts in {run}/prompts.txt",
     }
+    summary["items"] |= {"scored": summary["items"]["scored"] - 1, "failed": 1}  # the first item fails below
     (run / "summary.json").write_text(json.dumps(summary))
     lines = read_results(run)
+    assert lines[0]["status"] == "scored" and summary["items"]["failed"] == 1
     lines[0] |= {
         "status": "failed",
         "failure": {
@@ -404,9 +406,14 @@ def test_a_run_without_items_is_refused(runs, tmp_path, capsys):
     empty_run = tmp_path / "empty-run"
     shutil.copytree(runs["oracle"], empty_run)
     (empty_run / "results.jsonl").write_text("")
+    assert _export(tmp_path / "hub", empty_run) == 2  # its summary counts 84 items
+    assert "holds 0 scored and 0 failed items, its summary.json counts 84 and 0" in _one_error_line(capsys)
+    summary = json.loads((empty_run / "summary.json").read_text())
+    summary["items"] |= {"scored": 0, "failed": 0}
+    (empty_run / "summary.json").write_text(json.dumps(summary))
     assert _export(tmp_path / "hub", empty_run) == 2
     assert "hold no item results" in _one_error_line(capsys)
-    assert not (tmp_path / "hub").exists()
+    assert not (tmp_path / "hub" / NAME).exists()
 
 
 def test_run_ids_do_not_depend_on_where_the_run_folder_lies(runs, tmp_path):

@@ -128,7 +128,7 @@ def test_adjacency_matrices_numpy_sparse_and_mixed():
     wider = np.zeros((5, 5), dtype=np.int8)
     wider[:4, :4] = prediction
     assert compare_graphs(wider, reference).node_false_positives == 1
-    assert compare_graphs(wider, reference).normalizer == 20
+    assert compare_graphs(wider, reference).normalizer == 12  # the reference's 4 nodes: the extra one widens nothing
     # declared nodes given as an array: the general path, same counts
     declared = compare_graphs(prediction, reference, prediction_nodes=np.arange(6))
     assert (declared.shd, declared.node_false_positives) == (3, 2)
@@ -144,7 +144,7 @@ def test_repeated_coo_entries_are_reported():
 def test_isolated_nodes_count_for_nodes_and_normalization():
     result = compare_graphs([("a", "b")], [("a", "b")], reference_nodes=["c"], prediction_nodes=["z"])
     assert (result.node_true_positives, result.node_false_positives, result.node_false_negatives) == (2, 1, 1)
-    assert result.normalizer == 4 * 3  # union {a, b, c, z}
+    assert result.normalizer == 3 * 2  # the reference's {a, b, c}; the invented z does not count
     declared = CausalGraph.from_edges([("a", "b")], nodes=["c"])
     assert compare_graphs([("a", "b")], declared).node_recall == pytest.approx(2 / 3)
 
@@ -330,6 +330,19 @@ def test_junk_never_scores_better_than_an_empty_answer():
     nothing = compare_graph_batch([None, []], [[], []])
     assert [item.edge_f1 for item in nothing.items] == [0.0, 1.0] and [item.shd for item in nothing.items] == [1, 0]
     assert nothing.micro["edge_f1"] == 0.0
+
+
+def test_invented_nodes_never_score_better_than_an_empty_answer():
+    """1,000 edges between nodes the reference does not have cost 1,000, never less than an empty answer."""
+    reference = [("A", "B"), ("B", "C")]
+    empty = compare_graphs([], reference)
+    invented = compare_graphs([(f"x{i}", f"y{i}") for i in range(1000)], reference)
+    assert empty.normalized_shd == pytest.approx(2 / 6)
+    assert invented.normalized_shd == pytest.approx((2 + 1000) / 6) and invented.normalizer == empty.normalizer
+    for more in (1, 10, 100):  # each invented edge costs, whatever it names
+        padded = compare_graphs([("A", "B"), *((f"n{i}", "B") for i in range(more))], reference)
+        assert padded.normalized_shd > compare_graphs([("A", "B")], reference).normalized_shd
+        assert padded.edge_f1 <= compare_graphs([("A", "B")], reference).edge_f1
 
 
 def test_maximal_shd_bounds_every_loop_free_prediction_over_the_reference_nodes():

@@ -349,3 +349,53 @@ def test_a_cobe_reference_without_a_criterion_list_is_refused_not_eased(modules,
         modules["cobe_edit_criteria"].compute(
             predictions=["x"], references=[row], judge_model="stub", judge_base_url=judge
         )
+
+
+# --- naming more never scores better than naming nothing ------------------------------------------
+
+#: numbers where lower is better; every other rate named below is higher-better
+LOWER_IS_BETTER = ("shd", "normalized_shd")
+HIGHER_IS_BETTER = ("node_precision", "node_recall", "node_f1", "edge_precision", "edge_recall", "edge_f1")
+
+
+def _no_better(invented: dict, empty: dict) -> list[str]:
+    """The numbers of both results compared; fails when the invented answer scores better on one."""
+    compared = []
+    for name in LOWER_IS_BETTER + HIGHER_IS_BETTER:
+        if name in invented and name in empty:
+            better = invented[name] < empty[name] if name in LOWER_IS_BETTER else invented[name] > empty[name]
+            assert not better, f"{name}: {invented[name]} with invented nodes, {empty[name]} for an empty answer"
+            compared.append(name)
+    return compared
+
+
+@pytest.mark.parametrize("count", [1, 30, 1000])
+def test_a_graph_of_invented_nodes_never_scores_better_than_an_empty_one(modules, rows, count):
+    """Every metric that scores graphs (causal_graph_metrics, recast_judge, causalab_mechanism): edges between
+    nodes the reference does not have, however many, score no better on any number than no edge at all."""
+    recast = rows["recast"][:2]
+    invented = [[{"source": f"ghost{i}", "target": f"phantom{i}"} for i in range(count)] for _ in recast]
+    references = [row["edges"] for row in recast]
+    graph = modules["causal_graph_metrics"]
+    for normalization in ("node_pairs", "reference_edges"):
+        options = {"normalization": normalization}
+        with_ghosts = graph.compute(predictions=invented, references=references, **options)
+        nothing = graph.compute(predictions=[[] for _ in recast], references=references, **options)
+        assert "normalized_shd" in _no_better(with_ghosts, nothing)
+        assert "normalized_shd" in _no_better(with_ghosts["micro"], nothing["micro"])
+
+    texts = ["\n".join(f"{e['source']} -> {e['target']}" for e in edges) for edges in invented]
+    judge = modules["recast_judge"]
+    with_ghosts = judge.compute(predictions=texts, references=recast, mode="deterministic")["deterministic"]
+    nothing = judge.compute(predictions=["" for _ in recast], references=recast, mode="deterministic")["deterministic"]
+    for matching in with_ghosts:
+        if isinstance(with_ghosts[matching], dict) and isinstance(nothing.get(matching), dict):
+            _no_better(with_ghosts[matching], nothing[matching])
+    assert "normalized_shd" in _no_better(with_ghosts["exact"], nothing["exact"])
+
+    episodes = rows["causalab"]
+    hypothesis = json.dumps({"edges": [{"from": f"ghost{i}", "to": f"phantom{i}"} for i in range(count)]})
+    mechanism = modules["causalab_mechanism"]
+    with_ghosts = mechanism.compute(predictions=[hypothesis] * len(episodes), references=episodes)
+    nothing = mechanism.compute(predictions=[json.dumps({"edges": []})] * len(episodes), references=episodes)
+    assert "shd" in _no_better(with_ghosts, nothing)

@@ -115,6 +115,24 @@ def test_offline_push_is_a_clear_error(built, fake_hub):
         push_folder(built, "org/tiny", api=HfApi(endpoint=ENDPOINT, token="hf_test_token"))
 
 
+@pytest.mark.parametrize(
+    ("answer", "got"),
+    [
+        (httpx2.Response(200, json={"name": "org/tiny"}), "an answer without the field 'url'"),
+        (httpx2.Response(200, text="<html>welcome</html>"), "JSONDecodeError"),
+    ],
+    ids=["no-url", "not-json"],
+)
+def test_a_hub_answering_200_with_an_unexpected_body_is_a_clear_error(built, fake_hub, answer, got):
+    class OddHub(FakeHub):
+        def __call__(self, request: httpx2.Request) -> httpx2.Response:
+            return answer if request.url.path == "/api/repos/create" else super().__call__(request)
+
+    with pytest.raises(PushError, match=r"the Hub answered the push to org/tiny in a form it never sends \(") as caught:
+        push_folder(built, "org/tiny", api=fake_hub(OddHub()))
+    assert got in str(caught.value) and "\n" not in str(caught.value)
+
+
 def test_push_of_an_unbuilt_folder_fails_before_any_request(tmp_path, fake_hub):
     hub = FakeHub()
     with pytest.raises(DatasetFolderError):

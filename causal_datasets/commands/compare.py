@@ -5,7 +5,8 @@ items scored in both, with its 95% interval, p-value, Holm's adjusted p-value wi
 number of paired items and the method; then the items scored in one run only. ``--json`` prints the rows
 as a JSON array (``metric``, ``difference``, ``ci_low``, ``ci_high``, ``p_value``, ``n_paired`` and more)
 and names the unpaired items on stderr. Exit 2 with one line for runs of different benchmarks, runs with
-no item scored in both, a folder without a summary, or an unknown ``--metric``.
+no item scored in both, a folder without a summary, an unreadable results line or results that are not the
+items the summary counts, or an unknown ``--metric``.
 """
 
 from __future__ import annotations

@@ -170,8 +170,9 @@ def _bounds(interval: Interval | None) -> str:
     return f"[{interval.ci_low:.3f}, {interval.ci_high:.3f}]"
 
 
-def status_line(summary: RunSummary[Any]) -> str:
-    """One line saying how the run ended: counts, failures by role and category, what to do next."""
+def status_line(summary: RunSummary[Any], next_step: str = "--resume runs them again") -> str:
+    """One line saying how the run ended: counts, failures by role and category, what to do next (``next_step``,
+    when items failed or were not run)."""
     counts = summary.items
     line = f"{summary.benchmark}: {summary.status}: {counts.scored} of {counts.selected} items scored"
     if counts.failed:
@@ -184,5 +185,5 @@ def status_line(summary: RunSummary[Any]) -> str:
     if counts.missing:
         line += f", {counts.missing} not run"
     if counts.failed or counts.missing:
-        line += "; --resume runs them again"
+        line += f"; {next_step}"
     return line

@@ -1,7 +1,8 @@
 """``causal-datasets export-runs RUN... --name NAME [--hub-dir DIR]``: runs as a results dataset folder.
 
 Writes (or extends) ``DIR/NAME`` with the builders' writer, loads it back and prints what it holds; ``push NAME
---dataset ORG/NAME`` publishes it like a benchmark.
+--dataset ORG/NAME`` publishes it like a benchmark. Exports into one folder take turns under a lock
+(``DIR/.NAME.lock``): started together, each adds its runs to what the one before wrote.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import argparse
 from pathlib import Path
 
 from causal_datasets.exports import export_runs
-from causal_datasets.hub.folder import verify_folder
 from causal_datasets.markdown import markdown_table
 from causal_datasets.paths import DEFAULT_HUB_DIR
 
@@ -29,8 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     outcome = export_runs(args.runs, args.name, args.hub_dir)
-    loaded = verify_folder(outcome.written.folder)
-    rows = [[config, split, count] for config, splits in loaded.items() for split, count in splits.items()]
+    rows = [[config, split, count] for config, splits in outcome.loaded.items() for split, count in splits.items()]
     print(markdown_table(["config", "split", "rows (loaded back)"], rows))
     added = ", ".join(outcome.added) or "none"
     print(

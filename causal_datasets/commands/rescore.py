@@ -5,8 +5,11 @@ benchmark's current scoring; the judge's recorded replies are reused. Only scori
 change (``causal-datasets rescore RUN --help`` lists the benchmark's, e.g. ``--scoring`` of
 cladder_pairs); one that changes what the judge is asked needs ``--judge-model`` (and
 ``--judge-base-url``), and then only the judge is called. The dataset is read where the run read
-it unless ``--hub-dir`` / ``--dataset`` say otherwise; its version must be the run's. Prints the
-new ``summary.json`` (which says which version scored the old run); exit codes as ``eval``'s.
+it (a Hub id through the Hub cache; a local build only while it is still there: nothing read from
+the run chooses where a dataset is built) unless ``--hub-dir`` / ``--dataset`` say otherwise; its
+version must be the run's. Every result line must be readable and be the items the run's summary
+counts. Prints the new ``summary.json`` (which says which version scored the old run); exit codes as
+``eval``'s.
 """
 
 from __future__ import annotations
@@ -91,7 +94,10 @@ def run(args: argparse.Namespace) -> int:
         concurrency=given.concurrency,
     )
     print(summary.model_dump_json(indent=2))
-    print(status_line(summary), file=sys.stderr)
+    print(
+        status_line(summary, f"`causal-datasets eval ... --resume` into {args.run} runs them, then rescore it"),
+        file=sys.stderr,
+    )
     if summary.rescored and summary.rescored.notes:
         for note in summary.rescored.notes:
             print(f"note: {note}", file=sys.stderr)

@@ -21,7 +21,7 @@ DEFAULT_VALUES = 2
 #: most values one variable may have
 MAX_VALUES = 100
 
-_ENTRY = re.compile(r"\s*([A-Za-z][A-Za-z0-9']*)\s*=\s*(\d{1,9})\s*")
+_ENTRY = re.compile(r"\s*([A-Za-z][A-Za-z0-9']*)\s*=\s*([+-]?\d{1,9})\s*")
 
 
 class DomainError(GraphError):
@@ -29,7 +29,8 @@ class DomainError(GraphError):
 
 
 def parse_values(text: str) -> dict[str, int]:
-    """``"Z=3, W=4"`` as ``{"Z": 3, "W": 4}``; an empty text is no entry."""
+    """``"Z=3, W=4"`` as ``{"Z": 3, "W": 4}``; an empty text is no entry. A signed number (``Z=-3``) is read as
+    one, so that :func:`with_domains` says what is wrong with it, not that it is no number."""
     values: dict[str, int] = {}
     for part in text.split(","):
         if not part.strip():

@@ -1,22 +1,29 @@
 """Runs written as a results dataset folder, by the builders' own writer, and such a folder read back.
 
-``export_runs`` reads every run first (a folder that is no run, an unreadable summary format: one error, nothing
-written), adds the runs the folder does not hold yet to those it holds (a run is the same when its id is, see
-:mod:`.rows`) and writes the folder with :func:`causal_datasets.hub.build_to_folder`: Parquet under ``data/``, the
-card, the manifest, staged and moved into place. The first export is version 1.0.0; each export that adds runs
-raises the minor version (a tag of its own when pushed), and one that adds nothing rewrites the same bytes.
+``export_runs`` reads every run first (a folder that is no run, an unreadable summary format, a torn or corrupt
+result line, a summary over other results: one error, nothing written), adds the runs the folder does not hold yet
+to those it holds (a run is the same when its id is, see :mod:`.rows`) and writes the folder with
+:func:`causal_datasets.hub.build_to_folder`: Parquet under ``data/``, the card, the manifest, staged beside the
+old folder and swapped into place. The first export is version 1.0.0; each export that adds runs raises the minor
+version (a tag of its own when pushed), and one that adds nothing rewrites the same bytes.
+
+Exports into one folder take turns: each holds a file lock beside the folder (``.NAME.lock``) from reading the
+earlier export to loading the new one back, so two exports started together both land, one after the other; one
+that waits over :data:`LOCK_WAIT` seconds is refused (:class:`ExportError`), never a run lost.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Literal
 
 import pyarrow.parquet as pq
+from filelock import FileLock, Timeout
 from huggingface_hub.errors import HFValidationError
 from huggingface_hub.utils import validate_repo_id
 from pydantic import BaseModel
@@ -25,7 +32,14 @@ from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, 
 from causal_datasets.errors import ExportError
 from causal_datasets.exports.card import SPLIT, benchmarks, card_context, card_metadata, findings
 from causal_datasets.exports.rows import RunRows, run_rows
-from causal_datasets.hub.folder import WrittenDataset, build_to_folder, check_files, foreign_files, read_manifest
+from causal_datasets.hub.folder import (
+    WrittenDataset,
+    build_to_folder,
+    check_files,
+    foreign_files,
+    read_manifest,
+    verify_folder,
+)
 from causal_datasets.hub.layout import MANIFEST
 from causal_datasets.paths import DEFAULT_HUB_DIR, card_template
 from causal_datasets.records.base import Record
@@ -41,6 +55,8 @@ FIRST_VERSION = "1.0.0"
 #: the configs of an export, the default first
 CONFIGS: dict[str, type[Record]] = {"results": RunResult, "details": ItemDetail, "runs": ExportedRun}
 TEMPLATE = "run_results"
+#: the longest an export waits for another one into the same folder, in seconds
+LOCK_WAIT = 600.0
 
 
 class ExportFormat(BaseModel):
@@ -62,30 +78,62 @@ class ExportedRows:
 
 @dataclass(frozen=True)
 class ExportOutcome:
+    """An export written: its version, the run ids it added, kept and was given again, and its rows per config and
+    split as loaded back (under the lock, so they are this export's)."""
+
     written: WrittenDataset
     version: str
     added: list[str]
     kept: list[str]
     already_there: list[str]
+    loaded: dict[str, dict[str, int]]
 
 
-def export_runs(run_dirs: Sequence[Path], name: str, hub_dir: Path = DEFAULT_HUB_DIR) -> ExportOutcome:
-    """Write (or extend) the results dataset ``hub_dir/name`` with the runs of ``run_dirs``.
+@contextmanager
+def export_lock(target: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
+    """Hold the lock of the export folder ``target`` (a file beside it); :class:`ExportError` after ``wait``
+    seconds of another export holding it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(target.parent / f".{target.name}.lock", timeout=wait)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise ExportError(
+            f"another export into {target} has held it for {wait:.0f} s: nothing written; export again when it ends"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
-    Raises :class:`ExportError` for a name the Hub refuses, runs without items or numbers, or a folder that is not
-    an export (or holds files no export wrote); :class:`RunFolderError` for a folder that is not a readable run."""
+
+def export_runs(
+    run_dirs: Sequence[Path], name: str, hub_dir: Path = DEFAULT_HUB_DIR, *, wait: float = LOCK_WAIT
+) -> ExportOutcome:
+    """Write (or extend) the results dataset ``hub_dir/name`` with the runs of ``run_dirs`` and load it back, under
+    the folder's lock (``wait``: the longest to wait for another export holding it).
+
+    Raises :class:`ExportError` for a name the Hub refuses, runs without items or numbers, a folder that is not
+    an export (or holds files no export wrote) or another export holding the lock too long; :class:`RunFolderError`
+    for a folder that is not a readable, whole run."""
     check_name(name)
     if not run_dirs:
         raise ExportError("no run folder given")
-    target = Path(hub_dir) / name
-    earlier = read_export(target, writing=True) if target.exists() else None
-    runs = [load_run(Path(folder)) for folder in run_dirs]
     redactor = Redactor([*map(Path, run_dirs), Path(hub_dir)])
-    known = {run.run_id for run in earlier.runs} if earlier else set()
     given: dict[str, RunRows] = {}
-    for run in runs:
-        rows = run_rows(run, redactor, FIRST_VERSION)
+    for folder in run_dirs:  # every run read whole before the lock is taken
+        rows = run_rows(load_run(Path(folder)), redactor, FIRST_VERSION)
         given.setdefault(rows.run.run_id, rows)
+    target = Path(hub_dir) / name
+    with export_lock(target, wait):
+        return _export(given, target)
+
+
+def _export(given: dict[str, RunRows], target: Path) -> ExportOutcome:
+    """:func:`export_runs` once the runs are read (``given``: their rows by id) and the lock is held."""
+    name, hub_dir = target.name, target.parent
+    earlier = read_export(target, writing=True) if target.exists() else None
+    known = {run.run_id for run in earlier.runs} if earlier else set()
     fresh = [rows for run_id, rows in given.items() if run_id not in known]
     version = FIRST_VERSION if earlier is None else _next_version(earlier.version) if fresh else earlier.version
     fresh = [replace(rows, run=rows.run.model_copy(update={"added_in": version})) for rows in fresh]
@@ -104,7 +152,7 @@ def export_runs(run_dirs: Sequence[Path], name: str, hub_dir: Path = DEFAULT_HUB
             "summary"
         )
     context = BuildContext(seed=0, options=ExportFormat())
-    written = build_to_folder(export_builder(name, exported), Path(hub_dir), context)
+    written = build_to_folder(export_builder(name, exported), hub_dir, context)
     kept = [run.run_id for run in earlier.runs] if earlier else []
     return ExportOutcome(
         written,
@@ -112,6 +160,7 @@ def export_runs(run_dirs: Sequence[Path], name: str, hub_dir: Path = DEFAULT_HUB
         added=[r.run.run_id for r in fresh],
         kept=kept,
         already_there=[run_id for run_id in given if run_id in known],
+        loaded=verify_folder(written.folder),
     )
 
 

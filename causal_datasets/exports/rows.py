@@ -72,7 +72,7 @@ def run_rows(run: Run, redactor: Redactor, added_in: str) -> RunRows:
     summary_data["dataset"]["read_from"] = public_source(run.summary.dataset.read_from)
     summary_data = redactor.value(summary_data)
     summary = task.summary_model.model_validate(summary_data | {"format": SUMMARY_FORMAT})
-    results = run.results
+    results = run.counted_results()
     lines = [redactor.value(result.model_dump(mode="json")) for result in results]
     digest = hashlib.sha256("\n".join(map(canonical_json, [summary_data, *lines])).encode("utf-8", "surrogatepass"))
     run_id = digest.hexdigest()[:RUN_ID_DIGITS]

@@ -39,6 +39,7 @@ from huggingface_hub import DatasetCardData
 from causal_datasets import staging
 from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Finding
 from causal_datasets.errors import DatasetFolderError, SourceFormatError
+from causal_datasets.files import read_json, read_text
 from causal_datasets.hub.card import render_card
 from causal_datasets.hub.front_matter import SplitFiles
 from causal_datasets.hub.layout import CARD, MANIFEST, ROWS_PER_FILE, parquet_path
@@ -153,9 +154,12 @@ STAGING, OLD = "building", "old"
 
 
 def _move_into_place(complete: Path, target: Path) -> None:
-    """Replace ``target`` by the ``complete`` staging folder: two renames, the old build deleted last
+    """Replace ``target`` by the ``complete`` staging folder: one atomic exchange of the two where the system has
+    it (a reader sees the old folder or the new one, never none), else two renames; the old build is deleted last
     (with any old build a killed run left between its renames)."""
-    if target.exists():
+    if target.exists() and staging.exchange(complete, target):
+        shutil.rmtree(complete)  # the old build, now under the staging name
+    elif target.exists():
         old = Path(tempfile.mkdtemp(prefix=staging.prefix(f"{target.name}.{OLD}"), dir=target.parent))
         old.rmdir()
         target.rename(old)
@@ -233,7 +237,10 @@ def read_manifest(folder: Path) -> dict:
     path = Path(folder) / MANIFEST
     if not path.exists():
         raise DatasetFolderError(f"{folder} is not a built dataset folder (no {MANIFEST}); run `causal-datasets build`")
-    return json.loads(path.read_text(encoding="utf-8"))
+    manifest = read_json(path, DatasetFolderError)
+    if not isinstance(manifest, dict):
+        raise DatasetFolderError(f"{path} is not a manifest (a JSON object)")
+    return manifest
 
 
 def check_files(folder: Path, manifest: dict, prefix: str = "") -> None:
@@ -278,7 +285,7 @@ def verify_folder(folder: Path) -> dict[str, dict[str, int]]:
 def _card_data(path: Path) -> DatasetCardData:
     """The front matter of a written card, read with libyaml's loader (the Hub's card class uses the
     pure-Python one: 7× slower on CausaLab's card)."""
-    front = _FRONT_MATTER.match(path.read_text(encoding="utf-8"))
+    front = _FRONT_MATTER.match(read_text(path, DatasetFolderError))
     if front is None:
         raise DatasetFolderError(f"{path} has no YAML front matter")
     try:

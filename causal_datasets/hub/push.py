@@ -107,7 +107,8 @@ def _upload(
 
 @contextmanager
 def _hub_errors(repo_id: str) -> Iterator[None]:
-    """Turn the ways a push fails (no token, refused, unreachable) into :class:`PushError`."""
+    """Turn the ways a push fails (no token, refused, unreachable, an answer that is not the Hub's) into
+    :class:`PushError`."""
     try:
         yield
     except LocalTokenNotFoundError as error:
@@ -120,3 +121,13 @@ def _hub_errors(repo_id: str) -> Iterator[None]:
         raise PushError(f"the hub refused the push to {repo_id} with HTTP {status}{hint}: {error}") from error
     except (OSError, httpx2.TransportError) as error:
         raise PushError(f"could not reach the Hugging Face Hub to push {repo_id}: {error}") from error
+    except (KeyError, TypeError, ValueError, AttributeError) as error:  # a 200 whose body is not the Hub's answer
+        got = (
+            f"an answer without the field {error}"
+            if isinstance(error, KeyError)
+            else f"{type(error).__name__}: {error}"
+        )
+        raise PushError(
+            f"the Hub answered the push to {repo_id} in a form it never sends ({got}): is HF_ENDPOINT a Hugging "
+            "Face Hub? What was uploaded is unknown; check the repository before pushing again"
+        ) from error

@@ -165,7 +165,7 @@ def _slice_rows(
 
 def _scored(run: Run) -> dict[str, ItemResult[Any, Any]]:
     """The scored items of a run's ``results.jsonl``, by id, typed."""
-    return {item.id: item for item in run.results if item.status == "scored"}
+    return {item.id: item for item in run.counted_results() if item.status == "scored"}
 
 
 def _below(p_value: float | None) -> bool | None:

@@ -11,7 +11,6 @@ and newer layouts are one error naming the version that wrote them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -22,9 +21,10 @@ from pydantic import ValidationError
 
 from causal_datasets import __version__
 from causal_datasets.errors import RunFolderError, UnknownBenchmark
+from causal_datasets.files import parse_json, read_text
 from causal_datasets.runners.records import SUMMARY_FORMAT, ItemResult, RunSummary, Untyped
 from causal_datasets.runners.registry import get_task
-from causal_datasets.runners.results import RESULTS_FILE, SUMMARY_FILE, read_results
+from causal_datasets.runners.results import RESULTS_FILE, SUMMARY_FILE, check_counts, check_result_lines
 from causal_datasets.runners.task import Task
 
 #: the oldest summary format the report still reads
@@ -57,8 +57,14 @@ class Run:
     @cached_property
     def results(self) -> list[ItemResult[Any, Any]]:
         """The latest line of each item of ``results.jsonl``, validated (typed by the task; untyped in an older run)."""
-        lines = {line["id"]: line for line in read_results(self.path / RESULTS_FILE)}
-        return validate_results(lines.values(), str(self.path / RESULTS_FILE), self.task, self.format)
+        where = self.path / RESULTS_FILE
+        lines = {line["id"]: line for line in check_result_lines(where)}
+        return validate_results(lines.values(), str(where), self.task, self.format)
+
+    def counted_results(self) -> list[ItemResult[Any, Any]]:
+        """:attr:`results`, which must be the items the summary counts (:func:`check_counts`): what is exported or
+        compared is one run's."""
+        return check_counts(self.results, self.summary, self.where)
 
 
 def validate_results(
@@ -83,7 +89,7 @@ def load_run(path: Path) -> Run:
     summary_path = path / SUMMARY_FILE
     if not summary_path.exists():
         raise RunFolderError(f"{path} has no {SUMMARY_FILE}; is it a finished `causal-datasets eval` run?")
-    task, summary, layout = parse_summary(summary_path.read_text(encoding="utf-8"), str(summary_path))
+    task, summary, layout = parse_summary(read_text(summary_path, RunFolderError), str(summary_path))
     return Run(path=path, summary=summary, task=task, format=layout)
 
 
@@ -91,10 +97,7 @@ def parse_summary(text: str, where: str) -> tuple[Task[Any, Any, Any], RunSummar
     """A ``summary.json`` text as its benchmark's task, its typed summary (in the current layout) and the format it
     was written in: not JSON, an old or newer format, an unregistered benchmark or an invalid summary is a
     :class:`RunFolderError` naming ``where``."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise RunFolderError(f"{where} is not valid JSON: {error}") from None
+    data = parse_json(text, where, RunFolderError)
     if not isinstance(data, dict):
         raise RunFolderError(f"{where} is not a run summary (a JSON object)")
     layout = _check_format(where, data)

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from causal_datasets import __version__
 from causal_datasets.errors import NotInTranscript, RunConfigurationError, RunFolderError
+from causal_datasets.hub.layout import MANIFEST
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.concurrency import map_concurrent
@@ -44,10 +45,21 @@ from causal_datasets.runners.engine import (
     usage_of,
 )
 from causal_datasets.runners.records import DatasetRef, Rescored, Role, RunSummary, Usage
-from causal_datasets.runners.results import ResultsLog, read_results, read_settings, read_typed_summary, write_summary
+from causal_datasets.runners.results import (
+    RESULTS_FILE,
+    ResultsLog,
+    check_counts,
+    check_out,
+    check_result_lines,
+    read_settings,
+    read_typed_summary,
+    write_summary,
+)
 from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext, Transcript
 
 _HUB_ID = re.compile(r"[\w.-]+/[\w.-]+@\S+")
+#: what the message of an --out that holds results suggests (rescore and score-upstream-run have no --resume)
+NEW_FOLDER_HINT = "this command writes a new run folder: choose another --out"
 
 
 def rescore_run(
@@ -67,7 +79,7 @@ def rescore_run(
     task, before = read_typed_summary(source, "rescore")
     if out.resolve() == source.resolve():
         raise RunConfigurationError("rescore writes a new run folder: give an --out other than the run rescored")
-    ResultsLog(out, resume=False, model=task.result_model)  # an --out that holds results: refused before any work
+    check_out(out, hint=NEW_FOLDER_HINT)  # refused before any work, nothing created
     models = dict(models or {})
     new_options = _scoring_options(task, before, dict(options or {}), frozenset(models))
     settings = RunSettings(
@@ -89,7 +101,7 @@ def rescore_run(
         )
         _check_dataset(before.dataset, dataset_ref(context))
         items = task.items(context)[: before.items.selected]
-        lines = _source_lines(task, source, {item.id for item in items})
+        lines = _source_lines(task, source, before, {item.id for item in items})
         roles = [role for role in task.scoring_roles if role in before.models or role in live]
         by_id = {item.id: item for item in items}
 
@@ -146,11 +158,19 @@ def rescore_run(
 
 
 def location_of(dataset: DatasetRef) -> DatasetLocation:
-    """Where a run read its dataset, from its summary: a Hub id ``ORG/NAME@revision``, else a local build's folder."""
+    """Where a run read its dataset, from its summary: a Hub id ``ORG/NAME@revision`` (downloaded into the Hub
+    cache), else the local build it names when that is still there. Nothing read from a run folder chooses where
+    a dataset is built: a local build that is gone is a :class:`RunConfigurationError` asking for ``--hub-dir``."""
     if _HUB_ID.fullmatch(dataset.read_from) and not Path(dataset.read_from).exists():
         repo_id, revision = dataset.read_from.rsplit("@", 1)
         return DatasetLocation(repo_id=repo_id, revision=revision)
-    return DatasetLocation(hub_dir=Path(dataset.read_from).parent)
+    folder = Path(dataset.read_from)
+    if folder.name != dataset.name or not (folder / MANIFEST).is_file():
+        raise RunConfigurationError(
+            f"the run read {dataset.name} from {dataset.read_from}, which holds no build of it now: pass --hub-dir "
+            "DIR (built there when missing), or --dataset ORG/NAME and --revision, holding the run's version"
+        )
+    return DatasetLocation(hub_dir=folder.parent)
 
 
 def _scoring_options(
@@ -192,10 +212,13 @@ def _check_dataset(before: DatasetRef, now: DatasetRef) -> None:
         )
 
 
-def _source_lines(task: Task[Any, Any, Any], source: Path, selected: set[str]) -> dict[str, Any]:
-    """The latest result line of each item of ``source``, validated by the task's current result model."""
+def _source_lines(
+    task: Task[Any, Any, Any], source: Path, before: RunSummary[Any], selected: set[str]
+) -> dict[str, Any]:
+    """The latest result line of each item of ``source``, validated by the task's current result model: every line
+    readable, the items the run's summary counts (:func:`check_counts`)."""
     table = read_settings(source)
-    raw = {line["id"]: inline(line, table) for line in read_results(source)}
+    raw = {line["id"]: inline(line, table) for line in check_result_lines(source)}
     lines = {}
     for item_id, line in raw.items():
         if item_id not in selected:
@@ -211,6 +234,7 @@ def _source_lines(task: Task[Any, Any, Any], source: Path, selected: set[str]) -
                 f"{source} item {item_id!r} cannot be read by causal-datasets {__version__}: field "
                 f"'{'.'.join(map(str, first['loc']))}': {first['msg']}"
             ) from None
+    check_counts(list(lines.values()), before, source / RESULTS_FILE)
     return lines
 
 
@@ -272,7 +296,7 @@ def write_scored(
 ) -> RunSummary[Any]:
     """Write ``results`` (one line per item) and their summary as the run folder ``out`` (which must hold no
     results)."""
-    log = ResultsLog(out, resume=False, model=task.result_model)
+    log = ResultsLog(out, resume=False, model=task.result_model, hint=NEW_FOLDER_HINT)
     for item in items:
         if item.id in results:
             log.append(results[item.id])

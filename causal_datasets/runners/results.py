@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from causal_datasets import staging
-from causal_datasets.errors import ResultsExist, RunFolderError
+from causal_datasets.errors import ResultsExist, RunConfigurationError, RunFolderError
+from causal_datasets.files import JsonLines, read_bytes, read_json, read_json_lines
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.runners.call_settings import SETTINGS_FILE, by_reference
-from causal_datasets.runners.records import SUMMARY_FORMAT, RunSummary
+from causal_datasets.runners.records import SUMMARY_FORMAT, ItemResult, RunSummary
 from causal_datasets.runners.registry import get_task
 from causal_datasets.secret_values import scrub
 
@@ -40,15 +41,18 @@ RESULTS_FILE = "results.jsonl"
 #: how a lone surrogate (which UTF-8 cannot encode) is written: as its JSON escape, e.g. \ud800
 ESCAPE = "backslashreplace"
 SUMMARY_FILE = "summary.json"
+RESUME_HINT = "pass --resume to continue or choose another --out"
+#: what the message of a results file with an unreadable line suggests
+UNREADABLE_HINT = "the run lost that item's result: `causal-datasets eval ... --resume` into its folder runs it again"
 
 
 class ResultsLog:
     """The results of one run folder, by item id (the latest line of each)."""
 
-    def __init__(self, out_dir: Path, *, resume: bool, model: type[BaseModel]):
+    def __init__(self, out_dir: Path, *, resume: bool, model: type[BaseModel], hint: str = RESUME_HINT):
+        """``hint``: what the message of an ``out_dir`` that holds results suggests."""
+        check_out(out_dir, resume=resume, hint=hint)
         self.path = Path(out_dir) / RESULTS_FILE
-        if self.path.exists() and self.path.stat().st_size and not resume:
-            raise ResultsExist(f"{self.path} already has results; pass --resume to continue or choose another --out")
         self.items: dict[str, dict[str, Any]] = {}
         for line in read_results(self.path):
             try:
@@ -64,7 +68,7 @@ class ResultsLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         for name in (RESULTS_FILE, SUMMARY_FILE, SETTINGS_FILE):  # temporary files a killed invocation left
             staging.remove_stale(self.path.parent, name)
-        self._torn = self.path.exists() and not self.path.read_bytes().endswith(b"\n") and self.path.stat().st_size > 0
+        self._torn = self.path.exists() and not read_bytes(self.path, RunFolderError).endswith(b"\n")
         self._lock = threading.Lock()
 
     def needs_run(self, item_id: str) -> bool:
@@ -113,23 +117,58 @@ class ResultsLog:
             self._torn = False
 
 
-def read_results(path: Path) -> list[dict[str, Any]]:
-    """Every line of a results file (or of ``<run folder>/results.jsonl``); unparsable lines (a crash
-    mid-write) are skipped."""
+def check_out(out_dir: Path, *, resume: bool = False, hint: str = RESUME_HINT) -> None:
+    """``out_dir`` can be a run folder (no file of that name) that holds no results unless ``resume``; else a
+    :class:`RunConfigurationError` (:class:`ResultsExist` suggesting ``hint``). Creates nothing."""
+    if Path(out_dir).exists() and not Path(out_dir).is_dir():
+        raise RunConfigurationError(f"{out_dir} is a file, not a run folder; choose another --out")
+    path = Path(out_dir) / RESULTS_FILE
+    if path.exists() and path.stat().st_size and not resume:
+        raise ResultsExist(f"{path} already has results; {hint}")
+
+
+def read_result_lines(path: Path) -> JsonLines:
+    """The lines of a results file (or of ``<run folder>/results.jsonl``) with those that cannot be read apart
+    (:func:`causal_datasets.files.read_json_lines`); a reader that must see every line calls
+    :func:`check_result_lines`."""
     path = Path(path)
-    if path.is_dir():
-        path = path / RESULTS_FILE
-    if not path.exists():
-        return []
-    lines = []
-    for text in path.read_text(encoding="utf-8").splitlines():
-        try:
-            line = json.loads(text)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(line, dict) and "id" in line:
-            lines.append(line)
-    return lines
+    return read_json_lines(path / RESULTS_FILE if path.is_dir() else path)
+
+
+def read_results(path: Path) -> list[dict[str, Any]]:
+    """Every readable line of a results file (or of ``<run folder>/results.jsonl``): what the writer resumes from,
+    skipping a line a crash tore mid-write (its item runs again)."""
+    return read_result_lines(path).values
+
+
+def check_result_lines(path: Path) -> list[dict[str, Any]]:
+    """Every line of a results file, each of which must be readable: a torn or corrupted one is a
+    :class:`RunFolderError` naming it (a run that lost lines is not exported, re-scored or compared as if whole)."""
+    return read_result_lines(path).check(RunFolderError, UNREADABLE_HINT).values
+
+
+def check_counts(
+    results: list[ItemResult[Any, Any]], summary: RunSummary[Any], where: Path | str
+) -> list[ItemResult[Any, Any]]:
+    """``results`` when they are the ones ``summary`` counts (as many scored and failed items, of its configs); else
+    a :class:`RunFolderError`: a summary over other results (another run's, a run killed before it wrote its
+    summary, lines lost) is never read as if it were theirs."""
+    scored = sum(result.status == "scored" for result in results)
+    counted = (summary.items.scored, summary.items.failed)
+    if (scored, len(results) - scored) != counted:
+        raise RunFolderError(
+            f"{where} holds {scored} scored and {len(results) - scored} failed items, its {SUMMARY_FILE} counts "
+            f"{counted[0]} and {counted[1]}: the two files are not of one run (`causal-datasets eval ... --resume` "
+            "into the folder writes the summary of its results)"
+        )
+    configs = set(summary.dataset.configs)
+    foreign = next((result for result in results if result.config not in configs), None)
+    if foreign is not None:
+        raise RunFolderError(
+            f"{where} item {foreign.id!r} is of config {foreign.config!r}, which the run ({SUMMARY_FILE}: "
+            f"{', '.join(summary.dataset.configs)}) did not ask for: the two files are not of one run"
+        )
+    return results
 
 
 def read_settings(run_dir: Path) -> dict[str, Any]:
@@ -137,10 +176,7 @@ def read_settings(run_dir: Path) -> dict[str, Any]:
     path = Path(run_dir) / SETTINGS_FILE
     if not path.exists():
         return {}
-    try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
-        raise RunFolderError(f"{path} is not valid JSON: {error}") from None
+    table = read_json(path, RunFolderError)
     if not isinstance(table, dict) or not all(isinstance(value, dict) for value in table.values()):
         raise RunFolderError(f"{path} is not a table of call settings ({{settings_id: settings}})")
     return table
@@ -160,7 +196,8 @@ def _json_text(value: Any, indent: int | None = None) -> str:
 
 def read_summary(out_dir: Path) -> dict[str, Any]:
     """``summary.json`` of a run folder as plain JSON (see :mod:`causal_datasets.report.runs` for the typed reader)."""
-    return json.loads((Path(out_dir) / SUMMARY_FILE).read_text(encoding="utf-8"))
+    value: dict[str, Any] = read_json(Path(out_dir) / SUMMARY_FILE, RunFolderError)
+    return value
 
 
 def read_typed_summary(out_dir: Path, reader: str) -> tuple[Task[Any, Any, Any], RunSummary[Any]]:
@@ -170,10 +207,7 @@ def read_typed_summary(out_dir: Path, reader: str) -> tuple[Task[Any, Any, Any],
     path = Path(out_dir) / SUMMARY_FILE
     if not path.is_file():
         raise RunFolderError(f"{out_dir} has no {SUMMARY_FILE}; is it a `causal-datasets eval` run?")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise RunFolderError(f"{path} is not valid JSON: {error}") from None
+    data = read_json(path, RunFolderError)
     if not isinstance(data, dict):
         raise RunFolderError(f"{path} is not a run summary (a JSON object)")
     if data.get("format") != SUMMARY_FORMAT:

@@ -17,9 +17,13 @@ duplicate edges, let P be the set of predicted directed edges and R the set of r
   numbers) it is |P △ R|, the number of differing adjacency-matrix entries. With 2-cycles each
   direction counts as an edge of its own (a reference ``a ⇄ b`` against nothing costs 2).
 - ``normalized_shd`` = shd / max(d, 1), where d is named by ``normalization``:
-  ``"node_pairs"`` — n(n−1) with n the number of nodes in the union of both graphs after
-  matching (ReCAST's normalization); ``"reference_edges"`` — |R| (ReCAST's annotator-agreement
-  table). Only self-loops can push it above 1 under ``node_pairs``.
+  ``"node_pairs"`` — n(n−1) with n the number of nodes of the reference (ReCAST divides by
+  n(n−1) over the union of both graphs' nodes); ``"reference_edges"`` — |R| (ReCAST's annotator-agreement table). The
+  denominator is the reference's alone, so naming nodes it does not have never lowers the
+  normalized SHD: every invented edge adds to shd and nothing to d (earlier versions let n
+  count the nodes of both graphs, and 1,000 edges between invented nodes scored 0.001 against
+  0.5 for an empty answer). Self-loops and edges between nodes the reference lacks can push it
+  above 1.
 - Edge precision = TP / |P|, recall = TP / |R|, F1 = 2·TP / (|P| + |R|) (their harmonic mean).
   Nodes likewise, on the node sets (declared nodes plus edge ends; predicted nodes after
   matching, so merged spellings count once). A rate whose denominator is 0 is 1.0 when both
@@ -289,9 +293,8 @@ def _result(
     n_pred_nodes, n_ref_nodes, node_tp = node_counts
     missing, extra = fn - n_reversed, fp - n_reversed
     shd = missing + extra + reversal_cost * n_reversed
-    if normalization == "node_pairs":
-        n = n_pred_nodes + n_ref_nodes - node_tp
-        normalizer = n * (n - 1)
+    if normalization == "node_pairs":  # the reference's nodes only: invented ones never widen the denominator
+        normalizer = n_ref_nodes * (n_ref_nodes - 1)
     else:
         normalizer = tp + fn
     node_p, node_r, node_f = _rates(node_tp, n_pred_nodes, n_ref_nodes)
