@@ -5,8 +5,9 @@ benchmark's current scoring; the judge's recorded replies are reused. Only scori
 change (``causal-datasets rescore RUN --help`` lists the benchmark's, e.g. ``--scoring`` of
 cladder_pairs); one that changes what the judge is asked needs ``--judge-model`` (and
 ``--judge-base-url``), and then only the judge is called. The dataset is read where the run read
-it unless ``--hub-dir`` / ``--dataset`` say otherwise; its version must be the run's. Prints the
-new ``summary.json`` (which says which version scored the old run); exit codes as ``eval``'s.
+it unless ``--hub-dir`` / ``--dataset`` say otherwise; its version must be the run's. Prints eval's
+table of headline scores for the new run (``--json``: its ``summary.json``, which says which version
+scored the old run); exit codes as ``eval``'s.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from causal_datasets.commands._task_options import (
     location_from_args,
 )
 from causal_datasets.commands._types import at_least
-from causal_datasets.commands.eval import EXIT_CODES, status_line
+from causal_datasets.commands.eval import EXIT_CODES, result_table, status_line
 from causal_datasets.flags import flag, given_values
 from causal_datasets.llm.options import add_model_arguments, spec_from_args
 from causal_datasets.runners.rescore import rescore_run
@@ -53,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
     )
     parser.add_argument("--out", type=Path, required=True, help="the new run folder (results.jsonl, summary.json)")
     parser.add_argument("--concurrency", type=at_least(1), default=4, help="items scored at once (default 4)")
+    parser.add_argument(
+        "--json", action="store_true", help="print the new summary.json instead of the table of headline scores"
+    )
     add_dataset_arguments(
         parser, task, hub_dir=None, hub_dir_default=f"where the run read it: {before.dataset.read_from}"
     )
@@ -90,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         location=location_from_args(given) if explicit else None,
         concurrency=given.concurrency,
     )
-    print(summary.model_dump_json(indent=2))
+    print(summary.model_dump_json(indent=2) if given.json else result_table(task, summary, given.out))
     print(status_line(summary), file=sys.stderr)
     if summary.rescored and summary.rescored.notes:
         for note in summary.rescored.notes:
