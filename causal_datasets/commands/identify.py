@@ -2,9 +2,10 @@
 interventional query in observed probabilities (Shpitser & Pearl's ID, or IDC for ``P(Y | do(X), Z)``).
 
 Prints the estimand (``--proof``: the derivation, each step with the ID line it applies, its rule and how
-it was checked) or, when no formula exists, the hedge. Exit codes: 0 identified, 1 not identifiable
-(with the hedge), 2 bad input (a parse error, an unknown or unobserved variable, a malformed or cyclic
-graph, a query that is not one probability term).
+it was checked) or, when no formula exists, the hedge. A summation index that is also used outside its
+sum is printed primed (the front-door formula sums ``X=X'``); ``--json`` keeps the canonical text.
+Exit codes: 0 identified, 1 not identifiable (with the hedge), 2 bad input (a parse error, an unknown
+or unobserved variable, a malformed or cyclic graph, a query that is not one probability term).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 
 from causal_datasets.cli import CommandError, describe
 from causal_datasets.commands._types import at_least
+from causal_datasets.docalc.expr import bound_apart
 from causal_datasets.docalc.identification import Identification, QueryError, identify, step_counts
 from causal_datasets.docalc.parser import ExprParseError
 from causal_datasets.graph import GraphError
@@ -78,7 +80,7 @@ def identification_lines(result: Identification, proof: bool = False) -> list[st
             f"  F  = {hedge.forest.text()}",
             f"  F' = {hedge.sub_forest.text()}",
         ]
-    lines = [f"{result.query} = {result.estimand.text}"]
+    lines = [f"{result.query} = {bound_apart(result.estimand).text}"]
     if result.arbitrary:
         lines.append(f"(the same for every value of {', '.join(result.arbitrary)})")
     if proof:
@@ -95,5 +97,8 @@ def identification_lines(result: Identification, proof: bool = False) -> list[st
             )
         lines.append(f"    {result.symbolic_query}")
         for number, step in enumerate(result.derivation, 1):
-            lines += [f"{number:>3} {step.describe()}  ({CHECKED_BY[step.check]})", f"    = {step.expression}"]
+            lines += [
+                f"{number:>3} {step.describe()}  ({CHECKED_BY[step.check]})",
+                f"    = {bound_apart(step.whole).text}",
+            ]
     return lines
