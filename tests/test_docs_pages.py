@@ -8,6 +8,7 @@ reference shows. The convention is the README's (``tests/support/doc_blocks.py``
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -82,3 +83,13 @@ def test_every_offline_block_of_the_site_runs_in_order(tmp_path):
 )
 def test_exempt_blocks_of_the_site_name_real_commands(block):
     check_exempt_block(block)
+
+
+def test_the_cladder_page_names_the_configs_built_with_and_without_the_released_files():
+    """The CLadder page's sentence on its source: the configs it says the files build, and those it says are built
+    without them, are the builder's (``synthetic_latent`` is generated too)."""
+    builder = get_builder("cladder_pairs")
+    text = " ".join((DOCS / "benchmarks" / "cladder_pairs.md").read_text(encoding="utf-8").split())
+    with_files, without = text.split("builds ", 1)[1].split(" are built.", 1)[0].split("without them", 1)
+    assert set(re.findall(r"`(\w+)`", with_files)) == set(builder.source_configs)
+    assert set(re.findall(r"`(\w+)`", without)) == set(builder.configs) - set(builder.source_configs)
