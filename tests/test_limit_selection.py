@@ -34,8 +34,6 @@ def test_a_limit_takes_every_cluster_before_a_second_item_of_any(clusters, limit
     taken, sizes = Counter(clusters[i] for i in chosen), Counter(clusters)
     rounds = max(taken.values())
     assert all(taken[c] >= min(sizes[c], rounds - 1) for c in sizes)  # no cluster left behind by two rounds
-    within = {c: [i for i in range(len(clusters)) if clusters[i] == c] for c in sizes}
-    assert all(sorted(i for i in chosen if clusters[i] == c) == within[c][: taken[c]] for c in taken)
 
 
 @given(clusterings, st.integers(1, 44))
@@ -56,6 +54,8 @@ def test_a_continued_run_keeps_the_items_it_has(clusters, limit, had):
 def test_the_first_items_of_one_story_are_not_what_a_limit_takes():
     clusters = [0] * 10 + [1] * 10 + [2] * 10  # as CLadder's first questions: ten of one story
     assert len({clusters[i] for i in select(clusters, 10)}) == 3
+    firsts = [i % 4 for i in select([c for c in range(30) for _ in range(4)], 30)]  # 30 clusters of 4: one each
+    assert len(set(firsts)) > 1  # not always a cluster's first item (CLadder's first query type of each model)
 
 
 @pytest.fixture(scope="module")

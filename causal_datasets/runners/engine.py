@@ -29,7 +29,7 @@ from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.client import LLMClient
 from causal_datasets.llm.deadline import work_deadline
 from causal_datasets.runners.calls import CallLog, recording
-from causal_datasets.runners.estimates import item_cluster, item_units, summary_intervals
+from causal_datasets.runners.estimates import item_units, summary_intervals
 from causal_datasets.runners.records import (
     CRASH,
     DatasetRef,
@@ -45,7 +45,7 @@ from causal_datasets.runners.records import (
 )
 from causal_datasets.runners.results import ResultsLog, write_summary
 from causal_datasets.runners.resume import check_continuation, check_item_count, read_run_summary, solver_of
-from causal_datasets.runners.selection import spread_limit
+from causal_datasets.runners.selection import limited_items
 from causal_datasets.runners.task import (
     DEFAULT_CONCURRENCY,
     CallFailed,
@@ -75,9 +75,7 @@ def run_task(task: Task[Any, Any, Any], settings: RunSettings) -> RunSummary[Any
         context = TaskContext(task, settings, options, configs, dict(clients))
         items = task.items(context)
         if settings.limit is not None:  # spread over the clusters; a continued run keeps the items it has
-            items = spread_limit(
-                items, settings.limit, lambda item: item_cluster(task, item), lambda item: item.id, keep=log.items
-            )
+            items = limited_items(task, items, settings.limit, keep=log.items)
         if earlier is not None:
             check_item_count(settings, len(items), earlier)
         pending = [item for item in items if log.needs_run(item.id)]
