@@ -2,7 +2,8 @@
 
 Pages are the Markdown files of docs/ (MyST); the API reference comes from the docstrings
 (autodoc, which reads their reStructuredText roles as written), the CLI reference and the card
-prose from the code (``_ext/generated_pages.py``). Build: ``sphinx-build -W -b html docs build/docs``.
+prose are written into the pages by ``scripts/render_docs.py`` (``_ext/generated_pages.py``, which
+also checks them here). Build: ``sphinx-build -W -b html docs build/docs``.
 """
 
 import sys

@@ -52,6 +52,48 @@ def test_build_all_finds_sources_under_the_sources_folder(tiny_registry, tmp_pat
     assert "| sourced |" in capsys.readouterr().out
 
 
+def test_a_current_build_is_kept_and_said_so_and_force_or_any_change_rebuilds(tiny_registry, tmp_path, capsys):
+    """``build --all`` keeps a dataset whose folder already holds the build asked for (same version, seed,
+    options and source contents); a changed source, another seed, a changed file or ``--force`` rebuilds."""
+    built = []
+    for name, builder in tiny_registry.items():
+        counted = lambda context, b=builder: built.append(b.name) or b.build(context)  # noqa: E731
+        tiny_registry[name] = replace(builder, build=counted)
+    source = tmp_path / "sources" / "sourced" / "file.json"
+    source.parent.mkdir(parents=True)
+    source.write_text("{}")
+    hub = tmp_path / "hub"
+    build_all = ["build", "--all", "--hub-dir", str(hub), "--sources", str(tmp_path / "sources")]
+
+    def run(*extra):
+        built.clear()
+        assert main([*build_all, *extra]) == 0
+        return capsys.readouterr().out
+
+    def kept(out):
+        return [line.split(":")[0] for line in out.splitlines() if line.startswith("kept ")]
+
+    first = run()
+    assert sorted(built) == ["failing", "sourced", "tiny"] and "| tiny |" in first and not kept(first)
+    manifest = (hub / "tiny" / "manifest.json").read_bytes()
+    again = run()
+    assert sorted(built) == ["failing"]  # failing has nothing built to keep: it is tried again
+    assert f"kept tiny: {hub / 'tiny'} is already this build (version 1.2.3, seed 7," in again
+    assert "kept sourced:" in again and "--force rebuilds it" in again and "| tiny |" not in again
+    assert (hub / "tiny" / "manifest.json").read_bytes() == manifest
+
+    source.write_text('{"changed": true}')
+    assert kept(run()) == ["kept tiny"] and sorted(built) == ["failing", "sourced"]  # its source changed
+    assert not kept(run("--seed", "3")) and "tiny" in built  # another seed
+    assert main(["build", "tiny", "--hub-dir", str(hub), "--seed", "3"]) == 0 and "kept tiny" in capsys.readouterr().out
+    (hub / "tiny" / "README.md").write_text("edited by hand")
+    built.clear()
+    assert main(["build", "tiny", "--hub-dir", str(hub), "--seed", "3"]) == 0 and built == ["tiny"]  # not the build
+    capsys.readouterr()
+    forced = run("--force", "--seed", "3")
+    assert not kept(forced) and sorted(built) == ["failing", "sourced", "tiny"]
+
+
 def test_single_build_without_its_source_is_an_error(tiny_registry, tmp_path, capsys):
     assert main(["build", "failing", "--hub-dir", str(tmp_path)]) == 2
     assert "error: no source given" in capsys.readouterr().err

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from causal_datasets.cli import main
 from causal_datasets.docalc.admg import ADMG, CForest
-from causal_datasets.docalc.expr import Prob
+from causal_datasets.docalc.expr import Prob, bound_apart
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.identification import (
     CONDITIONAL,
@@ -350,6 +350,30 @@ def test_cli_identified(capsys):
     assert "(checked by the rule checker)" in out and "(checked by check_equivalence)" not in out
     assert main(["identify", "P(Y | do(X))", "--graph", FRONTDOOR, "--proof"]) == 0
     assert "(checked by check_equivalence)" in capsys.readouterr().out  # the subproblem's formula
+
+
+def test_cli_names_the_summed_copy_of_a_free_variable_apart(capsys):
+    """The front-door formula's inner sum runs over X while X is the treatment outside it: printed as X=X'."""
+    assert main(["identify", "P(Y | do(X))", "--graph", FRONTDOOR, "--proof"]) == 0
+    out = capsys.readouterr().out
+    printed = "\\sum_{M} P(M | X) * (\\sum_{X=X'} P(X=X') * P(Y | M, X=X'))"
+    assert out.startswith(f"P(Y | do(X)) = {printed}\n") and out.rstrip().endswith(f"= {printed}")
+    assert "\\sum_{X} P(X)" not in out.splitlines()[0]
+    assert parse(printed) == identify("P(Y | do(X))", FRONTDOOR).estimand  # the same estimand, parsed again
+
+
+@pytest.mark.parametrize(
+    ("text", "apart"),
+    [
+        ("P(X) * \\sum_{X} P(X) * \\sum_{X} P(Y | X)", "P(X) * (\\sum_{X=X'} P(X=X') * (\\sum_{X=X''} P(Y | X=X'')))"),
+        ("\\sum_{X} P(X) * \\sum_{X=u} P(Y | X=u)", "\\sum_{X} P(X) * (\\sum_{X=X'} P(Y | X=X'))"),
+        ("\\sum_{Z} P(Y | X, Z) * P(Z)", "\\sum_{Z} P(Y | X, Z) * P(Z)"),  # nothing shadowed: as it was
+        ("P(X, X') * \\sum_{X} P(Y | X)", "P(X, X') * (\\sum_{X=X''} P(Y | X=X''))"),  # X' is taken
+    ],
+)
+def test_bound_apart_primes_only_shadowing_indices_and_keeps_the_value(text, apart):
+    e = parse(text)
+    assert bound_apart(e).text == apart and parse(apart) == e
 
 
 def test_cli_not_identifiable_prints_the_hedge(capsys):

@@ -8,12 +8,15 @@ reference shows. The convention is the README's (``tests/support/doc_blocks.py``
 
 from __future__ import annotations
 
+import hashlib
+import re
 import subprocess
 import sys
 
 import pytest
 
 from causal_datasets.registry import get_builder
+from tests.support.data import SHARED_DATA_DIR
 from tests.support.doc_blocks import (
     EXEMPT,
     NOT_CODE,
@@ -82,3 +85,28 @@ def test_every_offline_block_of_the_site_runs_in_order(tmp_path):
 )
 def test_exempt_blocks_of_the_site_name_real_commands(block):
     check_exempt_block(block)
+
+
+def test_the_cladder_page_names_the_configs_built_with_and_without_the_released_files():
+    """The CLadder page's sentence on its source: the configs it says the files build, and those it says are built
+    without them, are the builder's (``synthetic_latent`` is generated too)."""
+    builder = get_builder("cladder_pairs")
+    text = " ".join((DOCS / "benchmarks" / "cladder_pairs.md").read_text(encoding="utf-8").split())
+    with_files, without = text.split("builds ", 1)[1].split(" are built.", 1)[0].split("without them", 1)
+    assert set(re.findall(r"`(\w+)`", with_files)) == set(builder.source_configs)
+    assert set(re.findall(r"`(\w+)`", without)) == set(builder.configs) - set(builder.source_configs)
+
+
+def test_the_data_page_lists_every_released_file_with_its_sha256_and_each_builder_place():
+    """docs/data-and-hub.md: one row per file under ../shared/data (SOURCE.md aside) with its size and sha256 as
+    they are, and the place each sourced builder reads under the sources folder."""
+    text = (DOCS / "data-and-hub.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([^`]+)` \| ([\d,]+) \| `([0-9a-f]{64})` \|$", text, re.MULTILINE)
+    files = sorted(p for p in SHARED_DATA_DIR.rglob("*") if p.is_file() and p.name != "SOURCE.md")
+    assert sorted(path for path, _, _ in rows) == [p.relative_to(SHARED_DATA_DIR).as_posix() for p in files]
+    for path, size, digest in rows:
+        data = (SHARED_DATA_DIR / path).read_bytes()
+        assert (int(size.replace(",", "")), hashlib.sha256(data).hexdigest()) == (len(data), digest), path
+    for name in ("causalab", "cladder_pairs", "cobe", "recast"):
+        assert f"| `{name}` | `{get_builder(name).source_name}` |" in text
+    assert "python -m tests.support.hub_server" in text and "data-and-hub" in (DOCS / "index.md").read_text()

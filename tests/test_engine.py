@@ -228,9 +228,13 @@ def test_rescore_with_the_same_rules_reproduces_every_score_and_asks_no_model(na
     with StubServer(answer_t) as server:
         assert main(argv(name, hub, run, server.base_url)) == 0
         asked = server.count
+        eval_table = capsys.readouterr().out
         assert main(["rescore", str(run), "--out", str(again)]) == 0  # the dataset read where the run read it
+        table = capsys.readouterr().out
+        assert main(["rescore", str(run), "--out", str(tmp_path / "json"), "--json"]) == 0
         assert server.count == asked  # not one request
-    capsys.readouterr()
+    assert table == eval_table.replace(str(run), str(again))  # eval's table, not the summary
+    assert json.loads(capsys.readouterr().out)["rescored"]["source"] == str(run)
     before, after = read_results(run), read_results(again)
     assert [line["scores"] for line in after] == [line["scores"] for line in before]
     assert [line["calls"] for line in after] == [line["calls"] for line in before]  # judge replies reused, in order

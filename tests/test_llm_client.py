@@ -423,11 +423,31 @@ def test_reasoning_is_kept_apart_from_the_text_from_every_field_servers_use():
     assert inline.text == "<think>First, X causes Y.</think>\nAnswer: yes"
     both = parse_completion(completion_body("<think>inline</think> ok", reasoning="separate"))
     assert both.reasoning == "separate\n\ninline"
+    echoed = parse_completion(completion_body("<think>First, X causes Y.</think> yes", reasoning="First, X causes Y."))
+    assert echoed.reasoning == "First, X causes Y."  # a field repeating the inline trace is the same trace
     plain = parse_completion(completion_body("no thinking here", reasoning=""))
     assert plain.reasoning is None
     odd = completion_body("ok")
     odd["choices"][0]["message"] |= {"reasoning_content": {"not": "text"}, "reasoning": ["a", "list"]}
     assert parse_completion(odd).reasoning is None  # a field that is not text is not reasoning
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"reasoning_content": "X causes Y."}, "X causes Y."),  # DeepSeek, llama.cpp, older vLLM
+        ({"reasoning": "X causes Y."}, "X causes Y."),  # Ollama, OpenRouter
+        ({"reasoning_content": "X causes Y.", "reasoning": "X causes Y."}, "X causes Y."),  # vLLM: one trace, twice
+        ({"reasoning_content": "X causes Y.\n", "reasoning": " X causes Y."}, "X causes Y."),  # the same once stripped
+        ({"reasoning_content": "X causes Y.", "reasoning": "Y causes X."}, "X causes Y.\n\nY causes X."),  # two traces
+    ],
+)
+def test_reasoning_is_stored_once_whichever_fields_the_server_fills(fields, expected):
+    from causal_datasets.llm.client import parse_completion
+
+    body = completion_body("Answer: yes")
+    body["choices"][0]["message"] |= fields
+    assert parse_completion(body).reasoning == expected
 
 
 def test_reasoning_and_prompt_cache_counts_from_the_usage_details_odd_ones_count_zero():

@@ -148,3 +148,35 @@ def test_refused_writes_are_a_clear_push_error(local_hub, tmp_path):
     local_hub.refuse_writes = True
     with pytest.raises(PushError, match=r"HTTP 401 \(check HF_TOKEN"):
         _push(local_hub, _build(tmp_path))
+
+
+def test_the_documented_command_serves_a_hub_that_push_reaches_through_the_printed_variables(tmp_path):
+    """``python -m tests.support.hub_server`` (docs/data-and-hub.md) prints ``export HF_ENDPOINT=... HF_TOKEN=...``;
+    ``causal-datasets push`` with exactly those variables publishes there, tag included."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    folder = _build(tmp_path)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.hub_server"], cwd=root, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        line = server.stdout.readline().split()
+        assert line[0] == "export" and line[1].startswith("HF_ENDPOINT=http://127.0.0.1:")
+        variables = dict(part.split("=", 1) for part in line[1:])
+        env = {**os.environ, **variables, "HF_HOME": str(tmp_path / "hf_home"), "HF_HUB_OFFLINE": "0"}
+        push = [sys.executable, "-m", "causal_datasets.cli", "push", "tiny", "--hub-dir", str(folder.parent)]
+        done = subprocess.run(
+            [*push, "--dataset", "org/tiny"], env=env, capture_output=True, text=True, timeout=300, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        api = HfApi(endpoint=variables["HF_ENDPOINT"], token=variables["HF_TOKEN"])
+        manifest = api.hf_hub_download(
+            "org/tiny", "manifest.json", repo_type="dataset", revision="v1.2.3", cache_dir=tmp_path / "cache"
+        )
+        assert Path(manifest).read_bytes() == (folder / "manifest.json").read_bytes()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -39,8 +39,9 @@ def hub(tmp_path_factory):
 
 
 def thinking_model():
-    """The strategy player as a reasoning model: each reply carries a reasoning text of its own (``R<n>``)
-    and usage details (7 reasoning tokens, 4 prompt tokens from the server's prompt cache)."""
+    """The strategy player as a reasoning model served the vLLM way: each reply carries a reasoning text of
+    its own (``R<n>``) in both ``reasoning_content`` and ``reasoning`` (one trace, to be kept once) and usage
+    details (7 reasoning tokens, 4 prompt tokens from the server's prompt cache)."""
     play = text_strategy_responder()
     sent: dict[str, str] = {}
     lock = threading.Lock()
@@ -48,7 +49,7 @@ def thinking_model():
     def respond(request, index):
         body = play(request, index).body
         marker = f"R{index}: the moving shapes tell me what to try next."
-        body["choices"][0]["message"]["reasoning_content"] = marker
+        body["choices"][0]["message"] |= {"reasoning_content": marker, "reasoning": marker}
         body["usage"] |= {
             "completion_tokens_details": {"reasoning_tokens": 7},
             "prompt_tokens_details": {"cached_tokens": 4},

@@ -1,4 +1,8 @@
-"""``causal-datasets build NAME | --all``: build hub-layout folders, load them back, print a summary."""
+"""``causal-datasets build NAME | --all``: build hub-layout folders, load them back, print a summary.
+
+A dataset whose folder already holds the build asked for (same dataset and package version, seed,
+options and source contents, recorded in its manifest, and every file as the manifest lists it) is kept
+and said so; ``--force`` rebuilds it."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from causal_datasets.cli import CommandError
 from causal_datasets.commands._task_options import add_options, options_from_args
 from causal_datasets.commands._types import at_least
 from causal_datasets.errors import SourceUnavailable
-from causal_datasets.hub.folder import build_to_folder, verify_folder
+from causal_datasets.hub.folder import build_to_folder, current_build, verify_folder
 from causal_datasets.hub.layout import CARD
 from causal_datasets.markdown import markdown_table
 from causal_datasets.paths import DEFAULT_HUB_DIR, SOURCES_ENV, sources_dir
@@ -28,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="replace a folder that is not a build of the dataset, or drop configs the previous build had",
+        help="rebuild a dataset whose build is current, replace a folder that is not a build of the dataset, "
+        "or drop configs the previous build had",
     )
     parser.add_argument("--source", type=Path, help="source file or folder of a single dataset")
     parser.add_argument(
@@ -64,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         if args.source is not None and not args.source.exists():
             raise CommandError(f"--source {args.source} does not exist")
     _check_options(args, chosen)
-    summary, skipped = [], []
+    summary, skipped, kept = [], [], []
     for builder in chosen:
         source = _source_under(builder, sources) if args.all else args.source or builder.default_source()
         if builder.needs_source and source is None and args.all:
@@ -77,6 +82,13 @@ def run(args: argparse.Namespace) -> int:
             options=options,
             num_proc=args.num_proc,
         )
+        if not args.force and (folder := current_build(builder, args.hub_dir, context)) is not None:
+            kept.append(builder.name)
+            print(
+                f"kept {builder.name}: {folder} is already this build (version {builder.version}, seed {context.seed}, "
+                "the same options and source files); --force rebuilds it"
+            )
+            continue
         try:
             written = build_to_folder(builder, args.hub_dir, context, replace=args.force)
         except SourceUnavailable as error:
@@ -102,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         print(markdown_table(["dataset", "version", "config", "split", "rows (loaded back)", "folder"], summary))
     for name, reason in skipped:
         print(f"skipped {name}: {reason}")
-    return 0 if summary or not chosen else 1
+    return 0 if summary or kept or not chosen else 1
 
 
 def _source_under(builder: DatasetBuilder, sources: Path | None) -> Path | None:

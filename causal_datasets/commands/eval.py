@@ -39,7 +39,7 @@ from causal_datasets.uncertainty.intervals import Interval
 
 EXIT_CODES = {"complete": 0, "empty": 0, "failed": 1, "incomplete": 3}
 #: the interval column of the result table, and its cell for a score without one (fewer than two clusters)
-INTERVAL_HEADER, NO_INTERVAL = "95% interval", "–"
+INTERVAL_HEADER = "95% interval"
 INTERRUPTED = 130
 
 
@@ -60,7 +60,12 @@ def add_task_arguments(parser: argparse.ArgumentParser, task: Task[Any, Any, Any
     parser.add_argument(
         "--json", action="store_true", help="print summary.json instead of the table of headline scores"
     )
-    parser.add_argument("--limit", type=at_least(1), help="only the first N items")
+    parser.add_argument(
+        "--limit",
+        type=at_least(1),
+        help="only N items, spread over the benchmark's clusters (one of each in a fixed seeded order, then a "
+        "second ...), so a small run has intervals; N+1 items hold the N",
+    )
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -165,8 +170,12 @@ def result_table(task: Task[Any, Any, Any], summary: RunSummary[Any], out: Path)
 
 
 def _bounds(interval: Interval | None) -> str:
-    if interval is None or interval.ci_low is None or interval.ci_high is None:
-        return NO_INTERVAL
+    """The interval's ends, or why there is none (``none: fewer than two clusters (1 scenario)``)."""
+    if interval is None:
+        return "none: the summary has no interval for this score"
+    if interval.ci_low is None or interval.ci_high is None:
+        reason = interval.method if interval.method.startswith("none") else f"none ({interval.method})"
+        return f"{reason} ({interval.clusters} {interval.cluster})"
     return f"[{interval.ci_low:.3f}, {interval.ci_high:.3f}]"
 
 

@@ -3,12 +3,13 @@ interventional query in observed probabilities (Shpitser & Pearl's ID, or IDC fo
 of a counterfactual query (ID* for ``P(Y_{X=1}=1, X=0)``, IDC* for ``P(Y_{X=1}=1 | X=0)``).
 
 Prints the estimand (``--proof``: the derivation, each step with the line it applies, its rule and how
-it was checked) or, when no formula exists, the hedge (ID) or the conflict (ID*). Exit codes: 0 identified
-(a counterfactual query may be identified as 0: an inconsistent event), 1 not identifiable (with the
-witness) or undefined (inconsistent conditions), 2 bad input (a parse error, an unknown or unobserved
-variable, a malformed or cyclic graph, a query that is not one probability term, a nested counterfactual).
-``--time-limit`` (default 1 s) bounds the checks of an interventional query's steps: a step not checked in
-time is printed as undecided.
+it was checked) or, when no formula exists, the hedge (ID) or the conflict (ID*). A summation index that is
+also used outside its sum is printed primed (the front-door formula sums ``X=X'``); ``--json`` keeps the
+canonical text. Exit codes: 0 identified (a counterfactual query may be identified as 0: an inconsistent
+event), 1 not identifiable (with the witness) or undefined (inconsistent conditions), 2 bad input (a parse
+error, an unknown or unobserved variable, a malformed or cyclic graph, a query that is not one probability
+term, a nested counterfactual). ``--time-limit`` (default 1 s) bounds the checks of an interventional
+query's steps: a step not checked in time is printed as undecided.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from causal_datasets.docalc.counterfactual_identification import (
     identify_counterfactual,
     is_counterfactual_query,
 )
+from causal_datasets.docalc.expr import bound_apart
 from causal_datasets.docalc.identification import Identification, QueryError, identify, step_counts
 from causal_datasets.docalc.parser import ExprParseError
 from causal_datasets.graph import GraphError
@@ -103,7 +105,7 @@ def identification_lines(result: Identification, proof: bool = False) -> list[st
             f"  F  = {hedge.forest.text()}",
             f"  F' = {hedge.sub_forest.text()}",
         ]
-    lines = [f"{result.query} = {result.estimand.text}"]
+    lines = [f"{result.query} = {bound_apart(result.estimand).text}"]
     if result.arbitrary:
         lines.append(f"(the same for every value of {', '.join(result.arbitrary)})")
     if proof:
@@ -120,7 +122,10 @@ def identification_lines(result: Identification, proof: bool = False) -> list[st
             )
         lines.append(f"    {result.symbolic_query}")
         for number, step in enumerate(result.derivation, 1):
-            lines += [f"{number:>3} {step.describe()}  ({CHECKED_BY[step.check]})", f"    = {step.expression}"]
+            lines += [
+                f"{number:>3} {step.describe()}  ({CHECKED_BY[step.check]})",
+                f"    = {bound_apart(step.whole).text}",
+            ]
     return lines
 
 

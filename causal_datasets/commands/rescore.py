@@ -8,8 +8,8 @@ cladder_pairs); one that changes what the judge is asked needs ``--judge-model``
 it (a Hub id through the Hub cache; a local build only while it is still there: nothing read from
 the run chooses where a dataset is built) unless ``--hub-dir`` / ``--dataset`` say otherwise; its
 version must be the run's. Every result line must be readable and be the items the run's summary
-counts. Prints the new ``summary.json`` (which says which version scored the old run); exit codes as
-``eval``'s.
+counts. Prints eval's table of headline scores for the new run (``--json``: its ``summary.json``, which
+says which version scored the old run); exit codes as ``eval``'s.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from causal_datasets.commands._task_options import (
     location_from_args,
 )
 from causal_datasets.commands._types import at_least
-from causal_datasets.commands.eval import EXIT_CODES, status_line
+from causal_datasets.commands.eval import EXIT_CODES, result_table, status_line
 from causal_datasets.flags import flag, given_values
 from causal_datasets.llm.options import add_model_arguments, spec_from_args
 from causal_datasets.runners.rescore import rescore_run
@@ -56,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
     )
     parser.add_argument("--out", type=Path, required=True, help="the new run folder (results.jsonl, summary.json)")
     parser.add_argument("--concurrency", type=at_least(1), default=4, help="items scored at once (default 4)")
+    parser.add_argument(
+        "--json", action="store_true", help="print the new summary.json instead of the table of headline scores"
+    )
     add_dataset_arguments(
         parser, task, hub_dir=None, hub_dir_default=f"where the run read it: {before.dataset.read_from}"
     )
@@ -93,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         location=location_from_args(given) if explicit else None,
         concurrency=given.concurrency,
     )
-    print(summary.model_dump_json(indent=2))
+    print(summary.model_dump_json(indent=2) if given.json else result_table(task, summary, given.out))
     print(
         status_line(summary, f"`causal-datasets eval ... --resume` into {args.run} runs them, then rescore it"),
         file=sys.stderr,

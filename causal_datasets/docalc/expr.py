@@ -424,6 +424,27 @@ def substitute(e: Expr, mapping: dict[str, Value]) -> Expr:
     return rebuild(e, tuple(substitute(c, mapping) for c in children(e)))
 
 
+def bound_apart(e: Expr) -> Expr:
+    """``e`` with every summation index that is also used outside its sum (free in ``e``, or bound by an
+    enclosing sum) renamed with primes (``\\sum_{X=X'} P(X=X') ...`` in the front-door formula, whose ``X`` is
+    free too): the same value, and the same object once parsed again, but no name means two things in print."""
+    return _bound_apart(e, free_indices(e), variables(e) | free_indices(e))
+
+
+def _bound_apart(e: Expr, taken: frozenset[str], used: frozenset[str]) -> Expr:
+    if isinstance(e, Sum):
+        index, body = e.index, e.body
+        if index in taken:
+            fresh = index + "'"
+            while fresh in taken or fresh in used:
+                fresh += "'"
+            index, body = fresh, substitute(body, {index: fresh})
+        return Sum(e.var, index, _bound_apart(body, taken | {index}, used | {index}), canonical=False)
+    if not children(e):
+        return e
+    return rebuild(e, tuple(_bound_apart(child, taken, used) for child in children(e)))
+
+
 def map_atoms(e: Expr, change) -> Expr:
     """``e`` with ``change(atom)`` in place of every event, condition and expectation atom."""
     if isinstance(e, Prob):

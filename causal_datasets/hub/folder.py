@@ -19,7 +19,6 @@ replaces a folder that is not a build of the same dataset, nor one holding files
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -40,6 +39,7 @@ from causal_datasets import staging
 from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Finding
 from causal_datasets.errors import DatasetFolderError, SourceFormatError
 from causal_datasets.files import read_json, read_text
+from causal_datasets.hub.build_key import build_key, file_sha256
 from causal_datasets.hub.card import render_card
 from causal_datasets.hub.front_matter import SplitFiles
 from causal_datasets.hub.layout import CARD, MANIFEST, ROWS_PER_FILE, parquet_path
@@ -198,15 +198,12 @@ def _write(
     (folder / CARD).write_text(card, encoding="utf-8")
     manifest = {
         "name": builder.name,
-        "version": builder.version,
-        "seed": context.seed,
+        **build_key(builder, context),
         "source": source,
-        "package_version": _package_version(),
         "rows": row_counts,
         "notes": build_notes(outcome),
-        **({"options": (context.options or builder.options()).model_dump(mode="json")} if builder.options else {}),
         "files": {
-            p.relative_to(folder).as_posix(): _sha256(p)
+            p.relative_to(folder).as_posix(): file_sha256(p)
             for p in sorted(folder.rglob("*"))
             if p.is_file() and p.name != MANIFEST
         },
@@ -243,6 +240,23 @@ def read_manifest(folder: Path) -> dict:
     return manifest
 
 
+def current_build(builder: DatasetBuilder, out_root: Path, context: BuildContext) -> Path | None:
+    """The folder ``out_root/<name>`` when it holds exactly the build ``context`` asks for (its manifest's
+    :func:`~.build_key.build_key` the request's, every file as the manifest lists it), else None."""
+    folder = Path(out_root) / builder.name
+    try:
+        manifest = read_json(folder / MANIFEST, DatasetFolderError)
+        key = build_key(builder, context)
+        if manifest.get("name") != builder.name or any(
+            k not in manifest or manifest[k] != value for k, value in key.items()
+        ):
+            return None
+        check_files(folder, manifest)
+    except (OSError, ValueError, DatasetFolderError, AttributeError, KeyError, TypeError):
+        return None  # absent, unreadable, another build or changed since: not current
+    return folder
+
+
 def check_files(folder: Path, manifest: dict, prefix: str = "") -> None:
     """Every manifest file under ``prefix`` is present with its recorded sha256 (else :class:`DatasetFolderError`)."""
     for relative, digest in manifest["files"].items():
@@ -251,7 +265,7 @@ def check_files(folder: Path, manifest: dict, prefix: str = "") -> None:
         path = Path(folder) / relative
         if not path.is_file():
             raise DatasetFolderError(f"{folder} lacks {relative}, which its manifest lists")
-        if _sha256(path) != digest:
+        if file_sha256(path) != digest:
             raise DatasetFolderError(f"{folder}/{relative} does not match its manifest sha256")
 
 
@@ -323,17 +337,3 @@ def _check_types(name: str, config: str, split: str, model: type[Record], record
             raise TypeError(
                 f"{name}/{config}/{split} row {index} is {type(record).__name__}, expected {model.__name__}"
             )
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _package_version() -> str:
-    from causal_datasets import __version__
-
-    return __version__

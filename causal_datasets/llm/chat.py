@@ -56,9 +56,8 @@ class ChatClient(Protocol):
 
 def reasoning_text(text: str, *separate: Any) -> str | None:
     """The reasoning of a reply: the non-empty strings of ``separate`` (the server's own reasoning
-    fields), then the ``<think>`` sections of ``text``; None when there is none."""
-    parts = [part.strip() for part in separate if isinstance(part, str) and part.strip()]
-    inline = split_thinking(text)[1]
-    if inline:
-        parts.append(inline)
-    return "\n\n".join(parts) or None
+    fields), then the ``<think>`` sections of ``text``, each distinct text once (vLLM sends the same
+    trace as ``reasoning_content`` and ``reasoning``); None when there is none."""
+    parts = [part.strip() for part in separate if isinstance(part, str)]
+    parts.append(split_thinking(text)[1])
+    return "\n\n".join(dict.fromkeys(part for part in parts if part)) or None

@@ -45,6 +45,7 @@ from causal_datasets.runners.records import (
 )
 from causal_datasets.runners.results import ResultsLog, write_summary
 from causal_datasets.runners.resume import check_continuation, check_item_count, read_run_summary, solver_of
+from causal_datasets.runners.selection import limited_items
 from causal_datasets.runners.task import (
     DEFAULT_CONCURRENCY,
     CallFailed,
@@ -73,8 +74,8 @@ def run_task(task: Task[Any, Any, Any], settings: RunSettings) -> RunSummary[Any
         clients = _clients(task, settings, stack)
         context = TaskContext(task, settings, options, configs, dict(clients))
         items = task.items(context)
-        if settings.limit is not None:
-            items = items[: settings.limit]
+        if settings.limit is not None:  # spread over the clusters; a continued run keeps the items it has
+            items = limited_items(task, items, settings.limit, keep=log.items)
         if earlier is not None:
             check_item_count(settings, len(items), earlier)
         pending = [item for item in items if log.needs_run(item.id)]

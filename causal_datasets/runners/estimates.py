@@ -30,13 +30,18 @@ from causal_datasets.uncertainty import ITEM, Estimator, Interval, Mean, cluster
 Units = dict[str, Any]
 
 
+def item_cluster(task: Task[Any, Any, Any], item: Item) -> str:
+    """The unit ``item`` shares with other items (its id when the task shares none)."""
+    spec = task.estimates
+    return str(spec.cluster(item) if spec is not None and spec.cluster is not None else item.id)
+
+
 def item_units(task: Task[Any, Any, Any], item: Item, context: TaskContext) -> Units:
     """``{"cluster": ..., "groups": {slice: [keys]}}`` of one item (its id as cluster when the task shares none)."""
     spec = task.estimates
-    cluster = spec.cluster(item) if spec is not None and spec.cluster is not None else item.id
     groups = spec.groups(item, context) if spec is not None and spec.groups is not None else {}
     return {
-        "cluster": str(cluster),
+        "cluster": item_cluster(task, item),
         "groups": {
             name: [keys] if isinstance(keys, str) else [str(k) for k in keys]
             for name, keys in groups.items()

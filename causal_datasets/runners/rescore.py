@@ -55,6 +55,7 @@ from causal_datasets.runners.results import (
     read_typed_summary,
     write_summary,
 )
+from causal_datasets.runners.selection import limited_items
 from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext, Transcript
 
 _HUB_ID = re.compile(r"[\w.-]+/[\w.-]+@\S+")
@@ -100,7 +101,8 @@ def rescore_run(
             task, settings, new_options, tuple(before.dataset.configs), clients={}, models=before.models
         )
         _check_dataset(before.dataset, dataset_ref(context))
-        items = task.items(context)[: before.items.selected]
+        had = {line["id"] for line in check_result_lines(source)}  # a limited run's items, spread over the clusters
+        items = limited_items(task, task.items(context), before.items.selected, keep=had)
         lines = _source_lines(task, source, before, {item.id for item in items})
         roles = [role for role in task.scoring_roles if role in before.models or role in live]
         by_id = {item.id: item for item in items}

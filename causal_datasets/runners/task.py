@@ -107,7 +107,8 @@ class RunSettings:
     """Everything one run is asked for. ``out``: the run folder (``run_task`` needs one; None where
     another tool keeps the results, e.g. inspect_ai); ``configs`` empty: the task's defaults;
     ``options``: an instance of the task's options model (None: its defaults); ``resume``: continue the
-    run in ``out`` exactly as it was asked for (:mod:`causal_datasets.runners.resume`); ``extend``: continue
+    run in ``out`` exactly as it was asked for (:mod:`causal_datasets.runners.resume`); ``limit``: that many
+    items, spread over the task's clusters (:mod:`causal_datasets.runners.selection`); ``extend``: continue
     it and add the configs or items these settings ask for beyond it; ``concurrency``:
     items run at once (None: :data:`DEFAULT_CONCURRENCY`, or fewer when a model server reports fewer
     slots); ``item_timeout``: seconds an item may spend on model calls (a call started later fails at

@@ -1,15 +1,18 @@
-"""Parts of the documentation site made from the code at build time, so they cannot drift from it.
+"""Parts of the documentation pages made from the code, so they cannot drift from it.
 
-A page asks for a part with a one-line HTML comment (invisible where the Markdown is read as is):
+A page marks a part with a one-line HTML comment (invisible where the Markdown is read as is), and the
+part follows it in the file, up to ``<!-- end KIND -->``, so the pages read whole on GitHub too:
 
 - ``<!-- cli-reference -->``: every command of ``causal-datasets``, nested subcommands included, each
-  under its own heading with the help text that ``--help`` prints, from :func:`causal_datasets.cli.build_parser`;
+  under its own heading with the help text that ``--help`` prints, from :func:`causal_datasets.cli.build_parser`
+  (wrapped to the site's column);
 - ``<!-- card NAME BLOCK... -->``: the prose of blocks of the dataset card template ``cards/NAME.md``
   (``summary``, ``tasks``, ``configs``, ``fixes``, ...), the same text a build puts into the card;
   ``BLOCK:N`` keeps its first N paragraphs (those before a figure that only a build computes).
 
-:func:`expand` does the replacing; Sphinx calls it on every page it reads (``source-read``) and the
-tests call it before they run a page's code blocks, so both see the same page.
+:func:`expand` writes every part afresh (a marker without its part gets one); ``scripts/render_docs.py``
+writes the pages with it (``--check``, in CI: fails when a page is stale). Sphinx only verifies: a page
+whose parts differ from :func:`expand`'s is a warning, an error under ``-W``.
 """
 
 from __future__ import annotations
@@ -20,18 +23,29 @@ from collections.abc import Iterator
 
 import jinja2
 from huggingface_hub import DatasetCard
+from sphinx.util import logging
 
 from causal_datasets.cli import build_parser
 from causal_datasets.paths import card_template, cards_dir
 
-MARKER = re.compile(r"^<!-- (?P<kind>cli-reference|card) ?(?P<args>[^>]*?) ?-->$", re.MULTILINE)
-#: columns of the generated help text (argparse otherwise uses the terminal's width)
-HELP_WIDTH = 100
+logger = logging.getLogger(__name__)
+
+#: a marker line and the part after it up to its end line (none yet: the marker alone), never across a marker
+MARKER = re.compile(
+    r"^(?P<marker><!-- (?P<kind>cli-reference|card) ?(?P<args>[^>]*?) ?-->)\n"
+    r"(?:(?:(?!<!-- (?:cli-reference|card)[ >-]).)*?^<!-- end (?P=kind) -->\n)?",
+    re.MULTILINE | re.DOTALL,
+)
+#: columns of the generated help text, what the site's column shows of a code block without scrolling
+#: (argparse otherwise uses the terminal's width); longer lines (a list of choices) are wrapped after commas
+HELP_WIDTH = 88
+#: a piece a help line may be broken after: a word and its space, or a choice and its comma
+_PIECE = re.compile(r"[^ ,]*(?:,|[ ]+|$)")
 
 
 def expand(text: str) -> str:
-    """``text`` with every marker replaced by the part it asks for."""
-    return MARKER.sub(_part, text)
+    """``text`` with the part after every marker written afresh (the markers kept)."""
+    return MARKER.sub(lambda match: f"{match['marker']}\n\n{_part(match)}\n<!-- end {match['kind']} -->\n", text)
 
 
 def _part(match: re.Match) -> str:
@@ -39,7 +53,7 @@ def _part(match: re.Match) -> str:
         return cli_reference()
     name, *blocks = match["args"].split()
     parts = [block.partition(":") for block in blocks]
-    return "\n\n".join(card_block(name, block, int(count) if count else None) for block, _, count in parts)
+    return "\n".join(card_block(name, block, int(count) if count else None) for block, _, count in parts)
 
 
 def cli_reference() -> str:
@@ -60,7 +74,23 @@ def _command_sections(parser: argparse.ArgumentParser, level: int) -> Iterator[s
 
 def _section(parser: argparse.ArgumentParser, level: int) -> str:
     parser.formatter_class = _fixed_width(parser.formatter_class)
-    return f"{'#' * level} `{parser.prog}`\n\n```text\n{parser.format_help()}```\n"
+    return f"{'#' * level} `{parser.prog}`\n\n```text\n{wrap_help(parser.format_help())}```\n"
+
+
+def wrap_help(text: str, width: int = HELP_WIDTH) -> str:
+    """``text`` with every line longer than ``width`` broken after a space or a comma, each continuation
+    indented two more columns than the line; a piece longer than the room left stays whole."""
+    lines = []
+    for line in text.splitlines():
+        indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
+        current = ""
+        for piece in _PIECE.findall(line.rstrip()):
+            if current.strip() and len(current + piece.rstrip()) > width:
+                lines.append(current.rstrip())
+                current = indent
+            current += piece
+        lines.append(current.rstrip())
+    return "\n".join(lines) + "\n"
 
 
 def _fixed_width(formatter_class: type[argparse.HelpFormatter]):
@@ -109,11 +139,16 @@ def card_block(name: str, block: str, paragraphs: int | None = None) -> str:
 TITLED_FENCE = re.compile(r'^```(?P<language>\w+) title="(?P<title>[^"]+)"$', re.MULTILINE)
 
 
-def _expand_source(app, docname: str, source: list[str]) -> None:
-    """The page as Sphinx reads it: the parts expanded, each fence's title shown as its caption."""
-    source[0] = TITLED_FENCE.sub(r"```{code-block} \g<language>\n:caption: \g<title>\n", expand(source[0]))
+STALE = "its generated parts differ from the code's: run python scripts/render_docs.py"
+
+
+def _read_source(app, docname: str, source: list[str]) -> None:
+    """The page as Sphinx reads it, each fence's title shown as its caption; a stale page is a warning."""
+    if expand(source[0]) != source[0]:
+        logger.warning(STALE, location=docname)
+    source[0] = TITLED_FENCE.sub(r"```{code-block} \g<language>\n:caption: \g<title>\n", source[0])
 
 
 def setup(app) -> dict:
-    app.connect("source-read", _expand_source)
+    app.connect("source-read", _read_source)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

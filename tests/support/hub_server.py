@@ -11,6 +11,10 @@ redirect). Errors carry the ``X-Error-Code`` header the client turns into ``Repo
 
 ``local_hub`` is the pytest fixture: a fresh server with both libraries pointed at it, online, with an
 isolated cache and a dummy token (see ``connect``).
+
+From a checkout, ``python -m tests.support.hub_server [--port N]`` serves one until Ctrl-C (repositories
+live in memory) and prints the two variables that point ``push``, ``eval --dataset`` and
+``report hf://`` at it (``docs/data-and-hub.md``).
 """
 
 from __future__ import annotations
@@ -113,13 +117,13 @@ class LocalHub(LoopbackServer):
     ``(method, path)`` of every request, the path as sent (still URL-encoded, query included).
     """
 
-    def __init__(self, *, refuse_writes: bool = False, page_size: int = 1000):
+    def __init__(self, *, refuse_writes: bool = False, page_size: int = 1000, port: int = 0):
         self.refuse_writes = refuse_writes
         self.page_size = page_size
         self.requests: list[tuple[str, str]] = []
         self._repos: dict[tuple[str, str], Repo] = {}
         self._lock = threading.Lock()
-        super().__init__(_handler_for(self), name="local-hub")
+        super().__init__(_handler_for(self), port=port, name="local-hub")
 
     @property
     def endpoint(self) -> str:
@@ -469,3 +473,24 @@ def local_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         yield hub
         close_session()  # drop pooled keep-alive connections to this server
         HfFileSystem.clear_instance_cache()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve a ``LocalHub`` on 127.0.0.1 until interrupted; first print how to point the package at it."""
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(description="a Hugging Face Hub stand-in on 127.0.0.1 (in memory)")
+    parser.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
+    args = parser.parse_args(argv)
+    with LocalHub(port=args.port) as hub:
+        print(f"export HF_ENDPOINT={hub.endpoint} HF_TOKEN={TOKEN}", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
