@@ -4,7 +4,8 @@ interventional query in observed probabilities (Shpitser & Pearl's ID, or IDC fo
 Prints the estimand (``--proof``: the derivation, each step with the ID line it applies, its rule and how
 it was checked) or, when no formula exists, the hedge. Exit codes: 0 identified, 1 not identifiable
 (with the hedge), 2 bad input (a parse error, an unknown or unobserved variable, a malformed or cyclic
-graph, a query that is not one probability term).
+graph, a query that is not one probability term, or one without ``do(...)``: an observational
+probability is its own estimand, there is nothing to identify).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import json
 
 from causal_datasets.cli import CommandError, describe
 from causal_datasets.commands._types import at_least
+from causal_datasets.docalc.expr import Prob
 from causal_datasets.docalc.identification import Identification, QueryError, identify, step_counts
-from causal_datasets.docalc.parser import ExprParseError
+from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.graph import GraphError
 
 IDENTIFIED, NOT_IDENTIFIABLE = 0, 1
@@ -57,7 +59,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     latent = [name.strip() for part in args.latent for name in part.split(",") if name.strip()]
     try:
-        result = identify(args.query, args.graph, latent, check=not args.no_check, seed=args.seed)
+        query = parse(args.query)
+        if isinstance(query, Prob) and not query.do:
+            raise CommandError(
+                f"{query.text} has no intervention: an observational probability is its own estimand; "
+                "identify takes P(Y | do(X)) or P(Y | do(X), Z)"
+            )
+        result = identify(query, args.graph, latent, check=not args.no_check, seed=args.seed)
     except ExprParseError as error:
         raise CommandError(f"parse error: {error.reason} at position {error.position}") from None
     except (GraphError, QueryError) as error:
