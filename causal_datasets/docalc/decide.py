@@ -25,7 +25,7 @@ from typing import Literal
 
 import numpy as np
 
-from causal_datasets.docalc.exact import exact_evaluate, exact_model
+from causal_datasets.docalc.exact import exact_factor, exact_model, undefined
 from causal_datasets.docalc.expr import Expr, contains_counterfactual, free_indices, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.latent import MIN_LATENT_VALUES, latent_values, model_graph, projection
@@ -156,9 +156,11 @@ def _compare(
         return SemanticResult(False, checked, counterexample, latent_values=sizes, arithmetic="float")
     if not exact:
         return SemanticResult(True, models, latent_values=sizes, arithmetic="float")
-    exact_a, exact_b = _exact_values(a, b, family, graph, domains, names, shape)
-    defined = np.vectorize(lambda x, y: x is not None and y is not None, otypes=[bool])(exact_a, exact_b)
-    counted = defined.reshape(models, -1).all(axis=1)  # a model counts when both are defined everywhere
+    twin = exact_model(family)
+    exact_a, exact_b = (
+        np.broadcast_to(exact_factor(e, twin, graph, domains.sizes).aligned(tuple(names)), shape) for e in (a, b)
+    )
+    counted = ~(undefined(exact_a) | undefined(exact_b)).reshape(models, -1).any(axis=1)  # defined everywhere
     checked = int(counted.sum())
     if checked == 0:
         return SemanticResult(
@@ -186,20 +188,6 @@ def _difference(x: Fraction) -> str:
     """The exact difference, as a fraction when it is short, else rounded (and said so)."""
     text = str(x)
     return f"a - b = {text} exactly" if len(text) <= 60 else f"a - b = {float(x):.6g} (the exact value, rounded)"
-
-
-def _exact_values(
-    a: Expr, b: Expr, family: Model, graph: DoGraph, domains: IndexDomains, names: list[str], shape: tuple
-) -> tuple[np.ndarray, np.ndarray]:
-    """Both expressions' exact values (Fractions, None where undefined) over (member, every
-    assignment of ``names``)."""
-    twin = exact_model(family)
-    left, right = np.empty(shape, dtype=object), np.empty(shape, dtype=object)
-    for position, env in zip(np.ndindex(*shape[1:]), domains.assignments(names), strict=True):
-        index = (slice(None), *position)
-        left[index] = exact_evaluate(a, twin, graph, env)
-        right[index] = exact_evaluate(b, twin, graph, env)
-    return left, right
 
 
 def _values(

@@ -29,13 +29,13 @@ part: two different numbers are never counted equal.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
 from causal_datasets.docalc.elimination import Table
-from causal_datasets.docalc.expr import Add, Atom, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum
+from causal_datasets.docalc.expr import Add, Atom, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, free_indices
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.semantics import (
     EvaluationError,
@@ -47,8 +47,8 @@ from causal_datasets.docalc.semantics import (
     grid_bits,
 )
 
-#: one value per member model: an exact number, or None where it is undefined (a quotient by zero)
-Values = tuple[Fraction | None, ...]
+#: one value per member model: an exact number, or NaN where it is undefined (a quotient by zero)
+Values = tuple[Fraction | float, ...]
 
 
 def counts(array: np.ndarray, bits: int) -> np.ndarray:
@@ -60,14 +60,20 @@ def counts(array: np.ndarray, bits: int) -> np.ndarray:
 
 
 class ExactTables:
-    """A :class:`~.semantics.TableModel` held exactly: integer counts over powers of two."""
+    """A :class:`~.semantics.TableModel` held exactly: integer counts over powers of two.
+
+    A term's numerator and denominator are read from one joint table of its variables under its
+    intervention (integer counts, every value of every variable kept), contracted once and shared by
+    all the values its indices take; both share one power of two, which cancels."""
 
     def __init__(self, model: TableModel) -> None:
         self.graph = model.graph
         self.members = model.members
-        self.bits = {n: grid_bits(self.graph.domain(n)) for n in self.graph.order}
-        factors = {n: Table(t.names, counts(t.array, self.bits[n])) for n, t in model.factors.items()}
+        factors = {
+            n: Table(t.names, counts(t.array, grid_bits(self.graph.domain(n)))) for n, t in model.factors.items()
+        }
         self._counts = TableModel(self.graph, factors)
+        self._joints: dict[tuple, np.ndarray] = {}
         self._memo: dict[tuple, Values] = {}
 
     def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> Values:
@@ -76,25 +82,34 @@ class ExactTables:
         if found is None:
             if any(a.cf for a in event + given):
                 raise EvaluationError("counterfactual terms need a response model")
-            numerator = self._mass(event + given, do)
-            denominator = self._mass(given, do) if given else (Fraction(1),) * self.members
-            found = self._memo[key] = _apply(_quotient, numerator, denominator)
+            actions = dict(do)
+            names = tuple(sorted({a.var for a in event + given} - actions.keys()))
+            joint = self._joint(names, do)
+            numerator = _mass(joint, names, event + given, actions)
+            denominator = _mass(joint, names, given, actions)
+            found = self._memo[key] = tuple(
+                Fraction(int(n), int(d)) if d else NAN for n, d in zip(numerator, denominator, strict=True)
+            )
         return found
 
-    def _mass(self, atoms: tuple[Atom, ...], do: tuple) -> Values:
-        """The exact probability of the constant-valued ``atoms`` under ``do`` in each member."""
-        fixed = dict(do)
-        for atom in atoms:
-            if fixed.setdefault(atom.var, atom.value) != atom.value:
-                return (Fraction(0),) * self.members
-        actions = frozenset(var for var, _ in do)
-        # the tables the contraction multiplies: one entry of each in every product
-        tables = self.graph.ancestors([v for v in fixed if v not in actions], cut_in=actions) - actions
-        if not tables:
-            return (Fraction(1),) * self.members
-        total, _ = self._counts.contract((), actions, fixed)
-        scale = 1 << sum(self.bits[n] for n in tables)
-        return tuple(Fraction(int(c), scale) for c in total.reshape(-1))
+    def _joint(self, names: tuple[str, ...], do: tuple) -> np.ndarray:
+        """Counts over (member, *names) under ``do``: the joint distribution times a power of two."""
+        key = (names, do)
+        found = self._joints.get(key)
+        if found is None:
+            found = self._joints[key] = self._counts.contract(names, frozenset(v for v, _ in do), dict(do))[0]
+        return found
+
+
+def _mass(joint: np.ndarray, names: tuple[str, ...], atoms: tuple[Atom, ...], actions: dict) -> np.ndarray:
+    """The counts of the constant-valued ``atoms`` (zero when two of them, or one and an action,
+    give a variable different values), per member."""
+    fixed = dict(actions)
+    for atom in atoms:
+        if fixed.setdefault(atom.var, atom.value) != atom.value:
+            return np.zeros(joint.shape[0], dtype=object)
+    selected = joint[(slice(None), *(fixed.get(n, slice(None)) for n in names))]
+    return selected.reshape(joint.shape[0], -1).sum(axis=1)
 
 
 class ExactResponses:
@@ -122,9 +137,11 @@ class ExactResponses:
             joint = condition.copy()
             for atom in event:
                 joint &= self.model.mask(atom, do)
-            numerator = tuple(Fraction(int(w)) for w in self.weights[:, joint].sum(axis=1))
-            denominator = tuple(Fraction(int(w)) for w in self.weights[:, condition].sum(axis=1))
-            found = self._memo[key] = _apply(_quotient, numerator, denominator)
+            numerator = self.weights[:, joint].sum(axis=1)
+            denominator = self.weights[:, condition].sum(axis=1)
+            found = self._memo[key] = tuple(
+                Fraction(int(n), int(d)) if d else NAN for n, d in zip(numerator, denominator, strict=True)
+            )
         return found
 
 
@@ -140,64 +157,87 @@ def exact_model(model: Model) -> ExactModel:
     return found
 
 
-def exact_evaluate(e: Expr, model: ExactModel, graph: DoGraph, env: dict[str, int]) -> Values:
-    """The exact value of ``e`` in each member, free indices bound by ``env`` (None: undefined)."""
+@dataclass(frozen=True)
+class ExactFactor:
+    """Exact values over free indices: axis 0 = member model (size 1 for constants), then one axis per
+    name in ``names`` (sorted); entries are Fractions, or NaN where the value is undefined (a NaN
+    absorbs any arithmetic with it and is never equal to anything)."""
+
+    names: tuple[str, ...]
+    array: np.ndarray
+
+    def aligned(self, names: tuple[str, ...]) -> np.ndarray:
+        """The values broadcastable over ``names`` (a sorted superset of ``self.names``)."""
+        shape = [self.array.shape[0]]
+        shape += [self.array.shape[1 + self.names.index(n)] if n in self.names else 1 for n in names]
+        return self.array.reshape(shape)
+
+
+def exact_factor(e: Expr, model: ExactModel, graph: DoGraph, sizes: dict[str, int]) -> ExactFactor:
+    """``e`` exactly, over its free indices (``sizes``: the values of each index): the arithmetic
+    with numpy over object arrays, each probability term looked up per value of its own indices."""
     if isinstance(e, Num):
-        return (e.value,) * model.members
-    if isinstance(e, Prob):
-        event, given = _bind_atoms(e.event, graph, env), _bind_atoms(e.given, graph, env)
-        return model.prob(event, _bind_do(e.do, graph, env), given)
-    if isinstance(e, Expect):
-        do, given = _bind_do(e.do, graph, env), _bind_atoms(e.given, graph, env)
-        terms: list[Values] = []
-        for coef, atom in e.body:
-            if atom.value is None:
-                cf = _bind_do(atom.cf, graph, env)
-                for v in range(1, graph.domain(atom.var)):
-                    terms.append(_scaled(coef * v, model.prob((Atom(atom.var, v, cf),), do, given)))
-            else:
-                terms.append(_scaled(coef, model.prob(_bind_atoms((atom,), graph, env), do, given)))
-        return _fold(_add, terms, model.members)
+        return ExactFactor((), np.array([e.value], dtype=object))
+    if isinstance(e, Prob | Expect):
+        names = tuple(sorted(free_indices(e)))
+        array = np.empty((model.members, *(sizes[n] for n in names)), dtype=object)
+        for position in np.ndindex(*array.shape[1:]):
+            array[(slice(None), *position)] = _term(e, model, graph, dict(zip(names, position, strict=True)))
+        return ExactFactor(names, array)
     if isinstance(e, Neg):
-        return _apply(lambda x: -x, exact_evaluate(e.arg, model, graph, env))
+        inner = exact_factor(e.arg, model, graph, sizes)
+        return ExactFactor(inner.names, -inner.array)
     if isinstance(e, Add):
-        return _fold(_add, (exact_evaluate(t, model, graph, env) for t in e.terms), model.members)
+        return _combine([exact_factor(t, model, graph, sizes) for t in e.terms], np.add)
     if isinstance(e, Mul):
-        return _fold(_times, (exact_evaluate(f, model, graph, env) for f in e.factors), model.members)
+        return _combine([exact_factor(f, model, graph, sizes) for f in e.factors], np.multiply)
     if isinstance(e, Div):
-        return _apply(_quotient, exact_evaluate(e.num, model, graph, env), exact_evaluate(e.den, model, graph, env))
+        return _combine([exact_factor(e.num, model, graph, sizes), exact_factor(e.den, model, graph, sizes)], _DIVIDE)
     if isinstance(e, Sum):
-        values = (exact_evaluate(e.body, model, graph, {**env, e.index: v}) for v in range(graph.domain(e.var)))
-        return _fold(_add, values, model.members)
+        m = graph.domain(e.var)
+        body = exact_factor(e.body, model, graph, {**sizes, e.index: m})
+        if e.index not in body.names:
+            return ExactFactor(body.names, body.array * m)
+        axis = body.names.index(e.index)
+        return ExactFactor(body.names[:axis] + body.names[axis + 1 :], body.array.sum(axis=1 + axis))
     raise EvaluationError(f"cannot evaluate {type(e).__name__}")
 
 
-def _quotient(num: Fraction, den: Fraction) -> Fraction | None:
-    return num / den if den else None
+def undefined(array: np.ndarray) -> np.ndarray:
+    """Where exact values are undefined (NaN), as booleans."""
+    return np.frompyfunc(lambda x: isinstance(x, float), 1, 1)(array).astype(bool)
 
 
-def _add(x: Fraction, y: Fraction) -> Fraction:
-    return x + y
+def _combine(factors: list[ExactFactor], op) -> ExactFactor:
+    names = tuple(sorted(set().union(*(f.names for f in factors))))
+    result = factors[0].aligned(names)
+    for other in factors[1:]:
+        result = op(result, other.aligned(names))
+    return ExactFactor(names, result)
 
 
-def _times(x: Fraction, y: Fraction) -> Fraction:
-    return x * y
+def _term(e: Prob | Expect, model: ExactModel, graph: DoGraph, env: dict[str, int]) -> tuple:
+    """A probability term or expectation with its indices bound by ``env``, in each member (NaN: undefined)."""
+    if isinstance(e, Prob):
+        event, given = _bind_atoms(e.event, graph, env), _bind_atoms(e.given, graph, env)
+        return model.prob(event, _bind_do(e.do, graph, env), given)
+    do, given = _bind_do(e.do, graph, env), _bind_atoms(e.given, graph, env)
+    total: tuple = (Fraction(0),) * model.members
+    for coef, atom in e.body:
+        if atom.value is None:  # the variable itself: its values times their probabilities
+            cf = _bind_do(atom.cf, graph, env)
+            weighted = [(coef * v, (Atom(atom.var, v, cf),)) for v in range(1, graph.domain(atom.var))]
+        else:
+            weighted = [(coef, _bind_atoms((atom,), graph, env))]
+        for weight, bound in weighted:
+            total = tuple(t + weight * p for t, p in zip(total, model.prob(bound, do, given), strict=True))
+    return total
 
 
-def _scaled(coef, values: Values) -> Values:
-    return _apply(lambda x: coef * x, values)
+def _quotient(num, den):
+    """``num / den``, NaN where ``den`` is zero (or undefined)."""
+    return num / den if den else NAN
 
 
-def _apply(op: Callable, *operands: Values) -> Values:
-    """``op`` member by member; undefined wherever an operand is."""
-    return tuple(None if None in xs else op(*xs) for xs in zip(*operands, strict=True))
-
-
-def _fold(op: Callable, operands: Iterable[Values], members: int) -> Values:
-    """``op`` over the operands from left to right (the empty sum or product: ``op``'s unit)."""
-    result: Values | None = None
-    for values in operands:
-        result = values if result is None else _apply(op, result, values)
-    if result is None:
-        return (Fraction(0 if op is _add else 1),) * members
-    return result
+NAN = float("nan")
+_DIVIDE = np.frompyfunc(_quotient, 2, 1)
