@@ -187,6 +187,6 @@ def _assumptions(verdict) -> list[str]:
 
 #: how each arithmetic decides, in words
 ARITHMETIC = {
-    "rational": "exact rationals (equal means a - b is exactly zero; no tolerance)",
+    "rational": "exact rationals: a - b computed without rounding (equal only when it is exactly zero)",
     "float": "floating point: |a - b| exceeds its rigorous rounding-error bound",
 }
