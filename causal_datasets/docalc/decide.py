@@ -82,9 +82,10 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
     that can matter: the ancestors of the variables they mention), for every free-index value.
     Models where either expression is undefined are not counted.
 
-    Models whose latent sources have two values come first (cheap; a difference there is a
-    counterexample); a pair equal on them is compared again on models with as many latent values
-    as :mod:`.latent` proves enough. Raises :class:`~.semantics.EvaluationError` for expressions
+    Models whose latent sources have two values come first, in floats (cheap; a difference there
+    beyond the error bounds is a counterexample); the pair is then decided on models with as many
+    latent values as :mod:`.latent` proves enough: in floats where they show a difference, else in
+    exact rationals (:mod:`.exact`). Raises :class:`~.semantics.EvaluationError` for expressions
     that cannot be evaluated (among them :class:`~.semantics.ModelTooLarge` where those models
     would have more than :data:`MAX_MODEL_ENTRIES` table entries, or a term's exact evaluation is
     too large) and ``ValueError`` for ``models`` outside 1..:data:`MAX_MODELS` (no model cannot show
