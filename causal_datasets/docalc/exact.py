@@ -226,7 +226,9 @@ def _term(e: Prob | Expect, model: ExactModel, graph: DoGraph, env: dict[str, in
     for coef, atom in e.body:
         if atom.value is None:  # the variable itself: its values times their probabilities
             cf = _bind_do(atom.cf, graph, env)
-            weighted = [(coef * v, (Atom(atom.var, v, cf),)) for v in range(1, graph.domain(atom.var))]
+            weighted: list[tuple[int, tuple[Atom, ...]]] = [
+                (coef * v, (Atom(atom.var, v, cf),)) for v in range(1, graph.domain(atom.var))
+            ]
         else:
             weighted = [(coef, _bind_atoms((atom,), graph, env))]
         for weight, bound in weighted:
