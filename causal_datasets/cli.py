@@ -3,8 +3,9 @@
 Each module in :mod:`causal_datasets.commands` adds its own subcommand through
 ``register(subparsers)``; this file only discovers them and turns expected failures (the
 library's :class:`~causal_datasets.errors.CausalDatasetsError` family and the commands' own
-:class:`CommandError`) into a one-line message and exit code 2. The library never imports this
-layer.
+:class:`CommandError`) into a one-line message and exit code 2. Output piped into a reader that
+stops early (``| head``) ends the console script quietly with exit code 141 (128 + SIGPIPE, as a
+shell reports a command killed by it). The library never imports this layer.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import os
 import pkgutil
 import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from causal_datasets import __version__, commands
+from causal_datasets import commands
 from causal_datasets.errors import CausalDatasetsError
 from causal_datasets.redaction import redact_urls
 from causal_datasets.secret_values import ScrubbedStream
@@ -45,12 +47,22 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="causal-datasets", description="Causal-reasoning benchmarks as Hugging Face datasets, metrics and runners."
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the program's version number and exit")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in [only] if only else command_modules():
         importlib.import_module(f"{commands.__name__}.{name}").register(subparsers)
     _remember_parsers(parser)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, read (``importlib.metadata``) only when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        import causal_datasets
+
+        print(f"{parser.prog} {causal_datasets.__version__}")
+        parser.exit()
 
 
 def command_modules() -> list[str]:
@@ -123,7 +135,16 @@ def entry_point() -> int:
     garbage collector set for batch work, then :func:`main`. Calling :func:`main` from other code
     leaves the collector alone."""
     tune_garbage_collector()
-    return main()
+    try:
+        return main()
+    except BrokenPipeError:
+        # the reader is gone: nothing more can be shown, and the exit-time flush must not complain either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
+
+
+#: exit code when the reader of the output went away (128 + SIGPIPE)
+BROKEN_PIPE = 141
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -7,6 +8,7 @@ from dataclasses import replace
 import datasets
 import pytest
 
+import causal_datasets
 from causal_datasets import registry
 from causal_datasets.cli import main
 from tests.support.data import SHARED_DATA_DIR
@@ -243,13 +245,46 @@ def test_build_notes_are_one_short_line_per_finding_and_none_that_counts_zero(tm
     assert "| `synthetic` | repeats an earlier pair" in card  # and so is the check that found nothing
 
 
-def test_equiv_starts_without_the_heavy_libraries():
-    """``equiv``'s start-up (under 0.5 s, issue #30) loads the verifier only: not datasets, pandas,
-    pyarrow or networkx, which `import causal_datasets` must not pull in either."""
+@pytest.mark.parametrize(
+    "argv",
+    [["equiv", "P(Y | do(X))", "P(Y | X)", "--graph", "X->Y"], ["identify", "P(Y | do(X))", "--graph", "X->Y"]],
+)
+def test_the_verifier_commands_start_without_the_heavy_libraries(argv):
+    """``equiv``'s and ``identify``'s start-up (issues #30, #40) loads the verifier only: not datasets,
+    pandas, pyarrow or networkx, which `import causal_datasets` must not pull in either, nor the graph
+    comparison of the package root or ``importlib.metadata`` (only ``__version__`` reads it)."""
+    heavy = ["datasets", "networkx", "pandas", "pyarrow", "causal_datasets.scoring", "importlib.metadata"]
     script = (
-        "import sys; from causal_datasets.cli import main; "
-        "main(['equiv', 'P(Y | do(X))', 'P(Y | X)', '--graph', 'X->Y']); "
-        "print(sorted({'datasets', 'networkx', 'pandas', 'pyarrow'} & set(sys.modules)))"
+        f"import sys; from causal_datasets.cli import main; main({argv!r}); "
+        f"print(sorted(set({heavy!r}) & set(sys.modules)))"
     )
     shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert shown.splitlines()[-1] == "[]"
+
+
+def test_the_version_is_read_when_asked(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out == f"causal-datasets {causal_datasets.__version__}\n"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["equiv", "P(Y | do(X))", "P(Y | X)", "--graph", "X->Y", "--json"],
+        ["identify", "P(Y | do(X))", "--graph", "X->Y", "--json", "--proof"],
+    ],
+)
+def test_a_reader_that_stops_early_ends_the_command_quietly(argv):
+    """``--json | head``: the reader is gone before anything is written (its end closed at once): no
+    traceback, exit code 141 (128 + SIGPIPE)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "causal_datasets.cli", *argv], stdout=write, stderr=subprocess.PIPE, text=True
+        )
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")

@@ -400,9 +400,16 @@ def test_cli_json(capsys):
         ["identify", "E[Y | do(X)]", "--graph", "X->Y"],
         ["identify", "P(Y | do(X))", "--graph", "X->Y,Y->X"],
         ["identify", "P(Y | do(X))", "--graph", "X--Y"],
+        ["identify", "P(Y | X)", "--graph", "X->Y"],
     ],
 )
 def test_cli_bad_input_is_one_error_line(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("query", ["P(Y | X)", "P(Y)", "P(Y=1 | X=0, Z)"])
+def test_cli_refuses_a_query_without_an_intervention(query, capsys):
+    assert main(["identify", query, "--graph", "Z->X,X->Y"]) == 2
+    assert "has no intervention: an observational probability is its own estimand" in capsys.readouterr().err

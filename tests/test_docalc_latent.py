@@ -146,11 +146,11 @@ def test_the_values_a_variable_has_are_part_of_the_question(capsys):
     assert refused.invalid and "outside the 2 values declared for X" in refused.error
     assert main(["equiv", "P(X=0) + P(X=1)", "1", "--graph", "X->Y", "--values", "X=3", "--json"]) == 1
     shown = json.loads(capsys.readouterr().out)
-    assert shown["domains"] == {"X": 3, "Y": 2} and shown["tolerance"] < 1e-12 and shown["latent_values"] is None
+    assert shown["domains"] == {"X": 3, "Y": 2} and shown["arithmetic"] == "float" and shown["latent_values"] is None
     assert main(["equiv", "P(Y | do(X))", "P(Y | X)", "--graph", "X->Y,X<->Y", "--no-proof"]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines[3].startswith("values: X=2, Y=2; latent causes: any number of values (models with U_X_Y=")
-    assert lines[4].startswith("tolerance: differences up to")
+    assert lines[4] == "arithmetic: floating point: |a - b| exceeds its rigorous rounding-error bound"
 
 
 @pytest.mark.parametrize(
@@ -178,17 +178,17 @@ def test_the_values_option(capsys):
 
 def test_constants_are_compared_exactly():
     near = check_equivalence("P(Y=1) + 0.0000000001", "P(Y=1)", "X->Y")
-    assert near.equivalent is False
-    assert near.counterexample.model["difference"] == "a - b = 1/10000000000 exactly, wherever both are defined"
-    tiny = check_equivalence("P(Y=1) + 0." + "0" * 40 + "1", "P(Y=1)", "X->Y")  # below any float tolerance
-    assert tiny.equivalent is False
+    assert near.equivalent is False and near.arithmetic == "float"  # far beyond the rounding-error bound
+    tiny = check_equivalence("P(Y=1) + 0." + "0" * 40 + "1", "P(Y=1)", "X->Y")  # below any float error bound
+    assert tiny.equivalent is False and tiny.arithmetic == "rational"
+    assert tiny.counterexample.model["difference"] == "a - b = 1/1" + "0" * 41 + " exactly"
     assert check_equivalence("0.5 + P(Y=1) + 0.5", "P(Y=1) + 1", "X->Y").equivalent is True
 
 
 def test_cancelling_large_numbers_is_no_counterexample():
-    """The float error of (P(Y) + 1e8) * P(X) - 1e8 * P(X) is about 1e-8: within its rounding-error bound."""
+    """The float error of (P(Y) + 1e8) * P(X) - 1e8 * P(X) is about 1e-8: exact arithmetic decides."""
     verdict = check_equivalence("(P(Y=1) + 100000000) * P(X=1) - 100000000 * P(X=1)", "P(Y=1) * P(X=1)", "X->Y")
-    assert verdict.equivalent is True and 1e-12 < verdict.tolerance < 1e-6
+    assert verdict.equivalent is True and verdict.arithmetic == "rational"
     assert (
         check_equivalence("(P(Y=1) + 100000000) * P(X=1) - 100000000 * P(X=1)", "P(Y=1) * P(X=0)", "X->Y").equivalent
         is False

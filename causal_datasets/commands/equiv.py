@@ -2,7 +2,9 @@
 
 Every observed variable has two values (0, 1) unless ``--values`` says otherwise or an expression
 mentions a larger value; latent causes (``A<->B``, ``--latent``) are unrestricted. The verdict
-states the values it assumed and the tolerance of its floating-point comparison.
+states the values it assumed and the arithmetic that decided it: "equivalent" only when the
+difference is exactly zero on every random model (rational arithmetic, no tolerance); "not
+equivalent" from a float difference beyond its rigorous rounding-error bound, or an exact one.
 ``--independences "X ⊥ Y | Z; ..."`` (with ``--complete`` when they are all of them) stands in for
 an unknown DAG: only what the statements imply is decided.
 
@@ -142,7 +144,7 @@ def verdict_json(verdict) -> dict:
         "note": verdict.note,
         "domains": verdict.domains,
         "latent_values": verdict.latent_values,
-        "tolerance": verdict.tolerance,
+        "arithmetic": verdict.arithmetic,
         "proof": [vars(step) for step in verdict.proof.steps] if verdict.proof else None,
         "counterexample": vars(verdict.counterexample) if verdict.counterexample else None,
     }
@@ -172,7 +174,7 @@ def verdict_lines(verdict) -> list[str]:
 
 
 def _assumptions(verdict) -> list[str]:
-    """What the verdict took for granted: numbers of values, latent causes, float tolerance."""
+    """What the verdict took for granted (numbers of values, latent causes) and the arithmetic that decided it."""
     if verdict.domains is None:
         return []
     lines = [
@@ -185,9 +187,13 @@ def _assumptions(verdict) -> list[str]:
             else ""
         )
     ]
-    if verdict.tolerance is not None:
-        lines.append(
-            f"tolerance: differences up to {verdict.tolerance:.1e} of the values count as equal "
-            "(rounding-error bound of the float evaluation)"
-        )
+    if verdict.arithmetic is not None:
+        lines.append(f"arithmetic: {ARITHMETIC[verdict.arithmetic]}")
     return lines
+
+
+#: how each arithmetic decides, in words
+ARITHMETIC = {
+    "rational": "exact rationals: a - b computed without rounding (equal only when it is exactly zero)",
+    "float": "floating point: |a - b| exceeds its rigorous rounding-error bound",
+}

@@ -8,8 +8,9 @@ also used outside its sum is printed primed (the front-door formula sums ``X=X'`
 canonical text. Exit codes: 0 identified (a counterfactual query may be identified as 0: an inconsistent
 event), 1 not identifiable (with the witness) or undefined (inconsistent conditions), 2 bad input (a parse
 error, an unknown or unobserved variable, a malformed or cyclic graph, a query that is not one probability
-term, a nested counterfactual). ``--time-limit`` (default 1 s) bounds the checks of an interventional
-query's steps: a step not checked in time is printed as undecided.
+term, a nested counterfactual, or a query with neither ``do(...)`` nor a counterfactual: an observational
+probability is its own estimand, there is nothing to identify). ``--time-limit`` (default 1 s) bounds the
+checks of an interventional query's steps: a step not checked in time is printed as undecided.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from causal_datasets.docalc.counterfactual_identification import (
     identify_counterfactual,
     is_counterfactual_query,
 )
-from causal_datasets.docalc.expr import bound_apart
+from causal_datasets.docalc.expr import Prob, bound_apart
 from causal_datasets.docalc.identification import Identification, QueryError, identify, step_counts
-from causal_datasets.docalc.parser import ExprParseError
+from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.graph import GraphError
 
 IDENTIFIED, NOT_IDENTIFIABLE = 0, 1
@@ -80,8 +81,14 @@ def run(args: argparse.Namespace) -> int:
         if is_counterfactual_query(args.query):
             result = identify_counterfactual(args.query, args.graph, latent, check=not args.no_check, seed=args.seed)
         else:
+            query = parse(args.query)
+            if isinstance(query, Prob) and not query.do:
+                raise CommandError(
+                    f"{query.text} has no intervention: an observational probability is its own estimand; "
+                    "identify takes P(Y | do(X)), P(Y | do(X), Z) or a counterfactual such as P(Y_{X=1}=1 | X=0)"
+                )
             result = identify(
-                args.query, args.graph, latent, check=not args.no_check, seed=args.seed, time_limit=args.time_limit
+                query, args.graph, latent, check=not args.no_check, seed=args.seed, time_limit=args.time_limit
             )
     except ExprParseError as error:
         raise CommandError(f"parse error: {error.reason} at position {error.position}") from None

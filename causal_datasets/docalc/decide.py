@@ -7,12 +7,13 @@ number of values :mod:`.latent` proves enough for this pair. A difference is ret
 counterexample. All models of the family are evaluated at once; table models with the vectorized
 path when it applies, response models (counterfactuals) with the interpreter.
 
-Floating point: every value comes with a bound on its rounding error (:class:`~.semantics.Bounded`:
-propagated through the expression from the exact-evaluation bounds of each term), and two values
-count as equal when they differ by at most :data:`SAFETY` times the sum of their bounds — so
-cancelling large constants never makes a false counterexample, and the tolerance, reported as the
-largest such allowance relative to the values, is typically a few units of 1e-16. Two sums of the
-same terms plus different numbers are compared exactly (:func:`constant_difference`).
+Arithmetic: no tolerance ever counts two different numbers as equal. Every float value comes with
+a rigorous bound on its rounding error (:class:`~.semantics.Bounded`), and when ``a`` and ``b``
+differ by more than :data:`SAFETY` times the sum of their bounds the difference is real: "not
+equivalent", decided in floating point (``arithmetic="float"``). Anything floats cannot tell apart
+is decided in exact rational arithmetic on the same models (:mod:`.exact`): "equivalent" only
+when ``a - b`` is exactly zero on every model where both are defined, else a counterexample
+(``arithmetic="rational"``). The module docstring of :mod:`.exact` gives the argument.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Literal
 
 import numpy as np
 
-from causal_datasets.docalc.expr import Add, Expr, constant_value, contains_counterfactual, free_indices, variables
+from causal_datasets.docalc.exact import exact_factor, exact_model, undefined
+from causal_datasets.docalc.expr import Expr, contains_counterfactual, free_indices, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.latent import MIN_LATENT_VALUES, latent_values, model_graph, projection
 from causal_datasets.docalc.semantics import (
@@ -37,7 +40,8 @@ from causal_datasets.docalc.semantics import (
 )
 from causal_datasets.docalc.vectorized import NotVectorizable, vector_evaluate
 
-#: two values are equal when they differ by at most this multiple of the sum of their rounding-error bounds
+#: two float values are shown to differ when they differ by more than this multiple of the sum of
+#: their rounding-error bounds (a margin over bounds that are already rigorous)
 SAFETY = 2.0
 #: most random models one comparison may use
 MAX_MODELS = 1000
@@ -55,17 +59,22 @@ class Counterexample:
     value_b: float
 
 
+#: what decided a comparison: floats whose difference exceeds its error bound, or exact rationals
+Arithmetic = Literal["float", "rational"]
+
+
 @dataclass(frozen=True)
 class SemanticResult:
     """``equal`` is None when no model gave both expressions defined values; ``latent_values`` are
-    the numbers of values of the latent sources of the models compared on."""
+    the numbers of values of the latent sources of the models compared on; ``arithmetic`` what
+    decided (a float difference beyond its error bound, or exact rationals)."""
 
     equal: bool | None
     models_checked: int
     counterexample: Counterexample | None = None
     reason: str | None = None
     latent_values: dict[str, int] = field(default_factory=dict)
-    tolerance: float = 0.0  # the largest allowed difference relative to the values compared
+    arithmetic: Arithmetic = "rational"
 
 
 def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int = 3) -> SemanticResult:
@@ -73,9 +82,10 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
     that can matter: the ancestors of the variables they mention), for every free-index value.
     Models where either expression is undefined are not counted.
 
-    Models whose latent sources have two values come first (cheap; a difference there is a
-    counterexample); a pair equal on them is compared again on models with as many latent values
-    as :mod:`.latent` proves enough. Raises :class:`~.semantics.EvaluationError` for expressions
+    Models whose latent sources have two values come first, in floats (cheap; a difference there
+    beyond the error bounds is a counterexample); the pair is then decided on models with as many
+    latent values as :mod:`.latent` proves enough: in floats where they show a difference, else in
+    exact rationals (:mod:`.exact`). Raises :class:`~.semantics.EvaluationError` for expressions
     that cannot be evaluated (among them :class:`~.semantics.ModelTooLarge` where those models
     would have more than :data:`MAX_MODEL_ENTRIES` table entries, or a term's exact evaluation is
     too large) and ``ValueError`` for ``models`` outside 1..:data:`MAX_MODELS` (no model cannot show
@@ -86,16 +96,25 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
     relevant = graph.ancestral(variables(a) | variables(b))  # nothing else changes either value
     counterfactual = contains_counterfactual(a) or contains_counterfactual(b)
     fewer = dict.fromkeys(projection(relevant).sources, MIN_LATENT_VALUES)
+
+    def compare(sizes: dict[str, int], exact: bool) -> SemanticResult:
+        return _compare(a, b, graph, relevant, sizes, seed, models, counterfactual, exact)
+
+    if not fewer:
+        return compare(fewer, exact=True)
     # binary latents first: cheap, and a difference there is a difference
-    first = _compare(a, b, graph, relevant, fewer, seed, models, counterfactual)
-    if first.equal is not True or not fewer:
+    first = compare(fewer, exact=False)
+    if first.counterexample is not None:
         return first
     needed = latent_values(relevant, a, b, counterfactual)
     if needed == fewer:
-        return first
+        return compare(fewer, exact=True)
     try:
-        return _compare(a, b, graph, relevant, needed, seed, models, counterfactual)
+        return compare(needed, exact=True)
     except ModelTooLarge as error:
+        binary = compare(fewer, exact=True)
+        if binary.equal is not True:
+            return binary
         shown = ", ".join(f"{s}={k}" for s, k in needed.items())
         raise ModelTooLarge(
             f"with the latent values this pair needs to show any difference ({shown}), {error}; with "
@@ -112,9 +131,11 @@ def _compare(
     seed: int,
     models: int,
     counterfactual: bool,
+    exact: bool,
 ) -> SemanticResult:
     """The comparison on the models of ``graph`` (the relevant part of ``whole``) whose sources have
-    ``sizes`` values."""
+    ``sizes`` values: in floats, which can only show a difference, then (``exact``) in rationals.
+    Without ``exact``, a pair floats cannot tell apart comes back ``equal=True``, undecided."""
     model = model_graph(graph, sizes)
     entries = models * sum(math.prod(model.domain(n) for n in (v, *model.parents(v))) for v in model.nodes)
     if entries > MAX_MODEL_ENTRIES:
@@ -122,68 +143,52 @@ def _compare(
     family = random_models(model, seed, models, counterfactual)
     domains = IndexDomains.of(graph, a, b)
     names = sorted(free_indices(a) | free_indices(b))
-    exact = constant_difference(a, b)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # undefined values are NaN, counted below
-        left, right = _values(a, b, family, graph, domains, names)
-        # a value whose divisor cannot be told from zero within its rounding error is undefined there
-        values_a, values_b = (np.where(np.isfinite(x.error), x.value, np.nan) for x in (left, right))
-        allowed = SAFETY * (left.error + right.error)
-        if exact is None:
-            close = np.abs(values_a - values_b) <= allowed
-        else:  # the same terms, other constants: a - b is exactly their difference wherever both are defined
-            close = (exact == 0) & ~(np.isnan(values_a) | np.isnan(values_b))
-        tolerance = _relative(allowed, values_a, values_b) if exact is None else 0.0
-    if close.all():  # NaN is never close: every model counted
-        return SemanticResult(True, models, latent_values=sizes, tolerance=tolerance)
     shape = (models,) + tuple(domains.sizes[n] for n in names)
-    values_a, values_b, close = (np.broadcast_to(x, shape) for x in (values_a, values_b, close))
-    defined = ~(np.isnan(values_a) | np.isnan(values_b)).reshape(models, -1).any(axis=1)
-    checked = int(defined.sum())
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # undefined values are NaN
+        left, right = _values(a, b, family, graph, domains, names)
+        # a value whose divisor cannot be told from zero within its rounding error is not compared
+        values_a, values_b = (np.where(np.isfinite(x.error), x.value, np.nan) for x in (left, right))
+        apart = np.abs(values_a - values_b) > SAFETY * (left.error + right.error)  # NaN is never apart
+    if apart.any():
+        apart, values_a, values_b = (np.broadcast_to(x, shape) for x in (apart, values_a, values_b))
+        where = np.unravel_index(int(np.argmax(apart)), shape)
+        checked = int((~np.isnan(values_a) & ~np.isnan(values_b)).reshape(models, -1).all(axis=1).sum())
+        counterexample = _counterexample(family, whole, graph, names, where, values_a[where], values_b[where])
+        return SemanticResult(False, checked, counterexample, latent_values=sizes, arithmetic="float")
+    if not exact:
+        return SemanticResult(True, models, latent_values=sizes, arithmetic="float")
+    twin = exact_model(family)
+    exact_a, exact_b = (
+        np.broadcast_to(exact_factor(e, twin, graph, domains.sizes).aligned(tuple(names)), shape) for e in (a, b)
+    )
+    counted = ~(undefined(exact_a) | undefined(exact_b)).reshape(models, -1).any(axis=1)  # defined everywhere
+    checked = int(counted.sum())
     if checked == 0:
         return SemanticResult(
             None, 0, reason="an expression is undefined (division by zero) on every sampled model", latent_values=sizes
         )
-    close = close | ~defined.reshape((models,) + (1,) * len(names))
-    if close.all():
-        return SemanticResult(True, checked, latent_values=sizes, tolerance=tolerance)
-    member, *position = np.unravel_index(int(np.argmin(close)), close.shape)
-    where = (member, *position)
+    for where in np.ndindex(*shape):
+        if counted[where[0]] and exact_a[where] != exact_b[where]:
+            x, y = exact_a[where], exact_b[where]
+            counterexample = _counterexample(family, whole, graph, names, where, float(x), float(y))
+            counterexample.model["difference"] = _difference(x - y)
+            return SemanticResult(False, checked, counterexample, latent_values=sizes)
+    return SemanticResult(True, checked, latent_values=sizes)
+
+
+def _counterexample(family: Model, whole: DoGraph, graph: DoGraph, names: list[str], where, x, y) -> Counterexample:
+    """The counterexample at ``where`` (member, then one position per free index)."""
+    member, *position = where
     model = family.describe(int(member))
-    if exact is not None:
-        model["difference"] = f"a - b = {exact} exactly, wherever both are defined"
     if graph is not whole:  # not ancestors of the expressions' variables
         model["any_tables_for"] = [n for n in whole.nodes if n not in graph.nodes]
-    counterexample = Counterexample(
-        model, {n: int(i) for n, i in zip(names, position, strict=True)}, float(values_a[where]), float(values_b[where])
-    )
-    return SemanticResult(False, checked, counterexample, latent_values=sizes, tolerance=tolerance)
+    return Counterexample(model, {n: int(i) for n, i in zip(names, position, strict=True)}, float(x), float(y))
 
 
-def _relative(allowed, values_a, values_b) -> float:
-    """The largest allowed difference relative to the values' size (over the defined ones)."""
-    scale = np.maximum(np.abs(values_a), np.abs(values_b))
-    ratios = np.where(scale > 0, allowed / np.where(scale > 0, scale, 1.0), allowed)
-    ratios = ratios[np.isfinite(ratios)]
-    return float(ratios.max()) if ratios.size else 0.0
-
-
-def constant_difference(a: Expr, b: Expr) -> Fraction | None:
-    """``a - b`` as an exact number when the two are sums of the same terms plus different numbers
-    (``P(Y=1) + 0.0000000001`` and ``P(Y=1)``), else None: their constants are compared without
-    tolerance."""
-    parts_a, parts_b = _additive_parts(a), _additive_parts(b)
-    if parts_a is None or parts_b is None or parts_a[1] != parts_b[1]:
-        return None
-    return parts_a[0] - parts_b[0]
-
-
-def _additive_parts(e: Expr) -> tuple[Fraction, tuple[Expr, ...]] | None:
-    """``(sum of the number terms, the other terms)`` of a sum (or a single term); None if a number divides by zero."""
-    terms = e.terms if isinstance(e, Add) else (e,)
-    numbers = [constant_value(t) for t in terms if not variables(t)]
-    if None in numbers:
-        return None
-    return sum(numbers, Fraction(0)), tuple(t for t in terms if variables(t))
+def _difference(x: Fraction) -> str:
+    """The exact difference, as a fraction when it is short, else rounded (and said so)."""
+    text = str(x)
+    return f"a - b = {text} exactly" if len(text) <= 60 else f"a - b = {float(x):.6g} (the exact value, rounded)"
 
 
 def _values(

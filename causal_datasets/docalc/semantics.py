@@ -60,6 +60,9 @@ MAX_TERM_ENTRIES = 1 << 24
 DRAW_ENTRIES = 4
 #: smallest probability of any table entry / response type (keeps every model strictly positive)
 POSITIVITY_FLOOR = 0.02
+#: every random probability is a multiple of 2^-(GRID_BITS + bit length of its row's size): exact in
+#: float64, and exactly rational for :mod:`.exact`
+GRID_BITS = 20
 
 
 class EvaluationError(ValueError):
@@ -74,9 +77,23 @@ class ModelTooLarge(EvaluationError):
 
 
 def _positive_simplex(rng: np.random.Generator, size: int, count: int = 1) -> np.ndarray:
-    """``count`` random probability vectors of length ``size``, every entry above the floor."""
+    """``count`` random probability vectors of length ``size``, every entry above the floor, on the grid."""
     draws = rng.dirichlet(np.ones(size), count)
-    return POSITIVITY_FLOOR / size + (1 - POSITIVITY_FLOOR) * draws
+    return on_grid(POSITIVITY_FLOOR / size + (1 - POSITIVITY_FLOOR) * draws)
+
+
+def grid_bits(size: int) -> int:
+    """The bits of the grid of a probability vector of length ``size`` (its entries are multiples of 2^-bits)."""
+    return GRID_BITS + size.bit_length()
+
+
+def on_grid(rows: np.ndarray) -> np.ndarray:
+    """Probability vectors (last axis) moved onto their grid, summing to 1 exactly: every entry but
+    the last rounded down, the last what is left (so none falls below the floor's grid value)."""
+    scale = float(1 << grid_bits(rows.shape[-1]))
+    counts = np.floor(rows * scale)
+    counts[..., -1] = scale - counts[..., :-1].sum(axis=-1)
+    return counts / scale
 
 
 def safe_divide(num, den) -> np.ndarray:
@@ -127,7 +144,7 @@ class TableModel:
     @classmethod
     def random(cls, graph: DoGraph, rng: np.random.Generator, members: int = 1) -> TableModel:
         """``members`` random models: each row of each table is a flat Dirichlet draw (normalized
-        exponentials) mixed with the positivity floor.
+        exponentials) mixed with the positivity floor, on the grid (:func:`on_grid`).
 
         A node is the last axis of its table, so each row (one member, one parent configuration)
         is contiguous: the rows of all tables with the same domain size are drawn and normalized
@@ -138,7 +155,7 @@ class TableModel:
         for size in sorted({graph.domain(n) for n in graph.order}):
             nodes = [n for n in graph.order if graph.domain(n) == size]
             rows = rng.standard_exponential((sum(math.prod(shapes[n]) for n in nodes) // size, size))
-            rows = POSITIVITY_FLOOR / size + (1 - POSITIVITY_FLOOR) * rows / rows.sum(axis=1, keepdims=True)
+            rows = on_grid(POSITIVITY_FLOOR / size + (1 - POSITIVITY_FLOOR) * rows / rows.sum(axis=1, keepdims=True))
             flat, offset = rows.reshape(-1), 0
             for node in nodes:
                 count = math.prod(shapes[node])
@@ -291,7 +308,8 @@ class ResponseModel:
             self._worlds[do] = found
         return found
 
-    def _mask(self, atom: Atom, do: tuple) -> np.ndarray:
+    def mask(self, atom: Atom, do: tuple) -> np.ndarray:
+        """Which exogenous states make ``atom`` true under ``do`` (its own subscript applied on top)."""
         return self.world(_within(do, atom.cf))[atom.var] == atom.value
 
     def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> np.ndarray:
@@ -307,10 +325,10 @@ class ResponseModel:
             charge("a term of the response model", self.weights.size * (len(event) + len(given) + 2))
             condition = np.ones(self.weights.shape[1], dtype=bool)
             for atom in given:
-                condition &= self._mask(atom, do)
+                condition &= self.mask(atom, do)
             joint = condition.copy()
             for atom in event:
-                joint &= self._mask(atom, do)
+                joint &= self.mask(atom, do)
             error = 2 * (len(self.graph.order) + self.weights.shape[1]) * EPSILON + EPSILON
             found = self._memo[key] = (safe_divide(self.weights @ joint, self.weights @ condition), error)
         return found

@@ -3,9 +3,9 @@
 Order of work: parse and validate (errors give ``equivalent=None`` with the reason) → the number
 of values of every observed variable (:mod:`.domains`, stated in the verdict) → identical
 canonical forms, or numbers only (exact arithmetic) → semantic decision on random models (decides
-the verdict; a difference comes with a counterexample; numeric constants are compared exactly
-where the rest of the two expressions is the same, and the float tolerance is stated in the
-verdict) → for equal pairs, a bounded proof search after the verdict is known, so a returned
+the verdict; a difference comes with a counterexample; "equivalent" only when the difference is
+exactly zero on every model, in rational arithmetic — no tolerance —, and the arithmetic that
+decided is stated in the verdict) → for equal pairs, a bounded proof search after the verdict is known, so a returned
 proof's conclusion has passed the semantic check (except where the exact evaluation is too large:
 then only a proof can decide, and only for equality). With a ``time_limit`` (:mod:`.budget`) every
 costly step is charged to it, and a pair not decided in time is undecided. :func:`check_proof`
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from causal_datasets.docalc.budget import OutOfTime, within
-from causal_datasets.docalc.decide import MAX_MODELS, Counterexample, semantic_check
+from causal_datasets.docalc.decide import MAX_MODELS, Arithmetic, Counterexample, semantic_check
 from causal_datasets.docalc.domains import with_domains
 from causal_datasets.docalc.expr import Expr, constant_value, free_indices, leaf_values, substitute, variables
 from causal_datasets.docalc.graph import DoGraph
@@ -57,9 +57,10 @@ class Verdict:
 
     What the verdict assumed: ``domains`` (the number of values of each observed variable),
     ``latent_values`` (how many values each latent source had in the random models: enough to show
-    any difference, :mod:`.latent`; latent causes themselves are unrestricted) and ``tolerance``
-    (the largest difference, relative to the values, that the comparison on models counted as
-    equal: their rounding-error bounds; None where nothing was evaluated in floating point)."""
+    any difference, :mod:`.latent`; latent causes themselves are unrestricted) and ``arithmetic``
+    (what decided the comparison on models or of numbers: ``"rational"``, exact — an equal verdict
+    always is —, or ``"float"``, a float difference larger than its rigorous rounding-error bound;
+    None where nothing was evaluated)."""
 
     equivalent: bool | None
     method: Method
@@ -72,7 +73,7 @@ class Verdict:
     note: str | None = None  # with independence statements: what the verdict rests on
     domains: dict[str, int] | None = None
     latent_values: dict[str, int] | None = None
-    tolerance: float | None = None
+    arithmetic: Arithmetic | None = None
 
     def __bool__(self) -> bool:
         return bool(self.equivalent)
@@ -193,7 +194,7 @@ def check_equivalence(
         if prove and isinstance(error, ModelTooLarge):
             return _proof_only(left, right, g, limits, reason, texts)
         return Verdict(None, "error", error=reason, **texts)
-    texts |= {"latent_values": semantic.latent_values or None, "tolerance": semantic.tolerance}
+    texts |= {"latent_values": semantic.latent_values or None, "arithmetic": semantic.arithmetic}
     if semantic.equal is None:
         return Verdict(None, "semantic", error=semantic.reason, **texts)
     if semantic.equal is False:
@@ -265,7 +266,7 @@ def _under_independences(
             left, right, known, nodes, texts, seed=seed, models=models, limits=limits, prove=prove, values=values
         )
     base = check_equivalence(left, right, independent, seed=seed, models=models, prove=False)
-    texts |= {"latent_values": base.latent_values, "tolerance": base.tolerance}
+    texts |= {"latent_values": base.latent_values, "arithmetic": base.arithmetic}
     if base.equivalent is False:
         return Verdict(
             False,
@@ -322,8 +323,8 @@ def _over_class(
         check_equivalence(left, right, g, seed=seed, models=models, limits=limits, prove=prove, values=values)
         for g in members
     ]
-    texts = texts | {"tolerance": next((v.tolerance for v in verdicts if v.tolerance), None)}
     outcomes = {v.equivalent for v in verdicts}
+    texts = texts | {"arithmetic": verdicts[0].arithmetic}  # the verdict shown (its proof or counterexample)
     every = f"each of the {len(members)} DAG(s) with exactly these independences"
     if outcomes == {True}:
         return Verdict(
@@ -358,6 +359,7 @@ def _over_class(
 def _compare_numbers(left: Expr, right: Expr, texts: dict) -> Verdict:
     """Two expressions of numbers only, compared exactly (rationals, no tolerance)."""
     a, b = constant_value(left), constant_value(right)
+    texts = texts | {"arithmetic": "rational"}
     if a is None or b is None:
         return Verdict(None, "arithmetic", error="an expression divides by zero", **texts)
     if a == b:
