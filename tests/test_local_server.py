@@ -1,5 +1,5 @@
-"""The local model server's parts that need no model: the request parser, the repeat penalty and the sampler
-(the server itself against the real model: tests/test_llm_local.py)."""
+"""The local model server's parts that need no model: the request parser, the KV cache's reuse, the repeat
+penalty and the sampler (the server itself against the real model: tests/test_llm_local.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from causal_datasets.llm.gguf_chat import REPEAT_LAST_N, REPEAT_PENALTY, penalize_repeats, sample
+from causal_datasets.llm.gguf_chat import REPEAT_LAST_N, REPEAT_PENALTY, penalize_repeats, reusable_prefix, sample
 from causal_datasets.llm.local_server import DEFAULT_TEMPERATURE, BadRequest, completion_request
 
 ASK = [{"role": "user", "content": "hi"}]
@@ -78,3 +78,12 @@ def test_temperature_0_is_greedy_and_a_seeded_draw_repeats_and_keeps_to_the_like
     draws = [sample(logits, 1.0, torch.Generator().manual_seed(seed)) for seed in range(200)]
     assert draws == [sample(logits, 1.0, torch.Generator().manual_seed(seed)) for seed in range(200)]
     assert set(draws) == {1, 2}  # token 0 is under min-p (5% of the most likely one's probability), 3 far under
+
+
+def test_the_local_server_reuses_only_whole_batches_of_the_prompt_before():
+    """What the local server takes from its KV cache: whole batches of the shared prefix, never the whole
+    prompt (the last token would then be evaluated alone: other bits in the logits)."""
+    assert reusable_prefix([1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, 9, 9], batch=2) == 4
+    assert reusable_prefix([1, 2, 3, 4], [1, 2, 3, 4], batch=2) == 2  # the same prompt again
+    assert reusable_prefix([1, 2, 3, 4, 5], [1, 2, 3, 4], batch=4) == 0
+    assert reusable_prefix([], [1, 2, 3], batch=1) == 0 and reusable_prefix([7], [1, 2], batch=1) == 0
