@@ -29,6 +29,8 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+from jinja2 import TemplateError
+
 from causal_datasets.llm.gguf_chat import ContextOverflow, GGUFChat
 from causal_datasets.loopback import LoopbackServer
 
@@ -119,8 +121,10 @@ class ModelServer(LoopbackServer):
                 if not isinstance(body, dict) or not isinstance(body.get("content"), str):
                     raise BadRequest("the request needs a 'content' string")
                 return 200, {"tokens": self.chat.tokenize(body["content"])}
-        except (BadRequest, ContextOverflow) as error:
+        except (BadRequest, ContextOverflow, TemplateError) as error:  # TemplateError: the chat template refused
             return 400, _error(str(error), "invalid_request_error")
+        except Exception as error:  # noqa: BLE001 - any other failure is answered, never a dropped connection
+            return 500, _error(f"{type(error).__name__}: {error}", "server_error")
         return 404, _error(f"no route {path}", "not_found")
 
     def _completion(self, request: dict[str, Any]) -> dict[str, Any]:
