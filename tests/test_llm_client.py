@@ -22,7 +22,6 @@ from causal_datasets.llm import (
     concurrency,
 )
 from causal_datasets.llm.config import DEFAULT_TIMEOUT, SINGLE_SLOT_TIMEOUT
-from causal_datasets.llm.local_server import reusable_prefix
 from causal_datasets.llm.retry import Backoff, parse_retry_after
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body, echo
 from causal_datasets.redaction import redact_url
@@ -399,15 +398,6 @@ def test_progress_is_a_line_every_interval_when_stderr_is_not_a_terminal(monkeyp
     ), lines
     concurrency.map_concurrent(lambda n: time.sleep(0.15), range(4), concurrency=2, progress=False)
     assert capsys.readouterr().err == ""  # progress=False: nothing at all
-
-
-def test_the_local_server_reuses_only_whole_batches_of_the_prompt_before():
-    """What the local server takes from its KV cache: whole batches of the shared prefix, never the whole
-    prompt (the last token would then be evaluated alone: other bits in the logits)."""
-    assert reusable_prefix([1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, 9, 9], batch=2) == 4
-    assert reusable_prefix([1, 2, 3, 4], [1, 2, 3, 4], batch=2) == 2  # the same prompt again
-    assert reusable_prefix([1, 2, 3, 4, 5], [1, 2, 3, 4], batch=4) == 0
-    assert reusable_prefix([], [1, 2, 3], batch=1) == 0 and reusable_prefix([7], [1, 2], batch=1) == 0
 
 
 def test_reasoning_is_kept_apart_from_the_text_from_every_field_servers_use():

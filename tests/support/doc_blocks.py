@@ -8,7 +8,9 @@ must compile. The "Set up" section's commands are run by CI itself (``.ci/run``)
 repositories live on a local Hub server the test starts; ``../shared/data`` is the released data
 beside the checkout. A command ends with ``# exit N`` when it is meant to exit with N. Fences of
 other kinds hold no code to run: text a command prints, diagrams, and MyST directives (``{toctree}``,
-``{eval-rst}``).
+``{eval-rst}``). The README's blocks run as a user types them (:func:`run_session`): one fresh shell with no
+virtualenv active, beside the set-up's ``.venv``; the site's pages run line by line with this virtualenv on
+``PATH`` (:func:`run_block`).
 """
 
 from __future__ import annotations
@@ -94,6 +96,56 @@ def run_block(block: Block, cwd: Path, env: dict[str, str]) -> int:
         _run(["bash", "-c", line], cwd, env, expected, f"{block.document}: {line}")
         ran += 1
     return ran
+
+
+def fresh_shell_environment(env: dict[str, str]) -> dict[str, str]:
+    """``env`` as a new terminal has it: no virtualenv active (this one's ``bin`` off ``PATH``)."""
+    own_bin = str(Path(sys.executable).parent)
+    path = os.pathsep.join(part for part in env["PATH"].split(os.pathsep) if part and part != own_bin)
+    return {name: value for name, value in env.items() if name != "VIRTUAL_ENV"} | {"PATH": path}
+
+
+def session_script(document_blocks: list[Block]) -> str:
+    """The runnable blocks as one shell session: each command line as written, a Python block fed to ``python``;
+    after each, its exit code is checked (``# exit N``, else 0) and the session stops at the first wrong one."""
+    lines: list[str] = []
+
+    def check(expected: int, shown: str) -> None:
+        said = f'echo "exit $__rc, expected {expected}:" {shlex.quote(shown)} >&2'
+        lines.append(f'__rc=$?; if [ "$__rc" -ne {expected} ]; then {said}; exit 1; fi')
+
+    for block in document_blocks:
+        if not block.runs:
+            continue
+        if block.info == "python":
+            lines += ["python - <<'__DOC_BLOCK__'", block.body.rstrip("\n"), "__DOC_BLOCK__"]
+            check(0, f"{block.document}: the Python block\n{block.body}")
+            continue
+        for line in block.body.splitlines():
+            if line.strip() and not line.lstrip().startswith("#"):
+                lines.append(line)
+                m = EXPECTED_EXIT.search(line)
+                check(int(m.group(1)) if m else 0, f"{block.document}: {line}")
+    return "\n".join(lines) + "\n"
+
+
+def run_session(document_blocks: list[Block], cwd: Path, env: dict[str, str], timeout: float = 3600) -> str:
+    """Run the runnable blocks as one fresh ``bash`` session in ``cwd`` (no profile, no rc file, no stdin for
+    a command to read the next ones from); its output."""
+    script = cwd.parent / "session.sh"
+    script.write_text(session_script(document_blocks), encoding="utf-8")
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", str(script)],
+        cwd=cwd,
+        env=fresh_shell_environment(env),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, f"{done.stderr[-3000:]}\n{done.stdout[-2000:]}"
+    return done.stdout
 
 
 def _run(command: list[str], cwd: Path, env: dict[str, str], expected: int, shown: str) -> None:
