@@ -37,9 +37,12 @@ def test_every_builder_module_is_registered_and_has_its_card():
 
 
 def test_every_package_and_shipped_folder_is_declared():
-    found = {".".join(path.parent.relative_to(ROOT).parts) for path in (ROOT / "causal_datasets").rglob("__init__.py")}
+    # every folder with Python files is a package (setuptools warns about .py files shipped as package data)
+    found = {".".join(path.parent.relative_to(ROOT).parts) for path in (ROOT / "causal_datasets").rglob("*.py")}
     mapped = {"causal_datasets.builders", "causal_datasets.cards", "causal_datasets.metrics"}
-    assert set(SETUPTOOLS["packages"]) == found | mapped
+    metric_folders = {f"causal_datasets.metrics.{path.parent.name}" for path in (ROOT / "metrics").glob("*/*.py")}
+    assert metric_folders == {f"causal_datasets.metrics.{name}" for name in metric_names()}
+    assert set(SETUPTOOLS["packages"]) == found | mapped | metric_folders
     assert SETUPTOOLS["package-dir"] == {
         "causal_datasets": "causal_datasets",
         "causal_datasets.builders": "builders",

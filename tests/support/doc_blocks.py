@@ -99,9 +99,14 @@ def run_block(block: Block, cwd: Path, env: dict[str, str]) -> int:
 
 
 def fresh_shell_environment(env: dict[str, str]) -> dict[str, str]:
-    """``env`` as a new terminal has it: no virtualenv active (this one's ``bin`` off ``PATH``)."""
+    """``env`` as a new terminal has it: no virtualenv active (this one's ``bin``, and any other virtualenv's,
+    off ``PATH``)."""
     own_bin = str(Path(sys.executable).parent)
-    path = os.pathsep.join(part for part in env["PATH"].split(os.pathsep) if part and part != own_bin)
+
+    def in_a_virtualenv(part: str) -> bool:
+        return part == own_bin or (Path(part).parent / "pyvenv.cfg").is_file()
+
+    path = os.pathsep.join(part for part in env["PATH"].split(os.pathsep) if part and not in_a_virtualenv(part))
     return {name: value for name, value in env.items() if name != "VIRTUAL_ENV"} | {"PATH": path}
 
 
