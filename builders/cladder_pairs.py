@@ -190,6 +190,13 @@ BUILDER = DatasetBuilder(
             "derives (every step checked) or the hedge that proves it is not identifiable; `identify_reward` scores a "
             "reply from the query and the graph alone. Every other row is unchanged.",
         ),
+        Release(
+            "1.10.0",
+            "The verifier decides \"equivalent\" in exact arithmetic on random models whose probabilities lie on a "
+            "binary grid (no float tolerance can make two different numbers equal): the `counterexample_json` of "
+            "9,853 `synthetic` rows shows its model's probabilities as those grid values (e.g. 0.7321 for 0.732101). "
+            "No pair, label, verdict or proof changed.",
+        ),
     ),
     pretty_name="CLadder-pairs: causal expression equivalence under a DAG",
     configs={
