@@ -33,6 +33,7 @@ from tests.support.data import SHARED_DATA_DIR
 from tests.support.inspect_offline import use_offline_encoding
 from tests.support.replay import conversation_key, recording, replaying
 from tests.support.runs import run_eval
+from tests.support.selection import run_ids
 
 ROOT = Path(__file__).resolve().parents[1]
 COBE_SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
@@ -167,14 +168,6 @@ def test_judge_comes_from_inspect_model_roles_and_matches_the_engine(hub, tmp_pa
         return StubReply(text="F" if len(request["messages"][-1]["content"]) % 3 == 0 else "T")
 
     with StubServer(judge) as server:
-        [log] = inspect_eval(
-            inspect_tasks.cobe_responses(hub_dir=str(hub), source=str(COBE_SOURCE)),
-            model="mockllm/model",
-            model_roles={"judge": get_model("openai-api/stub/stub-judge", base_url=server.base_url)},
-            log_dir=str(tmp_path / "logs"),
-            display="none",
-            limit=4,
-        )
         run_eval(
             "cobe",
             "--config",
@@ -193,8 +186,18 @@ def test_judge_comes_from_inspect_model_roles_and_matches_the_engine(hub, tmp_pa
             server.base_url,
             "--judge-no-cache",
         )
+        selected = run_ids(tmp_path / "run")  # --limit's spread items, which inspect runs by id
+        [log] = inspect_eval(
+            inspect_tasks.cobe_responses(hub_dir=str(hub), source=str(COBE_SOURCE)),
+            model="mockllm/model",
+            model_roles={"judge": get_model("openai-api/stub/stub-judge", base_url=server.base_url)},
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+            sample_id=selected,
+        )
     assert log.status == "success" and len(log.samples) == 4
     ours = {r["id"]: r for r in read_results(tmp_path / "run")}
+    assert set(scores(log)) == set(ours) == set(selected)
     verdicts = set()
     for sample_id, score in scores(log).items():
         assert score.metadata["scores"] == ours[sample_id]["scores"]  # the calls' settings: each tool spells its own
@@ -291,7 +294,7 @@ def test_local_model_gives_the_same_items_as_causal_datasets_eval(name, task, hu
             model_base_url=replay.base_url,
             log_dir=str(tmp_path / "logs"),
             display="none",
-            limit=3,
+            sample_id=run_ids(tmp_path / "run"),  # the items --limit 3 spread over the clusters
             max_tokens=256,
             max_retries=0,
         )

@@ -35,6 +35,7 @@ from tests.support.hub_server import TOKEN
 from tests.support.prompt_builds import prompt_builds
 from tests.support.replay import conversation_key, recording, replaying
 from tests.support.runs import item_fields, run_eval
+from tests.support.selection import lm_eval_samples, run_ids, selected_ids
 
 LIMIT = 8
 
@@ -58,12 +59,13 @@ def replying(answers: dict[str, str]):
     return respond
 
 
-def cladder_answers(hub):
-    """Varied replies to the first questions: the estimand, the quantity restated, a naive estimand, nothing."""
+def cladder_answers(hub, rows=None):
+    """Varied replies to ``rows`` (default: the first questions): the estimand, the quantity restated, a naive
+    estimand, nothing."""
     questions = datasets.load_dataset(str(hub / "cladder_pairs"), "questions", split="test")
     position = {question_id: index for index, question_id in enumerate(questions["id"])}
     replies = {}
-    for index, row in enumerate(prompts(hub, "cladder_pairs")):
+    for index, row in enumerate(prompts(hub, "cladder_pairs") if rows is None else rows):
         question = CladderQuestionRow.from_row(questions[position[row["id"]]], questions.features)
         replies[row["prompt"][-1]["content"]] = (
             f"Reasoning.\nEstimand: {row['reference']}",
@@ -74,14 +76,16 @@ def cladder_answers(hub):
     return replies
 
 
-def in_process(tasks, base_url, metadata, *, limit=LIMIT, gen_kwargs=None, **options):
-    """lm-eval's Python API with only our task folder indexed; returns (results, samples per task)."""
+def in_process(tasks, base_url, metadata, *, limit=LIMIT, samples=None, gen_kwargs=None, **options):
+    """lm-eval's Python API with only our task folder indexed; returns (results, samples per task). ``samples``
+    (doc indices per task) instead of the first ``limit`` docs: give ``limit=None`` with it."""
     manager = TaskManager(include_path=str(tasks_dir()), include_defaults=False, metadata=metadata)
     out = simple_evaluate(
         model="local-chat-completions",
         tasks=tasks,
         task_manager=manager,
         limit=limit,
+        samples=samples,
         log_samples=True,
         gen_kwargs=gen_kwargs,
         model_args=f"base_url={base_url}/chat/completions,model={STUB_MODEL},tokenizer_backend=None,seed=0",
@@ -107,9 +111,12 @@ def test_the_module_prints_the_task_folder():
 
 def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_path):
     """The documented command line against the stub: every request is the prompts row's messages with the
-    runner's sampling; per-item scores are score_answer of the same replies, as the runner's."""
-    rows = prompts(hub, "cladder_pairs")
-    answers = cladder_answers(hub)
+    runner's sampling; per-item scores are score_answer of the same replies, as the runner's. lm-eval runs the
+    items ``--limit`` selects (spread over the clusters) by ``--samples``."""
+    selected = selected_ids("cladder_pairs", "--limit", str(LIMIT), "--model", STUB_MODEL, "--hub-dir", str(hub))
+    rows = prompts(hub, "cladder_pairs", keep=lambda row: row["id"] in selected)
+    assert len(rows) == LIMIT
+    answers = cladder_answers(hub, rows)
     with StubServer(replying(answers)) as server:
         command = [
             sys.executable,
@@ -126,8 +133,8 @@ def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_
             str(tasks_dir()),
             "--metadata",
             json.dumps({"hub_dir": str(hub)}),
-            "--limit",
-            str(LIMIT),
+            "--samples",
+            json.dumps(lm_eval_samples("causal_cladder_estimand", selected, {"hub_dir": str(hub)})),
             "--output_path",
             str(tmp_path / "lm"),
             "--log_samples",
@@ -152,6 +159,7 @@ def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_
         )
         cd_requests = server.requests[len(lm_requests) :]
 
+    assert run_ids(tmp_path / "cd") == selected
     by_messages = {json.dumps(r["messages"]): r for r in lm_requests}
     assert len(lm_requests) == len(by_messages) == LIMIT
     for row in rows:
@@ -331,7 +339,7 @@ def test_parity_with_causal_datasets_eval_on_the_local_model(hub, local_llm, tmp
             model_args=f"base_url={replay.base_url}/chat/completions,model={local_llm.model},"
             "tokenizer_backend=None,seed=0,max_retries=1",
             apply_chat_template=True,
-            limit=3,
+            samples=lm_eval_samples("causal_cladder_estimand", run_ids(tmp_path / "cd"), {"hub_dir": str(hub)}),
             log_samples=True,
             gen_kwargs={"max_gen_toks": tokens, "temperature": 0},
         )
@@ -358,9 +366,18 @@ def test_model_settings_pass_as_gen_kwargs_into_the_same_request_body(hub, tmp_p
     sends with the same settings (reasoning effort and a server's own switch included), but for ``stop``."""
     thinking = {"chat_template_kwargs": {"enable_thinking": True}}
     config = LLMConfig(model=STUB_MODEL, max_tokens=64, temperature=0.3, reasoning_effort="high", extra_body=thinking)
-    with StubServer(replying(cladder_answers(hub))) as server:
+    metadata = {"hub_dir": str(hub)}
+    # the items the run below selects, which lm-eval runs too
+    selected = selected_ids("cladder_pairs", "--limit", "2", "--model", STUB_MODEL, "--hub-dir", str(hub))
+    rows = prompts(hub, "cladder_pairs", keep=lambda row: row["id"] in selected)
+    with StubServer(replying(cladder_answers(hub, rows))) as server:
         in_process(
-            ["causal_cladder_estimand"], server.base_url, {"hub_dir": str(hub)}, limit=2, gen_kwargs=gen_kwargs(config)
+            ["causal_cladder_estimand"],
+            server.base_url,
+            metadata,
+            limit=None,
+            samples=lm_eval_samples("causal_cladder_estimand", selected, metadata),
+            gen_kwargs=gen_kwargs(config),
         )
         lm_requests = list(server.requests)
         run_eval(
@@ -386,6 +403,7 @@ def test_model_settings_pass_as_gen_kwargs_into_the_same_request_body(hub, tmp_p
             json.dumps(thinking),
         )
         cd_requests = server.requests[len(lm_requests) :]
+    assert run_ids(tmp_path / "cd") == selected
     by_messages = {json.dumps(r["messages"]): r for r in lm_requests}
     assert len(cd_requests) == len(by_messages) == 2
     for request in cd_requests:
