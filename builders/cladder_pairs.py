@@ -192,7 +192,7 @@ BUILDER = DatasetBuilder(
         ),
         Release(
             "1.10.0",
-            "The verifier decides \"equivalent\" in exact arithmetic on random models whose probabilities lie on a "
+            'The verifier decides "equivalent" in exact arithmetic on random models whose probabilities lie on a '
             "binary grid (no float tolerance can make two different numbers equal): the `counterexample_json` of "
             "9,853 `synthetic` rows shows its model's probabilities as those grid values (e.g. 0.7321 for 0.732101). "
             "No pair, label, verdict or proof changed.",
