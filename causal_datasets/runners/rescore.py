@@ -101,9 +101,10 @@ def rescore_run(
             task, settings, new_options, tuple(before.dataset.configs), clients={}, models=before.models
         )
         _check_dataset(before.dataset, dataset_ref(context))
-        had = {line["id"] for line in check_result_lines(source)}  # a limited run's items, spread over the clusters
+        recorded = check_result_lines(source)
+        had = {line["id"] for line in recorded}  # a limited run's items, spread over the clusters
         items = limited_items(task, task.items(context), before.items.selected, keep=had)
-        lines = _source_lines(task, source, before, {item.id for item in items})
+        lines = _source_lines(task, source, recorded, before, {item.id for item in items})
         roles = [role for role in task.scoring_roles if role in before.models or role in live]
         by_id = {item.id: item for item in items}
 
@@ -215,12 +216,16 @@ def _check_dataset(before: DatasetRef, now: DatasetRef) -> None:
 
 
 def _source_lines(
-    task: Task[Any, Any, Any], source: Path, before: RunSummary[Any], selected: set[str]
+    task: Task[Any, Any, Any],
+    source: Path,
+    recorded: list[dict[str, Any]],
+    before: RunSummary[Any],
+    selected: set[str],
 ) -> dict[str, Any]:
-    """The latest result line of each item of ``source``, validated by the task's current result model: every line
-    readable, the items the run's summary counts (:func:`check_counts`)."""
+    """The latest of the ``recorded`` result lines (every line of ``source``, read strictly) of each item, validated
+    by the task's current result model: the items the run's summary counts (:func:`check_counts`)."""
     table = read_settings(source)
-    raw = {line["id"]: inline(line, table) for line in check_result_lines(source)}
+    raw = {line["id"]: inline(line, table) for line in recorded}
     lines = {}
     for item_id, line in raw.items():
         if item_id not in selected:
