@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from causal_datasets._moved import install as _install_moved_modules
+
 if TYPE_CHECKING:  # what the names below resolve to, for type checkers and readers
     from causal_datasets.graph import CausalGraph, GraphError
     from causal_datasets.paths import metric_path
@@ -53,3 +55,6 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+_install_moved_modules()

@@ -15,7 +15,7 @@ from packaging.version import Version
 
 import causal_datasets
 import causal_datasets.docalc as docalc
-from causal_datasets.docalc import _moved
+from causal_datasets import _moved
 from causal_datasets.docalc.parser import parse
 from tests.support.expressions import expressions
 
@@ -66,7 +66,7 @@ def test_the_warning_points_at_the_importing_line():
 
 
 def test_the_old_paths_are_gone_by_the_version_that_removes_them():
-    """A reminder that fails when the package reaches 0.4.0: delete causal_datasets/docalc/_moved.py then."""
+    """A reminder that fails when the package reaches 0.4.0: delete causal_datasets/_moved.py then."""
     assert Version(causal_datasets.__version__) < Version(_moved.REMOVED_IN)
 
 

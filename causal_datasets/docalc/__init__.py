@@ -24,8 +24,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from causal_datasets.docalc._moved import install as _install_moved_modules
-
 if TYPE_CHECKING:
     from causal_datasets.docalc.decide import Counterexample
     from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Potential, Prob, Sum, to_latex, to_text
@@ -72,5 +70,3 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
-
-_install_moved_modules()

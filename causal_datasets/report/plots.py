@@ -25,7 +25,8 @@ from matplotlib.ticker import MaxNLocator
 
 from causal_datasets.report.runs import Run
 from causal_datasets.report.tables import ordered
-from causal_datasets.report.views import (
+from causal_datasets.uncertainty import Interval
+from causal_datasets.views import (
     MappingBars,
     NestedBars,
     Plot,
@@ -37,7 +38,6 @@ from causal_datasets.report.views import (
     RunScatter,
     SlicePlot,
 )
-from causal_datasets.uncertainty import Interval
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 LINE_STYLES = ("-", "--", "-.", ":")

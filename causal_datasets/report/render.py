@@ -19,7 +19,7 @@ from causal_datasets.report.tables import (
     slice_names,
     slice_table,
 )
-from causal_datasets.report.views import View
+from causal_datasets.views import View
 
 REPORT_FILE = "report.md"
 INTERVALS_NOTE = (

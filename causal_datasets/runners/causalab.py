@@ -55,7 +55,6 @@ from causal_datasets.causalab.upstream_run import (
 from causal_datasets.errors import RunConfigurationError
 from causal_datasets.records.causalab import CausaLabEpisode
 from causal_datasets.registry import get_builder
-from causal_datasets.report.views import MappingBars, ResultsTrajectories, RunCurves, RunScatter, SlicePlot, View
 from causal_datasets.runners.engine import run_task
 from causal_datasets.runners.records import BenchmarkMetrics, DatasetRef, ModelCall, RunSummary, Slices
 from causal_datasets.runners.rescore import score_published
@@ -71,6 +70,7 @@ from causal_datasets.runners.task import (
     Transcript,
 )
 from causal_datasets.uncertainty import Mean, Statistic, ratio
+from causal_datasets.views import MappingBars, ResultsTrajectories, RunCurves, RunScatter, SlicePlot, View
 
 AGENTS = ("experimenter", "random")
 #: bounds of the regime options (a run of 1000 records or interventions per episode is a typo)

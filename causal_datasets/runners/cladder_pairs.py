@@ -43,11 +43,11 @@ from causal_datasets.docalc.scoring_rules import ScoringRule, credited
 from causal_datasets.errors import RunConfigurationError
 from causal_datasets.llm.chat import ChatClient
 from causal_datasets.records.cladder_pairs import CladderQuestionRow, GraphFamily, QueryType
-from causal_datasets.report.views import ResultsHistogram, View
 from causal_datasets.runners.records import BenchmarkMetrics, Role, Slices
 from causal_datasets.runners.task import Estimates, Item, RoleSpec, RunSettings, Scored, Task, TaskContext, Transcript
 from causal_datasets.scoring.graph_compare import compare_graphs
 from causal_datasets.uncertainty import Mean
+from causal_datasets.views import ResultsHistogram, View
 
 SLICES = (("by_rung", "rung"), ("by_query_type", "query_type"), ("by_graph_family", "graph_id"))
 ESTIMAND_FORMAT = "End your reply with one line `Estimand: <expression>` and nothing after it."

@@ -41,7 +41,6 @@ from causal_datasets.cobe.scoring import summarize as summarize_rows
 from causal_datasets.cobe.statistics import text_statistics
 from causal_datasets.errors import LLM_CATEGORIES, RunConfigurationError
 from causal_datasets.records.cobe import CoBeQuery, CoBeResponse, Phrasing
-from causal_datasets.report.views import MappingBars, NestedBars, View
 from causal_datasets.runners.records import BenchmarkMetrics, Role, Slices
 from causal_datasets.runners.task import (
     CallFailed,
@@ -55,6 +54,7 @@ from causal_datasets.runners.task import (
     Transcript,
 )
 from causal_datasets.uncertainty import Mean, Statistic, ratio
+from causal_datasets.views import MappingBars, NestedBars, View
 
 UNCLASSIFIED = "(unclassified)"
 

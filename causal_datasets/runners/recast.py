@@ -35,10 +35,10 @@ from causal_datasets.recast.generation import GENERATION_ERRORS, Generation, gen
 from causal_datasets.recast.judge.evaluate import SCORE_NAMES, aggregate
 from causal_datasets.recast.metric import score_item
 from causal_datasets.records.recast import DOMAINS, RecastSample
-from causal_datasets.report.views import RadarPlot, ResultsHistogram, ResultsScatter, SlicePlot, View
 from causal_datasets.runners.records import BenchmarkMetrics, Slices
 from causal_datasets.runners.task import CallFailed, Estimates, Item, RoleSpec, Scored, Task, TaskContext, Transcript
 from causal_datasets.uncertainty import Mean, Statistic, ratio
+from causal_datasets.views import RadarPlot, ResultsHistogram, ResultsScatter, SlicePlot, View
 
 #: sample attributes kept in each result (the report's scatter plots read them)
 SAMPLE_FIELDS = ("text_length", "num_nodes", "num_edges", "confounding_lenient", "confounding_strict")

@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field
 
 from causal_datasets.markdown import markdown_table
 from causal_datasets.records.shapeworld import ShapeWorldTask
-from causal_datasets.report.views import MappingBars, RunTable, SlicePlot, View
 from causal_datasets.runners.records import BenchmarkMetrics, Slices
 from causal_datasets.runners.task import (
     CallFailed,
@@ -34,6 +33,7 @@ from causal_datasets.shapeworld.episode import EpisodePlay, EpisodeScores, Polic
 from causal_datasets.shapeworld.prompts import Variant
 from causal_datasets.shapeworld.scoring import score_episodes
 from causal_datasets.uncertainty import Mean, ratio
+from causal_datasets.views import MappingBars, RunTable, SlicePlot, View
 
 if TYPE_CHECKING:
     from causal_datasets.report.runs import Run

@@ -26,7 +26,7 @@ from causal_datasets.runners.records import BenchmarkMetrics, ItemResult, ModelC
 from causal_datasets.uncertainty import Estimator
 
 if TYPE_CHECKING:
-    from causal_datasets.report.views import View
+    from causal_datasets.views import View
 
 G = TypeVar("G", bound=BaseModel)
 S = TypeVar("S", bound=BaseModel)

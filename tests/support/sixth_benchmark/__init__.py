@@ -14,9 +14,9 @@ from pydantic import BaseModel, Field
 
 from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Release
 from causal_datasets.records.base import Record
-from causal_datasets.report.views import SlicePlot, View
 from causal_datasets.runners.records import BenchmarkMetrics, Slices
 from causal_datasets.runners.task import Item, NoGeneration, RoleSpec, Scored, Task, TaskContext, Transcript
+from causal_datasets.views import SlicePlot, View
 
 # --- the dataset ------------------------------------------------------------------------------------
 

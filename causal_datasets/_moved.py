@@ -1,10 +1,12 @@
-"""The import paths of modules that left :mod:`causal_datasets.docalc`, kept working until :data:`REMOVED_IN`.
+"""The import paths of modules that moved, kept working until :data:`REMOVED_IN`.
 
-0.3 made ``docalc`` the verifier alone: the CLadder-pairs dataset code moved to
-:mod:`causal_datasets.cladder_pairs`, and the canonical printer joined the expression nodes
-(:mod:`.expr`). Importing an old path (``import causal_datasets.docalc.rows``, ``from
-causal_datasets.docalc.task import score_answer``) gives the module at its new path, the same
-object, with a :class:`DeprecationWarning` that names it and points at the importing line.
+0.3 made ``docalc`` the verifier alone (the CLadder-pairs dataset code moved to
+:mod:`causal_datasets.cladder_pairs`, the canonical printer joined the expression nodes) and put each
+benchmark in one package (``causal_datasets/<benchmark>/``: its records, task, scoring, prompts and
+generators). Importing an old path (``import causal_datasets.docalc.rows``, ``from
+causal_datasets.report.views import View``) gives the module at its new path, the same object, with a
+:class:`DeprecationWarning` that names it and points at the importing line. The finder runs after the
+ordinary ones, so it only answers for paths whose file is gone.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ _DATASET_MODULES = (
 #: old path → new path
 MOVED = {f"causal_datasets.docalc.{name}": f"causal_datasets.cladder_pairs.{name}" for name in _DATASET_MODULES}
 MOVED["causal_datasets.docalc.printer"] = "causal_datasets.docalc.expr"
+# the view vocabulary sits below both the tasks and the report
+MOVED["causal_datasets.report.views"] = "causal_datasets.views"
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
