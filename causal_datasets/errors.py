@@ -8,7 +8,7 @@ unparsable expression) stay in their own rooms and never reach a caller as excep
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 from causal_datasets.redaction import redact_url, redact_urls
 from causal_datasets.secret_values import scrub
@@ -129,6 +129,11 @@ class ExportError(CausalDatasetsError, ValueError):
 
 # --- the LLM client ---------------------------------------------------------------------------------
 
+#: the ``category`` of every LLM failure: a result whose error is one of these was ended by the
+#: model server or the transport, not by the model's answer
+LLMCategory = Literal["llm_error", "config", "request_rejected", "retries_exhausted", "timeout"]
+LLM_CATEGORIES: frozenset[str] = frozenset(get_args(LLMCategory))
+
 
 class LLMError(CausalDatasetsError):
     """Base class of every failure raised (or returned, by ``map``) by the LLM client.
@@ -140,7 +145,7 @@ class LLMError(CausalDatasetsError):
     holds (:mod:`causal_datasets.secret_values`: a server may echo the key it was sent).
     """
 
-    category = "llm_error"
+    category: LLMCategory = "llm_error"
 
     def __init__(
         self, detail: str, *, model: str = "", base_url: str = "", status: int | None = None, attempts: int = 0
@@ -165,19 +170,19 @@ class LLMError(CausalDatasetsError):
 class LLMConfigError(LLMError):
     """The client cannot send the request as configured (e.g. no API key for a remote server)."""
 
-    category = "config"
+    category: LLMCategory = "config"
 
 
 class LLMRequestError(LLMError):
     """The server rejected the request with a 4xx status that retrying cannot fix."""
 
-    category = "request_rejected"
+    category: LLMCategory = "request_rejected"
 
 
 class LLMRetriesExhausted(LLMError):
     """Every attempt met a transient failure (rate limit, 5xx, connection, bad body); ``kind`` is the last one."""
 
-    category = "retries_exhausted"
+    category: LLMCategory = "retries_exhausted"
 
     def __init__(self, detail: str, *, kind: str, **context):
         self.kind = kind
@@ -187,7 +192,7 @@ class LLMRetriesExhausted(LLMError):
 class LLMTimeout(LLMRetriesExhausted):
     """Every attempt, the last one included, ran past the configured timeout."""
 
-    category = "timeout"
+    category: LLMCategory = "timeout"
 
 
 class LocalModelUnavailable(CausalDatasetsError):
@@ -200,10 +205,3 @@ class MissingExtra(CausalDatasetsError, ImportError):
     def __init__(self, feature: str, extra: str, module: str):
         self.extra = extra
         super().__init__(f"{feature} needs the optional dependency {module!r}: pip install 'causal-datasets[{extra}]'")
-
-
-#: the ``category`` of every LLM failure: a result whose error is one of these was ended by the
-#: model server or the transport, not by the model's answer
-LLM_CATEGORIES = frozenset(
-    error.category for error in (LLMError, LLMConfigError, LLMRequestError, LLMRetriesExhausted, LLMTimeout)
-)

@@ -245,6 +245,7 @@ def test_rescore_with_the_same_rules_reproduces_every_score_and_asks_no_model(na
         "scored_before_by": old["package_version"],
         "generated_by": old["package_version"],
         "options_before": old["options"],
+        "task_version_before": old["task_version"],
         "judge_calls": 0,
         "notes": [],
     }

@@ -215,7 +215,9 @@ def failure_of(error: Exception, calls: CallLog) -> Failure:
     if isinstance(error, (LLMError, CallFailed)):
         failed = [call for call in calls.calls() if call.category is not None]
         if failed:
-            return Failure(role=failed[-1].role, category=failed[-1].category or "", detail=failed[-1].error or "")
+            return Failure(
+                role=failed[-1].role, category=failed[-1].category or LLMError.category, detail=failed[-1].error or ""
+            )
         if isinstance(error, LLMError):  # raised outside a chat call (a context check): the model role's client
             return Failure(role="model", category=error.category, detail=str(error))
     return Failure(role="task", category=CRASH, detail=f"{type(error).__name__}: {error}")
@@ -294,6 +296,7 @@ def summarize_run(
         benchmark=task.name,
         status=_status(counts, interrupted),
         package_version=__version__,
+        task_version=task.version,
         dataset=dataset,
         solver=solver,
         models=dict(models),

@@ -13,11 +13,12 @@ any other.
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, TypeVar
+from functools import cache
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints, model_validator
 
-from causal_datasets.errors import LLM_CATEGORIES
+from causal_datasets.errors import LLMCategory
 from causal_datasets.uncertainty.intervals import ALPHA, CONFIDENCE, POWER, RESAMPLES, SEED, Interval
 
 #: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: without ``intervals``
@@ -25,15 +26,20 @@ from causal_datasets.uncertainty.intervals import ALPHA, CONFIDENCE, POWER, RESA
 #: requests, untyped lines)
 SUMMARY_FORMAT: Literal[4] = 4
 
-Role = Literal["model", "judge", "corrector"]
+#: what a role's name may be: a lower-case word, so its flags read ``--<role>-model``
+ROLE_NAME = r"^[a-z][a-z0-9]*$"
+#: a model role, by the name its task declares (:class:`causal_datasets.runners.task.RoleSpec`): ``model``,
+#: ``judge``, ``corrector``, ``critic`` ... (the records check the names against the task's roles: :func:`declared`)
+Role = Annotated[str, StringConstraints(pattern=ROLE_NAME)]
 #: who a failure is charged to: a model role, or the task's own code (``crash``)
-FailureRole = Literal["model", "judge", "corrector", "task"]
+TASK_ROLE = "task"
+FailureRole = Role
 ItemStatus = Literal["scored", "failed"]
 RunStatus = Literal["complete", "incomplete", "failed", "interrupted", "empty"]
 
 #: a failure's category: the LLM client's error categories, or ``crash`` (an exception in the task's code)
-CRASH = "crash"
-FAILURE_CATEGORIES = frozenset({*LLM_CATEGORIES, CRASH})
+CRASH: Literal["crash"] = "crash"
+FailureCategory = LLMCategory | Literal["crash"]
 
 #: ``{"by_<field>": {value: {metric: number or nested counts}}}``
 Slices = dict[str, dict[str, dict[str, Any]]]
@@ -91,7 +97,7 @@ class ModelCall(_Strict):
     completion_tokens: int = Field(default=0, description="reasoning tokens included")
     reasoning_tokens: int = 0
     cache_read_tokens: int = Field(default=0, description="prompt tokens the server read from its prompt cache")
-    category: str | None = Field(default=None, description="the LLM client's category of a call that failed")
+    category: LLMCategory | None = Field(default=None, description="the LLM client's category of a call that failed")
     error: str | None = Field(default=None, description="what went wrong in a call that failed")
 
 
@@ -101,12 +107,41 @@ class Failure(_Strict):
     by ``--resume``."""
 
     role: FailureRole
-    category: str = Field(description="timeout, retries_exhausted, request_rejected, config, llm_error, or crash")
+    category: FailureCategory = Field(
+        description="timeout, retries_exhausted, request_rejected, config, llm_error, or crash"
+    )
     detail: str
 
     @property
     def key(self) -> str:
         return f"{self.role} {self.category}"
+
+
+class DeclaredRoles(BaseModel):
+    """A record whose role names its task declares: ``roles`` (empty: any name, the records of no one task)
+    is set on the task's own subclass (:func:`declared`); a record naming another role does not validate."""
+
+    roles: ClassVar[frozenset[str]] = frozenset()
+
+    def named_roles(self) -> set[str]:
+        """The role names the record holds."""
+        raise NotImplementedError
+
+    @model_validator(mode="after")
+    def _roles_declared(self) -> DeclaredRoles:
+        undeclared = sorted(self.named_roles() - self.roles - {TASK_ROLE}) if self.roles else []
+        if undeclared:
+            raise ValueError(f"role {undeclared[0]!r} is not one the task declares ({', '.join(sorted(self.roles))})")
+        return self
+
+
+Declared = TypeVar("Declared", bound=DeclaredRoles)
+
+
+@cache
+def declared(model: type[Declared], roles: frozenset[str]) -> type[Declared]:
+    """``model`` (a task's result or summary model) checking its role names against ``roles``."""
+    return type(model.__name__, (model,), {"roles": roles, "__module__": model.__module__})
 
 
 class Untyped(BaseModel):
@@ -119,7 +154,7 @@ G = TypeVar("G", bound=BaseModel)
 S = TypeVar("S", bound=BaseModel)
 
 
-class ItemResult(_Strict, Generic[G, S]):
+class ItemResult(_Strict, DeclaredRoles, Generic[G, S]):
     """One line of ``results.jsonl``: the shared fields, the item's model calls, then the benchmark's own
     ``generation`` and ``scores`` (typed by its task; ``causal-datasets schema item-result BENCHMARK``).
 
@@ -148,6 +183,9 @@ class ItemResult(_Strict, Generic[G, S]):
         if self.status == "scored" and self.scores is None:
             raise ValueError("a scored item has scores")
         return self
+
+    def named_roles(self) -> set[str]:
+        return {call.role for call in self.calls} | ({self.failure.role} if self.failure is not None else set())
 
     def value(self, name: str) -> Any:
         """A field of the scores, else of the generation (None when neither has it): what report plots read."""
@@ -259,13 +297,16 @@ class Rescored(_Strict):
     scored_before_by: str = Field(description="the causal-datasets version that wrote the source run's scores")
     generated_by: str = Field(description="the causal-datasets version that asked the models for the transcripts")
     options_before: dict[str, Any] = Field(description="the source run's options")
+    task_version_before: int | str | None = Field(
+        default=None, description="the task version that scored the source run (None: written before versions)"
+    )
     judge_calls: int = Field(
         default=0, description="judge calls asked anew (the others were read from the transcripts)"
     )
     notes: list[str] = Field(default_factory=list, description="what the new scores cannot change about the old run")
 
 
-class RunSummary(_Strict, Generic[M]):
+class RunSummary(_Strict, DeclaredRoles, Generic[M]):
     """``summary.json``: what was run, on what, by whom, how many items ended how, usage, metrics, slices and
     their intervals."""
 
@@ -278,6 +319,9 @@ class RunSummary(_Strict, Generic[M]):
         )
     )
     package_version: str
+    task_version: int | str | None = Field(
+        default=None, description="the task's version (Task.version; None in runs written before tasks had one)"
+    )
     dataset: DatasetRef
     solver: str = Field(
         description="who answered: 'model:<name>', 'agent:<name>' or 'published' (judging released outputs)"
@@ -289,7 +333,7 @@ class RunSummary(_Strict, Generic[M]):
         description="the run's limit and model settings (None in format 2 summaries, written without them)",
     )
     items: ItemCounts
-    failures: dict[FailureRole, dict[str, int]] = Field(
+    failures: dict[FailureRole, dict[FailureCategory, int]] = Field(
         description="failed items by the role whose call failed (or 'task'), then by category"
     )
     invocations: int = Field(description="how many times the run was started (1 + resumes)")
@@ -302,6 +346,10 @@ class RunSummary(_Strict, Generic[M]):
     slices: Slices = Field(default_factory=dict)
     intervals: RunIntervals | None = Field(default=None, description="None in summaries of format 2 (no intervals)")
 
+    def named_roles(self) -> set[str]:
+        chosen = self.selection.models if self.selection is not None else {}
+        return {*self.models, *self.usage, *self.failures, *chosen}
+
     @model_validator(mode="after")
     def _benchmark_matches_metrics(self) -> RunSummary[M]:
         if self.metrics.benchmark != self.benchmark:
@@ -309,9 +357,9 @@ class RunSummary(_Strict, Generic[M]):
         return self
 
 
-def failure_counts(failures: list[Failure]) -> dict[FailureRole, dict[str, int]]:
+def failure_counts(failures: list[Failure]) -> dict[FailureRole, dict[FailureCategory, int]]:
     """``{role: {category: count}}`` of ``failures``, sorted: the summary's ``failures``."""
-    counts: dict[FailureRole, dict[str, int]] = {}
+    counts: dict[FailureRole, dict[FailureCategory, int]] = {}
     for failure in failures:
         by_category = counts.setdefault(failure.role, {})
         by_category[failure.category] = by_category.get(failure.category, 0) + 1

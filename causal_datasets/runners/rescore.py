@@ -134,10 +134,14 @@ def rescore_run(
             scored_before_by=before.package_version,
             generated_by=before.rescored.generated_by if before.rescored else before.package_version,
             options_before=before.options,
+            task_version_before=before.task_version,
             judge_calls=asked,
-            notes=task.rescore_notes(task.options.model_validate(before.options), new_options)
-            if task.rescore_notes
-            else [],
+            notes=_version_notes(task, before)
+            + (
+                task.rescore_notes(task.options.model_validate(before.options), new_options)
+                if task.rescore_notes
+                else []
+            ),
         )
         usage = dict(before.usage)
         for role, client in live.items():
@@ -158,6 +162,17 @@ def rescore_run(
             usage_total=total,
             rescored=rescored,
         )
+
+
+def _version_notes(task: Task[Any, Any, Any], before: RunSummary[Any]) -> list[str]:
+    """What a rescore by another version of the task than the one that made the run cannot change."""
+    if before.task_version == task.version:
+        return []
+    made = "an unversioned" if before.task_version is None else f"version {before.task_version} of the"
+    return [
+        f"the transcripts were made by {made} {task.name} task and scored now by version {task.version}: "
+        "its items and prompts are those of the run"
+    ]
 
 
 def location_of(dataset: DatasetRef) -> DatasetLocation:

@@ -125,6 +125,8 @@ def _differences(
     ):
         if run_value != asked:
             changed.append(f"{what} {asked} (the run: {run_value})")
+    if earlier.task_version is not None and earlier.task_version != task.version:  # None: a run from before versions
+        changed.append(f"task version {task.version} (the run: {earlier.task_version})")
     asked_options = json.loads(options.model_dump_json())
     changed += [
         f"option {name}={asked_options.get(name)!r} (the run: {earlier.options.get(name)!r})"

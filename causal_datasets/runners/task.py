@@ -3,13 +3,17 @@ one item is solved (generation) and scored, the types of what each step gives, a
 become typed metrics, slices, a report section and inspect_ai tasks.
 
 A benchmark declares one ``Task(...)`` and registers it under the entry-point group
-``causal_datasets.tasks`` (:mod:`causal_datasets.registry`); the engine
+``causal_datasets.tasks`` (:mod:`causal_datasets.registry`). Only ``name``, ``solve``, ``score`` and
+``scores`` have no default (as inspect_ai's ``Task``, it carries a ``version``); the others default to
+the dataset's configs, one item per row, and means of the numeric scores (:mod:`causal_datasets.runners.means`).
+The engine
 (:mod:`causal_datasets.runners.engine`) runs every task the same way, and the command line builds
 each task's options from the declaration (a role the task does not declare is not offered).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,12 +21,24 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel
 
-from causal_datasets.errors import RunConfigurationError
+from causal_datasets.errors import RunConfigurationError, TaskRegistrationError
 from causal_datasets.hub.location import DatasetLocation, LoadedConfig
 from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.options import ModelSpec
 from causal_datasets.records.base import Record
-from causal_datasets.runners.records import BenchmarkMetrics, ItemResult, ModelCall, Role, RunSummary, Slices
+from causal_datasets.registry import get_builder
+from causal_datasets.runners.means import mean_metrics_model, mean_summary, numeric_scores
+from causal_datasets.runners.records import (
+    ROLE_NAME,
+    TASK_ROLE,
+    BenchmarkMetrics,
+    ItemResult,
+    ModelCall,
+    Role,
+    RunSummary,
+    Slices,
+    declared,
+)
 from causal_datasets.uncertainty import Estimator
 
 if TYPE_CHECKING:
@@ -59,6 +75,12 @@ class RoleSpec:
     fallback: Role | None = None
     scoring: bool = False
 
+    def __post_init__(self) -> None:
+        if not re.fullmatch(ROLE_NAME, self.role) or self.role == TASK_ROLE:
+            raise TaskRegistrationError(
+                f"role {self.role!r}: a role is one lower-case word (letters, digits), not {TASK_ROLE!r}"
+            )
+
     @property
     def flag(self) -> str:
         """The command-line prefix of the role's options: ``--model``, ``--judge-model`` ..."""
@@ -72,6 +94,22 @@ class Item:
     id: str
     config: str
     row: Any
+
+
+def every_row(context: TaskContext) -> list[Item]:
+    """One item per row of each of the run's configs, the row's ``id`` as the item's."""
+    return [
+        Item(_row_id(row, config), config, row) for config in context.configs for row in context.load(config).records
+    ]
+
+
+def _row_id(row: Record, config: str) -> str:
+    value = getattr(row, "id", None)
+    if value is None:
+        raise RunConfigurationError(
+            f"{type(row).__name__} rows of config {config!r} have no id: the task must declare its items"
+        )
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -190,21 +228,30 @@ class Estimates:
     crossed: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Task(Generic[G, S, M]):
     """One benchmark as the engine runs it.
 
-    ``items`` turns the loaded rows into work items (filters by the options included); ``solve``
-    generates one item's transcript — a single-turn prompt, or an episode in an environment — and
-    returns its ``generation`` record (the calls are recorded by the engine); ``score`` turns the
-    item and its transcript into its ``scores``, a pure function of them (the scoring roles' calls —
-    a judge's — aside, which the transcript keeps too, so ``rescore`` reproduces them without a
-    model); ``summarize`` turns the scored items into the benchmark's ``metrics`` and its slices;
-    ``item_scores`` gives the headline numbers of one item's scores (what per-item tools such as
-    inspect_ai average). ``check`` rejects option combinations the declaration cannot express
-    (given the settings, the options and the roles that have a model). ``estimates``: the units items
-    share and the numbers beyond the means of ``item_scores``, for the intervals of the summary
+    ``items`` turns the loaded rows into work items (filters by the options included; default: one item
+    per row of each config, its ``id`` field as id); ``solve`` generates one item's transcript — a
+    single-turn prompt, or an episode in an environment — and returns its ``generation`` record (the calls
+    are recorded by the engine; default :class:`NoGeneration`); ``score`` turns the item and its transcript
+    into its ``scores``, a pure function of them (the scoring roles' calls — a judge's — aside, which the
+    transcript keeps too, so ``rescore`` reproduces them without a model); ``summarize`` turns the scored
+    items into the benchmark's ``metrics`` and its slices; ``item_scores`` gives the headline numbers of one
+    item's scores (what per-item tools such as inspect_ai average). By default ``item_scores`` are the
+    numeric fields of ``scores``, ``metrics`` a model of their means and ``summarize`` those means, without
+    slices (:mod:`causal_datasets.runners.means`). ``check`` rejects option combinations the declaration
+    cannot express (given the settings, the options and the roles that have a model). ``estimates``: the
+    units items share and the numbers beyond the means of ``item_scores``, for the intervals of the summary
     (None: every item its own unit, the means of ``item_scores`` only).
+
+    ``version`` (as inspect_ai's ``Task.version``): raise it whenever the task's items, prompts or scoring
+    change, so runs of different versions are told apart (the summary records it; ``--resume`` refuses to
+    continue a run of another version; a rescore notes the change). ``dataset``: the builder's name
+    (default ``name``); ``configs``: default every config of its builder, ``default_configs`` those a run
+    without ``--config`` takes (default: the first, or all when ``multiple_configs``). ``roles``: the model
+    roles the task uses, each a name of its own (default: one required ``model``).
 
     ``scoring_options`` are the options ``rescore`` may change (the others describe the generation);
     ``judge_options`` those of them that change what a scoring role is asked; ``rescore_notes`` says,
@@ -214,19 +261,23 @@ class Task(Generic[G, S, M]):
     """
 
     name: str
-    help: str
-    dataset: str
-    configs: tuple[str, ...]
-    default_configs: tuple[str, ...]
-    items: Callable[[TaskContext], list[Item]]
     solve: Callable[[Item, TaskContext], G]
     score: Callable[[Item, Transcript[G], TaskContext], S]
-    summarize: Callable[[list[Scored[G, S]], TaskContext], tuple[M, Slices]]
-    item_scores: Callable[[S], dict[str, float]]
-    generation: type[G]
     scores: type[S]
-    metrics: type[M]
-    roles: tuple[RoleSpec, ...] = ()
+    help: str = ""
+    version: int | str = 0
+    dataset: str = ""
+    configs: tuple[str, ...] = ()
+    default_configs: tuple[str, ...] = ()
+    items: Callable[[TaskContext], list[Item]] = every_row
+    summarize: Callable[[list[Scored[G, S]], TaskContext], tuple[M, Slices]] = cast(
+        "Callable[[list[Scored[G, S]], TaskContext], tuple[M, Slices]]", mean_summary
+    )
+    item_scores: Callable[[S], dict[str, float]] = numeric_scores
+    generation: type[G] = cast("type[G]", NoGeneration)
+    #: left as the bare base: a model of the means of ``item_scores`` (:mod:`causal_datasets.runners.means`)
+    metrics: type[M] = cast("type[M]", BenchmarkMetrics)
+    roles: tuple[RoleSpec, ...] = (RoleSpec("model", "the model that answers", required=True),)
     agents: tuple[str, ...] = ()
     options: type[BaseModel] = NoOptions
     multiple_configs: bool = False
@@ -239,6 +290,22 @@ class Task(Generic[G, S, M]):
     view: View | None = None
     inspect: Mapping[str, str] | None = None
 
+    def __post_init__(self) -> None:
+        """Fill in the defaults that depend on other fields (the dataset's configs from its registered builder)."""
+        dataset = self.dataset or self.name
+        configs = self.configs or tuple(get_builder(dataset).configs)
+        defaults = {
+            "dataset": dataset,
+            "configs": configs,
+            "default_configs": self.default_configs or (configs if self.multiple_configs else configs[:1]),
+            "metrics": mean_metrics_model(self.name, self.scores) if self.metrics is BenchmarkMetrics else self.metrics,
+        }
+        for name, value in defaults.items():
+            object.__setattr__(self, name, value)
+        names = [spec.role for spec in self.roles]
+        if len(set(names)) != len(names):
+            raise TaskRegistrationError(f"task {self.name} declares a role twice: {', '.join(names)}")
+
     def role(self, name: Role) -> RoleSpec | None:
         return next((spec for spec in self.roles if spec.role == name), None)
 
@@ -247,14 +314,18 @@ class Task(Generic[G, S, M]):
         return tuple(spec.role for spec in self.roles if spec.scoring)
 
     @property
+    def role_names(self) -> frozenset[Role]:
+        return frozenset(spec.role for spec in self.roles)
+
+    @property
     def result_model(self) -> type[ItemResult[G, S]]:
-        """The model of one ``results.jsonl`` line of this task."""
-        return ItemResult[self.generation, self.scores]  # type: ignore[name-defined]
+        """The model of one ``results.jsonl`` line of this task (its calls and failure of the declared roles)."""
+        return declared(ItemResult[self.generation, self.scores], self.role_names)  # type: ignore[name-defined]
 
     @property
     def summary_model(self) -> type[RunSummary[M]]:
-        """The model of this task's ``summary.json``."""
-        return RunSummary[self.metrics]  # type: ignore[name-defined]
+        """The model of this task's ``summary.json`` (its models, usage and failures of the declared roles)."""
+        return declared(RunSummary[self.metrics], self.role_names)  # type: ignore[name-defined]
 
     def inspect_tasks(self) -> dict[str, str]:
         """inspect_ai task name → config."""
