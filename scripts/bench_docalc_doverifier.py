@@ -47,6 +47,7 @@ from causal_datasets.runners import tasks
 from causal_datasets.runners.cladder_pairs import ESTIMAND_FORMAT
 from causal_datasets.runners.engine import run_task
 from causal_datasets.runners.results import read_results
+from tests.support.stub_flags import stub_flags
 
 CLADDER = SHARED_DATA_DIR / "cladder"
 CONFOUNDED = "Estimand: P(Y=1|X=1) - P(Y=1|X=0)"
@@ -115,10 +116,7 @@ def eval_args(hub: Path, out: Path, base_url: str, *flags: str) -> list[str]:
         "--no-cache",
         "--concurrency",
         "1",
-        "--model",
-        "stub",
-        "--base-url",
-        base_url,
+        *stub_flags(base_url, cache=True),
         *flags,
     ]
 

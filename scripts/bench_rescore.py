@@ -32,6 +32,7 @@ from causal_datasets.builder import BuildContext
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.registry import get_builder
+from tests.support.stub_flags import stub_flags
 
 DO_DIFFERENCE = (
     "Solution:\nExpression: E[Y | do(X = 1)] - E[Y | do(X = 0)]\nGraphical Representation: V1->X, "
@@ -99,11 +100,7 @@ def cladder(hub: Path, folder: Path, count: int, old: Path | None) -> None:
             "identification",
             "--limit",
             str(count),
-            "--model",
-            "stub",
-            "--base-url",
-            server.base_url,
-            "--no-cache",
+            *stub_flags(server.base_url),
             "--concurrency",
             "1",
             "--hub-dir",
@@ -136,11 +133,7 @@ def shapeworld(hub: Path, folder: Path, count: int, old: Path | None) -> None:
             "advanced",
             "--limit",
             str(count),
-            "--model",
-            "stub",
-            "--base-url",
-            server.base_url,
-            "--no-cache",
+            *stub_flags(server.base_url),
             "--concurrency",
             "1",
             "--hub-dir",

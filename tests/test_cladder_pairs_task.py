@@ -31,6 +31,7 @@ from causal_datasets.runners.task import Item, Transcript
 from tests.support.builds import small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.runs import item_fields, run_eval
+from tests.support.stub_flags import stub_flags
 
 CLADDER = SHARED_DATA_DIR / "cladder"
 BACKDOOR = "\\sum_{V1=v} P(V1=v)*[P(Y=1|V1=v,X=1) - P(Y=1|V1=v, X=0)]"  # CLadder's confounding ATE estimand
@@ -235,15 +236,13 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
     out = tmp_path / "run"
     common = ["cladder_pairs", "--out", str(out), "--hub-dir", str(dataset_dir), "--no-cache", "--concurrency", "1"]
     with StubServer(lambda request, index: StubReply(status=500, text="down")) as broken:
-        first = run_eval(
-            *common, "--limit", "2", "--max-retries", "0", "--model", "stub", "--base-url", broken.base_url
-        )
+        first = run_eval(*common, "--limit", "2", "--max-retries", "0", *stub_flags(broken.base_url, cache=True))
     assert first.status == "failed" and first.failures == {"model": {"retries_exhausted": 2}}
     assert first.metrics.count == 0
     with StubServer(respond) as server:
-        summary = run_eval(*common, "--limit", "5", "--extend", "--model", "stub", "--base-url", server.base_url)
+        summary = run_eval(*common, "--limit", "5", "--extend", *stub_flags(server.base_url, cache=True))
         assert server.count == 5  # the two failed items are asked again, then three new ones
-        again = run_eval(*common, "--resume", "--model", "stub", "--base-url", server.base_url)  # the run's --limit 5
+        again = run_eval(*common, "--resume", *stub_flags(server.base_url, cache=True))  # the run's --limit 5
         assert server.count == 5  # nothing left to ask
     items = {i["id"]: i for i in item_fields(out)}
     assert len(items) == 5
@@ -385,10 +384,7 @@ def stub_run(out, dataset_dir, respond, *flags, judge=False):
             "1",
             "--max-retries",
             "0",
-            "--model",
-            "stub",
-            "--base-url",
-            server.base_url,
+            *stub_flags(server.base_url, cache=True),
             *roles,
             *flags,
         )
@@ -818,11 +814,7 @@ def test_rescore_under_equivalence_credits_the_do_answers_of_an_identification_r
                     *CONFOUNDING_ATE,
                     "--limit",
                     "4",
-                    "--model",
-                    "stub",
-                    "--base-url",
-                    server.base_url,
-                    "--no-cache",
+                    *stub_flags(server.base_url),
                     "--concurrency",
                     "1",
                     "--hub-dir",

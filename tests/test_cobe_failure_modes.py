@@ -28,6 +28,7 @@ from causal_datasets.registry import get_builder
 from tests.data.recast.helpers import ScriptedClient
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.runs import item_fields, run_eval
+from tests.support.stub_flags import stub_flags
 
 SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 LABELS = json.loads((Path(__file__).parent / "data" / "cobe" / "failure_modes.json").read_text(encoding="utf-8"))[
@@ -147,11 +148,7 @@ def test_failure_modes_breakdown_of_a_run(hub, tmp_path):
             "--limit",
             "6",
             "--failure-modes",
-            "--judge-model",
-            "stub",
-            "--judge-base-url",
-            server.base_url,
-            "--judge-no-cache",
+            *stub_flags(server.base_url, role="judge"),
             "--out",
             str(out),
             "--hub-dir",

@@ -19,6 +19,7 @@ from causal_datasets.registry import get_builder
 from causal_datasets.runners.results import read_summary
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.runs import item_fields, run_eval
+from tests.support.stub_flags import stub_flags
 
 SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 
@@ -59,7 +60,7 @@ def test_judging_published_outputs_reports_agreement_and_resumes(tmp_path, hub):
         "2",
     ]
     with StubServer(judge_all_true) as server:
-        base = ["--judge-model", "stub-judge", "--judge-base-url", server.base_url, "--judge-no-cache"]
+        base = stub_flags(server.base_url, role="judge", model="stub-judge")
         summary = run(argv + base)
         calls = server.count
         again = run(argv + base + ["--resume"])

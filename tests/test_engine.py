@@ -21,6 +21,7 @@ from causal_datasets.runners.engine import run_task
 from causal_datasets.runners.results import read_results, read_settings, read_summary
 from causal_datasets.runners.task import RunSettings
 from tests.support.benchmarks import NAMES, build_every_dataset, eval_argv
+from tests.support.stub_flags import stub_flags
 
 
 @pytest.fixture(scope="module")
@@ -104,11 +105,7 @@ def test_only_the_roles_a_task_declares_are_offered(name, hub, tmp_path, capsys)
             hub,
             tmp_path / "run",
             server.base_url,
-            "--judge-model",
-            "stub",
-            "--judge-base-url",
-            server.base_url,
-            "--judge-no-cache",
+            *stub_flags(server.base_url, role="judge"),
         )
         if "judge" in roles:
             assert main(command) == 0

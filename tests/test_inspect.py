@@ -34,6 +34,7 @@ from tests.support.inspect_offline import use_offline_encoding
 from tests.support.replay import conversation_key, recording, replaying
 from tests.support.runs import run_eval
 from tests.support.selection import run_ids
+from tests.support.stub_flags import stub_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 COBE_SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
@@ -180,11 +181,7 @@ def test_judge_comes_from_inspect_model_roles_and_matches_the_engine(hub, tmp_pa
             str(hub),
             "--source",
             str(COBE_SOURCE),
-            "--judge-model",
-            "stub-judge",
-            "--judge-base-url",
-            server.base_url,
-            "--judge-no-cache",
+            *stub_flags(server.base_url, role="judge", model="stub-judge"),
         )
         selected = run_ids(tmp_path / "run")  # --limit's spread items, which inspect runs by id
         [log] = inspect_eval(

@@ -18,6 +18,7 @@ from causal_datasets.registry import get_builder
 from causal_datasets.runners.results import read_results
 from causal_datasets.runners.selection import spread_limit
 from tests.support.builds import small_cladder_build
+from tests.support.stub_flags import stub_flags
 
 clusterings = st.lists(st.integers(0, 6), min_size=1, max_size=40)  # item i belongs to cluster clusters[i]
 
@@ -80,7 +81,7 @@ def test_ten_shapeworld_core_items_by_the_oracle_print_intervals(hub, tmp_path, 
 
 def test_ten_cladder_items_span_stories_and_print_intervals(hub, tmp_path, capsys):
     with StubServer() as server:  # echoes: every answer unparsable, scored 0, yet an interval over the stories
-        argv = ["eval", "cladder_pairs", "--limit", "10", "--model", "stub", "--base-url", server.base_url]
+        argv = ["eval", "cladder_pairs", "--limit", "10", *stub_flags(server.base_url, cache=True)]
         assert main([*argv, "--no-cache", "--hub-dir", str(hub), "--out", str(tmp_path / "run")]) == 0
     cells = interval_cells(capsys.readouterr().out)
     assert cells and all(cell.startswith("[") for cell in cells), cells

@@ -23,6 +23,7 @@ from causal_datasets.runners.calls import full_messages
 from causal_datasets.runners.results import read_results
 from causal_datasets.runners.shapeworld import TASK
 from tests.support.runs import run_eval
+from tests.support.stub_flags import stub_flags
 from tests.test_shapeworld_runner import text_strategy_responder
 
 ItemResult = TASK.result_model
@@ -71,11 +72,7 @@ def reasoning_run(hub, tmp_path_factory):
     with StubServer(respond) as server:
         summary = run_eval(
             "shapeworld",
-            "--model",
-            "stub",
-            "--base-url",
-            server.base_url,
-            "--no-cache",
+            *stub_flags(server.base_url),
             "--reasoning-effort",
             "high",
             "--extra-body",

@@ -19,6 +19,7 @@ from causal_datasets.recast.release import read_release
 from tests.data.recast.helpers import run_recast_eval
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.runs import item_fields
+from tests.support.stub_flags import stub_flags
 
 RELEASE = SHARED_DATA_DIR / "recast" / "test.parquet"
 SHORT, LONG = 91, 54  # 684 and 38,115 characters of text
@@ -41,11 +42,7 @@ def graph_answer(sample) -> str:
 
 def argv(server, tmp_path, hub, *extra):
     return [
-        "--model",
-        "stub",
-        "--base-url",
-        server.base_url,
-        "--no-cache",
+        *stub_flags(server.base_url),
         "--max-tokens",
         "64",
         "--hub-dir",

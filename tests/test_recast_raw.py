@@ -19,6 +19,7 @@ from causal_datasets.recast.release import read_release, write_release
 from causal_datasets.records.recast import RecastSample
 from causal_datasets.registry import get_builder
 from tests.data.recast.helpers import ScriptedClient
+from tests.support.stub_flags import stub_flags
 
 ANSWERS = json.loads((Path(__file__).parent / "data" / "recast" / "raw_pipeline_answers.json").read_text())
 BODY = """Water Pricing and Groundwater Use
@@ -206,11 +207,7 @@ def test_command_line_entry_point_over_a_local_endpoint(papers, tmp_path, capsys
                 str(manifest),
                 "--out",
                 str(out),
-                "--model",
-                "stub",
-                "--base-url",
-                server.base_url,
-                "--no-cache",
+                *stub_flags(server.base_url),
                 "--concurrency",
                 "1",
             ]

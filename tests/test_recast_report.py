@@ -11,6 +11,7 @@ from causal_datasets.recast.release import read_release
 from tests.data.recast.helpers import run_recast_eval
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.runs import item_fields
+from tests.support.stub_flags import stub_flags
 from tests.test_recast_task import stub_model
 
 RELEASE = SHARED_DATA_DIR / "recast" / "test.parquet"
@@ -29,16 +30,8 @@ def run(tmp_path_factory):
     with StubServer(stub_model(answers)) as server:
         summary = run_recast_eval(
             [
-                "--model",
-                "stub",
-                "--base-url",
-                server.base_url,
-                "--judge-model",
-                "stub-judge",
-                "--judge-base-url",
-                server.base_url,
-                "--no-cache",
-                "--judge-no-cache",
+                *stub_flags(server.base_url),
+                *stub_flags(server.base_url, role="judge", model="stub-judge"),
                 "--hub-dir",
                 str(root / "hub"),
                 "--source",

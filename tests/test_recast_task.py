@@ -20,6 +20,7 @@ from causal_datasets.runners.results import read_summary
 from tests.data.recast.helpers import ScriptedClient, run_recast_eval
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.runs import item_fields
+from tests.support.stub_flags import stub_flags
 
 RELEASE = SHARED_DATA_DIR / "recast" / "test.parquet"
 
@@ -236,16 +237,8 @@ def test_runner_end_to_end_with_resume(hub, samples, tmp_path):
     out = tmp_path / "run"
     with StubServer(responder) as server:
         argv = [
-            "--model",
-            "stub",
-            "--base-url",
-            server.base_url,
-            "--judge-model",
-            "stub-judge",
-            "--judge-base-url",
-            server.base_url,
-            "--no-cache",
-            "--judge-no-cache",
+            *stub_flags(server.base_url),
+            *stub_flags(server.base_url, role="judge", model="stub-judge"),
             "--hub-dir",
             str(hub),
             "--ids",

@@ -14,6 +14,7 @@ from causal_datasets.llm.stub_server import StubServer
 from causal_datasets.runners.results import read_results, read_summary
 from tests.support.builds import small_cladder_build
 from tests.support.runs import run_eval
+from tests.support.stub_flags import stub_flags
 
 
 @pytest.fixture(scope="module")
@@ -96,18 +97,15 @@ def test_a_model_run_keeps_its_model_settings_but_not_its_server(hub, tmp_path):
         str(out),
         "--hub-dir",
         str(hub),
-        "--no-cache",
         "--limit",
         "2",
-        "--model",
-        "stub",
     ]
     with StubServer() as first:
-        summary = run_eval(*common, "--base-url", first.base_url)
+        summary = run_eval(*common, *stub_flags(first.base_url))
     recorded = summary.selection.models["model"]
     assert recorded["temperature"] == 0.0 and "base_url" not in recorded
     with StubServer() as moved:  # the same model served elsewhere (serve-local picks a new port each time)
-        assert run_eval(*common, "--base-url", moved.base_url, "--resume").invocations == 2
+        assert run_eval(*common, *stub_flags(moved.base_url), "--resume").invocations == 2
         with pytest.raises(RunConfigurationError, match=r"model temperature=0\.5 \(the run: 0\.0\)"):
-            run_eval(*common, "--base-url", moved.base_url, "--temperature", "0.5", "--resume")
+            run_eval(*common, *stub_flags(moved.base_url), "--temperature", "0.5", "--resume")
         assert moved.count == 0  # nothing was left to ask, and the refused run asked nothing

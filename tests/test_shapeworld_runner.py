@@ -21,6 +21,7 @@ from causal_datasets.shapeworld.agents import StrategyAgent
 from causal_datasets.shapeworld.episode import Turn
 from causal_datasets.shapeworld.scoring import score_episodes
 from tests.support.runs import item_fields, run_eval
+from tests.support.stub_flags import stub_flags
 
 
 @pytest.fixture(scope="module")
@@ -132,10 +133,7 @@ def text_strategy_responder():
 def test_a_model_through_the_same_loop_with_cache_and_concurrency(dataset_dir, tmp_path):
     with StubServer(text_strategy_responder()) as server:
         args = [
-            "--model",
-            "stub",
-            "--base-url",
-            server.base_url,
+            *stub_flags(server.base_url, cache=True),
             "--cache-dir",
             str(tmp_path / "cache"),
             "--hub-dir",
@@ -157,13 +155,13 @@ def test_transport_failures_are_failed_items_replayed_on_resume(dataset_dir, tmp
     out = tmp_path / "run"
     args = ["--out", str(out), "--hub-dir", str(dataset_dir), "--no-cache", "--max-retries", "0", "--limit", "6"]
     with StubServer(lambda request, index: StubReply(status=500, text="down")) as broken:
-        first = run(*args, "--model", "stub", "--base-url", broken.base_url)
+        first = run(*args, *stub_flags(broken.base_url, cache=True))
     assert first.status == "failed" and first.items.failed == 6 and first.items.scored == 0
     assert (
         first.failures == {"model": {"retries_exhausted": 6}} and first.metrics.count == 0
     )  # not scored as wrong answers
     with StubServer(lambda request, index: StubReply(text="I think the circle moves.")) as chatty:
-        second = run(*args, "--resume", "--model", "stub", "--base-url", chatty.base_url)
+        second = run(*args, "--resume", *stub_flags(chatty.base_url, cache=True))
         assert chatty.count == 6
     assert second.status == "complete" and second.metrics.errors["invalid_format"] == 6
     assert second.usage["model"].calls == 6 + 6 and second.invocations == 2  # both invocations counted

@@ -17,6 +17,7 @@ from causal_datasets.llm.stub_server import StubReply, StubServer
 from causal_datasets.runners import registry as task_registry
 from causal_datasets.runners.results import read_results, read_summary
 from tests.support.inspect_offline import use_offline_encoding
+from tests.support.stub_flags import stub_flags
 
 ENTRY_POINTS = """\
 [causal_datasets.builders]
@@ -59,11 +60,7 @@ def test_a_benchmark_from_another_package_runs_through_every_tool(installed, cap
                 [
                     "eval",
                     "sixth",
-                    "--model",
-                    "stub",
-                    "--base-url",
-                    server.base_url,
-                    "--no-cache",
+                    *stub_flags(server.base_url),
                     "--hub-dir",
                     str(hub),
                     "--out",
@@ -122,11 +119,7 @@ def test_without_its_entry_points_the_benchmark_is_unknown_everywhere(installed,
                 [
                     "eval",
                     "sixth",
-                    "--model",
-                    "stub",
-                    "--base-url",
-                    server.base_url,
-                    "--no-cache",
+                    *stub_flags(server.base_url),
                     "--hub-dir",
                     str(installed / "hub"),
                     "--out",

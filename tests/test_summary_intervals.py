@@ -28,6 +28,7 @@ from tests.support.data import SHARED_DATA_DIR
 from tests.support.inspect_offline import use_offline_encoding
 from tests.support.intervals import assert_intervals
 from tests.support.runs import item_fields, run_eval
+from tests.support.stub_flags import stub_flags
 
 COBE_SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 
@@ -109,11 +110,7 @@ def test_cobe_judged_rewrites_criteria_and_agreement(hub, tmp_path):
             "--models",
             "gpt",
             "claude",
-            "--judge-model",
-            "stub",
-            "--judge-base-url",
-            judge.base_url,
-            "--judge-no-cache",
+            *stub_flags(judge.base_url, role="judge"),
             "--hub-dir",
             str(hub),
             "--out",
@@ -147,18 +144,10 @@ def test_cladder_pairs_clustered_by_story_and_causal_model(hub, tmp_path):
             str(tmp_path / "run"),
             "--hub-dir",
             str(hub),
-            "--no-cache",
             "--limit",
             "120",
-            "--model",
-            "stub",
-            "--base-url",
-            server.base_url,
-            "--judge-model",
-            "stub",
-            "--judge-base-url",
-            server.base_url,
-            "--judge-no-cache",
+            *stub_flags(server.base_url),
+            *stub_flags(server.base_url, role="judge"),
             "--concurrency",
             "1",
         )

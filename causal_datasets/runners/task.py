@@ -249,9 +249,10 @@ class Task(Generic[G, S, M]):
     ``version`` (as inspect_ai's ``Task.version``): raise it whenever the task's items, prompts or scoring
     change, so runs of different versions are told apart (the summary records it; ``--resume`` refuses to
     continue a run of another version; a rescore notes the change). ``dataset``: the builder's name
-    (default ``name``); ``configs``: default every config of its builder, ``default_configs`` those a run
-    without ``--config`` takes (default: the first, or all when ``multiple_configs``). ``roles``: the model
-    roles the task uses, each a name of its own (default: one required ``model``).
+    (default ``name``); ``help``: default the builder's pretty name; ``configs``: default every config of
+    its builder, ``default_configs`` those a run without ``--config`` takes (default: the first, or all
+    when ``multiple_configs``). ``roles``: the model roles the task uses, each a name of its own (default:
+    one required ``model``).
 
     ``scoring_options`` are the options ``rescore`` may change (the others describe the generation);
     ``judge_options`` those of them that change what a scoring role is asked; ``rescore_notes`` says,
@@ -291,11 +292,13 @@ class Task(Generic[G, S, M]):
     inspect: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
-        """Fill in the defaults that depend on other fields (the dataset's configs from its registered builder)."""
+        """Fill in the defaults that depend on other fields (configs and help from the dataset's registered builder)."""
         dataset = self.dataset or self.name
-        configs = self.configs or tuple(get_builder(dataset).configs)
+        builder = get_builder(dataset) if not (self.configs and self.help) else None
+        configs = self.configs or tuple(builder.configs if builder is not None else ())
         defaults = {
             "dataset": dataset,
+            "help": self.help or (builder.pretty_name if builder is not None else ""),
             "configs": configs,
             "default_configs": self.default_configs or (configs if self.multiple_configs else configs[:1]),
             "metrics": mean_metrics_model(self.name, self.scores) if self.metrics is BenchmarkMetrics else self.metrics,

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Release
 from causal_datasets.records.base import Record
 from causal_datasets.runners.records import BenchmarkMetrics, Slices
-from causal_datasets.runners.task import Item, NoGeneration, RoleSpec, Scored, Task, TaskContext, Transcript
+from causal_datasets.runners.task import Item, NoGeneration, Scored, Task, TaskContext, Transcript
 from causal_datasets.views import SlicePlot, View
 
 # --- the dataset ------------------------------------------------------------------------------------
@@ -64,10 +64,6 @@ class SumMetrics(BenchmarkMetrics):
     accuracy: float | None = Field(title="accuracy")
 
 
-def items(context: TaskContext) -> list[Item]:
-    return [Item(row.id, "sums", row) for row in context.rows("sums", SumQuestion)]
-
-
 def solve(item: Item, context: TaskContext) -> NoGeneration:
     context.clients["model"].chat([{"role": "user", "content": f"What is {item.row.a} + {item.row.b}? A number."}])
     return NoGeneration()
@@ -92,24 +88,20 @@ def item_scores(scores: SumScores) -> dict[str, float]:
     return {"accuracy": float(scores.correct)}
 
 
+VIEW = View(
+    "Sums (a sixth benchmark)",
+    (SlicePlot("by_parity", "accuracy", "Sums: accuracy by parity of the sum", "parity", "accuracy"),),
+)
+
+# everything else is a default: the configs and help of the builder named as the task, one item per row, one
+# required "model" role, no generation record, one inspect_ai task per config (sixth_sums)
 TASK = Task(
     name="sixth",
-    help="sums of two numbers (a benchmark from another package)",
-    dataset="sixth",
-    configs=("sums",),
-    default_configs=("sums",),
-    items=items,
     solve=solve,
     score=score,
-    summarize=summarize,
-    item_scores=item_scores,
-    generation=NoGeneration,
     scores=SumScores,
+    summarize=summarize,
     metrics=SumMetrics,
-    roles=(RoleSpec("model", "the model that adds", required=True),),
-    view=View(
-        "Sums (a sixth benchmark)",
-        (SlicePlot("by_parity", "accuracy", "Sums: accuracy by parity of the sum", "parity", "accuracy"),),
-    ),
-    inspect={"sixth_sums": "sums"},
+    item_scores=item_scores,
+    view=VIEW,
 )
