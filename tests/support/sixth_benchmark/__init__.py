@@ -1,6 +1,6 @@
 """A sixth benchmark living in a package of its own, as a third party would write one: a dataset builder and a
 task (sums of two numbers, answered by a model), registered through entry points only — nothing in
-causal_datasets names it (see docs/CONTRIBUTING.md, "A sixth benchmark", and tests/test_sixth_benchmark.py)."""
+causal_datasets names it (see docs/CONTRIBUTING.md, "A sixth benchmark", and tests/runners/test_sixth_benchmark.py)."""
 
 from __future__ import annotations
 

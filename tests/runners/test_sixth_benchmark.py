@@ -13,10 +13,12 @@ from inspect_ai.model import get_model
 from causal_datasets import registry
 from causal_datasets.cli import main
 from causal_datasets.integrations import inspect_tasks
-from causal_datasets.llm.stub_server import StubReply, StubServer
+from causal_datasets.llm.stub_server import StubServer
 from causal_datasets.runners import registry as task_registry
 from causal_datasets.runners.results import read_results, read_summary
 from tests.support.inspect_offline import use_offline_encoding
+from tests.support.installed import installed_entry_points
+from tests.support.sixth_replies import adder
 from tests.support.stub_flags import stub_flags
 
 ENTRY_POINTS = """\
@@ -31,24 +33,8 @@ sixth = tests.support.sixth_benchmark:TASK
 @pytest.fixture
 def installed(tmp_path, monkeypatch):
     """The test package installed as a distribution: its dist-info (metadata and entry points) on sys.path."""
-    site = tmp_path / "site"
-    info = site / "sixth_benchmark-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: sixth-benchmark\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-    monkeypatch.syspath_prepend(str(site))
-    registry.builders.cache_clear()
-    task_registry.tasks.cache_clear()
-    yield tmp_path
-    monkeypatch.undo()
-    registry.builders.cache_clear()
-    task_registry.tasks.cache_clear()
-
-
-def adder(request, index):
-    """Right on odd sums, one too many on even ones."""
-    a, b = (int(n) for n in request["messages"][-1]["content"].removeprefix("What is ").split("?")[0].split(" + "))
-    return StubReply(text=f"It is {a + b + (a + b + 1) % 2}.")
+    with installed_entry_points(tmp_path / "site", monkeypatch, ENTRY_POINTS):
+        yield tmp_path
 
 
 def test_a_benchmark_from_another_package_runs_through_every_tool(installed, capsys, monkeypatch):

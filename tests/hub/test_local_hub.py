@@ -157,7 +157,7 @@ def test_the_documented_command_serves_a_hub_that_push_reaches_through_the_print
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     folder = _build(tmp_path)
     server = subprocess.Popen(
         [sys.executable, "-m", "tests.support.hub_server"], cwd=root, stdout=subprocess.PIPE, text=True

@@ -1,5 +1,5 @@
 """The local model server's parts that need no model: the request parser, the KV cache's reuse, the repeat
-penalty and the sampler (the server itself against the real model: tests/test_llm_local.py)."""
+penalty and the sampler (the server itself against the real model: tests/llm/test_llm_local.py)."""
 
 from __future__ import annotations
 
