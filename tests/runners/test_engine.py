@@ -33,6 +33,14 @@ def answer_t(request, index):
     return StubReply(text="T")
 
 
+def stub_settings(tmp_path, hub, base_url: str, **fields) -> RunSettings:
+    """One item at a time into ``tmp_path/run``, reading ``hub``, the stub model at ``base_url`` without retries."""
+    model = ModelSpec(LLMConfig(model="stub", base_url=base_url, max_retries=0))
+    return RunSettings(
+        out=tmp_path / "run", location=DatasetLocation(hub_dir=hub), concurrency=1, models={"model": model}, **fields
+    )
+
+
 def argv(name: str, hub, out, base_url: str, *extra: str) -> list[str]:
     return eval_argv(name, hub, out, base_url, "--model", "stub", "--no-cache", *extra)
 
@@ -125,13 +133,8 @@ def test_every_client_is_closed_also_when_a_run_fails(name, hub, tmp_path, monke
     monkeypatch.setattr(LLMClient, "__exit__", lambda self, *exc: (closed.append(self), real_exit(self, *exc))[1])
     task = dataclasses.replace(tasks()[name], summarize=_raise)
     with StubServer(answer_t) as server:
-        settings = RunSettings(
-            out=tmp_path / "run",
-            location=DatasetLocation(hub_dir=hub),
-            limit=1,
-            concurrency=1,
-            models={"model": ModelSpec(LLMConfig(model="stub", base_url=server.base_url, max_retries=0))},
-            options=task.options.model_validate(_options(name)),
+        settings = stub_settings(
+            tmp_path, hub, server.base_url, limit=1, options=task.options.model_validate(_options(name))
         )
         with pytest.raises(RuntimeError, match="summary broke"):
             run_task(task, settings)
@@ -150,14 +153,13 @@ def test_ctrl_c_keeps_what_is_done_and_resume_goes_on(name, hub, tmp_path):
         return base.solve(item, context)
 
     with StubServer(answer_t) as server:
-        settings = RunSettings(
-            out=tmp_path / "run",
-            location=DatasetLocation(hub_dir=hub),
+        settings = stub_settings(
+            tmp_path,
+            hub,
+            server.base_url,
             limit=2,
-            concurrency=1,
             configs=_configs(name),
             options=base.options.model_validate(_options(name)),
-            models={"model": ModelSpec(LLMConfig(model="stub", base_url=server.base_url, max_retries=0))},
         )
         with pytest.raises(KeyboardInterrupt):
             run_task(dataclasses.replace(base, solve=stop_on_second), settings)
@@ -204,14 +206,7 @@ def test_an_item_that_runs_out_of_time_is_failed_and_its_later_calls_are_never_s
     with StubServer(keep_playing) as server:
         summary = run_task(
             tasks()["shapeworld"],
-            RunSettings(
-                out=tmp_path / "run",
-                location=DatasetLocation(hub_dir=hub),
-                limit=1,
-                concurrency=1,
-                item_timeout=0.5,
-                models={"model": ModelSpec(LLMConfig(model="stub", base_url=server.base_url, max_retries=0))},
-            ),
+            stub_settings(tmp_path, hub, server.base_url, limit=1, item_timeout=0.5),
         )
         sent = server.count
     assert summary.status == "failed" and summary.failures == {"model": {"timeout": 1}}

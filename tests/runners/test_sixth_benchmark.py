@@ -30,6 +30,10 @@ sixth = tests.support.sixth_benchmark:TASK
 """
 
 
+def eval_sixth(base_url: str, hub, out) -> list[str]:
+    return ["eval", "sixth", *stub_flags(base_url), "--hub-dir", str(hub), "--out", str(out)]
+
+
 @pytest.fixture
 def installed(tmp_path, monkeypatch):
     """The test package installed as a distribution: its dist-info (metadata and entry points) on sys.path."""
@@ -41,20 +45,7 @@ def test_a_benchmark_from_another_package_runs_through_every_tool(installed, cap
     hub, run, again, report = (installed / name for name in ("hub", "run", "again", "report"))
     assert "sixth" in task_registry.tasks() and registry.get_builder("sixth").name == "sixth"
     with StubServer(adder) as server:
-        assert (
-            main(
-                [
-                    "eval",
-                    "sixth",
-                    *stub_flags(server.base_url),
-                    "--hub-dir",
-                    str(hub),
-                    "--out",
-                    str(run),
-                ]
-            )
-            == 0
-        )
+        assert main(eval_sixth(server.base_url, hub, run)) == 0
         asked = server.count
         assert main(["rescore", str(run), "--out", str(again)]) == 0
         assert server.count == asked == 6
@@ -100,20 +91,7 @@ def test_a_benchmark_from_another_package_runs_through_every_tool(installed, cap
 def test_without_its_entry_points_the_benchmark_is_unknown_everywhere(installed, capsys):
     run = installed / "run"
     with StubServer(adder) as server:
-        assert (
-            main(
-                [
-                    "eval",
-                    "sixth",
-                    *stub_flags(server.base_url),
-                    "--hub-dir",
-                    str(installed / "hub"),
-                    "--out",
-                    str(run),
-                ]
-            )
-            == 0
-        )
+        assert main(eval_sixth(server.base_url, installed / "hub", run)) == 0
     capsys.readouterr()
     (installed / "site" / "sixth_benchmark-0.1.dist-info" / "entry_points.txt").unlink()
     task_registry.tasks.cache_clear()
