@@ -27,7 +27,7 @@ from causal_datasets.errors import LLMError, NotInTranscript
 from causal_datasets.llm.chat import ChatClient, ChatResult, ModelName
 from causal_datasets.llm.config import Message
 from causal_datasets.runners.call_settings import settings_id
-from causal_datasets.runners.records import ModelCall, Role
+from causal_datasets.runners.records import ModelCall, Role, is_llm_category
 from causal_datasets.secret_values import scrub_value
 
 
@@ -144,7 +144,7 @@ class ReplayedFailure(LLMError):
     """A call the transcript records as failed, failing again the same way when replayed."""
 
     def __init__(self, call: ModelCall):
-        self.category = call.category or LLMError.category
+        self.category = call.category if is_llm_category(call.category) else LLMError.category
         self.detail, self.model, self.base_url, self.status, self.attempts = call.error or "", call.model, "", None, 0
         Exception.__init__(self, call.error or self.category)
 

@@ -42,6 +42,7 @@ from causal_datasets.runners.records import (
     RunSummary,
     Usage,
     failure_counts,
+    is_llm_category,
 )
 from causal_datasets.runners.results import ResultsLog, write_summary
 from causal_datasets.runners.resume import check_continuation, check_item_count, read_run_summary, solver_of
@@ -215,9 +216,9 @@ def failure_of(error: Exception, calls: CallLog) -> Failure:
     if isinstance(error, (LLMError, CallFailed)):
         failed = [call for call in calls.calls() if call.category is not None]
         if failed:
-            return Failure(
-                role=failed[-1].role, category=failed[-1].category or LLMError.category, detail=failed[-1].error or ""
-            )
+            last = failed[-1]
+            category = last.category if is_llm_category(last.category) else LLMError.category
+            return Failure(role=last.role, category=category, detail=last.error or "")
         if isinstance(error, LLMError):  # raised outside a chat call (a context check): the model role's client
             return Failure(role="model", category=error.category, detail=str(error))
     return Failure(role="task", category=CRASH, detail=f"{type(error).__name__}: {error}")

@@ -14,11 +14,11 @@ any other.
 from __future__ import annotations
 
 from functools import cache
-from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeGuard, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints, model_validator
 
-from causal_datasets.errors import LLMCategory
+from causal_datasets.errors import LLM_CATEGORIES, LLMCategory
 from causal_datasets.uncertainty.intervals import ALPHA, CONFIDENCE, POWER, RESAMPLES, SEED, Interval
 
 #: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: without ``intervals``
@@ -40,6 +40,12 @@ RunStatus = Literal["complete", "incomplete", "failed", "interrupted", "empty"]
 #: a failure's category: the LLM client's error categories, or ``crash`` (an exception in the task's code)
 CRASH: Literal["crash"] = "crash"
 FailureCategory = LLMCategory | Literal["crash"]
+
+
+def is_llm_category(category: str | None) -> TypeGuard[LLMCategory]:
+    """Whether ``category`` (a recorded call's) is one of the LLM client's."""
+    return category in LLM_CATEGORIES
+
 
 #: ``{"by_<field>": {value: {metric: number or nested counts}}}``
 Slices = dict[str, dict[str, dict[str, Any]]]
@@ -97,7 +103,7 @@ class ModelCall(_Strict):
     completion_tokens: int = Field(default=0, description="reasoning tokens included")
     reasoning_tokens: int = 0
     cache_read_tokens: int = Field(default=0, description="prompt tokens the server read from its prompt cache")
-    category: LLMCategory | None = Field(default=None, description="the LLM client's category of a call that failed")
+    category: str | None = Field(default=None, description="the LLM client's category of a call that failed")
     error: str | None = Field(default=None, description="what went wrong in a call that failed")
 
 
