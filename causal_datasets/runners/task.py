@@ -6,9 +6,8 @@ A benchmark declares one ``Task(...)`` and registers it under the entry-point gr
 ``causal_datasets.tasks`` (:mod:`causal_datasets.registry`). Only ``name``, ``solve``, ``score`` and
 ``scores`` have no default (as inspect_ai's ``Task``, it carries a ``version``); the others default to
 the dataset's configs, one item per row, and means of the numeric scores (:mod:`causal_datasets.runners.means`).
-The engine
-(:mod:`causal_datasets.runners.engine`) runs every task the same way, and the command line builds
-each task's options from the declaration (a role the task does not declare is not offered).
+The engine (:mod:`causal_datasets.runners.engine`) runs every task the same way, and the command line
+builds each task's options from the declaration (a role the task does not declare is not offered).
 """
 
 from __future__ import annotations
