@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
 from causal_datasets.recast.prompts import prompt_rows
+from causal_datasets.recast.records import RecastSample
 from causal_datasets.recast.release import RELEASE_FILE, RELEASE_REPO, locate_release, read_release
 from causal_datasets.recast.statistics import counts_markdown, table1_markdown
 from causal_datasets.records.prompts import RecastPromptRow
-from causal_datasets.records.recast import RecastSample
 
 
 def build(context: BuildContext) -> BuildOutcome:

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from causal_datasets.records.recast import RecastSample
+from causal_datasets.recast.records import RecastSample
 
 ECONOMICS = "Economics & Public Policy"
 #: the per-sample scores every table summarises

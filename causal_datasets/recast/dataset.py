@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from causal_datasets.hub.location import DatasetLocation
-from causal_datasets.records.recast import RecastSample
+from causal_datasets.recast.records import RecastSample
 
 DATASET = "recast"
 CONFIG = "default"

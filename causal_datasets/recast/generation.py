@@ -31,7 +31,7 @@ from causal_datasets.recast.parsing import (
     parse_graph_answer,
 )
 from causal_datasets.recast.prompts import build_messages, correction_messages, node_ids
-from causal_datasets.records.recast import RecastSample
+from causal_datasets.recast.records import RecastSample
 
 GenerationError = Literal["context_exceeded", "llm_error", "format_error", "empty_graph", "unknown_node_ids"]
 GENERATION_ERRORS: tuple[str, ...] = GenerationError.__args__

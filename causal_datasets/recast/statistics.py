@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from causal_datasets.markdown import markdown_table
-from causal_datasets.records.recast import DOMAINS, EXPLICITNESS_LEVELS, UNLABELED, RecastSample
+from causal_datasets.recast.records import DOMAINS, EXPLICITNESS_LEVELS, UNLABELED, RecastSample
 
 #: (label, sample attribute) rows of the paper's Table 1
 TABLE1_ATTRIBUTES = (

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.structured import StructuredAnswer, ask_structured
 from causal_datasets.recast.raw.prompts import DOMAINS_PROMPT, EXPLICITNESS, domain_request, explicitness_request
-from causal_datasets.records.recast import DOMAINS, EXPLICITNESS_LEVELS
+from causal_datasets.recast.records import DOMAINS, EXPLICITNESS_LEVELS
 
 
 class DomainAnswer(BaseModel):

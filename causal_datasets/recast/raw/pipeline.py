@@ -33,8 +33,8 @@ from causal_datasets.recast.raw.labeling import label_domains, label_explicitnes
 from causal_datasets.recast.raw.merge import merge_variables
 from causal_datasets.recast.raw.normalize import normalize_text
 from causal_datasets.recast.raw.pdf import PdfError, pdf_markdown, pdf_text
+from causal_datasets.recast.records import Domain, Publisher, RecastSample
 from causal_datasets.recast.samples import make_sample
-from causal_datasets.records.recast import Domain, Publisher, RecastSample
 
 ECONOMICS = "Economics & Public Policy"
 

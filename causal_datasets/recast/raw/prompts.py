@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from causal_datasets.records.recast import DOMAINS
+from causal_datasets.recast.records import DOMAINS
 
 CLEANUP = """Turn the text below, extracted from a PDF of a published paper, into a clean Markdown
 document. In order of priority:
