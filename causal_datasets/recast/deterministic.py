@@ -17,8 +17,9 @@ from typing import Any
 from causal_datasets.graph import CausalGraph
 from causal_datasets.recast.records import RecastSample
 from causal_datasets.scoring.graph_compare import RATE_FIELDS, compare_graphs, unparsable_comparison
+from causal_datasets.scoring.node_matching import NodeMatching
 
-MATCHINGS = ("exact", "normalized")
+MATCHINGS: tuple[NodeMatching, ...] = ("exact", "normalized")
 #: the scores of one comparison (also the per-item fields of the ``causal_graph_metrics`` module)
 FIELDS = (*RATE_FIELDS, "shd", "normalized_shd")
 

@@ -151,7 +151,7 @@ def score_predictions(
     failed = [o for o in outcomes if isinstance(o, Exception)]
     if failed:
         raise RuntimeError(f"{len(failed)} item(s) could not be scored; first: {failed[0]!r}")
-    return summarize(outcomes)
+    return summarize([outcome for outcome in outcomes if not isinstance(outcome, Exception)])
 
 
 def check_options(mode: Any, reversal_cost: Any, max_attempts: Any, concurrency: Any) -> None:

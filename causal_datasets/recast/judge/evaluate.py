@@ -160,7 +160,7 @@ def aggregate(per_sample: Sequence[dict[str, float | None]]) -> dict[str, Any]:
     """Mean and population SD of every score over the samples where it exists, with counts."""
     summary: dict[str, Any] = {}
     for name in SCORE_NAMES:
-        values = [s[name] for s in per_sample if s.get(name) is not None]
+        values = [value for s in per_sample if (value := s.get(name)) is not None]
         summary[name] = fmean(values) if values else None
         summary[f"{name}_sd"] = pstdev(values) if values else None
         summary[f"{name}_n"] = len(values)

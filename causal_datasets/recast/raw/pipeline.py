@@ -61,9 +61,10 @@ STEPS = ("cleanup", "merge", "normalize", "label")
 
 @dataclass(frozen=True)
 class StepModels:
-    """The chat client of each LLM step (``label``: the domain and the node-explicitness labels)."""
+    """The chat client of each LLM step (``label``: the domain and the node-explicitness labels; ``cleanup``
+    None: that step is skipped)."""
 
-    cleanup: ChatClient
+    cleanup: ChatClient | None
     merge: ChatClient
     normalize: ChatClient
     label: ChatClient
@@ -116,6 +117,8 @@ def process_paper(
         return _failed(outcome, "pdf_error", str(error))
     steps["extracted_chars"] = len(text)
     if cleanup:
+        if models.cleanup is None:
+            raise ValueError("the cleanup step needs a model: give StepModels a cleanup client or pass cleanup=False")
         cleaned = clean_markdown(models.cleanup, text, max_attempts=max_attempts)
         steps["cleanup"] = {"attempts": cleaned.attempts, "error": cleaned.error}
         if cleaned.text is None:
