@@ -1,35 +1,17 @@
-"""ReCAST from its published release (``RyanSaklad/ReCast`` ``test.parquet``, CC-BY-4.0).
+"""ReCAST from its published release (``RyanSaklad/ReCast`` ``test.parquet``, CC-BY-4.0): the declaration.
 
-Configs: ``default`` (one row per paper) and ``prompts`` (the generation requests exactly as
-``causal-datasets eval recast`` sends them, both prompt variants, with the reference answer).
-New papers go through :mod:`causal_datasets.recast.raw`, which writes a Parquet file in the
-release's layout; build it with ``causal-datasets build recast --source that.parquet``.
+The configs are built by :mod:`causal_datasets.recast.build`. New papers go through
+:mod:`causal_datasets.recast.raw`, which writes a Parquet file in the release's layout; build it with
+``causal-datasets build recast --source that.parquet``.
 """
 
 from __future__ import annotations
 
-from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
-from causal_datasets.recast.prompts import prompt_rows
-from causal_datasets.recast.release import RELEASE_FILE, RELEASE_REPO, locate_release, read_release
-from causal_datasets.recast.statistics import counts_markdown, table1_markdown
+from causal_datasets.builder import DatasetBuilder, Release
+from causal_datasets.recast.build import build, card_context
+from causal_datasets.recast.records import RecastSample
+from causal_datasets.recast.release import RELEASE_FILE, RELEASE_REPO
 from causal_datasets.records.prompts import RecastPromptRow
-from causal_datasets.records.recast import RecastSample
-
-
-def build(context: BuildContext) -> BuildOutcome:
-    path = locate_release(context.source)
-    imported = read_release(path)
-    return BuildOutcome(
-        records={"default": {"test": imported.samples}, "prompts": {"test": prompt_rows(imported.samples)}},
-        findings=imported.findings,
-        source_description=f"{RELEASE_REPO} release file {RELEASE_FILE} ({path.stat().st_size:,} bytes)",
-    )
-
-
-def card_context(records: BuiltRecords) -> dict[str, str]:
-    samples = records["default"]["test"]
-    return {"table1": table1_markdown(samples), **counts_markdown(samples)}
-
 
 BUILDER = DatasetBuilder(
     name="recast",

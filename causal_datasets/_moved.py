@@ -37,6 +37,9 @@ MOVED = {f"causal_datasets.docalc.{name}": f"causal_datasets.cladder_pairs.{name
 MOVED["causal_datasets.docalc.printer"] = "causal_datasets.docalc.expr"
 # the view vocabulary sits below both the tasks and the report
 MOVED["causal_datasets.report.views"] = "causal_datasets.views"
+# ReCAST in one package
+MOVED["causal_datasets.records.recast"] = "causal_datasets.recast.records"
+MOVED["causal_datasets.runners.recast"] = "causal_datasets.recast.task"
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -22,8 +22,8 @@ from causal_datasets.llm.context import estimate_tokens
 from causal_datasets.markdown import markdown_table
 from causal_datasets.recast import analysis
 from causal_datasets.recast.prompts import build_messages
+from causal_datasets.recast.records import DOMAINS
 from causal_datasets.recast.release import read_release
-from causal_datasets.records.recast import DOMAINS
 
 RELEASE = SHARED_DATA_DIR / "recast" / "test.parquet"
 

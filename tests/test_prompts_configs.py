@@ -17,9 +17,9 @@ from causal_datasets.hub.folder import build_to_folder, load_records
 from causal_datasets.recast.parsing import parse_graph_answer
 from causal_datasets.recast.prompts import build_messages as recast_messages
 from causal_datasets.recast.prompts import node_ids
+from causal_datasets.recast.records import RecastSample
 from causal_datasets.records.cladder_pairs import CladderQuestionRow
 from causal_datasets.records.prompts import ChatMessage, PromptRow
-from causal_datasets.records.recast import RecastSample
 from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.registry import get_builder
 from causal_datasets.shapeworld.agents import StrategyAgent

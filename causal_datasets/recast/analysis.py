@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from causal_datasets.records.recast import RecastSample
+from causal_datasets.recast.records import RecastSample
 
 ECONOMICS = "Economics & Public Policy"
 #: the per-sample scores every table summarises
@@ -105,14 +105,16 @@ def balanced_bins(values: Sequence[float], count: int) -> list[Bin]:
     counts = Counter(values)
     remaining, bins_left = len(values), count
     bins: list[Bin] = []
-    low, size = None, 0
+    low: float | None = None
+    size = 0
     for value in sorted(counts):
-        low = value if low is None else low
+        if low is None:
+            low = value
         size += counts[value]
         if bins_left > 1 and size >= remaining / bins_left:
             bins.append(Bin(low, value, size))
             remaining, bins_left, low, size = remaining - size, bins_left - 1, None, 0
-    if size:
+    if size and low is not None:  # a bin is open (size > 0) only after its first value set low
         bins.append(Bin(low, max(counts), size))
     return bins
 
@@ -183,15 +185,15 @@ def cutoff_group(sample: RecastSample, cutoff: datetime.date) -> str | None:
 def by_cutoff(rows: Sequence[Scored], cutoff: datetime.date) -> dict[str, dict]:
     """Scores of samples published before ``cutoff`` and from it on (undated samples left out)."""
     dated = [row for row in rows if row.sample.publication_date is not None]
-    return grouped(dated, lambda s: [cutoff_group(s, cutoff)], cutoff_groups(cutoff))
+    return grouped(dated, lambda s: [group] if (group := cutoff_group(s, cutoff)) else [], cutoff_groups(cutoff))
 
 
 def cutoff_test(rows: Sequence[Scored], cutoff: datetime.date) -> dict[str, float | int | None]:
     """Two-sided Mann–Whitney U of each score, recent vs older samples: ``<score>_u`` and ``<score>_p``
     (None when a group has no value)."""
-    dated = [row for row in rows if row.sample.publication_date is not None]
-    recent = [row for row in dated if row.sample.publication_date >= cutoff]
-    older = [row for row in dated if row.sample.publication_date < cutoff]
+    dated = [(row, date) for row in rows if (date := row.sample.publication_date) is not None]
+    recent = [row for row, date in dated if date >= cutoff]
+    older = [row for row, date in dated if date < cutoff]
     result: dict[str, float | int | None] = {"cutoff_year": cutoff.year, "recent_n": len(recent), "older_n": len(older)}
     for name in SCORES:
         test = mann_whitney([r.scores.get(name) for r in recent], [r.scores.get(name) for r in older])
@@ -228,9 +230,12 @@ def by_size_quartile(rows: Sequence[Scored], dataset: Sequence[RecastSample]) ->
             "top_n": top["n"],
         }
         for name in SCORES:
-            both = top[name] is not None and bottom[name] is not None
-            entry[f"{name}_difference"] = top[name] - bottom[name] if both else None
-            entry[f"{name}_difference_sd"] = math.hypot(top[f"{name}_sd"], bottom[f"{name}_sd"]) if both else None
+            high, low, high_sd, low_sd = top[name], bottom[name], top[f"{name}_sd"], bottom[f"{name}_sd"]
+            if high is None or low is None or high_sd is None or low_sd is None:
+                entry[f"{name}_difference"] = entry[f"{name}_difference_sd"] = None
+            else:
+                entry[f"{name}_difference"] = high - low
+                entry[f"{name}_difference_sd"] = math.hypot(high_sd, low_sd)
         table[attribute] = entry
     return table
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from causal_datasets.hub.location import DatasetLocation
-from causal_datasets.records.recast import RecastSample
+from causal_datasets.recast.records import RecastSample
+from causal_datasets.records.base import Record
 
 DATASET = "recast"
 CONFIG = "default"
@@ -20,4 +22,13 @@ def load_samples(location: DatasetLocation) -> tuple[list[RecastSample], dict[st
     can be found.
     """
     loaded = location.load(DATASET, CONFIG, SPLIT)
-    return sorted(loaded.records, key=lambda s: s.id), loaded.manifest
+    return sorted(samples_of(loaded.records), key=lambda s: s.id), loaded.manifest
+
+
+def samples_of(records: Sequence[Record]) -> list[RecastSample]:
+    """``records`` as the samples they are; a ``TypeError`` names the first that is not a :class:`RecastSample`."""
+    samples = [record for record in records if isinstance(record, RecastSample)]
+    if len(samples) != len(records):
+        stranger = next(record for record in records if not isinstance(record, RecastSample))
+        raise TypeError(f"expected ReCAST samples, got a {type(stranger).__name__}")
+    return samples

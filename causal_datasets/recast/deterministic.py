@@ -15,20 +15,13 @@ from statistics import fmean, pstdev
 from typing import Any
 
 from causal_datasets.graph import CausalGraph
-from causal_datasets.records.recast import RecastSample
-from causal_datasets.scoring.graph_compare import compare_graphs, unparsable_comparison
+from causal_datasets.recast.records import RecastSample
+from causal_datasets.scoring.graph_compare import RATE_FIELDS, compare_graphs, unparsable_comparison
+from causal_datasets.scoring.node_matching import NodeMatching
 
-MATCHINGS = ("exact", "normalized")
-FIELDS = (
-    "node_precision",
-    "node_recall",
-    "node_f1",
-    "edge_precision",
-    "edge_recall",
-    "edge_f1",
-    "shd",
-    "normalized_shd",
-)
+MATCHINGS: tuple[NodeMatching, ...] = ("exact", "normalized")
+#: the scores of one comparison (also the per-item fields of the ``causal_graph_metrics`` module)
+FIELDS = (*RATE_FIELDS, "shd", "normalized_shd")
 
 
 def deterministic_scores(

@@ -14,7 +14,7 @@ Every outcome is classified (``error`` is ``None`` on success):
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -31,10 +31,10 @@ from causal_datasets.recast.parsing import (
     parse_graph_answer,
 )
 from causal_datasets.recast.prompts import build_messages, correction_messages, node_ids
-from causal_datasets.records.recast import RecastSample
+from causal_datasets.recast.records import RecastSample
 
 GenerationError = Literal["context_exceeded", "llm_error", "format_error", "empty_graph", "unknown_node_ids"]
-GENERATION_ERRORS: tuple[str, ...] = GenerationError.__args__
+GENERATION_ERRORS: tuple[str, ...] = get_args(GenerationError)
 
 
 class Generation(BaseModel):
@@ -87,13 +87,14 @@ def generate(
     except LLMError as error:
         return _failed(outcome, "context_exceeded" if is_context_overflow(error) else "llm_error", str(error))
     outcome.raw_answer, outcome.completion_tokens = reply.text, reply.completion_tokens
+    parsed: ParsedGraph | None
     try:
         parsed = parse_graph_answer(outcome.raw_answer, ids)
     except AnswerFormatError as first_error:
         parsed = _corrected(outcome, corrector or client, sample, ids, str(first_error), max_attempts)
-        if parsed is None:
-            return outcome
-    outcome.edges = [tuple(e) for e in parsed.graph.edges]
+    if parsed is None:
+        return outcome
+    outcome.edges = list(parsed.graph.edges)
     outcome.nodes = list(parsed.graph.nodes)
     outcome.unknown_ids = parsed.unknown_ids
     outcome.dropped_relationships = parsed.dropped_relationships

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from causal_datasets.graph import CausalGraph
@@ -20,10 +21,10 @@ from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.recast.dataset import load_samples
 from causal_datasets.recast.deterministic import deterministic_scores, mean_scores
-from causal_datasets.recast.judge.evaluate import aggregate, judge_graph, unparsable_judgement
+from causal_datasets.recast.judge.evaluate import Judgement, aggregate, judge_graph, unparsable_judgement
 from causal_datasets.recast.parsing import AnswerFormatError, read_prediction
+from causal_datasets.recast.records import RecastSample
 from causal_datasets.records.base import record_from_input
-from causal_datasets.records.recast import RecastSample
 from causal_datasets.scoring.inputs import batch_size, choice_option, number_option
 
 Mode = Literal["judge", "deterministic"]
@@ -63,6 +64,31 @@ def resolve_references(references: Sequence[Any], location: DatasetLocation | No
     return samples
 
 
+@dataclass
+class ItemScores:
+    """One prediction's scores: its edges, the name-based scores, the judgement (with a judge) and the error.
+
+    ``error`` is the prediction's (``unreadable_prediction: ...``) or else the judgement's."""
+
+    sample_id: int
+    prediction_edges: list[list[str]]
+    error: str | None
+    deterministic: dict[str, dict[str, Any]]
+    judgement: Judgement | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The item as the metric reports it (``judge`` only when judged)."""
+        item: dict[str, Any] = {
+            "sample_id": self.sample_id,
+            "prediction_edges": self.prediction_edges,
+            "error": self.error,
+            "deterministic": self.deterministic,
+        }
+        if self.judgement is not None:
+            item["judge"] = self.judgement.to_dict()
+        return item
+
+
 def score_item(
     prediction: str | CausalGraph | None,
     sample: RecastSample,
@@ -70,8 +96,8 @@ def score_item(
     judge: ChatClient | None = None,
     reversal_cost: float = 1,
     max_attempts: int = 3,
-) -> dict[str, Any]:
-    """Scores of one prediction: ``deterministic`` always, ``judge`` when a judge client is given."""
+) -> ItemScores:
+    """Scores of one prediction: ``deterministic`` always, the judgement when a judge client is given."""
     error, graph = None, None
     if isinstance(prediction, CausalGraph):
         graph = prediction
@@ -82,21 +108,20 @@ def score_item(
             graph = read_prediction(prediction)
         except AnswerFormatError as problem:
             error = f"unreadable_prediction: {problem}"
-    item: dict[str, Any] = {
-        "sample_id": sample.id,
-        "prediction_edges": [list(edge) for edge in graph.edges] if graph is not None else [],
-        "error": error,
-        "deterministic": deterministic_scores(graph, sample, reversal_cost=reversal_cost),
-    }
+    judgement = None
     if judge is not None:
         judgement = (
             judge_graph(judge, sample, graph, max_attempts=max_attempts)
             if graph is not None
             else unparsable_judgement(sample)
         )
-        item["judge"] = judgement.to_dict()
-        item["error"] = item["error"] or judgement.error
-    return item
+    return ItemScores(
+        sample_id=sample.id,
+        prediction_edges=[list(edge) for edge in graph.edges] if graph is not None else [],
+        error=error or (judgement.error if judgement is not None else None),
+        deterministic=deterministic_scores(graph, sample, reversal_cost=reversal_cost),
+        judgement=judgement,
+    )
 
 
 def score_predictions(
@@ -118,7 +143,7 @@ def score_predictions(
     outcomes = map_concurrent(
         lambda pair: score_item(
             pair[0], pair[1], judge=use_judge, reversal_cost=reversal_cost, max_attempts=max_attempts
-        ),
+        ).to_dict(),
         list(zip(predictions, samples, strict=True)),
         concurrency=concurrency,
         desc="recast scoring",
@@ -126,7 +151,7 @@ def score_predictions(
     failed = [o for o in outcomes if isinstance(o, Exception)]
     if failed:
         raise RuntimeError(f"{len(failed)} item(s) could not be scored; first: {failed[0]!r}")
-    return summarize(outcomes)
+    return summarize([outcome for outcome in outcomes if not isinstance(outcome, Exception)])
 
 
 def check_options(mode: Any, reversal_cost: Any, max_attempts: Any, concurrency: Any) -> None:

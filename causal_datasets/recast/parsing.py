@@ -97,16 +97,16 @@ def answer_to_graph(answer: GraphAnswer, node_ids: dict[int, str] | None = None)
             return ParsedGraph(CausalGraph.from_edges(edges))
         except GraphError as error:
             raise AnswerFormatError(str(error)) from error
-    edges, unknown = [], []
+    edges = []
+    unknown: list[str] = []
     for relationship in answer.relationships:
-        ends = [_node_for_id(end, node_ids) for end in (relationship.source, relationship.sink)]
-        bad = [
-            str(end) for end, name in zip((relationship.source, relationship.sink), ends, strict=True) if name is None
-        ]
-        if bad:
-            unknown.extend(bad)
+        source, sink = (_node_for_id(end, node_ids) for end in (relationship.source, relationship.sink))
+        if source is None or sink is None:
+            unknown.extend(
+                str(end) for end, name in ((relationship.source, source), (relationship.sink, sink)) if name is None
+            )
             continue
-        edges.append(tuple(ends))
+        edges.append((source, sink))
     return ParsedGraph(
         CausalGraph.from_edges(edges),
         unknown_ids=list(dict.fromkeys(unknown)),

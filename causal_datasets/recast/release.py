@@ -23,8 +23,8 @@ import pyarrow.parquet as pq
 
 from causal_datasets.builder import Finding, reading_source
 from causal_datasets.errors import SourceFormatError, SourceUnavailable
+from causal_datasets.recast.records import EXPLICITNESS_LEVELS, UNLABELED, RecastSample
 from causal_datasets.recast.samples import make_sample
-from causal_datasets.records.recast import EXPLICITNESS_LEVELS, UNLABELED, RecastSample
 
 RELEASE_REPO = "RyanSaklad/ReCast"
 RELEASE_FILE = "test.parquet"

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from causal_datasets.graph import CausalGraph
 from causal_datasets.recast.journals import journal_from_url
-from causal_datasets.records.recast import UNLABELED, RecastEdge, RecastNode, RecastSample
+from causal_datasets.recast.records import UNLABELED, RecastEdge, RecastNode, RecastSample
 
 #: simple cycles are counted up to this many; beyond it ``num_cycles_capped`` is set
 CYCLE_COUNT_LIMIT = 100_000

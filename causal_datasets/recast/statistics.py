@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from causal_datasets.markdown import markdown_table
-from causal_datasets.records.recast import DOMAINS, EXPLICITNESS_LEVELS, UNLABELED, RecastSample
+from causal_datasets.recast.records import DOMAINS, EXPLICITNESS_LEVELS, UNLABELED, RecastSample
 
 #: (label, sample attribute) rows of the paper's Table 1
 TABLE1_ATTRIBUTES = (
@@ -31,7 +31,7 @@ def summary(samples: Sequence[RecastSample], attribute: str) -> dict[str, float]
 
 
 def domain_counts(samples: Sequence[RecastSample]) -> dict[str, int]:
-    counts = Counter(d for s in samples for d in s.domains)
+    counts: Counter[str] = Counter(d for s in samples for d in s.domains)
     return {domain: counts[domain] for domain in DOMAINS}
 
 
@@ -80,7 +80,7 @@ def counts_markdown(samples: Sequence[RecastSample]) -> dict[str, str]:
     """Markdown tables: domains, publishers, journals, domains per sample, node explicitness, cycles."""
     n = len(samples)
     domains = domain_counts(samples)
-    levels = Counter(node.explicitness for s in samples for node in s.nodes)
+    levels: Counter[str] = Counter(node.explicitness for s in samples for node in s.nodes)
     per_sample = Counter(len(s.domains) for s in samples)
     journals = Counter(s.journal or f"ISSN {s.journal_issn}" for s in samples)
     publishers = Counter(s.source for s in samples)

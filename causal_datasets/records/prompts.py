@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from causal_datasets.recast.records import Domain
 from causal_datasets.records.base import Record
-from causal_datasets.records.recast import Domain
 
 ROLES = ("system", "user", "assistant")
 

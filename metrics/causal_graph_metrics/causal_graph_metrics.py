@@ -8,6 +8,7 @@ import evaluate
 
 # the module, not the class: evaluate.load takes the first Metric class it finds
 from causal_datasets import metric_base
+from causal_datasets.recast.deterministic import FIELDS
 from causal_datasets.scoring.graph_compare import compare_graph_batch
 
 _CITATION = """\
@@ -56,14 +57,7 @@ Example:
 """
 
 _PER_ITEM = (
-    "node_precision",
-    "node_recall",
-    "node_f1",
-    "edge_precision",
-    "edge_recall",
-    "edge_f1",
-    "shd",
-    "normalized_shd",
+    *FIELDS,
     "true_positives",
     "false_positives",
     "false_negatives",

@@ -9,7 +9,7 @@ only with ``PRESENCE_NO_MATCH``. Anything else is rejected, and the caller asks 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
@@ -30,7 +30,7 @@ from causal_datasets.recast.judge.labels import (
 )
 
 EvaluationKind = Literal["node_precision", "node_recall", "edge_precision", "edge_recall"]
-EVALUATION_KINDS: tuple[str, ...] = EvaluationKind.__args__
+EVALUATION_KINDS: tuple[str, ...] = get_args(EvaluationKind)
 
 
 class LabelBlock(BaseModel):
@@ -46,7 +46,7 @@ class LabelBlock(BaseModel):
     @model_validator(mode="after")
     def _not_applicable_rule(self) -> LabelBlock:
         labels = self.correctness_labels()
-        presence = self.presence_label
+        presence = labels["presence_label"]  # every block has one
         for name, label in labels.items():
             if name == "presence_label":
                 continue

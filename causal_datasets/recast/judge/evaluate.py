@@ -1,7 +1,11 @@
 """Run the judge on one predicted graph: four evaluations, each validated and retried, then scores.
 
 A failed evaluation (the judge never produced a valid answer, or the call failed) is recorded
-with its error and leaves the scores that need it ``None``; the other evaluations are kept.
+with its error and its ``category`` and leaves the scores that need it ``None``; the other
+evaluations are kept. The category tells the two failures apart: one of the LLM client's
+(:data:`~causal_datasets.errors.LLM_CATEGORIES`) when the server or the transport ended the call
+(:attr:`Judgement.transport_failure`: the item is run again, not scored), else the answer's
+(``no_block``, ``parse`` or ``validation``, from :func:`~causal_datasets.llm.structured.ask_structured`).
 """
 
 from __future__ import annotations
@@ -11,30 +15,23 @@ from dataclasses import asdict, dataclass, field
 from statistics import fmean, pstdev
 from typing import Any
 
+from causal_datasets.errors import LLM_CATEGORIES
 from causal_datasets.graph import CausalGraph
 from causal_datasets.llm.chat import ChatClient
 from causal_datasets.llm.structured import ask_structured
 from causal_datasets.recast.judge import scoring
 from causal_datasets.recast.judge.answers import EVALUATION_KINDS, answer_schema
 from causal_datasets.recast.judge.prompts import judge_messages
-from causal_datasets.records.recast import RecastSample
+from causal_datasets.recast.records import RecastSample
+from causal_datasets.scoring.graph_compare import RATE_FIELDS
 
-SCORE_NAMES = (
-    "node_precision",
-    "node_recall",
-    "node_f1",
-    "edge_precision",
-    "edge_recall",
-    "edge_f1",
-    "precision",
-    "recall",
-    "f1",
-)
+#: the judge's node and edge rates (named as the name-based ones) and its overall precision, recall, F1
+SCORE_NAMES = (*RATE_FIELDS, "precision", "recall", "f1")
 
 
 @dataclass
 class Evaluation:
-    """One of the four evaluations: per-item labels and scores, the rate, or the error."""
+    """One of the four evaluations: per-item labels and scores, the rate, or the error and its category."""
 
     kind: str
     items: list[dict[str, Any]] = field(default_factory=list)
@@ -42,10 +39,18 @@ class Evaluation:
     error: str | None = None
     attempts: int = 0
     raw: list[str] = field(default_factory=list)
+    category: str | None = None
+
+    @property
+    def transport_failed(self) -> bool:
+        """Whether the server or the transport ended the evaluation (not the judge's answer)."""
+        return self.category in LLM_CATEGORIES
 
 
 @dataclass
 class Judgement:
+    """The four evaluations of one predicted graph and the scores computed from them."""
+
     sample_id: int
     evaluations: dict[str, Evaluation]
     scores: dict[str, float | None]
@@ -54,6 +59,11 @@ class Judgement:
     def error(self) -> str | None:
         failed = [e.kind for e in self.evaluations.values() if e.error]
         return f"judge_invalid: {', '.join(failed)}" if failed else None
+
+    @property
+    def transport_failure(self) -> Evaluation | None:
+        """The first evaluation the server or the transport ended, if any: the judgement is incomplete, not judged."""
+        return next((e for e in self.evaluations.values() if e.transport_failed), None)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,6 +119,7 @@ def _evaluate(
     )
     evaluation.attempts, evaluation.raw = answer.attempts, list(answer.raw)
     if answer.value is None:
+        evaluation.category = answer.error_kind
         evaluation.error = f"{answer.error_kind} after {answer.attempts} attempt(s): {answer.error}"
         return evaluation
     items = answer.value.items()
@@ -149,7 +160,7 @@ def aggregate(per_sample: Sequence[dict[str, float | None]]) -> dict[str, Any]:
     """Mean and population SD of every score over the samples where it exists, with counts."""
     summary: dict[str, Any] = {}
     for name in SCORE_NAMES:
-        values = [s[name] for s in per_sample if s.get(name) is not None]
+        values = [value for s in per_sample if (value := s.get(name)) is not None]
         summary[name] = fmean(values) if values else None
         summary[f"{name}_sd"] = pstdev(values) if values else None
         summary[f"{name}_n"] = len(values)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from causal_datasets.graph import CausalGraph
 from causal_datasets.recast.judge import labels
-from causal_datasets.records.recast import RecastSample
+from causal_datasets.recast.records import RecastSample
 
 Messages = list[dict[str, str]]
 

@@ -55,14 +55,15 @@ def main(argv: list[str] | None = None) -> int:
         clients = {}
         for prefix in ("", *(f"{step}-" for step in STEPS)):
             try:
-                clients[prefix] = client_from_args(args, prefix=prefix)
+                client = client_from_args(args, prefix=prefix)
             except LLMConfigError as error:
                 parser.error(str(error))
-            if clients[prefix] is not None:
-                stack.enter_context(clients[prefix])
-        if clients[""] is None and any(clients[f"{step}-"] is None for step in needed):
+            if client is not None:
+                clients[prefix] = stack.enter_context(client)
+        chosen = {step: client for step in STEPS if (client := clients.get(f"{step}-") or clients.get("")) is not None}
+        if any(step not in chosen for step in needed):
             parser.error("the pipeline needs --model (and --base-url), or a model for every step")
-        models = StepModels(**{step: clients[f"{step}-"] or clients[""] for step in STEPS})
+        models = StepModels(chosen.get("cleanup"), chosen["merge"], chosen["normalize"], chosen["label"])
         outcomes = process_papers(
             models,
             load_papers(args.manifest),

@@ -147,8 +147,9 @@ def pooled_edges(graphs: Sequence[GraphAgreement]) -> dict[str, float | int | No
 
 
 def per_graph_markdown(graphs: Sequence[GraphAgreement]) -> str:
-    rows = [[g.name, g.gold_nodes, g.gold_edges, g.nodes.fp, g.nodes.fn, g.edges.fp, g.edges.fn] for g in graphs]
-    rows.append(["total", *(sum(row[i] for row in rows) for i in range(1, 7))])
+    counts = [[g.gold_nodes, g.gold_edges, g.nodes.fp, g.nodes.fn, g.edges.fp, g.edges.fn] for g in graphs]
+    totals = [sum(row[i] for row in counts) for i in range(6)]
+    rows = [[g.name, *row] for g, row in zip(graphs, counts, strict=True)] + [["total", *totals]]
     return markdown_table(["diagram", "nodes", "edges", "node FP", "node FN", "edge FP", "edge FN"], rows)
 
 

@@ -30,8 +30,14 @@ class Annotation:
         return list(dict.fromkeys(name for edge in self.edges for name in edge))
 
     def repeated_edges(self) -> list[tuple[str, str]]:
+        """Every edge that repeats an earlier one, in order."""
         seen: set[tuple[str, str]] = set()
-        return [e for e in self.edges if e in seen or seen.add(e)]
+        repeated = []
+        for edge in self.edges:
+            if edge in seen:
+                repeated.append(edge)
+            seen.add(edge)
+        return repeated
 
     def self_loops(self) -> list[str]:
         return [s for s, t in self.edges if s == t]

@@ -11,9 +11,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from causal_datasets.llm.chat import ChatClient
-from causal_datasets.llm.structured import StructuredAnswer, ask_structured
-from causal_datasets.recast.raw.prompts import DOMAINS_PROMPT, EXPLICITNESS, domain_request, explicitness_request
-from causal_datasets.records.recast import DOMAINS, EXPLICITNESS_LEVELS
+from causal_datasets.llm.structured import StructuredAnswer
+from causal_datasets.recast.raw.prompts import (
+    DOMAINS_PROMPT,
+    EXPLICITNESS,
+    ask_json,
+    domain_request,
+    explicitness_request,
+)
+from causal_datasets.recast.records import DOMAINS, EXPLICITNESS_LEVELS
 
 
 class DomainAnswer(BaseModel):
@@ -36,14 +42,7 @@ def _domains(value: Any) -> list[str]:
 
 def label_domains(client: ChatClient, title: str, abstract: str, *, max_attempts: int = 3) -> StructuredAnswer:
     """``value``: the domain names, in list order."""
-    return ask_structured(
-        client,
-        [{"role": "system", "content": DOMAINS_PROMPT}, {"role": "user", "content": domain_request(title, abstract)}],
-        schema=_domains,
-        fmt="json",
-        repair="reask",
-        max_attempts=max_attempts,
-    )
+    return ask_json(client, DOMAINS_PROMPT, domain_request(title, abstract), _domains, max_attempts)
 
 
 def label_explicitness(client: ChatClient, nodes: list[str], text: str, *, max_attempts: int = 3) -> StructuredAnswer:
@@ -58,11 +57,4 @@ def label_explicitness(client: ChatClient, nodes: list[str], text: str, *, max_a
             raise ValueError(f"missing nodes {missing[:10]}, unknown names {extra[:10]}, scores not 1-3 {bad}")
         return {n: EXPLICITNESS_LEVELS[scores[n] - 1] for n in nodes}
 
-    return ask_structured(
-        client,
-        [{"role": "system", "content": EXPLICITNESS}, {"role": "user", "content": explicitness_request(nodes, text)}],
-        schema=checked,
-        fmt="json",
-        repair="reask",
-        max_attempts=max_attempts,
-    )
+    return ask_json(client, EXPLICITNESS, explicitness_request(nodes, text), checked, max_attempts)

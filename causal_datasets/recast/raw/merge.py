@@ -17,8 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from rapidfuzz.distance import Levenshtein
 
 from causal_datasets.llm.chat import ChatClient
-from causal_datasets.llm.structured import ask_structured
-from causal_datasets.recast.raw.prompts import MERGE, merge_request
+from causal_datasets.recast.raw.prompts import MERGE, ask_json, merge_request
 from causal_datasets.scoring.node_matching import normalize_name
 
 MIN_LENGTH_FOR_ONE_EDIT = 6
@@ -81,13 +80,12 @@ def merge_variables(client: ChatClient, edges: list[tuple[str, str]], *, max_att
     With no valid proposal after ``max_attempts`` the edges are returned unchanged and ``error`` says why.
     """
     names = {name for edge in edges for name in edge}
-    answer = ask_structured(
+    answer = ask_json(
         client,
-        [{"role": "system", "content": MERGE}, {"role": "user", "content": merge_request(edges)}],
-        schema=lambda value: check_proposal(MergeProposal.model_validate(value), names),
-        fmt="json",
-        repair="reask",
-        max_attempts=max_attempts,
+        MERGE,
+        merge_request(edges),
+        lambda value: check_proposal(MergeProposal.model_validate(value), names),
+        max_attempts,
     )
     rejected = answer.raw if answer.value is None else answer.raw[:-1]
     if answer.value is None:

@@ -18,8 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from causal_datasets.llm.chat import ChatClient
-from causal_datasets.llm.structured import ask_structured
-from causal_datasets.recast.raw.prompts import NORMALIZE, normalize_request
+from causal_datasets.recast.raw.prompts import NORMALIZE, ask_json, normalize_request
 
 
 class Edit(BaseModel):
@@ -92,16 +91,12 @@ def normalize_text(
     while log.rounds < max_rounds:
         log.rounds += 1
         current = log.text
-        answer = ask_structured(
+        answer = ask_json(
             client,
-            [
-                {"role": "system", "content": NORMALIZE},
-                {"role": "user", "content": normalize_request(graph_text, current)},
-            ],
-            schema=functools.partial(_located_batch, current),
-            fmt="json",
-            repair="reask",
-            max_attempts=max_attempts,
+            NORMALIZE,
+            normalize_request(graph_text, current),
+            functools.partial(_located_batch, current),
+            max_attempts,
         )
         failed = answer.raw if answer.value is None else answer.raw[:-1]
         log.rejected.extend(f"round {log.rounds}: {raw[:200]}" for raw in failed)

@@ -33,8 +33,8 @@ from causal_datasets.recast.raw.labeling import label_domains, label_explicitnes
 from causal_datasets.recast.raw.merge import merge_variables
 from causal_datasets.recast.raw.normalize import normalize_text
 from causal_datasets.recast.raw.pdf import PdfError, pdf_markdown, pdf_text
+from causal_datasets.recast.records import Domain, Publisher, RecastSample
 from causal_datasets.recast.samples import make_sample
-from causal_datasets.records.recast import Domain, Publisher, RecastSample
 
 ECONOMICS = "Economics & Public Policy"
 
@@ -61,9 +61,10 @@ STEPS = ("cleanup", "merge", "normalize", "label")
 
 @dataclass(frozen=True)
 class StepModels:
-    """The chat client of each LLM step (``label``: the domain and the node-explicitness labels)."""
+    """The chat client of each LLM step (``label``: the domain and the node-explicitness labels; ``cleanup``
+    None: that step is skipped)."""
 
-    cleanup: ChatClient
+    cleanup: ChatClient | None
     merge: ChatClient
     normalize: ChatClient
     label: ChatClient
@@ -116,6 +117,8 @@ def process_paper(
         return _failed(outcome, "pdf_error", str(error))
     steps["extracted_chars"] = len(text)
     if cleanup:
+        if models.cleanup is None:
+            raise ValueError("the cleanup step needs a model: give StepModels a cleanup client or pass cleanup=False")
         cleaned = clean_markdown(models.cleanup, text, max_attempts=max_attempts)
         steps["cleanup"] = {"attempts": cleaned.attempts, "error": cleaned.error}
         if cleaned.text is None:

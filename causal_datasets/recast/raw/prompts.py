@@ -1,10 +1,20 @@
-"""Instructions of the raw pipeline's LLM steps (our wording of the paper's appendix prompts)."""
+"""Instructions of the raw pipeline's LLM steps (our wording of the paper's appendix prompts), and
+:func:`ask_json`, the one way the merge, normalization and labeling steps ask for an answer."""
 
 from __future__ import annotations
 
 import json
 
-from causal_datasets.records.recast import DOMAINS
+from causal_datasets.llm.chat import ChatClient
+from causal_datasets.llm.structured import Schema, StructuredAnswer, ask_structured
+from causal_datasets.recast.records import DOMAINS
+
+
+def ask_json(client: ChatClient, system: str, request: str, schema: Schema, max_attempts: int) -> StructuredAnswer:
+    """``system`` then ``request``; a JSON answer checked by ``schema``, re-asked with the reason when invalid."""
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": request}]
+    return ask_structured(client, messages, schema=schema, fmt="json", repair="reask", max_attempts=max_attempts)
+
 
 CLEANUP = """Turn the text below, extracted from a PDF of a published paper, into a clean Markdown
 document. In order of priority:

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import pytest
 
+from causal_datasets.errors import LLM_CATEGORIES, LLMRequestError, LLMRetriesExhausted, LLMTimeout
 from causal_datasets.graph import CausalGraph
 from causal_datasets.recast.judge.answers import answer_schema
 from causal_datasets.recast.judge.evaluate import aggregate, judge_graph
@@ -181,6 +182,45 @@ def test_a_judge_that_never_complies_is_recorded_not_fatal():
     assert judgement.scores["edge_precision"] is None and judgement.scores["precision"] is None
     assert judgement.scores["node_precision"] == pytest.approx(float(NODE_P))  # the rest is kept
     assert judgement.scores["recall"] == pytest.approx(float(OVERALL_R))
+
+
+@pytest.mark.parametrize(
+    "reply, category",
+    [
+        ("I cannot grade this.", "no_block"),
+        ("```yaml\nedge_precision_evaluations: [unclosed\n```", "parse"),
+        ("```yaml\nedge_precision_evaluations: []\n```", "validation"),
+    ],
+)
+def test_a_malformed_reply_is_an_answer_failure_with_its_category(reply, category):
+    judge = ScriptedClient(lambda messages: reply if "EDGE PRECISION" in messages[1]["content"] else by_task(messages))
+    judgement = judge_graph(judge, SAMPLE, PREDICTION, max_attempts=1)
+    failed = judgement.evaluations["edge_precision"]
+    assert failed.category == category and failed.error.startswith(category)
+    assert not failed.transport_failed and judgement.transport_failure is None  # the judge answered: scored
+    assert [e.category for e in judgement.evaluations.values()].count(None) == 3
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        LLMRequestError("bad request", status=400, attempts=1),
+        LLMRetriesExhausted("HTTP 503", kind="server_error", status=503, attempts=3),
+        LLMTimeout("no reply", kind="timeout", attempts=3),
+    ],
+)
+def test_a_transport_failure_is_typed_with_the_clients_category(error):
+    def respond(messages):
+        if "NODE RECALL" in messages[1]["content"]:
+            raise error
+        return by_task(messages)
+
+    judgement = judge_graph(ScriptedClient(respond), SAMPLE, PREDICTION)
+    failure = judgement.transport_failure
+    assert failure is judgement.evaluations["node_recall"] and failure.transport_failed
+    assert failure.category == error.category and failure.category in LLM_CATEGORIES
+    assert failure.attempts == 1 and failure.rate is None
+    assert judgement.scores["node_precision"] == pytest.approx(float(NODE_P))  # the other evaluations are kept
 
 
 def test_empty_prediction_scores_zero_without_asking_about_it():

@@ -14,8 +14,8 @@ from causal_datasets.builder import BuildContext
 from causal_datasets.errors import SourceUnavailable
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
 from causal_datasets.recast import release
+from causal_datasets.recast.records import RecastSample
 from causal_datasets.recast.statistics import domain_counts, pooled_absent_share
-from causal_datasets.records.recast import RecastSample
 from causal_datasets.registry import get_builder
 from tests.support.data import SHARED_DATA_DIR
 

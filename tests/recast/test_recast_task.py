@@ -298,6 +298,43 @@ def test_runner_end_to_end_with_resume(hub, samples, tmp_path):
         assert server.count == calls
 
 
+@pytest.mark.parametrize(
+    "judge_reply, status, failure, evaluation",
+    [
+        # the server refuses the judge's node-recall call: the item fails with the client's category
+        (StubReply(status=400, text="bad request"), "failed", ("judge", "request_rejected"), None),
+        # the judge answers, but not in the requested format: a scored item with a judge error
+        (StubReply(text="I cannot grade this."), "scored", None, "no_block"),
+    ],
+)
+def test_a_judge_transport_failure_fails_the_item_and_a_malformed_reply_is_scored(
+    hub, samples, tmp_path, judge_reply, status, failure, evaluation
+):
+    sample = samples[91]
+    grade = stub_model({sample.input_text[:200]: list(sample.graph().edges)})
+
+    def respond(request, index):
+        node_recall = "Answer with the node_recall_evaluations" in request["messages"][-1]["content"]
+        return judge_reply if node_recall else grade(request, index)
+
+    out = tmp_path / "run"
+    with StubServer(respond) as server:
+        run_recast_eval(
+            ["--model", "stub", "--base-url", server.base_url, "--judge-model", "stub-judge"]
+            + ["--judge-base-url", server.base_url, "--no-cache", "--judge-no-cache", "--max-attempts", "1"]
+            + ["--hub-dir", str(hub), "--ids", "91", "--out", str(out), "--concurrency", "1"]
+        )
+    (result,) = item_fields(out)
+    assert result["status"] == status
+    if failure is not None:
+        assert (result["failure"]["role"], result["failure"]["category"]) == failure
+        assert "judge" not in result  # a failed item has no scores
+    else:
+        assert result["failure"] is None and result["error"] == "judge_invalid: node_recall"
+        assert result["judge"]["evaluations"]["node_recall"]["category"] == evaluation
+        assert result["judge"]["scores"]["recall"] is None and result["judge"]["scores"]["edge_precision"] == 1.0
+
+
 def test_evaluate_module_judge_mode_on_a_local_endpoint(samples):
     sample = samples[91]
     metric = evaluate.load(metric_path("recast_judge"))

@@ -9,10 +9,10 @@ from causal_datasets.cli import main
 from causal_datasets.llm.stub_server import StubServer
 from causal_datasets.recast.release import read_release
 from tests.data.recast.helpers import run_recast_eval
+from tests.recast.test_recast_task import stub_model
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.runs import item_fields
 from tests.support.stub_flags import stub_flags
-from tests.test_recast_task import stub_model
 
 RELEASE = SHARED_DATA_DIR / "recast" / "test.parquet"
 #: ten short samples across confounding, domains, and publication years on both sides of 2024

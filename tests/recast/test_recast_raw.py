@@ -15,13 +15,13 @@ from causal_datasets.recast.raw.annotation import parse_annotation
 from causal_datasets.recast.raw.merge import slip_only
 from causal_datasets.recast.raw.normalize import Edit, apply, locate
 from causal_datasets.recast.raw.pipeline import load_papers, process_papers, write_report
+from causal_datasets.recast.records import RecastSample
 from causal_datasets.recast.release import read_release, write_release
-from causal_datasets.records.recast import RecastSample
 from causal_datasets.registry import get_builder
 from tests.data.recast.helpers import ScriptedClient
 from tests.support.stub_flags import stub_flags
 
-ANSWERS = json.loads((Path(__file__).parent / "data" / "recast" / "raw_pipeline_answers.json").read_text())
+ANSWERS = json.loads((Path(__file__).parents[1] / "data" / "recast" / "raw_pipeline_answers.json").read_text())
 BODY = """Water Pricing and Groundwater Use
 
 Abstract. We study how prices shape water use in a growing region.
