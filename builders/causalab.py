@@ -7,10 +7,10 @@ from pydantic import BaseModel, Field
 from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
 from causal_datasets.causalab.generator import generate_suites
 from causal_datasets.causalab.quality import upstream_findings
+from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.causalab.statistics import suite_table
 from causal_datasets.causalab.suites import EPISODES_PER_SUITE, SUITE_SPECS
 from causal_datasets.causalab.upstream import SUITES, load_suite
-from causal_datasets.records.causalab import CausaLabEpisode
 
 SPLIT = "test"
 UPSTREAM_PREFIX = "upstream_"

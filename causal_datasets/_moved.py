@@ -37,6 +37,9 @@ MOVED = {f"causal_datasets.docalc.{name}": f"causal_datasets.cladder_pairs.{name
 MOVED["causal_datasets.docalc.printer"] = "causal_datasets.docalc.expr"
 # the view vocabulary sits below both the tasks and the report
 MOVED["causal_datasets.report.views"] = "causal_datasets.views"
+# CausaLab in one package: the old task module's names went mostly to its summary (metrics, aggregates)
+MOVED["causal_datasets.records.causalab"] = "causal_datasets.causalab.records"
+MOVED["causal_datasets.runners.causalab"] = "causal_datasets.causalab.summary"
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

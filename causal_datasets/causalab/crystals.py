@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from causal_datasets.causalab.mechanism import Mechanism
 from causal_datasets.causalab.properties import TARGET
-from causal_datasets.records.causalab import (
+from causal_datasets.causalab.records import (
     CausaLabEpisode,
     Crystal,
     Disturbance,

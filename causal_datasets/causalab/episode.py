@@ -15,7 +15,7 @@ from causal_datasets.causalab.dsl import DslStep, Hypothesis
 from causal_datasets.causalab.lab import Lab, Reading, Refusal, SubmissionResult
 from causal_datasets.causalab.metrics import score_hypothesis
 from causal_datasets.causalab.properties import TARGET
-from causal_datasets.records.causalab import CausaLabEpisode
+from causal_datasets.causalab.records import CausaLabEpisode
 
 Outcome = Literal["solved", "wrong_answer", "no_submission", "invalid_format", "llm_error", "agent_error"]
 EXTRA_TURNS = 8

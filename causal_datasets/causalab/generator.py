@@ -22,8 +22,7 @@ from functools import partial
 from causal_datasets.causalab.crystals import assemble_episode, bases_of, measurement, stable_seed
 from causal_datasets.causalab.mechanism import Mechanism
 from causal_datasets.causalab.properties import PROPERTY_POOL, TARGET
-from causal_datasets.causalab.suites import EPISODES_PER_SUITE, SuiteSpec
-from causal_datasets.records.causalab import (
+from causal_datasets.causalab.records import (
     CausaLabEpisode,
     Disturbance,
     Edge,
@@ -34,6 +33,7 @@ from causal_datasets.records.causalab import (
     QuadraticMetadata,
     Term,
 )
+from causal_datasets.causalab.suites import EPISODES_PER_SUITE, SuiteSpec
 from causal_datasets.sharding import chunks, generate_sharded
 
 WEIGHTS = (1, 2, 3)

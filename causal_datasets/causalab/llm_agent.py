@@ -14,9 +14,9 @@ from causal_datasets.causalab.prompts import (
     feedback_message,
     reask_message,
 )
+from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.llm import LLMError
 from causal_datasets.llm.chat import ChatClient
-from causal_datasets.records.causalab import CausaLabEpisode
 
 
 @dataclass

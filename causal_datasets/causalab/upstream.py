@@ -24,8 +24,7 @@ from causal_datasets.causalab.crystals import (
     upstream_observation_crystals,
 )
 from causal_datasets.causalab.properties import DISPLAY_NAMES, TARGET, param_name
-from causal_datasets.errors import SourceFormatError
-from causal_datasets.records.causalab import (
+from causal_datasets.causalab.records import (
     CausaLabEpisode,
     Crystal,
     Disturbance,
@@ -38,6 +37,7 @@ from causal_datasets.records.causalab import (
     QuadraticMetadata,
     Term,
 )
+from causal_datasets.errors import SourceFormatError
 
 #: the released suites, in the release's order
 SUITES = (

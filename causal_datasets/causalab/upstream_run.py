@@ -25,11 +25,11 @@ from causal_datasets.causalab.dsl import Hypothesis, parse_step, read_json_strea
 from causal_datasets.causalab.episode import EpisodeResult, data_record
 from causal_datasets.causalab.mechanism import Mechanism
 from causal_datasets.causalab.properties import TARGET, normalize_name
+from causal_datasets.causalab.records import CausaLabEpisode, PropertyValue
 from causal_datasets.causalab.regimes import Setting, with_setting
 from causal_datasets.causalab.suites import SUITE_SPECS, HiddenSpec
 from causal_datasets.causalab.upstream import SUITES, import_config
 from causal_datasets.errors import SourceFormatError
-from causal_datasets.records.causalab import CausaLabEpisode, PropertyValue
 
 CONFIG_FILE = "graph_config.json"
 TRACKING_FILE = "Reactor_Lab_Causal_Causal_1_tracking_simple.jsonl"

@@ -8,9 +8,9 @@ import pytest
 from causal_datasets.causalab.crystals import crystal_reading
 from causal_datasets.causalab.lab import Lab, Reading, Refusal, SubmissionResult
 from causal_datasets.causalab.mechanism import Mechanism
+from causal_datasets.causalab.records import Disturbance
 from causal_datasets.causalab.upstream import import_config, load_suite
 from causal_datasets.causalab.upstream_run import read_upstream_run
-from causal_datasets.records.causalab import Disturbance
 from tests.support.data import SHARED_DATA_DIR
 
 RELEASE = SHARED_DATA_DIR / "causalab" / "data"
