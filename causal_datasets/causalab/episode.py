@@ -169,7 +169,8 @@ def run_episode(episode: CausaLabEpisode, agent: Agent, *, max_turns: int | None
     max_turns = max_turns or episode.budget + episode.max_submissions + EXTRA_TURNS
     steps: list[dict[str, Any]] = []
     hypothesis: Hypothesis | None = None
-    invalid, consecutive_invalid, refusals = 0, 0, {}
+    invalid, consecutive_invalid = 0, 0
+    refusals: dict[str, int] = {}
     outcome: Outcome | None = None
     error = None
     for _ in range(max_turns):
@@ -229,6 +230,7 @@ def _apply(lab: Lab, turn: AgentStep) -> Event:
     step = turn.step
     if step is None or turn.error:
         return Event("invalid_step", f"unreadable step: {turn.error or 'no step'}")
+    result: Reading | Refusal | SubmissionResult
     if step.action == "intervene":
         result = lab.intervene(step.experiment.target_prop or "", step.experiment.target_value)
     elif step.action == "submit":

@@ -18,6 +18,7 @@ import itertools
 import random
 from collections.abc import Sequence
 from functools import partial
+from typing import cast
 
 from causal_datasets.causalab.crystals import assemble_episode, bases_of, measurement, stable_seed
 from causal_datasets.causalab.mechanism import Mechanism
@@ -60,7 +61,11 @@ def generate_suites(
     """``count`` episodes of every suite, generated in shards of :data:`SHARD_EPISODES` episodes by
     ``num_proc`` workers: the same episodes as :func:`generate_suite`, whatever the number of workers."""
     shards = [(spec, start, stop) for spec in specs for start, stop in chunks(count, SHARD_EPISODES)]
-    episodes = generate_sharded(partial(_shard, seed), shards, CausaLabEpisode, num_proc, SHARDS_PER_WORKER)
+    # generate_sharded gives the rows as Records: the rows of ``model``, CausaLabEpisode
+    episodes = cast(
+        list[CausaLabEpisode],
+        generate_sharded(partial(_shard, seed), shards, CausaLabEpisode, num_proc, SHARDS_PER_WORKER),
+    )
     return {spec.name: episodes[number * count : (number + 1) * count] for number, spec in enumerate(specs)}
 
 

@@ -57,7 +57,8 @@ class UpstreamFormatError(SourceFormatError):
 def load_suite(data_dir: Path, suite: str, seed: int = 0) -> list[CausaLabEpisode]:
     """Every configuration of ``data_dir/<suite>.jsonl`` as episode records."""
     path = Path(data_dir) / f"{suite}.jsonl"
-    episodes, lines_of = [], {}
+    episodes: list[CausaLabEpisode] = []
+    lines_of: dict[str, list[int]] = {}
     with reading_source(path):
         lines = path.read_text(encoding="utf-8").splitlines()
     for line_number, line in enumerate(lines, 1):

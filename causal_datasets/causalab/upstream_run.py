@@ -189,7 +189,9 @@ def _read(folder: Path) -> UpstreamRun:
     config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
     tracking = read_json_stream((folder / TRACKING_FILE).read_text(encoding="utf-8"))
     replies = [item["raw_output"] for item in read_json_stream((folder / RAW_IO_FILE).read_text(encoding="utf-8"))]
-    readings, interventions, reactor = [], [], {}
+    readings: list[dict[str, float]] = []
+    interventions: list[tuple[str, float]] = []
+    reactor: dict[str, float] = {}
     chosen: str | None = None
     shown_options: dict[str, str] = {}  # the menu the agent saw when it chose (previous step's dialog)
     for item in tracking:
