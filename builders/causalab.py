@@ -2,56 +2,21 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
-
-from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
-from causal_datasets.causalab.generator import generate_suites
-from causal_datasets.causalab.quality import upstream_findings
-from causal_datasets.causalab.statistics import suite_table
-from causal_datasets.causalab.suites import EPISODES_PER_SUITE, SUITE_SPECS
-from causal_datasets.causalab.upstream import SUITES, load_suite
-from causal_datasets.records.causalab import CausaLabEpisode
-
-SPLIT = "test"
-UPSTREAM_PREFIX = "upstream_"
-
-
-class CausaLabBuildOptions(BaseModel):
-    episodes_per_suite: int = Field(
-        default=EPISODES_PER_SUITE,
-        ge=1,
-        le=1_000_000,
-        description="episodes of every generated suite (the release's 50)",
-    )
+from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Release
+from causal_datasets.causalab.build import (
+    SPLIT,
+    UPSTREAM_PREFIX,
+    CausaLabBuildOptions,
+    build_episodes,
+    card_context,
+)
+from causal_datasets.causalab.records import CausaLabEpisode
+from causal_datasets.causalab.suites import SUITE_SPECS
+from causal_datasets.causalab.upstream import SUITES
 
 
 def build(context: BuildContext) -> BuildOutcome:
-    hint = BUILDER.source_help()
-    release = None if context.source is None else context.require_source(hint, files=[f"{s}.jsonl" for s in SUITES])
-    options = context.options or CausaLabBuildOptions()
-    # the release is read first: a broken or empty suite file stops the build before any generation
-    upstream = (
-        {}
-        if release is None
-        else {UPSTREAM_PREFIX + suite: load_suite(release, suite, context.seed) for suite in SUITES}
-    )
-    generated = generate_suites(list(SUITE_SPECS.values()), context.seed, options.episodes_per_suite, context.num_proc)
-    records = {name: {SPLIT: episodes} for name, episodes in {**generated, **upstream}.items()}
-    notes = (
-        [] if release is not None else [f"upstream_<suite> configs skipped (they need the CausaLab release): {hint}"]
-    )
-    return BuildOutcome(records=records, notes=notes, findings=upstream_findings(upstream) if upstream else [])
-
-
-def card_context(records: BuiltRecords) -> dict[str, str]:
-    generated = {name: split[SPLIT] for name, split in records.items() if not name.startswith(UPSTREAM_PREFIX)}
-    upstream = {name: split[SPLIT] for name, split in records.items() if name.startswith(UPSTREAM_PREFIX)}
-    return {
-        "generated_table": suite_table(generated),
-        "upstream_table": suite_table(upstream)
-        if upstream
-        else "Not included in this build (built without the release).",
-    }
+    return build_episodes(context, BUILDER.source_help())
 
 
 BUILDER = DatasetBuilder(

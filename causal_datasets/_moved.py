@@ -40,6 +40,9 @@ MOVED["causal_datasets.report.views"] = "causal_datasets.views"
 # ReCAST in one package
 MOVED["causal_datasets.records.recast"] = "causal_datasets.recast.records"
 MOVED["causal_datasets.runners.recast"] = "causal_datasets.recast.task"
+# CausaLab in one package: the old task module's names went mostly to its summary (metrics, aggregates)
+MOVED["causal_datasets.records.causalab"] = "causal_datasets.causalab.records"
+MOVED["causal_datasets.runners.causalab"] = "causal_datasets.causalab.summary"
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

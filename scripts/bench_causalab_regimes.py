@@ -22,8 +22,8 @@ from causal_datasets.causalab.experimenter import ExperimenterAgent
 from causal_datasets.causalab.lab import Lab
 from causal_datasets.causalab.regimes import REGIMES, SCALING_COUNTS, scaling_setting, with_setting
 from causal_datasets.causalab.upstream import SUITES, load_suite
+from causal_datasets.causalab.upstream_scores import score_upstream_runs
 from causal_datasets.markdown import markdown_table
-from causal_datasets.runners.causalab import score_upstream_runs
 
 RELEASE = SHARED_DATA_DIR / "causalab" / "data"
 SAMPLE = SHARED_DATA_DIR / "causalab" / "sample_run_4nodes_0_gpt-5-mini"

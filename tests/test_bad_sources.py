@@ -86,10 +86,12 @@ def causalab_damage(good: bytes) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("damage", list(causalab_damage(b"{}\n")))
 def test_a_broken_causalab_release_names_the_file_before_any_generation(damage, tmp_path, capsys, monkeypatch):
-    import builders.causalab
+    import causal_datasets.causalab.build
 
     monkeypatch.setattr(
-        builders.causalab, "generate_suites", lambda *args: pytest.fail("generated before reading the release")
+        causal_datasets.causalab.build,
+        "generate_suites",
+        lambda *args: pytest.fail("generated before reading the release"),
     )
     release = tmp_path / "data"
     shutil.copytree(SHARED_DATA_DIR / "causalab" / "data", release)

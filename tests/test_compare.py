@@ -142,7 +142,7 @@ def test_bad_input_is_one_line_and_exit_2(runs, case, capsys, tmp_path):
 def _cobe_like(tmp_path, folder):
     """A copy of a run folder whose summary says it is another benchmark's (the metrics re-labelled would not
     validate, so a real CausaLab-shaped summary is not needed: the benchmark check comes first)."""
-    from causal_datasets.runners.causalab import CausaLabMetrics
+    from causal_datasets.causalab.summary import CausaLabMetrics
     from causal_datasets.runners.registry import get_task
 
     summary = get_task("shapeworld").summary_model.model_validate_json((folder / "summary.json").read_text())

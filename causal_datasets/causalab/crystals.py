@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from causal_datasets.causalab.mechanism import Mechanism
 from causal_datasets.causalab.properties import TARGET
-from causal_datasets.records.causalab import (
+from causal_datasets.causalab.records import (
     CausaLabEpisode,
     Crystal,
     Disturbance,
@@ -118,7 +118,7 @@ def assemble_episode(
     frequency_can_be_parent: bool = False,
     disturbance: Disturbance | None = None,
     observation_crystals: list[Crystal] | None = None,
-    supplied_records: list[Measurement] = (),
+    supplied_records: Sequence[Measurement] = (),
     manipulator: Crystal | None = None,
     reactor: Crystal | None = None,
     quadratic_metadata: QuadraticMetadata | None = None,

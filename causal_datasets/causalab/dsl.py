@@ -72,7 +72,8 @@ class ParsedStep:
 def read_json_stream(text: str) -> list[Any]:
     """Values of a stream of JSON documents written back to back (pretty-printed or JSONL)."""
     decoder = json.JSONDecoder()
-    values, index = [], 0
+    values: list[Any] = []
+    index = 0
     while True:
         while index < len(text) and text[index].isspace():
             index += 1

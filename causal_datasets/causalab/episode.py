@@ -8,6 +8,7 @@ stops, or the turn cap is reached. Every step is kept with its raw text and any 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -15,7 +16,7 @@ from causal_datasets.causalab.dsl import DslStep, Hypothesis
 from causal_datasets.causalab.lab import Lab, Reading, Refusal, SubmissionResult
 from causal_datasets.causalab.metrics import score_hypothesis
 from causal_datasets.causalab.properties import TARGET
-from causal_datasets.records.causalab import CausaLabEpisode
+from causal_datasets.causalab.records import CausaLabEpisode, Measurement
 
 Outcome = Literal["solved", "wrong_answer", "no_submission", "invalid_format", "llm_error", "agent_error"]
 EXTRA_TURNS = 8
@@ -30,7 +31,8 @@ class AgentFailure(RuntimeError):
 class Event:
     """What happened after the agent's last step, as the agent is told."""
 
-    kind: Literal["start", "reading", "refused", "submission", "stopped", "invalid_step"]
+    #: ``upstream``: a step of an authors' run, replayed (:mod:`causal_datasets.causalab.upstream_run`)
+    kind: Literal["start", "reading", "refused", "submission", "stopped", "invalid_step", "upstream"]
     message: str
     values: dict[str, float] | None = None
 
@@ -118,6 +120,42 @@ class EpisodeResult:
     #: whether any step with a hypothesis was read; without one the episode scores the worst
     hypothesis_stated: bool = True
 
+    @classmethod
+    def ended(
+        cls,
+        episode: CausaLabEpisode,
+        steps: list[dict[str, Any]],
+        hypothesis: Hypothesis | None,
+        *,
+        solved: bool,
+        predictions: list[float],
+        interventions_used: int,
+        invalid_steps: int,
+        readings: Sequence[dict[str, float]],
+        refusals: dict[str, int] | None = None,
+        outcome: Outcome | None = None,
+        error: str | None = None,
+    ) -> EpisodeResult:
+        """An episode that ended after ``steps`` (their logs, :func:`step_log`), with ``hypothesis`` the last
+        one read (None when none was). Its outcome is the environment's (solved, a wrong answer, no
+        submission) unless the loop ended it otherwise (``outcome``, with its ``error``); its data are the
+        episode's prior records, then the manipulator's ``readings``; its re-asks are counted off the steps."""
+        return cls(
+            episode_id=episode.id,
+            outcome=outcome or ("solved" if solved else "wrong_answer" if predictions else "no_submission"),
+            success=solved,
+            steps=steps,
+            final_hypothesis=hypothesis if hypothesis is not None else Hypothesis(),
+            predictions=predictions,
+            interventions_used=interventions_used,
+            invalid_steps=invalid_steps,
+            refusals=refusals or {},
+            data=[_prior_record(m) for m in episode.prior_records] + [data_record(values) for values in readings],
+            reasks=sum(int(s.get("info", {}).get("reasks", 0)) for s in steps),
+            error=error,
+            hypothesis_stated=hypothesis is not None,
+        )
+
     def scores(self, episode: CausaLabEpisode) -> dict[str, Any]:
         return score_hypothesis(self.final_hypothesis if self.hypothesis_stated else None, episode).to_dict()
 
@@ -130,8 +168,9 @@ def run_episode(episode: CausaLabEpisode, agent: Agent, *, max_turns: int | None
     view = LabView.open(lab)
     max_turns = max_turns or episode.budget + episode.max_submissions + EXTRA_TURNS
     steps: list[dict[str, Any]] = []
-    hypothesis, invalid, consecutive_invalid, refusals = Hypothesis(), 0, 0, {}
-    stated = False
+    hypothesis: Hypothesis | None = None
+    invalid, consecutive_invalid = 0, 0
+    refusals: dict[str, int] = {}
     outcome: Outcome | None = None
     error = None
     for _ in range(max_turns):
@@ -145,7 +184,7 @@ def run_episode(episode: CausaLabEpisode, agent: Agent, *, max_turns: int | None
             break
         event = _apply(lab, turn)
         if turn.step is not None and turn.error is None:
-            hypothesis, stated = turn.step.hypothesis, True
+            hypothesis = turn.step.hypothesis
         if event.kind in ("invalid_step", "refused"):
             invalid += 1
             consecutive_invalid += 1
@@ -154,7 +193,7 @@ def run_episode(episode: CausaLabEpisode, agent: Agent, *, max_turns: int | None
                 refusals[reason] = refusals.get(reason, 0) + 1
         else:
             consecutive_invalid = 0
-        steps.append(_step_log(turn, event))
+        steps.append(step_log(turn, event))
         _update(view, lab, turn, event)
         if lab.finished:
             break
@@ -163,27 +202,18 @@ def run_episode(episode: CausaLabEpisode, agent: Agent, *, max_turns: int | None
         if consecutive_invalid >= MAX_CONSECUTIVE_INVALID and turn.step is None:
             outcome = "invalid_format"
             break
-    if outcome is None:
-        if lab.solved:
-            outcome = "solved"
-        elif lab.submissions:
-            outcome = "wrong_answer"
-        else:
-            outcome = "no_submission"
-    return EpisodeResult(
-        episode_id=episode.id,
-        outcome=outcome,
-        success=lab.solved,
-        steps=steps,
-        final_hypothesis=hypothesis,
+    return EpisodeResult.ended(
+        episode,
+        steps,
+        hypothesis,
+        solved=lab.solved,
         predictions=[s.prediction for s in lab.submissions],
         interventions_used=lab.uses,
         invalid_steps=invalid,
+        readings=[r["values"] for r in view.readings],
         refusals=refusals,
-        data=seen_data(view),
-        reasks=sum(int(s.get("info", {}).get("reasks", 0)) for s in steps),
+        outcome=outcome,
         error=error,
-        hypothesis_stated=stated,
     )
 
 
@@ -192,16 +222,15 @@ def data_record(values: dict[str, float]) -> dict[str, Any]:
     return {"props": {k: v for k, v in values.items() if k != TARGET}, "freq": values[TARGET]}
 
 
-def seen_data(view: LabView) -> list[dict[str, Any]]:
-    """The records an agent has seen: prior records, then the manipulator's readings."""
-    prior = [data_record(r["props"] | {TARGET: r["freq"]}) for r in view.prior_records]
-    return prior + [data_record(r["values"]) for r in view.readings]
+def _prior_record(measurement: Measurement) -> dict[str, Any]:
+    return data_record({p.name: p.value for p in measurement.properties} | {TARGET: measurement.frequency})
 
 
 def _apply(lab: Lab, turn: AgentStep) -> Event:
     step = turn.step
     if step is None or turn.error:
         return Event("invalid_step", f"unreadable step: {turn.error or 'no step'}")
+    result: Reading | Refusal | SubmissionResult
     if step.action == "intervene":
         result = lab.intervene(step.experiment.target_prop or "", step.experiment.target_value)
     elif step.action == "submit":
@@ -234,7 +263,8 @@ def _update(view: LabView, lab: Lab, turn: AgentStep, event: Event) -> None:
         view.submissions = [{"prediction": s.prediction, "success": s.success} for s in lab.submissions]
 
 
-def _step_log(turn: AgentStep, event: Event) -> dict[str, Any]:
+def step_log(turn: AgentStep, event: Event) -> dict[str, Any]:
+    """A step as the episode keeps it: the raw reply, the parsed step, any parse problem, what happened."""
     return {
         "raw": turn.raw,
         "step": turn.step.model_dump() if turn.step is not None else None,

@@ -104,7 +104,7 @@ def descendants(view: LabView, *, every: bool) -> dict[str, set[str]]:
 
 def _rows(view: LabView) -> list[tuple[str, dict[str, float], dict[str, int]]]:
     """(crystal, values, interventions so far per property) for every measured state."""
-    rows = []
+    rows: list[tuple[str, dict[str, float], dict[str, int]]] = []
     for index, record in enumerate(view.prior_records):
         rows.append((f"prior-{index}", record["props"] | {TARGET: record["freq"]}, {}))
     counts: dict[str, int] = {}

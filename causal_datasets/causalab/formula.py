@@ -14,7 +14,7 @@ import ast
 import math
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from causal_datasets.causalab.dsl import Hypothesis
@@ -25,14 +25,14 @@ _COEFFICIENT = re.compile(r"^(?:c|coeff|k|w)_(?P<prop>.+?)(?:_(?P<order>[12]))?$
 _POWER_PREFIXED = re.compile(r"^c(?P<power>[12])_(?P<prop>.+)$", re.IGNORECASE)
 #: the order suffix of ``c_<P>_<order>``: 1 names the squared term, 2 the linear one (the authors' step prompt)
 _ORDER_KIND: dict[str, TermKind] = {"1": "quadratic", "2": "linear"}
-_BINARY = {
+_BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
     ast.Div: operator.truediv,
     ast.Pow: operator.pow,
 }
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_UNARY: dict[type[ast.unaryop], Callable[[float], float]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 
 
 class FormulaError(ValueError):

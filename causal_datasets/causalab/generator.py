@@ -18,12 +18,12 @@ import itertools
 import random
 from collections.abc import Sequence
 from functools import partial
+from typing import cast
 
 from causal_datasets.causalab.crystals import assemble_episode, bases_of, measurement, stable_seed
 from causal_datasets.causalab.mechanism import Mechanism
 from causal_datasets.causalab.properties import PROPERTY_POOL, TARGET
-from causal_datasets.causalab.suites import EPISODES_PER_SUITE, SuiteSpec
-from causal_datasets.records.causalab import (
+from causal_datasets.causalab.records import (
     CausaLabEpisode,
     Disturbance,
     Edge,
@@ -34,6 +34,7 @@ from causal_datasets.records.causalab import (
     QuadraticMetadata,
     Term,
 )
+from causal_datasets.causalab.suites import EPISODES_PER_SUITE, SuiteSpec
 from causal_datasets.sharding import chunks, generate_sharded
 
 WEIGHTS = (1, 2, 3)
@@ -60,7 +61,11 @@ def generate_suites(
     """``count`` episodes of every suite, generated in shards of :data:`SHARD_EPISODES` episodes by
     ``num_proc`` workers: the same episodes as :func:`generate_suite`, whatever the number of workers."""
     shards = [(spec, start, stop) for spec in specs for start, stop in chunks(count, SHARD_EPISODES)]
-    episodes = generate_sharded(partial(_shard, seed), shards, CausaLabEpisode, num_proc, SHARDS_PER_WORKER)
+    # generate_sharded gives the rows as Records: the rows of ``model``, CausaLabEpisode
+    episodes = cast(
+        list[CausaLabEpisode],
+        generate_sharded(partial(_shard, seed), shards, CausaLabEpisode, num_proc, SHARDS_PER_WORKER),
+    )
     return {spec.name: episodes[number * count : (number + 1) * count] for number, spec in enumerate(specs)}
 
 

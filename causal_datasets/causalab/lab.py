@@ -23,7 +23,7 @@ from typing import Literal
 from causal_datasets.causalab.crystals import bases_of, disturbance_shifts
 from causal_datasets.causalab.mechanism import Mechanism
 from causal_datasets.causalab.properties import normalize_name
-from causal_datasets.records.causalab import CausaLabEpisode
+from causal_datasets.causalab.records import CausaLabEpisode
 
 RefusalReason = Literal[
     "unknown_property", "not_controllable", "invalid_value", "budget_exhausted", "manipulator_locked",

@@ -14,9 +14,9 @@ from causal_datasets.causalab.prompts import (
     feedback_message,
     reask_message,
 )
+from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.llm import LLMError
 from causal_datasets.llm.chat import ChatClient
-from causal_datasets.records.causalab import CausaLabEpisode
 
 
 @dataclass
@@ -45,7 +45,7 @@ class ChatAgent:
         reply = self._ask(prompt)
         parsed = parse_step(reply)
         info: dict[str, object] = {"prompt": prompt["content"] if prompt else self.opening}
-        unreadable = []
+        unreadable: list[dict[str, str | None]] = []
         while parsed.step is None and len(unreadable) < self.reask:
             unreadable.append({"reply": reply, "error": parsed.error})
             reply = self._ask({"role": "user", "content": reask_message(parsed.error or "no step")})

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from causal_datasets.records.causalab import CausaLabEpisode, Equation
+from causal_datasets.causalab.records import CausaLabEpisode, Equation
 
 DECIMALS = 2
 

@@ -27,8 +27,8 @@ import networkx as nx
 from causal_datasets.causalab.dsl import Hypothesis, extract_object, parse_hypothesis
 from causal_datasets.causalab.formula import FormulaError, coefficient_terms, predict_frequency
 from causal_datasets.causalab.properties import TARGET
+from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.records.base import record_from_input
-from causal_datasets.records.causalab import CausaLabEpisode
 from causal_datasets.scoring.graph_compare import compare_graphs, maximal_shd
 from causal_datasets.scoring.inputs import batch_size
 

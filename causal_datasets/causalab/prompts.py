@@ -14,7 +14,7 @@ from typing import Any
 from causal_datasets.causalab.episode import LabView
 from causal_datasets.causalab.lab import Lab
 from causal_datasets.causalab.properties import TARGET
-from causal_datasets.records.causalab import CausaLabEpisode
+from causal_datasets.causalab.records import CausaLabEpisode
 
 STEP_SCHEMA = """{
   "memory": "notes you want to keep for the rest of the episode",

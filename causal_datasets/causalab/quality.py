@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from causal_datasets.builder import Finding
-from causal_datasets.records.causalab import CausaLabEpisode
+from causal_datasets.causalab.records import CausaLabEpisode
 
 
 def upstream_findings(configs: Mapping[str, Sequence[CausaLabEpisode]]) -> list[Finding]:

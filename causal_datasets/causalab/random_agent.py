@@ -24,7 +24,7 @@ class RandomAgent:
     def act(self, view: LabView) -> AgentStep:
         if self.rng is None:
             self.rng = random.Random(stable_seed(self.seed, "random-agent", view.episode_id))
-            self.hypothesis = self._random_hypothesis(view)
+            self.hypothesis = _random_hypothesis(view, self.rng)
         if view.remaining > 0 and not view.submissions:
             prop = self.rng.choice(view.controllable)
             step = DslStep(
@@ -37,14 +37,16 @@ class RandomAgent:
         step.hypothesis = self.hypothesis
         return AgentStep(step=step, raw=step.model_dump_json())
 
-    def _random_hypothesis(self, view: LabView) -> Hypothesis:
-        order = [*view.properties]
-        self.rng.shuffle(order)
-        order.append(TARGET)
-        edges = [
-            DslEdge(source=a, target=b)
-            for i, a in enumerate(order)
-            for b in order[i + 1 :]
-            if self.rng.random() < EDGE_PROBABILITY
-        ]
-        return Hypothesis(edges=edges)
+
+def _random_hypothesis(view: LabView, rng: random.Random) -> Hypothesis:
+    """A random acyclic hypothesis: each edge along a shuffled order of the properties, then the frequency."""
+    order = [*view.properties]
+    rng.shuffle(order)
+    order.append(TARGET)
+    edges = [
+        DslEdge(source=a, target=b)
+        for i, a in enumerate(order)
+        for b in order[i + 1 :]
+        if rng.random() < EDGE_PROBABILITY
+    ]
+    return Hypothesis(edges=edges)

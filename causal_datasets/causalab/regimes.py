@@ -31,7 +31,7 @@ from causal_datasets.causalab.crystals import (
     upstream_observation_crystals,
 )
 from causal_datasets.causalab.mechanism import Mechanism
-from causal_datasets.records.causalab import CausaLabEpisode, Crystal
+from causal_datasets.causalab.records import CausaLabEpisode, Crystal
 
 RegimeName = Literal["observation-only", "mixed", "intervention-only"]
 ScalingFamily = Literal["observation", "intervention", "mixed"]

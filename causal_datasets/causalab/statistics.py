@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from statistics import fmean
 
 from causal_datasets.causalab.properties import TARGET
+from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.markdown import markdown_table
-from causal_datasets.records.causalab import CausaLabEpisode
 
 
 def suite_table(configs: Mapping[str, Sequence[CausaLabEpisode]]) -> str:

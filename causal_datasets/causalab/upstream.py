@@ -24,8 +24,7 @@ from causal_datasets.causalab.crystals import (
     upstream_observation_crystals,
 )
 from causal_datasets.causalab.properties import DISPLAY_NAMES, TARGET, param_name
-from causal_datasets.errors import SourceFormatError
-from causal_datasets.records.causalab import (
+from causal_datasets.causalab.records import (
     CausaLabEpisode,
     Crystal,
     Disturbance,
@@ -38,6 +37,7 @@ from causal_datasets.records.causalab import (
     QuadraticMetadata,
     Term,
 )
+from causal_datasets.errors import SourceFormatError
 
 #: the released suites, in the release's order
 SUITES = (
@@ -57,7 +57,8 @@ class UpstreamFormatError(SourceFormatError):
 def load_suite(data_dir: Path, suite: str, seed: int = 0) -> list[CausaLabEpisode]:
     """Every configuration of ``data_dir/<suite>.jsonl`` as episode records."""
     path = Path(data_dir) / f"{suite}.jsonl"
-    episodes, lines_of = [], {}
+    episodes: list[CausaLabEpisode] = []
+    lines_of: dict[str, list[int]] = {}
     with reading_source(path):
         lines = path.read_text(encoding="utf-8").splitlines()
     for line_number, line in enumerate(lines, 1):

@@ -22,14 +22,14 @@ from typing import Any
 from causal_datasets.builder import reading_source
 from causal_datasets.causalab.crystals import crystal_reading
 from causal_datasets.causalab.dsl import Hypothesis, parse_step, read_json_stream
-from causal_datasets.causalab.episode import EpisodeResult, data_record
+from causal_datasets.causalab.episode import AgentStep, EpisodeResult, Event, step_log
 from causal_datasets.causalab.mechanism import Mechanism
 from causal_datasets.causalab.properties import TARGET, normalize_name
+from causal_datasets.causalab.records import CausaLabEpisode, PropertyValue
 from causal_datasets.causalab.regimes import Setting, with_setting
 from causal_datasets.causalab.suites import SUITE_SPECS, HiddenSpec
 from causal_datasets.causalab.upstream import SUITES, import_config
 from causal_datasets.errors import SourceFormatError
-from causal_datasets.records.causalab import CausaLabEpisode, PropertyValue
 
 CONFIG_FILE = "graph_config.json"
 TRACKING_FILE = "Reactor_Lab_Causal_Causal_1_tracking_simple.jsonl"
@@ -93,7 +93,9 @@ class UpstreamRun:
         """The run as the episode loop would have recorded it: one step per model reply (parsed with
         the same tolerant parser), the final readable hypothesis, the submissions and the outcome the
         environment gave, the interventions used and every record the agent saw."""
-        steps, hypothesis, unreadable = [], Hypothesis(), 0
+        steps: list[dict[str, Any]] = []
+        hypothesis: Hypothesis | None = None
+        unreadable = 0
         messages = [item.get("lastActionMessage", "") for item in self.tracking]
         for index, reply in enumerate(self.replies):
             parsed = parse_step(reply)
@@ -101,36 +103,17 @@ class UpstreamRun:
             if parsed.step is not None:
                 hypothesis = parsed.step.hypothesis
             message = messages[index] if index < len(messages) else ""
-            steps.append(
-                {
-                    "raw": reply,
-                    "step": parsed.step.model_dump() if parsed.step is not None else None,
-                    "parse_error": parsed.error,
-                    "warnings": parsed.warnings,
-                    "event": {
-                        "kind": "upstream",
-                        "message": message.splitlines()[0] if message else "",
-                        "values": None,
-                    },
-                }
-            )
-        outcome = "solved" if self.activated else "wrong_answer" if self.submissions else "no_submission"
-        prior = [
-            data_record({p.name: p.value for p in r.properties} | {TARGET: r.frequency}) for r in episode.prior_records
-        ]
-        readings = [data_record(values) for values in self.readings if TARGET in values]
-        return EpisodeResult(
-            episode_id=episode.id,
-            outcome=outcome,
-            success=self.activated,
-            steps=steps,
-            final_hypothesis=hypothesis,
+            turn = AgentStep(parsed.step, reply, parsed.error, parsed.warnings)
+            steps.append(step_log(turn, Event("upstream", message.splitlines()[0] if message else "")))
+        return EpisodeResult.ended(
+            episode,
+            steps,
+            hypothesis,
+            solved=self.activated,
             predictions=self.submissions,
             interventions_used=len(self.interventions),
             invalid_steps=unreadable,
-            refusals={},
-            data=prior + readings,
-            hypothesis_stated=unreadable < len(self.replies),
+            readings=[values for values in self.readings if TARGET in values],
         )
 
 
@@ -206,7 +189,9 @@ def _read(folder: Path) -> UpstreamRun:
     config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
     tracking = read_json_stream((folder / TRACKING_FILE).read_text(encoding="utf-8"))
     replies = [item["raw_output"] for item in read_json_stream((folder / RAW_IO_FILE).read_text(encoding="utf-8"))]
-    readings, interventions, reactor = [], [], {}
+    readings: list[dict[str, float]] = []
+    interventions: list[tuple[str, float]] = []
+    reactor: dict[str, float] = {}
     chosen: str | None = None
     shown_options: dict[str, str] = {}  # the menu the agent saw when it chose (previous step's dialog)
     for item in tracking:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from causal_datasets.causalab.upstream_scores import score_upstream_runs
 from causal_datasets.cli import describe
-from causal_datasets.runners.causalab import score_upstream_runs
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

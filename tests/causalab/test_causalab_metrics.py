@@ -8,20 +8,10 @@ import pytest
 
 from causal_datasets.causalab.dsl import DslEdge, Hypothesis, parse_step
 from causal_datasets.causalab.metrics import aggregate, score_batch, score_hypothesis, score_trajectory
+from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.causalab.upstream import load_suite
-from causal_datasets.causalab.upstream_run import read_upstream_run
 from causal_datasets.paths import metric_path
-from causal_datasets.records.causalab import CausaLabEpisode
-from tests.support.data import SHARED_DATA_DIR
-
-SAMPLE = SHARED_DATA_DIR / "causalab" / "sample_run_4nodes_0_gpt-5-mini"
-RELEASE = SHARED_DATA_DIR / "causalab" / "data"
-
-
-@pytest.fixture(scope="module")
-def sample():
-    run = read_upstream_run(SAMPLE)
-    return run, run.episode()
+from tests.causalab.data import RELEASE
 
 
 def test_final_hypothesis_of_the_real_episode_matches_a_hand_computation(sample):

@@ -7,12 +7,11 @@ import json
 import pytest
 
 from causal_datasets.causalab.lab import Lab
+from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.causalab.upstream import SUITES, UpstreamFormatError, export_config, import_config, load_suite
 from causal_datasets.causalab.upstream_run import DATA_FILE, read_upstream_run
-from causal_datasets.records.causalab import CausaLabEpisode
+from tests.causalab.data import RELEASE
 from tests.support.data import SHARED_DATA_DIR
-
-RELEASE = SHARED_DATA_DIR / "causalab" / "data"
 
 
 def test_the_release_has_19_suites_of_50():

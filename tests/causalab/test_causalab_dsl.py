@@ -8,9 +8,7 @@ from causal_datasets.causalab.dsl import parse_step, read_json_stream
 from causal_datasets.causalab.formula import FormulaError, coefficient_terms, evaluate_equation
 from causal_datasets.causalab.properties import normalize_name
 from causal_datasets.causalab.upstream_run import TRACKING_FILE, read_upstream_run
-from tests.support.data import SHARED_DATA_DIR
-
-SAMPLE = SHARED_DATA_DIR / "causalab" / "sample_run_4nodes_0_gpt-5-mini"
+from tests.causalab.data import SAMPLE
 
 
 def test_the_tracking_file_is_a_stream_of_pretty_printed_objects():

@@ -10,14 +10,12 @@ import pytest
 
 from causal_datasets.builder import BuildContext
 from causal_datasets.causalab.generator import generate_suite
+from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.causalab.suites import SUITE_SPECS
 from causal_datasets.causalab.upstream import load_suite
 from causal_datasets.hub.folder import build_to_folder, load_records
-from causal_datasets.records.causalab import CausaLabEpisode
 from causal_datasets.registry import get_builder
-from tests.support.data import SHARED_DATA_DIR
-
-RELEASE = SHARED_DATA_DIR / "causalab" / "data"
+from tests.causalab.data import RELEASE
 
 
 @pytest.fixture(scope="module")

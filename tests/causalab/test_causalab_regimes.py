@@ -12,6 +12,7 @@ from causal_datasets.causalab.experimenter import ExperimenterAgent
 from causal_datasets.causalab.generator import generate_suite
 from causal_datasets.causalab.lab import Lab
 from causal_datasets.causalab.metrics import consistency
+from causal_datasets.causalab.options import CausaLabOptions
 from causal_datasets.causalab.regimes import REGIMES, Setting, regime_of, scaling_setting, with_setting
 from causal_datasets.causalab.suites import SUITE_SPECS
 from causal_datasets.causalab.upstream import load_suite
@@ -23,13 +24,9 @@ from causal_datasets.causalab.upstream_run import (
 )
 from causal_datasets.cli import main
 from causal_datasets.report.render import write_report
-from causal_datasets.runners.causalab import CausaLabOptions
 from causal_datasets.runners.results import read_summary
-from tests.support.data import SHARED_DATA_DIR
+from tests.causalab.data import RELEASE, SAMPLE
 from tests.support.runs import item_fields, run_eval
-
-RELEASE = SHARED_DATA_DIR / "causalab" / "data"
-SAMPLE = SHARED_DATA_DIR / "causalab" / "sample_run_4nodes_0_gpt-5-mini"
 
 
 def test_generated_observations_extend_the_rows_own_and_zero_is_allowed():

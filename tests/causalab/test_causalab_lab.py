@@ -8,19 +8,10 @@ import pytest
 from causal_datasets.causalab.crystals import crystal_reading
 from causal_datasets.causalab.lab import Lab, Reading, Refusal, SubmissionResult
 from causal_datasets.causalab.mechanism import Mechanism
+from causal_datasets.causalab.records import Disturbance
 from causal_datasets.causalab.upstream import import_config, load_suite
 from causal_datasets.causalab.upstream_run import read_upstream_run
-from causal_datasets.records.causalab import Disturbance
-from tests.support.data import SHARED_DATA_DIR
-
-RELEASE = SHARED_DATA_DIR / "causalab" / "data"
-SAMPLE = SHARED_DATA_DIR / "causalab" / "sample_run_4nodes_0_gpt-5-mini"
-
-
-@pytest.fixture(scope="module")
-def sample():
-    run = read_upstream_run(SAMPLE)
-    return run, run.episode()
+from tests.causalab.data import RELEASE, SAMPLE
 
 
 def test_sample_run_is_the_released_4nodes_0():

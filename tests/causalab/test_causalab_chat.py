@@ -12,9 +12,7 @@ from causal_datasets.causalab.llm_agent import ChatAgent
 from causal_datasets.causalab.prompts import VERIFICATION_PROMPT, build_messages
 from causal_datasets.causalab.upstream import load_suite
 from causal_datasets.llm import LLMTimeout
-from tests.support.data import SHARED_DATA_DIR
-
-RELEASE = SHARED_DATA_DIR / "causalab" / "data"
+from tests.causalab.data import RELEASE
 
 
 @dataclass

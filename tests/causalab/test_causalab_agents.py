@@ -16,9 +16,8 @@ from causal_datasets.causalab.generator import generate_suite
 from causal_datasets.causalab.random_agent import RandomAgent
 from causal_datasets.causalab.suites import SUITE_SPECS
 from causal_datasets.causalab.upstream import load_suite
-from tests.support.data import SHARED_DATA_DIR
+from tests.causalab.data import RELEASE
 
-RELEASE = SHARED_DATA_DIR / "causalab" / "data"
 SOLVABLE = ["3nodes", "4nodes", "5nodes", "6nodes", "7nodes", "4nodes_quad_hard", "4nodes_golden", "6nodes_golden"]
 
 

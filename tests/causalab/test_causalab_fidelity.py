@@ -21,10 +21,8 @@ from causal_datasets.causalab.lab import Lab
 from causal_datasets.causalab.regimes import Setting, with_setting
 from causal_datasets.causalab.upstream import SUITES, load_suite
 from causal_datasets.causalab.upstream_run import read_upstream_run
-from tests.support.data import SHARED_DATA_DIR
+from tests.causalab.data import RELEASE, SAMPLE
 
-RELEASE = SHARED_DATA_DIR / "causalab" / "data"
-SAMPLE = SHARED_DATA_DIR / "causalab" / "sample_run_4nodes_0_gpt-5-mini"
 HIDDEN = [suite for suite in SUITES if "hidden" in suite]
 
 
