@@ -37,6 +37,11 @@ MOVED = {f"causal_datasets.docalc.{name}": f"causal_datasets.cladder_pairs.{name
 MOVED["causal_datasets.docalc.printer"] = "causal_datasets.docalc.expr"
 # the view vocabulary sits below both the tasks and the report
 MOVED["causal_datasets.report.views"] = "causal_datasets.views"
+# CoBe and ShapeWorld in one package each
+MOVED["causal_datasets.records.cobe"] = "causal_datasets.cobe.records"
+MOVED["causal_datasets.runners.cobe"] = "causal_datasets.cobe.task"
+MOVED["causal_datasets.records.shapeworld"] = "causal_datasets.shapeworld.records"
+MOVED["causal_datasets.runners.shapeworld"] = "causal_datasets.shapeworld.task"
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

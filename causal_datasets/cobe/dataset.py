@@ -6,10 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from causal_datasets.cobe.scoring import ScoredRow, by_model
-from causal_datasets.cobe.statistics import text_statistics
-from causal_datasets.markdown import markdown_table
-from causal_datasets.records.cobe import (
+from causal_datasets.cobe.records import (
     DOMAINS,
     GRAPH_TYPES,
     VERDICTS,
@@ -17,6 +14,9 @@ from causal_datasets.records.cobe import (
     CoBeResponse,
     CoBeScenario,
 )
+from causal_datasets.cobe.scoring import ScoredRow, by_model
+from causal_datasets.cobe.statistics import text_statistics
+from causal_datasets.markdown import markdown_table
 
 
 def query_records(scenarios: Sequence[CoBeScenario]) -> list[CoBeQuery]:

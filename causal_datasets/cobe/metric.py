@@ -17,8 +17,8 @@ from typing import Any
 from causal_datasets.agreement import agreement
 from causal_datasets.cobe.judge import ChatClient, judge_all
 from causal_datasets.cobe.prompts import CriteriaSet
+from causal_datasets.cobe.records import CoBeQuery
 from causal_datasets.cobe.scoring import rater_agreement, summarize
-from causal_datasets.records.cobe import CoBeQuery
 from causal_datasets.scoring.inputs import batch_size, class_label, number_option
 
 LABELS = ("domain", "graph_type", "phrasing")

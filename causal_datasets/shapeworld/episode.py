@@ -24,7 +24,6 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel
 
-from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.shapeworld.entities import DEFAULT_THEME, THEMES, Theme
 from causal_datasets.shapeworld.failures import FailurePattern, failure_pattern
 from causal_datasets.shapeworld.generate import world_of
@@ -38,6 +37,7 @@ from causal_datasets.shapeworld.prompts import (
     interaction_prompt,
     question_of,
 )
+from causal_datasets.shapeworld.records import ShapeWorldTask
 from causal_datasets.shapeworld.world import World
 
 Phase = Literal["action", "choice", "answer"]

@@ -25,8 +25,8 @@ from functools import partial
 
 import networkx as nx
 
-from causal_datasets.records.shapeworld import NodeEdge, ShapeWorldTask
 from causal_datasets.shapeworld.entities import DEFAULT_THEME, Theme
+from causal_datasets.shapeworld.records import NodeEdge, ShapeWorldTask
 from causal_datasets.shapeworld.world import SHAPES, State, World
 from causal_datasets.sharding import chunks, generate_sharded
 

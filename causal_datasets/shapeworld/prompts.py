@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from causal_datasets.records.shapeworld import ShapeWorldTask, Variant
 from causal_datasets.shapeworld.entities import DEFAULT_THEME, Theme
 from causal_datasets.shapeworld.generate import question_text, world_of
+from causal_datasets.shapeworld.records import ShapeWorldTask, Variant
 from causal_datasets.shapeworld.world import ACTIONS
 
 VARIANTS: tuple[Variant, ...] = ("basic", "step_limit", "cot_step_limit", "instructed_cot")

@@ -23,10 +23,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.scoring.inputs import batch_size, class_label
 from causal_datasets.shapeworld.episode import ERROR_MODES
 from causal_datasets.shapeworld.failures import FAILURE_PATTERNS
+from causal_datasets.shapeworld.records import ShapeWorldTask
 
 ANSWER_NAMES = ("yes", "no")
 #: the class labels of the dataset's columns the metric reads (names, or integers as loaded)
