@@ -63,7 +63,7 @@ def read_reference(row: Any, index: int) -> Reference:
         ):
             raise TypeError(f"{where}.{name} must be a list of strings, not {items!r:.60}")
         lists.append(tuple(items))
-    labels = {name: None for name in LABELS}
+    labels: dict[str, str | None] = dict.fromkeys(LABELS)
     for name in LABELS:
         if row.get(name) not in (None, ""):  # not known: left out of that breakdown
             labels[name] = class_label(row[name], _LABEL_FEATURES[name], f"{where}.{name}")

@@ -265,9 +265,10 @@ class _Episode:
         self.prediction = parsed.value
         return self.end(None, None)
 
-    def end(self, error: ErrorMode | None, detail: str | None) -> None:
-        """Finish the episode (a handler returning ``None`` ends the loop)."""
+    def end(self, error: ErrorMode | None, detail: str | None) -> Phase | None:
+        """Finish the episode: no next phase (a handler returning ``None`` ends the loop)."""
         self.error, self.detail = error, detail
+        return None
 
     def _ask(self, content: str) -> None:
         self.messages.append({"role": "user", "content": content})
