@@ -18,8 +18,7 @@ from causal_datasets.shapeworld.agents import AGENTS
 from causal_datasets.shapeworld.chat import ChatPolicy
 from causal_datasets.shapeworld.entities import THEMES, ThemeName
 from causal_datasets.shapeworld.episode import EpisodePlay, EpisodeScores, Policy, play_episode, score_play
-from causal_datasets.shapeworld.prompts import Variant
-from causal_datasets.shapeworld.records import ShapeWorldTask
+from causal_datasets.shapeworld.records import ShapeWorldTask, Variant
 from causal_datasets.shapeworld.summary import ShapeWorldMetrics, summarize
 from causal_datasets.shapeworld.view import VIEW
 from causal_datasets.uncertainty import Mean, ratio
