@@ -2,68 +2,18 @@
 
 Source: the paper-format JSON or the project website's ``category-examples.json`` (which also
 carries nine models' outputs and verdicts). The full dataset is not distributed with this package.
+Thin: the build itself is :mod:`causal_datasets.cobe.build`.
 """
 
 from __future__ import annotations
 
 from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Release
-from causal_datasets.cobe.dataset import card_tables, query_records
-from causal_datasets.cobe.formats import CoBeFormatError, read_source
-from causal_datasets.cobe.prompts import build_messages
-from causal_datasets.cobe.quality import findings
-from causal_datasets.errors import SourceUnavailable
-from causal_datasets.records.cobe import CoBePromptRow, CoBeQuery, CoBeResponse, CoBeScenario
-from causal_datasets.records.prompts import chat_messages
-
-#: the card's source line per source format
-SOURCES = {
-    "website": "CoBe website file {name} "
-    "(cobe-benchmark/cobe-benchmark.github.io, eval-results/category-examples.json)",
-    "paper_json": "CoBe paper-format JSON {name}",
-}
+from causal_datasets.cobe.build import build_from, card_context
+from causal_datasets.cobe.records import CoBePromptRow, CoBeQuery, CoBeResponse, CoBeScenario
 
 
 def build(context: BuildContext) -> BuildOutcome:
-    source = context.require_source(BUILDER.source_help())
-    try:
-        parsed = read_source(source)
-    except CoBeFormatError as error:
-        raise SourceUnavailable(f"{source} is not a usable CoBe source: {error}") from None
-    queries = query_records(parsed.scenarios)
-    records = {
-        "scenarios": {"test": parsed.scenarios},
-        "queries": {"test": queries},
-        "prompts": {"test": [prompt_row(q) for q in queries]},
-    }
-    notes = [f"{len(parsed.scenarios)} distinct scenarios ({parsed.source_format} format)"]
-    if parsed.responses:
-        records["responses"] = {"test": parsed.responses}
-    else:
-        notes.append("no model outputs in this source: config 'responses' not built")
-    return BuildOutcome(
-        records=records,
-        notes=notes,
-        findings=findings(parsed.scenarios, parsed.duplicates),
-        source_description=SOURCES[parsed.source_format].format(name=source.name),
-    )
-
-
-def prompt_row(query: CoBeQuery) -> CoBePromptRow:
-    """The training-ready row of a query: the runner's request and the representative answer."""
-    return CoBePromptRow(
-        id=query.id,
-        prompt=chat_messages(build_messages(query)),
-        reference=query.representative_answer,
-        query_id=query.id,
-        phrasing=query.phrasing,
-        domain=query.domain,
-        graph_type=query.graph_type,
-    )
-
-
-def card_context(records) -> dict:
-    responses = records.get("responses", {}).get("test", [])
-    return card_tables(records["scenarios"]["test"], responses)
+    return build_from(context.require_source(BUILDER.source_help()))
 
 
 BUILDER = DatasetBuilder(

@@ -2,56 +2,14 @@
 set's sizes and graphs per size are build options (``build shapeworld --sizes 4 5 6 7 8
 --graphs-per-size 100``), recorded in the manifest; the defaults are the paper's. Config ``prompts``
 holds each episode's request for the answer after an experiment (training-ready, see
-:mod:`causal_datasets.shapeworld.answer_prompts`)."""
+:mod:`causal_datasets.shapeworld.answer_prompts`). Thin: the build itself is
+:mod:`causal_datasets.shapeworld.build`."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, field_validator
-
-from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
-from causal_datasets.records.shapeworld import ShapeWorldPromptRow, ShapeWorldTask
-from causal_datasets.shapeworld.answer_prompts import answer_prompt_rows
-from causal_datasets.shapeworld.generate import ADVANCED_SIZES, GRAPHS_PER_SIZE, advanced_tasks, check_sizes, core_tasks
-from causal_datasets.shapeworld.quality import graph_findings
-from causal_datasets.shapeworld.statistics import composition_table, graph_table
-
-
-class ShapeWorldBuildOptions(BaseModel):
-    sizes: list[int] = Field(
-        default=list(ADVANCED_SIZES), description="numbers of variables of the advanced set, 2 to 8"
-    )
-    graphs_per_size: int = Field(
-        default=GRAPHS_PER_SIZE, ge=1, le=10_000, description="random graphs per size in the advanced set"
-    )
-
-    @field_validator("sizes")
-    @classmethod
-    def _sizes(cls, sizes: list[int]) -> list[int]:
-        check_sizes(sizes, 1)
-        return sizes
-
-
-def build(context: BuildContext) -> BuildOutcome:
-    options = context.options or ShapeWorldBuildOptions()
-    tasks = {
-        "core": core_tasks(context.seed),
-        "advanced": advanced_tasks(context.seed, options.sizes, options.graphs_per_size, context.num_proc),
-    }
-    records = {config: {"test": episodes} for config, episodes in tasks.items()}
-    return BuildOutcome(
-        records=records | {"prompts": {"test": answer_prompt_rows(tasks)}},
-        findings=graph_findings("advanced", tasks["advanced"]),
-    )
-
-
-def card_context(records: BuiltRecords) -> dict[str, str]:
-    core, advanced = records["core"]["test"], records["advanced"]["test"]
-    return {
-        "core_composition": composition_table(core),
-        "advanced_composition": composition_table(advanced),
-        "advanced_graphs": graph_table(advanced),
-    }
-
+from causal_datasets.builder import DatasetBuilder, Release
+from causal_datasets.shapeworld.build import ShapeWorldBuildOptions, build, card_context
+from causal_datasets.shapeworld.records import ShapeWorldPromptRow, ShapeWorldTask
 
 BUILDER = DatasetBuilder(
     name="shapeworld",

@@ -43,6 +43,11 @@ MOVED["causal_datasets.runners.recast"] = "causal_datasets.recast.task"
 # CausaLab in one package: the old task module's names went mostly to its summary (metrics, aggregates)
 MOVED["causal_datasets.records.causalab"] = "causal_datasets.causalab.records"
 MOVED["causal_datasets.runners.causalab"] = "causal_datasets.causalab.summary"
+# CoBe and ShapeWorld in one package each
+MOVED["causal_datasets.records.cobe"] = "causal_datasets.cobe.records"
+MOVED["causal_datasets.runners.cobe"] = "causal_datasets.cobe.task"
+MOVED["causal_datasets.records.shapeworld"] = "causal_datasets.shapeworld.records"
+MOVED["causal_datasets.runners.shapeworld"] = "causal_datasets.shapeworld.task"
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

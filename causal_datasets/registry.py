@@ -9,7 +9,7 @@ task (a benchmark for ``causal-datasets eval``, ``report``, ``rescore`` and insp
     shapeworld = "causal_datasets.builders.shapeworld:BUILDER"
 
     [project.entry-points."causal_datasets.tasks"]
-    shapeworld = "causal_datasets.runners.shapeworld:TASK"
+    shapeworld = "causal_datasets.shapeworld.task:TASK"
 
 so a third-party package adds a benchmark without editing this one. The entry point's name must
 equal the builder's or the task's ``name``.

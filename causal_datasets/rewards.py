@@ -42,9 +42,9 @@ from causal_datasets.recast.parsing import (
     read_prediction,
 )
 from causal_datasets.records.cladder_pairs import CladderPromptRow, CladderQuestionRow
-from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.scoring.graph_compare import GraphComparison, compare_graphs
 from causal_datasets.shapeworld.parsing import parse_answer
+from causal_datasets.shapeworld.records import ShapeWorldTask
 
 logger = logging.getLogger(__name__)
 

@@ -19,12 +19,12 @@ from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.markdown import markdown_table
 from causal_datasets.registry import get_builder
 from causal_datasets.runners.engine import run_task
-from causal_datasets.runners.shapeworld import TASK
 from causal_datasets.runners.task import RunSettings
 from causal_datasets.shapeworld.agents import AGENTS
 from causal_datasets.shapeworld.answer_prompts import answer_prompt_rows
 from causal_datasets.shapeworld.episode import run_episode
 from causal_datasets.shapeworld.generate import advanced_tasks, core_tasks
+from causal_datasets.shapeworld.task import TASK
 
 
 def timed(fn):

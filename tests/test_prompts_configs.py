@@ -20,11 +20,11 @@ from causal_datasets.recast.prompts import node_ids
 from causal_datasets.recast.records import RecastSample
 from causal_datasets.records.cladder_pairs import CladderQuestionRow
 from causal_datasets.records.prompts import ChatMessage, PromptRow
-from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.registry import get_builder
 from causal_datasets.shapeworld.agents import StrategyAgent
 from causal_datasets.shapeworld.episode import run_episode
 from causal_datasets.shapeworld.prompts import answer_prompt, system_prompt
+from causal_datasets.shapeworld.records import ShapeWorldTask
 from tests.support.data import SHARED_DATA_DIR
 
 

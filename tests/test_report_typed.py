@@ -10,6 +10,7 @@ import pytest
 
 from causal_datasets.causalab.summary import CausaLabMetrics
 from causal_datasets.cli import main
+from causal_datasets.cobe.summary import CoBeMetrics
 from causal_datasets.errors import RunFolderError
 from causal_datasets.recast.summary import RecastMetrics
 from causal_datasets.report.plots import figure
@@ -17,10 +18,9 @@ from causal_datasets.report.render import write_report
 from causal_datasets.report.runs import load_run
 from causal_datasets.report.tables import flatten
 from causal_datasets.runners.cladder_pairs import CladderMetrics
-from causal_datasets.runners.cobe import CoBeMetrics
 from causal_datasets.runners.records import SUMMARY_FORMAT, DatasetRef, ItemCounts, Usage
 from causal_datasets.runners.registry import get_task
-from causal_datasets.runners.shapeworld import ShapeWorldMetrics
+from causal_datasets.shapeworld.summary import ShapeWorldMetrics
 from causal_datasets.views import SlicePlot
 
 MISSING = "–"

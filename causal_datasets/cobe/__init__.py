@@ -1,7 +1,11 @@
-"""CoBe: conversational counterfactual text editing.
+"""CoBe: conversational counterfactual text editing, the whole benchmark in one package.
 
-Modules: ``labels`` (domain / graph-type / phrasing vocabularies), ``formats`` (paper JSON and
-website JSON → records), ``quality`` (data-quality checks), ``prompts`` (what the model and the
-judge are sent), ``judge`` (one T/F judge call per criterion, validated and retried), ``scoring``
-(accuracy, failure rates, breakdowns, agreement with reference verdicts).
+The dataset: ``records`` (the row models), ``labels`` (domain / graph-type / phrasing vocabularies),
+``formats`` (paper JSON and website JSON → records), ``quality`` (data-quality checks), ``dataset``
+(the configs and the card's tables), ``statistics`` (Table 2 text figures), ``build`` (the builder's
+work). Judging: ``prompts`` (what the model and the judge are sent), ``judge`` (one T/F judge call per
+criterion, validated and retried), ``failure_modes`` (the seven failure modes of a wrong rewrite),
+``scoring`` (accuracy, failure rates, breakdowns, agreement with reference verdicts), ``metric`` (the
+``cobe_edit_criteria`` metric). ``eval cobe``: ``task`` (the task), ``options``, ``scores`` (what a run
+stores per item), ``summary``, ``estimates`` and ``view``.
 """

@@ -6,10 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from causal_datasets.cobe.scoring import ScoredRow, by_model
-from causal_datasets.cobe.statistics import text_statistics
-from causal_datasets.markdown import markdown_table
-from causal_datasets.records.cobe import (
+from causal_datasets.cobe.records import (
     DOMAINS,
     GRAPH_TYPES,
     VERDICTS,
@@ -17,6 +14,9 @@ from causal_datasets.records.cobe import (
     CoBeResponse,
     CoBeScenario,
 )
+from causal_datasets.cobe.scoring import ScoredRow, by_model
+from causal_datasets.cobe.statistics import text_statistics
+from causal_datasets.markdown import markdown_table
 
 
 def query_records(scenarios: Sequence[CoBeScenario]) -> list[CoBeQuery]:
@@ -38,8 +38,8 @@ def query_records(scenarios: Sequence[CoBeScenario]) -> list[CoBeQuery]:
 
 def card_tables(scenarios: Sequence[CoBeScenario], responses: Sequence[CoBeResponse]) -> dict[str, Any]:
     """Markdown tables for the card: labels, each scenario's quality findings, published verdicts."""
-    domains = Counter(s.domain or "(not given)" for s in scenarios)
-    graphs = Counter(s.graph_type or "(not given)" for s in scenarios)
+    domains: Counter[str] = Counter(s.domain or "(not given)" for s in scenarios)
+    graphs: Counter[str] = Counter(s.graph_type or "(not given)" for s in scenarios)
     raw_graphs = sorted({(s.graph_type_raw, s.graph_type) for s in scenarios if s.graph_type_raw})
     flagged = [[s.id, issue.kind, issue.detail] for s in scenarios for issue in s.quality_issues]
     return {
@@ -63,9 +63,9 @@ def text_table(scenarios: Sequence[CoBeScenario]) -> str:
     """The paper's Table 2 text statistics of these scenarios."""
     stats = text_statistics([s.text for s in scenarios])
     rows = [["scenarios", stats["scenarios"]]] + [
-        [name.replace("_", " "), round(stats[name], 2)]
+        [name.replace("_", " "), round(value, 2)]
         for name in ("words_per_scenario", "sentences_per_scenario", "clauses_per_scenario", "clauses_per_sentence")
-        if stats[name] is not None
+        if (value := stats[name]) is not None
     ]
     return markdown_table(["statistic", "value"], rows)
 
@@ -104,7 +104,7 @@ def verdict_table(responses: Sequence[CoBeResponse]) -> str:
                 PAPER_TABLE5.get(model, "–"),
             ]
         )
-    total = Counter(r.verdict for r in responses)
+    total: Counter[str] = Counter(r.verdict for r in responses)
     known = total["correct"] + total["wrong"]
     table.append(
         [

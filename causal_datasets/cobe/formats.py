@@ -26,8 +26,8 @@ from typing import Any
 from causal_datasets.builder import load_source_json, reading_source
 from causal_datasets.cobe.labels import WEBSITE_QUERY_INDEX, normalize_domain, normalize_graph_type
 from causal_datasets.cobe.quality import check_scenario
+from causal_datasets.cobe.records import PHRASINGS, VERDICTS, CoBeResponse, CoBeScenario, Query
 from causal_datasets.errors import SourceFormatError
-from causal_datasets.records.cobe import PHRASINGS, VERDICTS, CoBeResponse, CoBeScenario, Query
 
 SCENARIO_ID = re.compile(r"^(\d+)v(\d+)$")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from causal_datasets.records.cobe import DOMAINS, GRAPH_TYPES
+from causal_datasets.cobe.records import DOMAINS, GRAPH_TYPES
 
 #: source spelling (case-folded) → canonical domain
 DOMAIN_ALIASES: dict[str, str] = {

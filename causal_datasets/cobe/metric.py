@@ -17,8 +17,8 @@ from typing import Any
 from causal_datasets.agreement import agreement
 from causal_datasets.cobe.judge import ChatClient, judge_all
 from causal_datasets.cobe.prompts import CriteriaSet
+from causal_datasets.cobe.records import CoBeQuery
 from causal_datasets.cobe.scoring import rater_agreement, summarize
-from causal_datasets.records.cobe import CoBeQuery
 from causal_datasets.scoring.inputs import batch_size, class_label, number_option
 
 LABELS = ("domain", "graph_type", "phrasing")
@@ -63,7 +63,7 @@ def read_reference(row: Any, index: int) -> Reference:
         ):
             raise TypeError(f"{where}.{name} must be a list of strings, not {items!r:.60}")
         lists.append(tuple(items))
-    labels = {name: None for name in LABELS}
+    labels: dict[str, str | None] = dict.fromkeys(LABELS)
     for name in LABELS:
         if row.get(name) not in (None, ""):  # not known: left out of that breakdown
             labels[name] = class_label(row[name], _LABEL_FEATURES[name], f"{where}.{name}")

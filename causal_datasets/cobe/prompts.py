@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from string import Template
 from typing import Any
 
-from causal_datasets.records.cobe import CoBeQuery
+from causal_datasets.cobe.records import CoBeQuery
 
 Messages = list[dict[str, str]]
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from causal_datasets.builder import Finding
 from causal_datasets.cobe.labels import follows_template
-from causal_datasets.records.cobe import QUALITY_KINDS, CoBeScenario, QualityIssue, QualityKind
+from causal_datasets.cobe.records import QUALITY_KINDS, CoBeScenario, QualityIssue, QualityKind
 
 #: minimum share of a criterion sentence's content words found in the text
 MIN_COVERAGE = 0.5

@@ -13,10 +13,10 @@ import json
 import random
 from collections.abc import Callable
 
-from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.shapeworld.entities import DEFAULT_THEME, Theme
 from causal_datasets.shapeworld.episode import Policy, Turn
 from causal_datasets.shapeworld.generate import world_of
+from causal_datasets.shapeworld.records import ShapeWorldTask
 from causal_datasets.shapeworld.world import ACTIONS
 
 CONTINUE = json.dumps({"next": "continue interaction"})

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from causal_datasets.records.prompts import chat_messages
-from causal_datasets.records.shapeworld import ShapeWorldPromptRow, ShapeWorldTask, Variant
 from causal_datasets.shapeworld.agents import StrategyAgent
 from causal_datasets.shapeworld.episode import play_episode
 from causal_datasets.shapeworld.prompts import VARIANTS
+from causal_datasets.shapeworld.records import ShapeWorldPromptRow, ShapeWorldTask, Variant
 
 
 def answer_prompt_rows(tasks: Mapping[str, list[ShapeWorldTask]]) -> list[ShapeWorldPromptRow]:

@@ -10,6 +10,7 @@ setups and questions. ``shapes`` is the default and gives the paper's prompts wo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,7 +30,7 @@ class Theme:
         if len(self.entities) != len(SHAPES) or len(set(self.entities)) != len(self.entities):
             raise ValueError(f"theme {self.name!r} needs {len(SHAPES)} distinct entities, got {list(self.entities)}")
 
-    def rename(self, shapes: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    def rename(self, shapes: Sequence[str]) -> tuple[str, ...]:
         """The theme's names for stored shape names."""
         return tuple(self.entities[SHAPES.index(shape)] for shape in shapes)
 

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypedDict, Unpack, get_args
 
 from pydantic import BaseModel
 
-from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.shapeworld.entities import DEFAULT_THEME, THEMES, Theme
 from causal_datasets.shapeworld.failures import FailurePattern, failure_pattern
 from causal_datasets.shapeworld.generate import world_of
@@ -38,17 +37,12 @@ from causal_datasets.shapeworld.prompts import (
     interaction_prompt,
     question_of,
 )
+from causal_datasets.shapeworld.records import ShapeWorldTask
 from causal_datasets.shapeworld.world import World
 
 Phase = Literal["action", "choice", "answer"]
 ErrorMode = Literal["invalid_action", "invalid_format", "too_many_attempts", "invalid_answer", "llm_error"]
-ERROR_MODES: tuple[ErrorMode, ...] = (
-    "invalid_action",
-    "invalid_format",
-    "too_many_attempts",
-    "invalid_answer",
-    "llm_error",
-)
+ERROR_MODES: tuple[ErrorMode, ...] = get_args(ErrorMode)
 
 
 class PolicyFailure(RuntimeError):
@@ -128,18 +122,19 @@ class EpisodeResult(EpisodeScores, EpisodePlay):
     """A played episode and its scores, as one record."""
 
 
+class PlaySettings(TypedDict, total=False):
+    """The keyword settings of :func:`play_episode` that :func:`run_episode` passes on."""
+
+    system_role: bool
+    theme: Theme
+
+
 def run_episode(
-    task: ShapeWorldTask,
-    policy: Policy,
-    variant: Variant,
-    policy_name: str,
-    *,
-    system_role: bool = True,
-    theme: Theme = DEFAULT_THEME,
+    task: ShapeWorldTask, policy: Policy, variant: Variant, policy_name: str, **settings: Unpack[PlaySettings]
 ) -> EpisodeResult:
-    """Play ``task`` with ``policy`` to the end, its shapes named by ``theme``, and score it; never raises
-    for anything the policy replies."""
-    play = play_episode(task, policy, variant, policy_name, system_role=system_role, theme=theme)
+    """Play ``task`` with ``policy`` to the end (:func:`play_episode`, with its ``settings``) and score it;
+    never raises for anything the policy replies."""
+    play = play_episode(task, policy, variant, policy_name, **settings)
     return EpisodeResult(**play.model_dump(), **score_play(task, play).model_dump(exclude={"prediction", "error"}))
 
 
@@ -265,9 +260,10 @@ class _Episode:
         self.prediction = parsed.value
         return self.end(None, None)
 
-    def end(self, error: ErrorMode | None, detail: str | None) -> None:
-        """Finish the episode (a handler returning ``None`` ends the loop)."""
+    def end(self, error: ErrorMode | None, detail: str | None) -> Phase | None:
+        """Finish the episode: no next phase (a handler returning ``None`` ends the loop)."""
         self.error, self.detail = error, detail
+        return None
 
     def _ask(self, content: str) -> None:
         self.messages.append({"role": "user", "content": content})

@@ -16,16 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import Literal
+from typing import Literal, get_args
 
 FailurePattern = Literal["illusive_confounder", "root_cause", "reverse_collider", "correlation", "uncategorized"]
-FAILURE_PATTERNS: tuple[FailurePattern, ...] = (
-    "illusive_confounder",
-    "root_cause",
-    "reverse_collider",
-    "correlation",
-    "uncategorized",
-)
+FAILURE_PATTERNS: tuple[FailurePattern, ...] = get_args(FailurePattern)
 
 
 def failure_pattern(

@@ -22,11 +22,12 @@ import itertools
 import random
 from collections.abc import Iterator, Sequence
 from functools import partial
+from typing import cast
 
 import networkx as nx
 
-from causal_datasets.records.shapeworld import NodeEdge, ShapeWorldTask
 from causal_datasets.shapeworld.entities import DEFAULT_THEME, Theme
+from causal_datasets.shapeworld.records import NodeEdge, ShapeWorldTask
 from causal_datasets.shapeworld.world import SHAPES, State, World
 from causal_datasets.sharding import chunks, generate_sharded
 
@@ -60,7 +61,7 @@ def question_text(cause: str, effect: str) -> str:
 
 def initial_setups(world: World) -> list[State]:
     """Every descendant-closed moving set (a union of node closures, the empty set included), sorted."""
-    setups = {frozenset()}
+    setups: set[State] = {frozenset()}
     for closure in world.closures:
         setups |= {setup | closure for setup in setups}
     return sorted(setups, key=lambda s: (len(s), sorted(s)))
@@ -127,7 +128,8 @@ def advanced_tasks(
     shards of :data:`SHARD_GRAPHS` graphs of one size by ``num_proc`` workers (the same tasks for any number)."""
     check_sizes(sizes, graphs_per_size)
     shards = [(n, start, stop) for n in sizes for start, stop in chunks(graphs_per_size, SHARD_GRAPHS)]
-    return generate_sharded(partial(advanced_shard, seed), shards, ShapeWorldTask, num_proc, SHARDS_PER_WORKER)
+    rows = generate_sharded(partial(advanced_shard, seed), shards, ShapeWorldTask, num_proc, SHARDS_PER_WORKER)
+    return cast(list[ShapeWorldTask], rows)  # rows of the model passed
 
 
 def advanced_shard(seed: int, shard: tuple[int, int, int]) -> list[ShapeWorldTask]:

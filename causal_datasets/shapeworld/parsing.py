@@ -81,7 +81,8 @@ def parse_answer(text: str) -> Parsed:
 def _last_with(text: str, keys: tuple[str, ...]) -> dict[str, Any] | None:
     candidates = [obj for obj in json_objects(text) if all(key in obj for key in keys)]
     filled = [obj for obj in candidates if any(_normal(obj[key]) for key in keys)]
-    return (filled or candidates or [None])[-1]
+    found = filled or candidates
+    return found[-1] if found else None
 
 
 def _normal(value: Any) -> Any:

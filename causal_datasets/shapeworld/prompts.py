@@ -12,13 +12,14 @@ what a run sends.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import get_args
 
-from causal_datasets.records.shapeworld import ShapeWorldTask, Variant
 from causal_datasets.shapeworld.entities import DEFAULT_THEME, Theme
 from causal_datasets.shapeworld.generate import question_text, world_of
+from causal_datasets.shapeworld.records import ShapeWorldTask, Variant
 from causal_datasets.shapeworld.world import ACTIONS
 
-VARIANTS: tuple[Variant, ...] = ("basic", "step_limit", "cot_step_limit", "instructed_cot")
+VARIANTS: tuple[Variant, ...] = get_args(Variant)
 Message = dict[str, str]
 Observation = Sequence[tuple[str, bool]]
 

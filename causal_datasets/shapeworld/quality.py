@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import networkx as nx
 
 from causal_datasets.builder import Finding
-from causal_datasets.records.shapeworld import ShapeWorldTask
+from causal_datasets.shapeworld.records import ShapeWorldTask
 
 UNCHANGED = "kept: the graphs follow the upstream recipe"
 

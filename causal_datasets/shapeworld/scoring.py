@@ -23,10 +23,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.scoring.inputs import batch_size, class_label
 from causal_datasets.shapeworld.episode import ERROR_MODES
 from causal_datasets.shapeworld.failures import FAILURE_PATTERNS
+from causal_datasets.shapeworld.records import ShapeWorldTask
 
 ANSWER_NAMES = ("yes", "no")
 #: the class labels of the dataset's columns the metric reads (names, or integers as loaded)
@@ -71,7 +71,7 @@ class Scored:
 def score_episodes(items: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Metrics of finished episodes (``results.jsonl`` items or equivalent dicts)."""
     episodes = [Scored.from_item(item, index) for index, item in enumerate(items)]
-    unknown = {e.error for e in episodes} - {None, *ERROR_MODES}
+    unknown = {e.error for e in episodes if e.error is not None} - set(ERROR_MODES)
     if unknown:
         raise ValueError(f"unknown error modes {sorted(unknown)}; known: {list(ERROR_MODES)}")
     all_moving = [e for e in episodes if e.all_moving]

@@ -6,7 +6,7 @@ import statistics
 from collections.abc import Sequence
 
 from causal_datasets.markdown import markdown_table
-from causal_datasets.records.shapeworld import ShapeWorldTask
+from causal_datasets.shapeworld.records import ShapeWorldTask
 
 
 def composition_table(tasks: Sequence[ShapeWorldTask]) -> str:

@@ -123,7 +123,7 @@ class World:
             problems.append(f"unknown shape {shape!r} (shapes: {', '.join(self.listed_shapes)})")
         if action not in ACTIONS:
             problems.append(f"unknown action {action!r} (actions: {', '.join(ACTIONS)})")
-        if problems:
+        if node is None or problems:  # an unknown shape is one of the problems
             return Transition(state, invalid="; ".join(problems))
         step = self.move if action == "move" else self.hold
         return Transition(step(state, node), node=node, action=str(action))

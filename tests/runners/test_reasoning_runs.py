@@ -21,10 +21,10 @@ from causal_datasets.report.render import write_report
 from causal_datasets.runners import tasks
 from causal_datasets.runners.calls import full_messages
 from causal_datasets.runners.results import read_results
-from causal_datasets.runners.shapeworld import TASK
+from causal_datasets.shapeworld.task import TASK
+from tests.shapeworld.test_shapeworld_runner import text_strategy_responder
 from tests.support.runs import run_eval
 from tests.support.stub_flags import stub_flags
-from tests.test_shapeworld_runner import text_strategy_responder
 
 ItemResult = TASK.result_model
 

@@ -4,8 +4,8 @@ import datasets
 
 from causal_datasets.builder import BuildContext
 from causal_datasets.cobe.prompts import build_messages
+from causal_datasets.cobe.records import CoBeQuery
 from causal_datasets.hub.folder import build_to_folder, load_records
-from causal_datasets.records.cobe import CoBeQuery
 from causal_datasets.registry import get_builder
 from tests.support.data import SHARED_DATA_DIR
 

@@ -21,9 +21,9 @@ from causal_datasets.cobe.failure_modes import (
     parse_mode,
 )
 from causal_datasets.cobe.prompts import CriteriaSet
+from causal_datasets.cobe.records import CoBeQuery, CoBeResponse
 from causal_datasets.hub.folder import build_to_folder, load_records
 from causal_datasets.llm.stub_server import StubReply, StubServer
-from causal_datasets.records.cobe import CoBeQuery, CoBeResponse
 from causal_datasets.registry import get_builder
 from tests.data.recast.helpers import ScriptedClient
 from tests.support.data import SHARED_DATA_DIR
@@ -31,9 +31,9 @@ from tests.support.runs import item_fields, run_eval
 from tests.support.stub_flags import stub_flags
 
 SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
-LABELS = json.loads((Path(__file__).parent / "data" / "cobe" / "failure_modes.json").read_text(encoding="utf-8"))[
-    "labels"
-]
+LABELS = json.loads(
+    (Path(__file__).parent.parent / "data" / "cobe" / "failure_modes.json").read_text(encoding="utf-8")
+)["labels"]
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ from huggingface_hub import DatasetCard
 from causal_datasets.builder import BuildContext
 from causal_datasets.cli import main
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
-from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.registry import get_builder
 from causal_datasets.shapeworld.generate import advanced_graph, advanced_tasks, core_tasks, world_of
+from causal_datasets.shapeworld.records import ShapeWorldTask
 
 
 @pytest.fixture(scope="module")

@@ -210,8 +210,8 @@ def test_rules_can_travel_in_the_first_user_message():
 
 # -- the paper's failure patterns (section 5.3, Table 2), replayed as scripted episodes -------------
 def custom_task(shapes, edges, cause, effect):
-    from causal_datasets.records.shapeworld import NodeEdge, ShapeWorldTask
     from causal_datasets.shapeworld.generate import question_text
+    from causal_datasets.shapeworld.records import NodeEdge, ShapeWorldTask
     from causal_datasets.shapeworld.world import World
 
     world = World(tuple(shapes), tuple(edges))

@@ -14,15 +14,15 @@ from causal_datasets.cobe.dataset import query_records
 from causal_datasets.cobe.formats import CoBeFormatError, parse_paper, parse_website, read_source
 from causal_datasets.cobe.labels import normalize_domain, normalize_graph_type
 from causal_datasets.cobe.quality import occurrence_problem
+from causal_datasets.cobe.records import CoBeQuery, CoBeResponse, CoBeScenario
 from causal_datasets.errors import SourceUnavailable
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
-from causal_datasets.records.cobe import CoBeQuery, CoBeResponse, CoBeScenario
 from causal_datasets.registry import get_builder
 from tests.support.data import SHARED_DATA_DIR
 
 WEBSITE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 EXCERPT = SHARED_DATA_DIR / "cobe" / "category-examples.excerpt.json"
-PAPER = Path(__file__).parent / "data" / "cobe" / "paper_format.json"
+PAPER = Path(__file__).parent.parent / "data" / "cobe" / "paper_format.json"
 BENCHMARK_FIELDS = {
     "id",
     "core_set_id",

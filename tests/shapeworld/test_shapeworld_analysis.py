@@ -13,13 +13,13 @@ from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.registry import get_builder
 from causal_datasets.report.render import write_report
 from causal_datasets.report.runs import load_run
-from causal_datasets.runners.shapeworld import best_variant_table
 from causal_datasets.shapeworld.agents import AGENTS
 from causal_datasets.shapeworld.entities import THEMES, Theme
 from causal_datasets.shapeworld.episode import run_episode
 from causal_datasets.shapeworld.generate import advanced_tasks, core_tasks, world_of
 from causal_datasets.shapeworld.prompts import build_messages
 from causal_datasets.shapeworld.scoring import score_episodes
+from causal_datasets.shapeworld.view import best_variant_table
 from causal_datasets.shapeworld.world import SHAPES, World, WorldError
 from tests.support.runs import item_fields, run_eval
 

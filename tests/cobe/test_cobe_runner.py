@@ -11,10 +11,10 @@ import pytest
 from causal_datasets.builder import BuildContext
 from causal_datasets.cli import main
 from causal_datasets.cobe.prompts import build_messages
+from causal_datasets.cobe.records import CoBeQuery
 from causal_datasets.errors import ResultsExist, RunConfigurationError
 from causal_datasets.hub.folder import build_to_folder, load_records
 from causal_datasets.llm.stub_server import StubReply, StubServer
-from causal_datasets.records.cobe import CoBeQuery
 from causal_datasets.registry import get_builder
 from causal_datasets.runners.results import read_summary
 from tests.support.data import SHARED_DATA_DIR
@@ -253,7 +253,7 @@ def test_local_model_end_to_end(tmp_path, hub, local_llm):
 
 
 def test_an_unexpected_failure_is_recorded_as_failed_and_retried_on_resume(tmp_path, hub, monkeypatch):
-    from causal_datasets.runners import cobe as runner
+    from causal_datasets.cobe import task as runner
 
     real = runner.judge_response
     broken = {"first": True}

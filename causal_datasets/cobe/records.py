@@ -24,20 +24,20 @@ Domain = Literal[
     "Science and Technology",
     "Human Activities and Behavior",
 ]
-DOMAINS: tuple[str, ...] = get_args(Domain)
+DOMAINS: tuple[Domain, ...] = get_args(Domain)
 
 #: the six causal-graph families of the paper's Fig. 3 / Table 4
 GraphType = Literal["chain", "collider", "correlated", "diamond", "fork", "hybrid"]
-GRAPH_TYPES: tuple[str, ...] = get_args(GraphType)
+GRAPH_TYPES: tuple[GraphType, ...] = get_args(GraphType)
 
 #: the three query phrasings (A) "Rewrite the original text…", (B) "Based on the preceding text…",
 #: (C) "Rewrite the above passage…" (paper §3.1)
 Phrasing = Literal["A", "B", "C"]
-PHRASINGS: tuple[str, ...] = get_args(Phrasing)
+PHRASINGS: tuple[Phrasing, ...] = get_args(Phrasing)
 
 SourceFormat = Literal["paper_json", "website"]
 Verdict = Literal["correct", "wrong", "unknown"]
-VERDICTS: tuple[str, ...] = get_args(Verdict)
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
 #: data-quality findings a record can carry (see cobe.quality)
 QualityKind = Literal[
@@ -48,7 +48,7 @@ QualityKind = Literal[
     "unknown_graph_type",
     "missing_criteria",
 ]
-QUALITY_KINDS: tuple[str, ...] = get_args(QualityKind)
+QUALITY_KINDS: tuple[QualityKind, ...] = get_args(QualityKind)
 
 
 class QualityIssue(Record):

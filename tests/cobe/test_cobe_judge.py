@@ -29,7 +29,9 @@ from causal_datasets.paths import metric_path
 from tests.support.data import SHARED_DATA_DIR
 
 PAPER = SHARED_DATA_DIR.parent / "seeds" / "003_8c42ceddf8fde06d.txt"
-RECORDED = json.loads((Path(__file__).parent / "data" / "cobe" / "judge_answers.json").read_text(encoding="utf-8"))
+RECORDED = json.loads(
+    (Path(__file__).parent.parent / "data" / "cobe" / "judge_answers.json").read_text(encoding="utf-8")
+)
 MARKERS = {
     "E1": "facts that should be UNCHANGED",
     "E2": "effects that should be CHANGED",

@@ -16,10 +16,10 @@ from causal_datasets.paths import metric_path
 from causal_datasets.registry import get_builder
 from causal_datasets.runners.records import RunSummary
 from causal_datasets.runners.results import read_summary
-from causal_datasets.runners.shapeworld import TASK
 from causal_datasets.shapeworld.agents import StrategyAgent
 from causal_datasets.shapeworld.episode import Turn
 from causal_datasets.shapeworld.scoring import score_episodes
+from causal_datasets.shapeworld.task import TASK
 from tests.support.runs import item_fields, run_eval
 from tests.support.stub_flags import stub_flags
 
