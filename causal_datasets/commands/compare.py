@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from causal_datasets.cli import describe
+from causal_datasets.commands._help import describe
 
 #: unpaired ids printed per run in the table form (all of them with --json)
 SHOWN_IDS = 50

@@ -21,7 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from causal_datasets.cli import CommandError, describe
+from causal_datasets.commands._errors import CommandError
+from causal_datasets.commands._help import describe
 from causal_datasets.commands._types import at_least, between, positive_seconds
 from causal_datasets.docalc.budget import DEFAULT_TIME_LIMIT, within
 from causal_datasets.docalc.decide import MAX_MODELS

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from causal_datasets.cli import describe
+from causal_datasets.commands._help import describe
 from causal_datasets.commands._task_options import (
     add_dataset_arguments,
     add_options,

@@ -18,7 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from causal_datasets.cli import CommandError, describe
+from causal_datasets.commands._errors import CommandError
+from causal_datasets.commands._help import describe
 from causal_datasets.commands._task_options import (
     add_dataset_arguments,
     add_options,

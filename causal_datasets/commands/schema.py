@@ -13,7 +13,8 @@ from typing import Annotated, Any, Union
 
 from pydantic import Field
 
-from causal_datasets.cli import CommandError, describe
+from causal_datasets.commands._errors import CommandError
+from causal_datasets.commands._help import describe
 from causal_datasets.runners.records import RunSummary
 from causal_datasets.runners.registry import get_task, tasks
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from causal_datasets.cli import describe
+from causal_datasets.commands._help import describe
 from causal_datasets.runners.causalab import score_upstream_runs
 
 

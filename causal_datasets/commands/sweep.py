@@ -13,7 +13,7 @@ import argparse
 import sys
 
 from causal_datasets.causalab.regimes import SCALING_COUNTS, ScalingFamily
-from causal_datasets.cli import describe
+from causal_datasets.commands._help import describe
 from causal_datasets.commands._types import at_least
 from causal_datasets.commands.eval import EXIT_CODES, INTERRUPTED, add_task_arguments, settings_from_args, status_line
 from causal_datasets.runners.causalab import TASK, run_sweep
