@@ -61,6 +61,21 @@ def error_bars(
         axes.errorbar(positions, values, yerr=spans, **style)
 
 
+def slice_error_bars(
+    axes: Axes,
+    run: Run,
+    slice_name: str,
+    metric: str,
+    points: Sequence[tuple[Number, Number, str]],
+    color: str,
+    thin: bool = False,
+) -> None:
+    """:func:`error_bars` of ``run``'s intervals of ``metric`` in the entries of slice ``slice_name``, a point
+    being ``(position, value, entry key)``."""
+    found = slice_intervals(run, slice_name)
+    error_bars(axes, [(p, v, found.get(key, {}).get(metric)) for p, v, key in points], color, thin=thin)
+
+
 def slice_axis(axes: Axes, keys: list[str]) -> dict[str, Number]:
     """x position of each slice value: the integer or number itself, else its index (labelled)."""
     try:

@@ -20,6 +20,7 @@ from causal_datasets.report.plot_style import (
     legend,
     run_group,
     slice_axis,
+    slice_error_bars,
     slice_intervals,
     value_axis,
 )
@@ -223,16 +224,8 @@ def radar(plot: RadarPlot, runs: Sequence[Run], axes: Axes) -> bool:
             markerfacecolor="none",
             markeredgewidth=1.5,
         )
-        found = slice_intervals(run, plot.slice)
-        error_bars(
-            axes,
-            [
-                (angle, value, found.get(key, {}).get(plot.metric))
-                for angle, value, key in zip(angles, values, keys, strict=True)
-                if is_number(points.get(key))
-            ],
-            lines[0].get_color(),
-        )
+        drawn = [(a, v, key) for a, v, key in zip(angles, values, keys, strict=True) if is_number(points.get(key))]
+        slice_error_bars(axes, run, plot.slice, plot.metric, drawn, lines[0].get_color())
     axes.set_xticks(angles, [textwrap.fill(key, 16) for key in keys], fontsize="x-small")
     numbers = [v for _, points in series for v in points.values() if is_number(v)]
     axes.set_ylim(0, 1 if all(0 <= v <= 1 for v in numbers) else max(numbers) * 1.08)
@@ -272,13 +265,7 @@ def nested_bars(plot: NestedBars, runs: Sequence[Run], axes: Axes) -> bool:
             edgecolor="black",
             linewidth=0.4,
         )
-        found = slice_intervals(run, plot.slice)
-        error_bars(
-            axes,
-            [(x, v, found.get(group, {}).get(f"{plot.field}.{name}")) for x, v, group in drawn],
-            "black",
-            thin=True,
-        )
+        slice_error_bars(axes, run, plot.slice, f"{plot.field}.{name}", drawn, "black", thin=True)
     axes.set_xticks(range(len(groups)), [textwrap.fill(g, 14) for g in groups], fontsize="small")
     axes.set_xlim(-0.5, len(groups) - 0.5)
     value_axis(axes, [v for _, table in per_run for inner in table.values() for v in inner.values() if is_number(v)])
