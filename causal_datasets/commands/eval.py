@@ -145,7 +145,7 @@ def _run(task: Task[Any, Any, Any], args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"interrupted: what was done is in {settings.out}; continue with --resume", file=sys.stderr)
         return INTERRUPTED
-    print(summary.model_dump_json(indent=2) if args.json else result_table(task, summary, settings.out))
+    print(summary.model_dump_json(indent=2) if args.json else result_table(task, summary, args.out))
     print(status_line(summary), file=sys.stderr)
     return EXIT_CODES[summary.status]
 

@@ -78,6 +78,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     latent = [name.strip() for part in args.latent for name in part.split(",") if name.strip()]
+    result: Identification | CounterfactualIdentification
     try:
         if is_counterfactual_query(args.query):
             result = identify_counterfactual(args.query, args.graph, latent, check=not args.no_check, seed=args.seed)
@@ -107,12 +108,14 @@ def run(args: argparse.Namespace) -> int:
 def identification_lines(result: Identification, proof: bool = False) -> list[str]:
     if not result.identifiable:
         hedge = result.hedge
+        assert hedge is not None  # ID's answer when it is not identifiable
         return [
             f"not identifiable: {result.query}",
             f"hedge for {hedge.query} (ID line 5):",
             f"  F  = {hedge.forest.text()}",
             f"  F' = {hedge.sub_forest.text()}",
         ]
+    assert result.estimand is not None  # identifiable: ID's estimand
     lines = [f"{result.query} = {bound_apart(result.estimand).text}"]
     if result.arbitrary:
         lines.append(f"(the same for every value of {', '.join(result.arbitrary)})")

@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 
 from matplotlib.axes import Axes
+from matplotlib.container import BarContainer
 from matplotlib.ticker import MaxNLocator
 
 from causal_datasets.report.plot_style import HATCHES, MARKERS, is_number, legend, step_value, value_axis
@@ -29,6 +30,7 @@ def histogram(plot: ResultsHistogram, runs: Sequence[Run], axes: Axes) -> bool:
         return False
     everything = [v for _, values in series for v in values]
     integers = all(isinstance(v, int) for v in everything)
+    bins: list[float] | int  # the bin edges, or how many bins
     if plot.bin_width:
         low = math.floor(min(everything) / plot.bin_width)
         bins = [plot.bin_width * b for b in range(low, math.floor(max(everything) / plot.bin_width) + 2)]
@@ -41,7 +43,8 @@ def histogram(plot: ResultsHistogram, runs: Sequence[Run], axes: Axes) -> bool:
         edgecolor="black",
         linewidth=0.6,
     )
-    for index, container in enumerate(patches if len(series) > 1 else [patches]):
+    for index, container in enumerate(patches if isinstance(patches, list) else [patches]):  # one per series
+        assert isinstance(container, BarContainer)  # histtype "bar"
         for patch in container:
             patch.set_hatch(HATCHES[index % len(HATCHES)])
     if integers:

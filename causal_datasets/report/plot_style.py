@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
+from matplotlib.typing import ColorType
 
 from causal_datasets.report.runs import Run
 from causal_datasets.uncertainty import Interval
@@ -40,25 +41,34 @@ def slice_intervals(run: Run, name: str) -> dict[str, dict[str, Interval]]:
 def error_bars(
     axes: Axes,
     points: Sequence[tuple[Number, Number, Interval | None]],
-    color: str,
+    color: ColorType,
     horizontal: bool = False,
     thin: bool = False,
 ) -> None:
     """The 95% interval of each ``(position, value, interval)`` that has one, as an error bar at the value
     (``horizontal``: along x, the position being y; ``thin``: on narrow bars)."""
-    shown = [(position, value, i) for position, value, i in points if i is not None and i.ci_low is not None]
+    shown = [
+        (position, value, i.ci_low, i.ci_high)
+        for position, value, i in points
+        if i is not None and i.ci_low is not None and i.ci_high is not None
+    ]
     if not shown:
         return
     spans = [
-        [max(value - i.ci_low, 0.0) for _, value, i in shown],
-        [max(i.ci_high - value, 0.0) for _, value, i in shown],
+        [max(value - low, 0.0) for _, value, low, _ in shown],
+        [max(high - value, 0.0) for _, value, _, high in shown],
     ]
-    positions, values = [p for p, _, _ in shown], [v for _, v, _ in shown]
-    style = {"fmt": "none", "ecolor": color, "capsize": 1.5 if thin else 4, "elinewidth": 0.7 if thin else 1.2}
-    if horizontal:
-        axes.errorbar(values, positions, xerr=spans, **style)
-    else:
-        axes.errorbar(positions, values, yerr=spans, **style)
+    positions, values = [p for p, _, _, _ in shown], [v for _, v, _, _ in shown]
+    axes.errorbar(
+        values if horizontal else positions,
+        positions if horizontal else values,
+        xerr=spans if horizontal else None,
+        yerr=None if horizontal else spans,
+        fmt="none",
+        ecolor=color,
+        capsize=1.5 if thin else 4,
+        elinewidth=0.7 if thin else 1.2,
+    )
 
 
 def slice_error_bars(
@@ -67,7 +77,7 @@ def slice_error_bars(
     slice_name: str,
     metric: str,
     points: Sequence[tuple[Number, Number, str]],
-    color: str,
+    color: ColorType,
     thin: bool = False,
 ) -> None:
     """:func:`error_bars` of ``run``'s intervals of ``metric`` in the entries of slice ``slice_name``, a point
@@ -76,7 +86,7 @@ def slice_error_bars(
     error_bars(axes, [(p, v, found.get(key, {}).get(metric)) for p, v, key in points], color, thin=thin)
 
 
-def slice_axis(axes: Axes, keys: list[str]) -> dict[str, Number]:
+def slice_axis(axes: Axes, keys: list[str]) -> Mapping[str, Number]:
     """x position of each slice value: the integer or number itself, else its index (labelled)."""
     try:
         numbers = {key: float(key) for key in keys}
@@ -102,7 +112,7 @@ def value_axis(axes: Axes, values: list[Number]) -> None:
         axes.set_ylim(bottom=0)
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[Number]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

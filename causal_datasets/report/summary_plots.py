@@ -14,6 +14,7 @@ from causal_datasets.report.plot_style import (
     HATCHES,
     LINE_STYLES,
     MARKERS,
+    Number,
     error_bars,
     headline_intervals,
     is_number,
@@ -31,11 +32,12 @@ from causal_datasets.views import MappingBars, NestedBars, RadarPlot, RunCurves,
 
 
 def slice_plot(plot: SlicePlot, runs: Sequence[Run], axes: Axes) -> bool:
-    series, keys = [], []
+    series: list[tuple[Run, dict[str, Number]]] = []
+    keys: list[str] = []
     for run in runs:
         entries = run.summary.slices.get(plot.slice) or {}
-        points = {key: entry.get(plot.metric) for key, entry in entries.items()}
-        points = {key: value for key, value in points.items() if is_number(value)}
+        values = {key: entry.get(plot.metric) for key, entry in entries.items()}
+        points = {key: value for key, value in values.items() if is_number(value)}
         if points:
             series.append((run, points))
             keys += entries  # values without a number stay on the axis, empty
@@ -65,12 +67,12 @@ def slice_plot(plot: SlicePlot, runs: Sequence[Run], axes: Axes) -> bool:
                 lines[0].get_color(),
             )
         elif plot.error is not None:  # a summary without intervals: ± the entry's own standard error
-            errors = {k: (run.summary.slices[plot.slice][k] or {}).get(plot.error) for k in drawn}
-            shown = [k for k in drawn if is_number(errors[k])]
+            entry_errors = {k: (run.summary.slices[plot.slice][k] or {}).get(plot.error) for k in drawn}
+            errors = {k: error for k, error in entry_errors.items() if is_number(error)}
             axes.errorbar(
-                [positions[k] for k in shown],
-                [points[k] for k in shown],
-                yerr=[errors[k] for k in shown],
+                [positions[k] for k in errors],
+                [points[k] for k in errors],
+                yerr=list(errors.values()),
                 fmt="none",
                 ecolor=lines[0].get_color(),
                 capsize=4,
@@ -203,31 +205,34 @@ def run_curves(plot: RunCurves, runs: Sequence[Run], axes: Axes) -> bool:
 
 
 def radar(plot: RadarPlot, runs: Sequence[Run], axes: Axes) -> bool:
-    series = []
+    series: list[tuple[Run, dict[str, Number]]] = []
+    spokes: list[str] = []
     for run in runs:
         entries = run.summary.slices.get(plot.slice) or {}
-        points = {key: entry.get(plot.metric) for key, entry in entries.items()}
-        if any(is_number(value) for value in points.values()):
+        values = {key: entry.get(plot.metric) for key, entry in entries.items()}
+        points = {key: value for key, value in values.items() if is_number(value)}
+        if points:
             series.append((run, points))
+            spokes += entries  # values without a number keep their spoke, empty
     if not series:
         return False
-    keys = ordered(key for _, points in series for key in points)
+    keys = ordered(spokes)
     angles = [2 * math.pi * index / len(keys) for index in range(len(keys))]
     for index, (run, points) in enumerate(series):
-        values = [points.get(key) if is_number(points.get(key)) else math.nan for key in keys]  # a gap where missing
+        radii = [points.get(key, math.nan) for key in keys]  # a gap where missing
         lines = axes.plot(
             [*angles, angles[0]],
-            [*values, values[0]],
+            [*radii, radii[0]],
             label=legend(run),
             marker=MARKERS[index % len(MARKERS)],
             linestyle=LINE_STYLES[index % len(LINE_STYLES)],
             markerfacecolor="none",
             markeredgewidth=1.5,
         )
-        drawn = [(a, v, key) for a, v, key in zip(angles, values, keys, strict=True) if is_number(points.get(key))]
+        drawn = [(angle, points[key], key) for angle, key in zip(angles, keys, strict=True) if key in points]
         slice_error_bars(axes, run, plot.slice, plot.metric, drawn, lines[0].get_color())
     axes.set_xticks(angles, [textwrap.fill(key, 16) for key in keys], fontsize="x-small")
-    numbers = [v for _, points in series for v in points.values() if is_number(v)]
+    numbers = [v for _, points in series for v in points.values()]
     axes.set_ylim(0, 1 if all(0 <= v <= 1 for v in numbers) else max(numbers) * 1.08)
     return True
 
@@ -253,8 +258,8 @@ def nested_bars(plot: NestedBars, runs: Sequence[Run], axes: Axes) -> bool:
     for position, (index, name) in enumerate(series):
         run, table = per_run[index]
         xs = [g - 0.4 + width * (position + 0.5) for g in range(len(groups))]
-        drawn = [(x, table.get(group, {}).get(name), group) for x, group in zip(xs, groups, strict=True)]
-        drawn = [(x, v, group) for x, v, group in drawn if is_number(v)]
+        cells = [(x, table.get(group, {}).get(name), group) for x, group in zip(xs, groups, strict=True)]
+        drawn = [(x, v, group) for x, v, group in cells if is_number(v)]
         axes.bar(
             [x for x, _, _ in drawn],
             [v for _, v, _ in drawn],
