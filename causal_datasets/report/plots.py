@@ -13,10 +13,9 @@ standard error) stands in for runs written before.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -42,7 +41,7 @@ def figure(plot: Plot, runs: Sequence[Run]) -> Figure | None:
     fig = Figure(figsize=(6.4, 4.0 + 0.22 * len(runs)), dpi=100)
     FigureCanvasAgg(fig)
     axes = fig.add_subplot(projection="polar" if isinstance(plot, RadarPlot) else None)
-    if not _draw_on(axes, plot, runs):
+    if not _DRAWERS[type(plot)](plot, runs, axes):
         return None
     axes.set_title(plot.title)
     axes.grid(alpha=0.3)
@@ -70,24 +69,15 @@ def draw(plot: Plot, runs: Sequence[Run], path: Path) -> bool:
     return True
 
 
-def _draw_on(axes: Axes, plot: Plot, runs: Sequence[Run]) -> bool:
-    """Draw ``plot`` on ``axes``; False when no run has data for it."""
-    match plot:
-        case SlicePlot():
-            return slice_plot(plot, runs, axes)
-        case MappingBars():
-            return mapping_bars(plot, runs, axes)
-        case ResultsHistogram():
-            return histogram(plot, runs, axes)
-        case RunScatter():
-            return run_scatter(plot, runs, axes)
-        case RunCurves():
-            return run_curves(plot, runs, axes)
-        case ResultsTrajectories():
-            return trajectories(plot, runs, axes)
-        case RadarPlot():
-            return radar(plot, runs, axes)
-        case ResultsScatter():
-            return item_scatter(plot, runs, axes)
-        case NestedBars():
-            return nested_bars(plot, runs, axes)
+#: the function that draws each kind of plot on an Axes (False: no run has data for it)
+_DRAWERS: dict[type, Callable[..., bool]] = {
+    SlicePlot: slice_plot,
+    MappingBars: mapping_bars,
+    ResultsHistogram: histogram,
+    RunScatter: run_scatter,
+    RunCurves: run_curves,
+    ResultsTrajectories: trajectories,
+    RadarPlot: radar,
+    ResultsScatter: item_scatter,
+    NestedBars: nested_bars,
+}

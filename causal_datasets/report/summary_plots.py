@@ -31,19 +31,26 @@ from causal_datasets.uncertainty import Interval
 from causal_datasets.views import MappingBars, NestedBars, RadarPlot, RunCurves, RunScatter, SlicePlot
 
 
-def slice_plot(plot: SlicePlot, runs: Sequence[Run], axes: Axes) -> bool:
+def _slice_series(runs: Sequence[Run], name: str, metric: str) -> tuple[list[tuple[Run, dict[str, Number]]], list[str]]:
+    """Each run with a number for ``metric`` in some entry of slice ``name``, with those numbers; and the
+    entries' keys in order (an entry without a number keeps its place on the axis, empty)."""
     series: list[tuple[Run, dict[str, Number]]] = []
     keys: list[str] = []
     for run in runs:
-        entries = run.summary.slices.get(plot.slice) or {}
-        values = {key: entry.get(plot.metric) for key, entry in entries.items()}
+        entries = run.summary.slices.get(name) or {}
+        values = {key: entry.get(metric) for key, entry in entries.items()}
         points = {key: value for key, value in values.items() if is_number(value)}
         if points:
             series.append((run, points))
-            keys += entries  # values without a number stay on the axis, empty
+            keys += entries
+    return series, ordered(keys)
+
+
+def slice_plot(plot: SlicePlot, runs: Sequence[Run], axes: Axes) -> bool:
+    series, keys = _slice_series(runs, plot.slice, plot.metric)
     if not series:
         return False
-    positions = slice_axis(axes, ordered(keys))
+    positions = slice_axis(axes, keys)
     for index, (run, points) in enumerate(series):
         drawn = sorted(points, key=positions.__getitem__)
         # later runs are drawn thinner and smaller on top of earlier ones: equal series stay visible
@@ -205,18 +212,9 @@ def run_curves(plot: RunCurves, runs: Sequence[Run], axes: Axes) -> bool:
 
 
 def radar(plot: RadarPlot, runs: Sequence[Run], axes: Axes) -> bool:
-    series: list[tuple[Run, dict[str, Number]]] = []
-    spokes: list[str] = []
-    for run in runs:
-        entries = run.summary.slices.get(plot.slice) or {}
-        values = {key: entry.get(plot.metric) for key, entry in entries.items()}
-        points = {key: value for key, value in values.items() if is_number(value)}
-        if points:
-            series.append((run, points))
-            spokes += entries  # values without a number keep their spoke, empty
+    series, keys = _slice_series(runs, plot.slice, plot.metric)
     if not series:
         return False
-    keys = ordered(spokes)
     angles = [2 * math.pi * index / len(keys) for index in range(len(keys))]
     for index, (run, points) in enumerate(series):
         radii = [points.get(key, math.nan) for key in keys]  # a gap where missing
