@@ -19,7 +19,7 @@ import argparse
 import json
 
 from causal_datasets.commands._errors import CommandError
-from causal_datasets.commands._help import describe
+from causal_datasets.commands._help import command_parser
 from causal_datasets.commands._types import at_least, positive_seconds
 from causal_datasets.docalc.budget import DEFAULT_TIME_LIMIT
 from causal_datasets.docalc.counterfactual_identification import (
@@ -43,13 +43,14 @@ CHECKED_BY = {
 }
 
 
+#: the command's line in ``causal-datasets --help``
+HELP = (
+    "the estimand of P(Y | do(X)) or P(Y | do(X), Z) under a graph (exit 0 identified, 1 not identifiable, 2 bad input)"
+)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "identify",
-        help="the estimand of P(Y | do(X)) or P(Y | do(X), Z) under a graph "
-        "(exit 0 identified, 1 not identifiable, 2 bad input)",
-        description=describe(__doc__),
-    )
+    parser = command_parser(subparsers, "identify", HELP, __doc__)
     parser.add_argument(
         "query", help='e.g. "P(Y | do(X))", "P(Y=1 | do(X=0))", "P(Y | do(X), Z)" or "P(Y_{X=1}=1 | X=0)"'
     )

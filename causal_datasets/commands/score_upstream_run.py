@@ -14,16 +14,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from causal_datasets.commands._help import describe
+from causal_datasets.commands._help import command_parser
 from causal_datasets.runners.causalab import score_upstream_runs
+
+#: the command's line in ``causal-datasets --help``
+HELP = "score the authors' CausaLab run folders with our metrics (a run folder for report)"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "score-upstream-run",
-        help="score the authors' CausaLab run folders with our metrics (a run folder for report)",
-        description=describe(__doc__),
-    )
+    parser = command_parser(subparsers, "score-upstream-run", HELP, __doc__)
     parser.add_argument(
         "paths", nargs="+", type=Path, metavar="PATH", help="an upstream run folder, or a folder holding several"
     )

@@ -35,7 +35,7 @@ from tests.support.replay import conversation_key, recording, replaying
 from tests.support.runs import run_eval
 from tests.support.selection import run_ids
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COBE_SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 SCORER = "engine_scorer"
 
