@@ -93,10 +93,16 @@ def agreement_estimators(
         ]
         return {name: float(name == cell) for name in TABLE}
 
-    return tuple(
-        Statistic(f"{prefix}.{rate}", TABLE, cells, lambda totals, rate=rate: table_rates(totals)[rate])
-        for rate in RATES
-    )
+    return tuple(Statistic(f"{prefix}.{rate}", TABLE, cells, _rate_of_tables(rate)) for rate in RATES)
+
+
+def _rate_of_tables(rate: str) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
+    """One rate of :func:`table_rates`, as a statistic's function of the pooled cells."""
+
+    def rate_value(totals: Mapping[str, np.ndarray]) -> np.ndarray:
+        return table_rates(totals)[rate]
+
+    return rate_value
 
 
 def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:

@@ -3,9 +3,10 @@
 Each module in :mod:`causal_datasets.commands` adds its own subcommand through
 ``register(subparsers)``; this file only discovers them and turns expected failures (the
 library's :class:`~causal_datasets.errors.CausalDatasetsError` family and the commands' own
-:class:`CommandError`) into a one-line message and exit code 2. Output piped into a reader that
-stops early (``| head``) ends the console script quietly with exit code 141 (128 + SIGPIPE, as a
-shell reports a command killed by it). The library never imports this layer.
+:class:`~causal_datasets.commands._errors.CommandError`) into a one-line message and exit code 2.
+Output piped into a reader that stops early (``| head``) ends the console script quietly with exit
+code 141 (128 + SIGPIPE, as a shell reports a command killed by it). The CLI sits on the commands:
+neither they nor the library import this file.
 """
 
 from __future__ import annotations
@@ -15,30 +16,15 @@ import gc
 import importlib
 import os
 import pkgutil
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from causal_datasets import commands
+from causal_datasets.commands._errors import CommandError
 from causal_datasets.errors import CausalDatasetsError
 from causal_datasets.redaction import redact_urls
 from causal_datasets.secret_values import ScrubbedStream
-
-
-class CommandError(RuntimeError):
-    """A command-line misuse found by a command itself: printed as ``error: <message>``, exit code 2."""
-
-
-_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
-_LITERAL = re.compile(r"``(.+?)``", re.S)
-
-
-def describe(doc: str) -> str:
-    """A command module's docstring as its ``--help`` description: the text after the first paragraph,
-    reST markup made plain (a role's target by its last name, a literal without its backquotes)."""
-    text = doc.split("\n\n", 1)[1]
-    return _LITERAL.sub(r"\1", _ROLE.sub(lambda match: match.group(1).rsplit(".", 1)[-1], text))
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -76,7 +76,7 @@ def add_flags(
             dest=dest(name, prefix),
             nargs="+" if many else None,
             choices=choices,
-            type=json_object if mapping else None,
+            type=json_object if mapping else str,
             default=argparse.SUPPRESS,
             metavar=None if choices else ("JSON" if mapping else name.upper()),
             help=described + (f" (default {field.default})" if shown else ""),

@@ -73,7 +73,7 @@ class CausalGraph:
         ordered_nodes: dict[str, None] = {}
         for name in nodes:
             ordered_nodes[_clean_name(name, "node")] = None
-        confounded = sorted({tuple(sorted((_clean_name(a, "node"), _clean_name(b, "node")))) for a, b in bidirected})
+        confounded = sorted({_unordered(_clean_name(a, "node"), _clean_name(b, "node")) for a, b in bidirected})
         for pair in confounded:
             if pair[0] == pair[1]:
                 raise GraphError(f"bidirected edge {pair[0]} <-> {pair[1]} joins a node to itself")
@@ -120,7 +120,8 @@ class CausalGraph:
             if kind == "node":
                 lone.append(ends[0])
             else:
-                (bidirected if kind == "bidirected" else edges).append(ends)
+                first, second = ends
+                (bidirected if kind == "bidirected" else edges).append((first, second))
         return cls.from_edges(edges, nodes=lone, allow_self_loops=allow_self_loops, bidirected=bidirected)
 
     @classmethod
@@ -194,7 +195,8 @@ def parse_edge(text: str) -> tuple[str, str]:
     kind, ends = _read_part(text, "edge", strict=False)
     if kind != "directed":
         raise GraphError(f"{text!r} is not of the form 'A -> B' or 'B <- A'")
-    return ends
+    source, target = ends
+    return source, target
 
 
 def _read_part(part: str, where: str, *, strict: bool) -> tuple[str, tuple[str, ...]]:
@@ -220,6 +222,11 @@ def _read_part(part: str, where: str, *, strict: bool) -> tuple[str, tuple[str, 
     if mark in BIDIRECTED:
         return "bidirected", (first, second)
     return "directed", (first, second) if mark in FORWARD else (second, first)
+
+
+def _unordered(a: str, b: str) -> tuple[str, str]:
+    """The pair in sorted order (a bidirected edge has no direction)."""
+    return (a, b) if a <= b else (b, a)
 
 
 def _edge_ends(raw: Any) -> tuple[str, str]:

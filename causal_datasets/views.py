@@ -9,14 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from causal_datasets.report.runs import Run
 
 
+class _Drawn:
+    """A plot of the view: ``no_data`` says why it is not drawn, its class's ``_NO_DATA`` filled in with its fields."""
+
+    _NO_DATA: ClassVar[str]
+
+    @property
+    def no_data(self) -> str:
+        return self._NO_DATA.format_map(vars(self))
+
+
 @dataclass(frozen=True)
-class SlicePlot:
+class SlicePlot(_Drawn):
     """One metric over the values of one slice (``slices[slice][value][metric]``), one line per run, with its
     95% intervals as error bars; ``error``: the entry's metric drawn as ± error bars instead for a run whose
     summary has no intervals (e.g. ShapeWorld's standard error over setups)."""
@@ -28,26 +38,22 @@ class SlicePlot:
     ylabel: str
     error: str | None = None
 
-    @property
-    def no_data(self) -> str:
-        return f"no run has values for `{self.metric}` in `{self.slice}`"
+    _NO_DATA = "no run has values for `{metric}` in `{slice}`"
 
 
 @dataclass(frozen=True)
-class MappingBars:
+class MappingBars(_Drawn):
     """Grouped bars of a ``{name: number}`` field of the metrics, one bar per run in each group."""
 
     field: str
     title: str
     ylabel: str
 
-    @property
-    def no_data(self) -> str:
-        return f"no run has values for `{self.field}`"
+    _NO_DATA = "no run has values for `{field}`"
 
 
 @dataclass(frozen=True)
-class ResultsHistogram:
+class ResultsHistogram(_Drawn):
     """A histogram of a numeric field of the scored items, one series per run."""
 
     field: str
@@ -56,14 +62,15 @@ class ResultsHistogram:
     where: str | None = None  # only items whose field of this name is truthy
     bin_width: float | None = None  # None: one bin per integer (integer values), else ten bins
 
+    _NO_DATA = "no run has scored items with a numeric `{field}`"
+
     @property
     def no_data(self) -> str:
-        only = f" and a true `{self.where}`" if self.where else ""
-        return f"no run has scored items with a numeric `{self.field}`{only}"
+        return super().no_data + (f" and a true `{self.where}`" if self.where else "")
 
 
 @dataclass(frozen=True)
-class RunScatter:
+class RunScatter(_Drawn):
     """One point per run at two scalar metrics, marked by the value of ``label``; within a group of
     runs (same solver and configs) an arrow goes from each run labelled ``arrow[0]`` to each run
     labelled ``arrow[1]`` (CausaLab Fig. 3: observation-only → mixed)."""
@@ -76,13 +83,11 @@ class RunScatter:
     xlabel: str
     ylabel: str
 
-    @property
-    def no_data(self) -> str:
-        return f"no run has both `{self.x}` and `{self.y}`"
+    _NO_DATA = "no run has both `{x}` and `{y}`"
 
 
 @dataclass(frozen=True)
-class RunCurves:
+class RunCurves(_Drawn):
     """A scalar metric over a count that differs between runs: one line per group of runs (same
     solver, configs and value of ``line``), the count read from the metric ``counts[value]`` of
     that value (CausaLab's scaling curves: observations for observation-only, budget otherwise)."""
@@ -94,13 +99,11 @@ class RunCurves:
     xlabel: str
     ylabel: str
 
-    @property
-    def no_data(self) -> str:
-        return f"no run has `{self.metric}` and a count for its `{self.line}`"
+    _NO_DATA = "no run has `{metric}` and a count for its `{line}`"
 
 
 @dataclass(frozen=True)
-class ResultsTrajectories:
+class ResultsTrajectories(_Drawn):
     """A metric along a list field of the scored items (one entry per step): a thin line per item,
     the mean over a run's items (an item that has ended keeps its last value) bold."""
 
@@ -110,26 +113,22 @@ class ResultsTrajectories:
     xlabel: str
     ylabel: str
 
-    @property
-    def no_data(self) -> str:
-        return f"no run has scored items with a `{self.field}` holding `{self.metric}`"
+    _NO_DATA = "no run has scored items with a `{field}` holding `{metric}`"
 
 
 @dataclass(frozen=True)
-class RadarPlot:
+class RadarPlot(_Drawn):
     """One metric over the values of one slice on a polar chart (a spoke per value), one polygon per run."""
 
     slice: str
     metric: str
     title: str
 
-    @property
-    def no_data(self) -> str:
-        return f"no run has values for `{self.metric}` in `{self.slice}`"
+    _NO_DATA = "no run has values for `{metric}` in `{slice}`"
 
 
 @dataclass(frozen=True)
-class ResultsScatter:
+class ResultsScatter(_Drawn):
     """Two numeric fields of the scored items against each other, one series per run (``log_x``: log x axis)."""
 
     x: str
@@ -139,13 +138,11 @@ class ResultsScatter:
     ylabel: str
     log_x: bool = False
 
-    @property
-    def no_data(self) -> str:
-        return f"no run has scored items with a numeric `{self.x}` and `{self.y}`"
+    _NO_DATA = "no run has scored items with a numeric `{x}` and `{y}`"
 
 
 @dataclass(frozen=True)
-class NestedBars:
+class NestedBars(_Drawn):
     """Grouped bars of a ``{name: number}`` field inside each entry of a slice: a group per slice value,
     a bar per name (per run and name when there are several runs)."""
 
@@ -155,9 +152,7 @@ class NestedBars:
     xlabel: str
     ylabel: str
 
-    @property
-    def no_data(self) -> str:
-        return f"no run has numbers in `{self.field}` of `{self.slice}`"
+    _NO_DATA = "no run has numbers in `{field}` of `{slice}`"
 
 
 Plot = (

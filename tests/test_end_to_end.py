@@ -9,9 +9,9 @@ import pytest
 from causal_datasets.cli import main
 from causal_datasets.registry import get_builder
 from causal_datasets.runners.results import read_summary
+from tests.report.test_report import _number, _png, _table
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.runs import item_fields
-from tests.test_report import _number, _png, _table
 
 pytestmark = pytest.mark.llm
 

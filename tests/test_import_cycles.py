@@ -1,5 +1,12 @@
 """No import cycle inside the package: the graph of every module's imports (deferred ones inside functions
-included, ``if TYPE_CHECKING:`` blocks left out) has no cycle."""
+included, ``if TYPE_CHECKING:`` blocks left out) has no cycle, and neither has the graph of its folders.
+
+A folder is a sub-package of ``causal_datasets`` with everything below it (``causal_datasets.runners``,
+``causal_datasets.recast`` with ``recast.raw``), or ``causal_datasets.builders``. A top-level module
+(``causal_datasets/cli.py``, ``errors.py``, ``graph.py``) is a node of its own, and so is the package root's
+``__init__``: the top-level modules sit at every layer (``errors`` and ``graph`` below everything, ``cli`` above
+everything), so counting them as one folder would tie the bottom of the package to its top.
+"""
 
 from __future__ import annotations
 
@@ -71,6 +78,58 @@ def import_graph() -> nx.DiGraph:
 def test_the_package_has_no_import_cycle():
     cycles = list(nx.simple_cycles(import_graph()))
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(cycle + cycle[:1]) for cycle in cycles)
+
+
+def folder_of(module: str) -> str:
+    """The folder node a module belongs to: its first two dotted parts (``causal_datasets.recast`` for
+    ``causal_datasets.recast.raw.pipeline``, ``causal_datasets.builders`` for a builder), which for a top-level
+    module is the module itself."""
+    return ".".join(module.split(".")[:2])
+
+
+def folder_graph(modules: nx.DiGraph) -> nx.DiGraph:
+    """The folders and which imports which (an edge per pair of folders with at least one module import)."""
+    folders = nx.DiGraph()
+    folders.add_nodes_from(folder_of(name) for name in modules)
+    folders.add_edges_from((folder_of(a), folder_of(b)) for a, b in modules.edges if folder_of(a) != folder_of(b))
+    return folders
+
+
+def _cycles_with_imports(folders: nx.DiGraph, modules: nx.DiGraph) -> list[str]:
+    """Each folder cycle, with the module imports that make up each of its edges."""
+    found = []
+    for cycle in nx.simple_cycles(folders):
+        steps = []
+        for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True):
+            imports = sorted(f"{x} -> {y}" for x, y in modules.edges if folder_of(x) == a and folder_of(y) == b)
+            steps.append(f"{a} -> {b} ({', '.join(imports)})")
+        found.append("; ".join(steps))
+    return found
+
+
+def test_the_folders_have_no_import_cycle():
+    modules = import_graph()
+    cycles = _cycles_with_imports(folder_graph(modules), modules)
+    assert not cycles, "folder import cycles: " + " | ".join(cycles)
+
+
+def test_the_folder_graph_groups_subpackages_and_keeps_top_level_modules_apart():
+    """What a folder is, and that a cycle between two folders is found (and named by its imports) even where
+    the modules themselves form no cycle."""
+    assert folder_of("causal_datasets.recast.raw.pipeline") == "causal_datasets.recast"
+    assert folder_of("causal_datasets.report") == "causal_datasets.report"
+    assert folder_of("causal_datasets.cli") == "causal_datasets.cli"
+    assert folder_of("causal_datasets") == "causal_datasets"
+    assert folder_of("causal_datasets.builders.recast") == "causal_datasets.builders"
+    modules = import_graph()
+    folders = folder_graph(modules)
+    assert folders.has_edge("causal_datasets.cli", "causal_datasets.commands")
+    assert not folders.has_edge("causal_datasets.commands", "causal_datasets.cli")
+    assert folders.has_edge("causal_datasets.exports", "causal_datasets.report")
+    modules.add_edge("causal_datasets.report.render", "causal_datasets.exports.reading")  # what render did
+    (cycle,) = _cycles_with_imports(folder_graph(modules), modules)
+    assert "causal_datasets.report.render -> causal_datasets.exports.reading" in cycle
+    assert "causal_datasets.exports.reading -> causal_datasets.report.runs" in cycle
 
 
 def test_the_verifier_does_not_import_the_dataset_code_built_on_it():

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from causal_datasets.cli import CommandError
+from causal_datasets.commands._errors import CommandError
 from causal_datasets.flags import add_flags, first_problem, given_values
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.paths import DEFAULT_HUB_DIR

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from causal_datasets import registry
 from causal_datasets.builder import BuildContext, DatasetBuilder
-from causal_datasets.cli import CommandError
+from causal_datasets.commands._errors import CommandError
 from causal_datasets.commands._task_options import add_options, options_from_args
 from causal_datasets.commands._types import at_least
 from causal_datasets.errors import SourceUnavailable

@@ -16,18 +16,18 @@ import json
 import sys
 from pathlib import Path
 
-from causal_datasets.cli import describe
+from causal_datasets.commands._help import command_parser
 
 #: unpaired ids printed per run in the table form (all of them with --json)
 SHOWN_IDS = 50
 
 
+#: the command's line in ``causal-datasets --help``
+HELP = "paired differences of two runs on the same items, with intervals"
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "compare",
-        help="paired differences of two runs on the same items, with intervals",
-        description=describe(__doc__),
-    )
+    parser = command_parser(subparsers, "compare", HELP, __doc__)
     parser.add_argument("run_a", type=Path, metavar="RUN_A", help="a run folder written by `causal-datasets eval`")
     parser.add_argument("run_b", type=Path, metavar="RUN_B", help="another run of the same benchmark")
     parser.add_argument("--metric", help="only this number (e.g. accuracy, failure_rate.E1)")

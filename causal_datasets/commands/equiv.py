@@ -21,7 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from causal_datasets.cli import CommandError, describe
+from causal_datasets.commands._errors import CommandError
+from causal_datasets.commands._help import command_parser
 from causal_datasets.commands._types import at_least, between, positive_seconds
 from causal_datasets.docalc.budget import DEFAULT_TIME_LIMIT, within
 from causal_datasets.docalc.decide import MAX_MODELS
@@ -34,12 +35,12 @@ from causal_datasets.graph import GraphError
 EQUIVALENT, NOT_EQUIVALENT, BAD_INPUT, UNDECIDED = 0, 1, 2, 3
 
 
+#: the command's line in ``causal-datasets --help``
+HELP = "decide whether two causal expressions are equal under a DAG (exit 0 yes, 1 no, 2 bad input, 3 undecided)"
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "equiv",
-        help="decide whether two causal expressions are equal under a DAG (exit 0 yes, 1 no, 2 bad input, 3 undecided)",
-        description=describe(__doc__),
-    )
+    parser = command_parser(subparsers, "equiv", HELP, __doc__)
     parser.add_argument("a", help='first expression, e.g. "P(Y | do(X))"')
     parser.add_argument("b", help='second expression, e.g. "\\sum_{Z} P(Y | X, Z) * P(Z)"')
     knowledge = parser.add_mutually_exclusive_group(required=True)

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from causal_datasets.cli import describe
+from causal_datasets.commands._help import command_parser
 from causal_datasets.commands._task_options import (
     add_dataset_arguments,
     add_options,
@@ -43,10 +43,12 @@ INTERVAL_HEADER = "95% interval"
 INTERRUPTED = 130
 
 
+#: the command's line in ``causal-datasets --help``
+HELP = "run a model or a reference agent on a benchmark and score it"
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "eval", help="run a model or a reference agent on a benchmark and score it", description=describe(__doc__)
-    )
+    parser = command_parser(subparsers, "eval", HELP, __doc__)
     task_parsers = parser.add_subparsers(dest="task", required=True, metavar="TASK")
     for task in tasks().values():
         task_parser = task_parsers.add_parser(task.name, help=task.help, description=task.help)
@@ -145,7 +147,7 @@ def _run(task: Task[Any, Any, Any], args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"interrupted: what was done is in {settings.out}; continue with --resume", file=sys.stderr)
         return INTERRUPTED
-    print(summary.model_dump_json(indent=2) if args.json else result_table(task, summary, settings.out))
+    print(summary.model_dump_json(indent=2) if args.json else result_table(task, summary, args.out))
     print(status_line(summary), file=sys.stderr)
     return EXIT_CODES[summary.status]
 

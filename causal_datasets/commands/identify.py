@@ -18,7 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from causal_datasets.cli import CommandError, describe
+from causal_datasets.commands._errors import CommandError
+from causal_datasets.commands._help import command_parser
 from causal_datasets.commands._types import at_least, positive_seconds
 from causal_datasets.docalc.budget import DEFAULT_TIME_LIMIT
 from causal_datasets.docalc.counterfactual_identification import (
@@ -42,13 +43,14 @@ CHECKED_BY = {
 }
 
 
+#: the command's line in ``causal-datasets --help``
+HELP = (
+    "the estimand of P(Y | do(X)) or P(Y | do(X), Z) under a graph (exit 0 identified, 1 not identifiable, 2 bad input)"
+)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "identify",
-        help="the estimand of P(Y | do(X)) or P(Y | do(X), Z) under a graph "
-        "(exit 0 identified, 1 not identifiable, 2 bad input)",
-        description=describe(__doc__),
-    )
+    parser = command_parser(subparsers, "identify", HELP, __doc__)
     parser.add_argument(
         "query", help='e.g. "P(Y | do(X))", "P(Y=1 | do(X=0))", "P(Y | do(X), Z)" or "P(Y_{X=1}=1 | X=0)"'
     )
@@ -77,6 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     latent = [name.strip() for part in args.latent for name in part.split(",") if name.strip()]
+    result: Identification | CounterfactualIdentification
     try:
         if is_counterfactual_query(args.query):
             result = identify_counterfactual(args.query, args.graph, latent, check=not args.no_check, seed=args.seed)
@@ -106,12 +109,14 @@ def run(args: argparse.Namespace) -> int:
 def identification_lines(result: Identification, proof: bool = False) -> list[str]:
     if not result.identifiable:
         hedge = result.hedge
+        assert hedge is not None  # ID's answer when it is not identifiable
         return [
             f"not identifiable: {result.query}",
             f"hedge for {hedge.query} (ID line 5):",
             f"  F  = {hedge.forest.text()}",
             f"  F' = {hedge.sub_forest.text()}",
         ]
+    assert result.estimand is not None  # identifiable: ID's estimand
     lines = [f"{result.query} = {bound_apart(result.estimand).text}"]
     if result.arbitrary:
         lines.append(f"(the same for every value of {', '.join(result.arbitrary)})")

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from causal_datasets.cli import CommandError
+from causal_datasets.commands._errors import CommandError
 from causal_datasets.hub.push import push_folder
 from causal_datasets.paths import DEFAULT_HUB_DIR
 

@@ -26,8 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from causal_datasets.exports.reading import load_runs
     from causal_datasets.report.render import write_report  # matplotlib: imported by this command only
 
-    path = write_report(args.runs, args.out)
+    path = write_report([run for source in args.runs for run in load_runs(source)], args.out)
     print(f"wrote {path}")
     return 0

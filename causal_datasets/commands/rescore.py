@@ -18,7 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from causal_datasets.cli import CommandError, describe
+from causal_datasets.commands._errors import CommandError
+from causal_datasets.commands._help import command_parser
 from causal_datasets.commands._task_options import (
     add_dataset_arguments,
     add_options,
@@ -31,13 +32,12 @@ from causal_datasets.llm.options import add_model_arguments, spec_from_args
 from causal_datasets.runners.rescore import rescore_run
 from causal_datasets.runners.results import read_typed_summary
 
+#: the command's line in ``causal-datasets --help``
+HELP = "score a finished run again with the current code (no model asked)"
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "rescore",
-        help="score a finished run again with the current code (no model asked)",
-        description=describe(__doc__),
-    )
+    parser = command_parser(subparsers, "rescore", HELP, __doc__)
     parser.add_argument("run", type=Path, metavar="RUN", help="the run folder to score again")
     parser.add_argument(
         "options",

@@ -13,17 +13,20 @@ from typing import Annotated, Any, Union
 
 from pydantic import Field
 
-from causal_datasets.cli import CommandError, describe
+from causal_datasets.commands._errors import CommandError
+from causal_datasets.commands._help import command_parser
 from causal_datasets.runners.records import RunSummary
 from causal_datasets.runners.registry import get_task, tasks
 
 RECORDS = ("run-summary", "item-result")
 
 
+#: the command's line in ``causal-datasets --help``
+HELP = "print the JSON Schema of run summaries or of item results"
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "schema", help="print the JSON Schema of run summaries or of item results", description=describe(__doc__)
-    )
+    parser = command_parser(subparsers, "schema", HELP, __doc__)
     parser.add_argument(
         "record", choices=RECORDS, help="run-summary (summary.json) or item-result (a results.jsonl line)"
     )

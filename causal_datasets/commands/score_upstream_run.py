@@ -15,15 +15,14 @@ import argparse
 from pathlib import Path
 
 from causal_datasets.causalab.upstream_scores import score_upstream_runs
-from causal_datasets.cli import describe
+from causal_datasets.commands._help import command_parser
+
+#: the command's line in ``causal-datasets --help``
+HELP = "score the authors' CausaLab run folders with our metrics (a run folder for report)"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "score-upstream-run",
-        help="score the authors' CausaLab run folders with our metrics (a run folder for report)",
-        description=describe(__doc__),
-    )
+    parser = command_parser(subparsers, "score-upstream-run", HELP, __doc__)
     parser.add_argument(
         "paths", nargs="+", type=Path, metavar="PATH", help="an upstream run folder, or a folder holding several"
     )

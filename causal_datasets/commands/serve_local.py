@@ -9,7 +9,7 @@ import argparse
 import signal
 import time
 
-from causal_datasets.cli import CommandError
+from causal_datasets.commands._errors import CommandError
 from causal_datasets.llm.local import RECOMMENDED_FLAGS, LocalServer
 
 

@@ -15,19 +15,19 @@ import sys
 from causal_datasets.causalab.regimes import SCALING_COUNTS, ScalingFamily
 from causal_datasets.causalab.sweep import run_sweep
 from causal_datasets.causalab.task import TASK
-from causal_datasets.cli import describe
+from causal_datasets.commands._help import command_parser
 from causal_datasets.commands._types import at_least
 from causal_datasets.commands.eval import EXIT_CODES, INTERRUPTED, add_task_arguments, settings_from_args, status_line
 
 FAMILIES: tuple[ScalingFamily, ...] = ("observation", "intervention", "mixed")
 
 
+#: the command's line in ``causal-datasets --help``
+HELP = "CausaLab's scaling experiments: one eval run per number of observations or interventions"
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "sweep",
-        help="CausaLab's scaling experiments: one eval run per number of observations or interventions",
-        description=describe(__doc__),
-    )
+    parser = command_parser(subparsers, "sweep", HELP, __doc__)
     parser.add_argument(
         "--families",
         nargs="+",

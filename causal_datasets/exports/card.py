@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeVar
 
 import yaml
 from huggingface_hub import DatasetCard, EvalResult, ModelCardData
@@ -19,6 +20,7 @@ from huggingface_hub import DatasetCard, EvalResult, ModelCardData
 from causal_datasets.builder import BuiltRecords, Finding
 from causal_datasets.errors import ExportError
 from causal_datasets.markdown import format_cell, markdown_table
+from causal_datasets.records.base import Record
 from causal_datasets.records.run_results import ExportedRun, ItemDetail, RunResult
 from causal_datasets.registry import get_builder
 
@@ -27,6 +29,8 @@ SPLIT = "train"
 #: decimals of a number in a model-index block
 MODEL_INDEX_DECIMALS = 4
 MISSING = "–"
+
+RowT = TypeVar("RowT", bound=Record)
 
 
 @dataclass(frozen=True)
@@ -60,12 +64,20 @@ def benchmarks(runs: Sequence[ExportedRun]) -> list[Benchmark]:
     return [benchmark(name) for name in dict.fromkeys(run.dataset for run in runs)]
 
 
+def _rows(records: BuiltRecords, config: str, kind: type[RowT]) -> list[RowT]:
+    """The rows of one config of the export, each a ``kind`` as the export built them."""
+    rows = [row for row in records[config][SPLIT] if isinstance(row, kind)]
+    if len(rows) != len(records[config][SPLIT]):
+        raise TypeError(f"the export's {config} rows are not all {kind.__name__}")
+    return rows
+
+
 def card_metadata(records: BuiltRecords) -> dict[str, object]:
     """The front matter the runs decide: the licence (the benchmarks' own when they agree, else ``other``) and the
     Hub datasets the runs read."""
-    runs: Sequence[ExportedRun] = records["runs"][SPLIT]
+    runs = _rows(records, "runs", ExportedRun)
     licenses = sorted({b.license for b in benchmarks(runs)})
-    results: Sequence[RunResult] = records["results"][SPLIT]
+    results = _rows(records, "results", RunResult)
     hub = sorted({row.dataset_source.split("@")[0] for row in results if "@" in row.dataset_source})
     licence = {"license": licenses[0]} if len(licenses) == 1 else {"license": "other", "license_name": "per-benchmark"}
     return {**licence, "source_datasets": ["original", *(f"extended|{repo}" for repo in hub)]}
@@ -73,8 +85,8 @@ def card_metadata(records: BuiltRecords) -> dict[str, object]:
 
 def card_context(records: BuiltRecords) -> dict[str, str]:
     """The template's variables computed from the rows."""
-    runs: Sequence[ExportedRun] = records["runs"][SPLIT]
-    results: Sequence[RunResult] = records["results"][SPLIT]
+    runs = _rows(records, "runs", ExportedRun)
+    results = _rows(records, "results", RunResult)
     used = benchmarks(runs)
     return {
         "run_count": str(len(runs)),

@@ -48,7 +48,7 @@ from causal_datasets.redaction import Redactor
 from causal_datasets.report.runs import load_run
 
 #: what an export's manifest records as its options
-EXPORT_KIND = "run-results"
+EXPORT_KIND: Literal["run-results"] = "run-results"
 #: the layout of an export's rows written by this version
 EXPORT_FORMAT = 1
 FIRST_VERSION = "1.0.0"
@@ -190,7 +190,11 @@ def export_builder(name: str, rows: ExportedRows) -> DatasetBuilder:
     """The export as a :class:`DatasetBuilder` whose build returns ``rows``: the writer, card and manifest are the
     builders' own."""
     used = benchmarks(rows.runs)
-    records = {"results": {SPLIT: rows.results}, "details": {SPLIT: rows.details}, "runs": {SPLIT: rows.runs}}
+    records: dict[str, dict[str, Sequence[Record]]] = {
+        "results": {SPLIT: rows.results},
+        "details": {SPLIT: rows.details},
+        "runs": {SPLIT: rows.runs},
+    }
     outcome = BuildOutcome(records=records, findings=findings(rows.runs, rows.results, rows.details))
     return DatasetBuilder(
         name=name,

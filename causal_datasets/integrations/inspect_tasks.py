@@ -63,7 +63,7 @@ from pydantic import ValidationError
 from causal_datasets import __version__
 from causal_datasets.errors import LLMError, LLMRequestError, LLMRetriesExhausted, LLMTimeout, RunConfigurationError
 from causal_datasets.hub.location import DatasetLocation
-from causal_datasets.llm.chat import ChatResult, reasoning_text
+from causal_datasets.llm.chat import ChatClient, ChatResult, reasoning_text
 from causal_datasets.llm.config import LLMConfig, Message
 from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.runners.engine import check_settings, solve_item
@@ -189,10 +189,10 @@ class InspectChatClient:
         return {"model": self.config.model, **merged.model_dump(mode="json", exclude_none=True)}
 
     def _error(self, kind: type[LLMError], detail: str) -> LLMError:
-        context = {"model": self.config.model, "base_url": self.model.api.base_url or ""}
+        model, base_url = self.config.model, self.model.api.base_url or ""
         if issubclass(kind, LLMRetriesExhausted):
-            return kind(detail, kind="provider", **context)
-        return kind(detail, **context)
+            return kind(detail, kind="provider", model=model, base_url=base_url)
+        return kind(detail, model=model, base_url=base_url)
 
 
 def _category(error: BaseException) -> type[LLMError]:
@@ -333,7 +333,8 @@ def _roles(task: Task, agent: str | None) -> frozenset[Role]:
     """The roles with a model: the eval's model (unless an agent plays) and the declared roles given by
     ``--model-role``."""
     given = set(model_roles())
-    return frozenset({"model"} if agent is None else set()) | {spec.role for spec in task.roles if spec.role in given}
+    played: set[Role] = {"model"} if agent is None else set()
+    return frozenset(played | {spec.role for spec in task.roles if spec.role in given})
 
 
 def _sample(task: Task, item: Item, context: TaskContext) -> Sample:
@@ -351,7 +352,8 @@ def engine_solver(task: Task, context: TaskContext, items: dict[str, Item]) -> C
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         clients = _clients(task, context.settings.agent)
-        sample_context = dataclasses.replace(context, clients=clients)
+        shared: dict[Role, ChatClient] = dict(clients)
+        sample_context = dataclasses.replace(context, clients=shared)
         try:
             line = await anyio.to_thread.run_sync(solve_item, task, items[str(state.sample_id)], sample_context)
         finally:

@@ -6,10 +6,9 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from causal_datasets.exports.reading import load_runs
 from causal_datasets.report.examples import examples_section
 from causal_datasets.report.plots import draw
-from causal_datasets.report.runs import Run
+from causal_datasets.report.runs import Run, load_run
 from causal_datasets.report.tables import (
     headline_table,
     intervals_table,
@@ -32,10 +31,10 @@ NO_INTERVALS = (
 )
 
 
-def write_report(sources: Sequence[Path | str], out_dir: Path) -> Path:
+def write_report(sources: Sequence[Run | Path | str], out_dir: Path) -> Path:
     """Write ``out_dir/report.md`` and its plots; runs of the same benchmark are shown side by side. A source is a
-    run folder, an exported results dataset's folder or ``hf://datasets/ORG/NAME@REVISION`` (all its runs)."""
-    runs = [run for source in sources for run in load_runs(source)]
+    run already read or a run folder (the runs of an export: :func:`causal_datasets.exports.reading.load_runs`)."""
+    runs = [source if isinstance(source, Run) else load_run(Path(source)) for source in sources]
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     by_benchmark: dict[str, list[Run]] = {}

@@ -1,7 +1,8 @@
 """A run as the report reads it: its typed ``summary.json`` and, on demand, its ``results.jsonl``.
 
 A run comes from a run folder (:func:`load_run`) or from an exported results dataset
-(:mod:`causal_datasets.exports.reading`, whose runs carry their result lines with them). Both files are
+(:mod:`causal_datasets.exports.reading`, built on this module, whose runs carry their result lines with
+them; the report never imports ``exports``). Both files are
 typed by the benchmark's registered task (an unregistered benchmark is one clear error). Summaries of
 formats 2 and 3 (causal-datasets 0.2 before results were typed; 3 added intervals) are read too: brought
 to the current layout (the count field renamed, failures by role and category), their result lines read

@@ -122,10 +122,11 @@ def _headline(run: Run) -> Mapping[str, Interval]:
 
 def _mapping_intervals(run: Run, name: str) -> Intervals:
     """A mapping field's intervals by (key, column): ``name.key`` or ``name.key.column`` in the summary."""
-    found, table = _headline(run), {}
+    found = _headline(run)
+    table: dict[tuple[str, str | None], Interval] = {}
     for key, entry in (getattr(run.summary.metrics, name) or {}).items():
         if isinstance(entry, Mapping):
-            paths = {column: f"{name}.{key}.{column}" for column in flatten(entry)}
+            paths: dict[str | None, str] = {column: f"{name}.{key}.{column}" for column in flatten(entry)}
         else:
             paths = {None: f"{name}.{key}"}
         table |= {(key, column): found[path] for column, path in paths.items() if path in found}

@@ -29,37 +29,47 @@ duplicate edges, let P be the set of predicted directed edges and R the set of r
   matching, so merged spellings count once). A rate whose denominator is 0 is 1.0 when both
   sets are empty (the graphs agree) and 0.0 otherwise; nothing divides by zero.
 
-An unparsable prediction (None, or anything the readers below refuse) gets the worst score of its
-item in a batch (:func:`unparsable_comparison`): every rate 0.0 and the maximal SHD,
+An unparsable prediction (None, or anything :mod:`~causal_datasets.scoring.graph_reading` refuses)
+gets the worst score of its item in a batch (:func:`unparsable_comparison`): every rate 0.0 and the maximal SHD,
 :func:`maximal_shd` — n(n−1) for the n nodes of the reference, i.e. every ordered pair of distinct
 reference nodes wrong, the most any prediction without self-loops over those nodes can score with
 ``reversal_cost`` ≤ 2 (and at least the number of reference edges, and at least 1, so that it never
 ties a correct answer). Its counts are those of an empty answer (every reference edge and node
 missed), so pooled (micro) rates treat it as one.
 
-Graphs may be given as a list of ``{"source", "target"}`` dicts, ``(source, target)`` pairs or
-``"A -> B"`` strings, a whole edge-list text (``"A -> B, B -> C"``), a
-:class:`~causal_datasets.CausalGraph`, or a square 0/1 adjacency matrix (numpy or scipy.sparse;
-entry (i, j) = edge i → j, nodes 0…n−1). Node names are strings (whitespace-cleaned like
-``CausalGraph`` names) or integers. Counting is set arithmetic on edge tuples, O(|V| + |E|); two
-adjacency matrices are compared exactly on sorted int64 keys ``i·n + j`` in numpy instead.
+Graphs may be given in any form :mod:`causal_datasets.scoring.graph_reading` reads (edge lists, edge-list
+text, a :class:`~causal_datasets.CausalGraph`, adjacency matrices). Counting is set arithmetic on edge tuples,
+O(|V| + |E|); two adjacency matrices are compared exactly on sorted int64 keys ``i·n + j`` in numpy instead
+(:mod:`causal_datasets.scoring.graph_counts`).
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import asdict, dataclass, field
-from itertools import chain
-from numbers import Integral
-from operator import itemgetter
+from dataclasses import dataclass
 from statistics import fmean
 from typing import Any, Literal, get_args
 
 import numpy as np
 
-from causal_datasets.graph import CausalGraph, GraphError, parse_edge
+from causal_datasets.graph import GraphError
+from causal_datasets.scoring.graph_counts import (
+    RATE_FIELDS,
+    GraphComparison,
+    comparison,
+    count_edge_keys,
+    count_edge_sets,
+    rates,
+)
+from causal_datasets.scoring.graph_reading import (
+    Node,
+    duplicate_warning,
+    is_matrix,
+    matrix_entries,
+    read_side,
+    square_size,
+)
 from causal_datasets.scoring.inputs import batch_size, number_option
 from causal_datasets.scoring.node_matching import (
     DEFAULT_FUZZY_THRESHOLD,
@@ -67,51 +77,10 @@ from causal_datasets.scoring.node_matching import (
     NodeMatching,
     id_table,
     match_nodes,
-    preview,
 )
 
-Node = str | int
-Edge = tuple[Node, Node]
 Normalization = Literal["node_pairs", "reference_edges"]
 NORMALIZATIONS: tuple[str, ...] = get_args(Normalization)
-
-
-_ENDS = itemgetter("source", "target")
-RATE_FIELDS = ("node_precision", "node_recall", "node_f1", "edge_precision", "edge_recall", "edge_f1")
-
-
-@dataclass(slots=True)
-class GraphComparison:
-    """The comparison of one predicted graph with one reference graph (module docstring defines each field).
-
-    Not frozen: building a frozen 22-field instance costs about as much as the comparison itself.
-    """
-
-    node_precision: float
-    node_recall: float
-    node_f1: float
-    edge_precision: float
-    edge_recall: float
-    edge_f1: float
-    shd: float
-    normalized_shd: float
-    normalization: str
-    normalizer: int
-    reversal_cost: float
-    true_positives: int
-    false_positives: int
-    false_negatives: int
-    reversed: int
-    missing: int
-    extra: int
-    node_true_positives: int
-    node_false_positives: int
-    node_false_negatives: int
-    node_mapping: dict[Node, Node] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,14 +114,6 @@ class _Unmatched:
     name: Node
 
 
-@dataclass(slots=True)
-class _Side:
-    name: str
-    edges: set[Edge]
-    nodes: dict[Node, None]
-    duplicates: list[Edge]
-
-
 def compare_graphs(
     prediction: Any,
     reference: Any,
@@ -176,15 +137,15 @@ def compare_graphs(
     prediction_nodes, reference_nodes = tuple(prediction_nodes), tuple(reference_nodes)
     if (
         node_matching == "exact"
-        and _is_matrix(prediction)
-        and _is_matrix(reference)
+        and is_matrix(prediction)
+        and is_matrix(reference)
         and not prediction_nodes
         and not reference_nodes
     ):
         return _compare_matrices(prediction, reference, reversal_cost, normalization)
-    pred = _read_side(prediction, prediction_nodes, "prediction")
-    ref = _read_side(reference, reference_nodes, "reference")
-    warnings = [message for side in (pred, ref) if (message := _duplicate_warning(side))]
+    pred = read_side(prediction, prediction_nodes, "prediction")
+    ref = read_side(reference, reference_nodes, "reference")
+    warnings = [message for side in (pred, ref) if (message := duplicate_warning(side))]
 
     pred_nodes: AbstractSet[Hashable]  # an _Unmatched stands for a predicted node matching none
     pred_edges: AbstractSet[tuple[Hashable, Hashable]]
@@ -212,8 +173,8 @@ def compare_graphs(
                 f"{len(pred.edges) - len(pred_edges)} predicted edge(s) coincide after node matching and count once"
             )
     node_tp = len(node_mapping) if node_matching == "exact" else len(pred_nodes & ref.nodes.keys())
-    return _result(
-        _count_edge_sets(pred_edges, ref.edges),
+    return comparison(
+        count_edge_sets(pred_edges, ref.edges),
         (len(pred_nodes), len(ref.nodes), node_tp),
         node_mapping,
         warnings,
@@ -224,11 +185,11 @@ def compare_graphs(
 
 def _compare_matrices(prediction: Any, reference: Any, reversal_cost: float, normalization: str) -> GraphComparison:
     """Exact comparison of two adjacency matrices on sorted int64 keys ``i·n + j`` (all in numpy)."""
-    n = max(_square_size(prediction, "prediction"), _square_size(reference, "reference"))
+    n = max(square_size(prediction, "prediction"), square_size(reference, "reference"))
     warnings: list[str] = []
     keys = []
     for matrix, side in ((prediction, "prediction"), (reference, "reference")):
-        rows, cols = _matrix_entries(matrix, side)
+        rows, cols = matrix_entries(matrix, side)
         sorted_keys = np.sort(rows.astype(np.int64) * n + cols)
         repeated = sorted_keys[1:] == sorted_keys[:-1]
         if repeated.any():
@@ -237,103 +198,13 @@ def _compare_matrices(prediction: Any, reference: Any, reversal_cost: float, nor
         keys.append(sorted_keys)
     n_pred, n_ref = prediction.shape[0], reference.shape[0]
     common = min(n_pred, n_ref)
-    return _result(
-        _count_edge_keys(keys[0], keys[1], n),
+    return comparison(
+        count_edge_keys(keys[0], keys[1], n),
         (n_pred, n_ref, common),
         dict(zip(range(common), range(common), strict=True)),
         warnings,
         reversal_cost,
         normalization,
-    )
-
-
-def _count_edge_sets(pred: AbstractSet[Any], ref: AbstractSet[Any]) -> tuple[int, int, int, int]:
-    """(true positives, false positives, false negatives, reversed) of two edge sets."""
-    extra = pred - ref
-    fp = len(extra)
-    tp = len(pred) - fp
-    fn = len(ref) - tp
-    n_reversed = 0
-    if fp and fn:
-        missing = ref - pred
-        n_reversed = sum((t, s) in missing for s, t in extra)
-    return tp, fp, fn, n_reversed
-
-
-def _count_edge_keys(pred: np.ndarray, ref: np.ndarray, n: int) -> tuple[int, int, int, int]:
-    """:func:`_count_edge_sets` for sorted unique edge keys ``source·n + target``."""
-    in_ref = _member(pred, ref)
-    tp = int(np.count_nonzero(in_ref))
-    fp, fn = pred.size - tp, ref.size - tp
-    n_reversed = 0
-    if fp and fn:
-        extra = pred[~in_ref]
-        missing = ref[~_member(ref, pred)]
-        n_reversed = int(np.count_nonzero(_member((extra % n) * n + extra // n, missing)))
-    return tp, fp, fn, n_reversed
-
-
-def _member(values: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
-    """Boolean mask: which ``values`` occur in the sorted array ``sorted_keys`` (binary search)."""
-    if not sorted_keys.size:
-        return np.zeros(values.shape, dtype=bool)
-    where = np.minimum(np.searchsorted(sorted_keys, values), sorted_keys.size - 1)
-    return sorted_keys[where] == values
-
-
-def _result(
-    edge_counts: tuple[int, int, int, int],
-    node_counts: tuple[int, int, int],
-    node_mapping: dict,
-    warnings: list[str],
-    reversal_cost: float,
-    normalization: str,
-) -> GraphComparison:
-    tp, fp, fn, n_reversed = edge_counts
-    n_pred_nodes, n_ref_nodes, node_tp = node_counts
-    missing, extra = fn - n_reversed, fp - n_reversed
-    shd = missing + extra + reversal_cost * n_reversed
-    if normalization == "node_pairs":  # the reference's nodes only: invented ones never widen the denominator
-        normalizer = n_ref_nodes * (n_ref_nodes - 1)
-    else:
-        normalizer = tp + fn
-    node_p, node_r, node_f = _rates(node_tp, n_pred_nodes, n_ref_nodes)
-    edge_p, edge_r, edge_f = _rates(tp, tp + fp, tp + fn)
-    return GraphComparison(
-        node_precision=node_p,
-        node_recall=node_r,
-        node_f1=node_f,
-        edge_precision=edge_p,
-        edge_recall=edge_r,
-        edge_f1=edge_f,
-        shd=shd,
-        normalized_shd=shd / max(normalizer, 1),
-        normalization=normalization,
-        normalizer=normalizer,
-        reversal_cost=reversal_cost,
-        true_positives=tp,
-        false_positives=fp,
-        false_negatives=fn,
-        reversed=n_reversed,
-        missing=missing,
-        extra=extra,
-        node_true_positives=node_tp,
-        node_false_positives=n_pred_nodes - node_tp,
-        node_false_negatives=n_ref_nodes - node_tp,
-        node_mapping=node_mapping,
-        warnings=warnings,
-    )
-
-
-def _rates(tp: int, n_pred: int, n_ref: int, empty_agrees: bool = True) -> tuple[float, float, float]:
-    """(precision, recall, F1); all 1.0 when both sets are empty (unless not ``empty_agrees``), a 0
-    denominator gives 0.0 otherwise."""
-    if not n_pred and not n_ref:
-        return (1.0, 1.0, 1.0) if empty_agrees else (0.0, 0.0, 0.0)
-    return (
-        tp / n_pred if n_pred else 0.0,
-        tp / n_ref if n_ref else 0.0,
-        2 * tp / (n_pred + n_ref),
     )
 
 
@@ -354,7 +225,7 @@ def unparsable_comparison(
     """The worst score against ``reference``: every rate 0.0, :func:`maximal_shd`, and the counts of an
     empty answer; ``reason`` becomes its warning. Raises ``GraphError`` when ``reference`` is unreadable."""
     _check_options(reversal_cost, "exact", normalization, None)
-    ref = _read_side(reference, tuple(reference_nodes), "reference")
+    ref = read_side(reference, tuple(reference_nodes), "reference")
     n, n_edges = len(ref.nodes), len(ref.edges)
     shd = maximal_shd(n, n_edges)
     normalizer = n * (n - 1) if normalization == "node_pairs" else n_edges
@@ -398,164 +269,6 @@ def _check_options(
         raise ValueError(f"unknown normalization {normalization!r}; choose one of {list(NORMALIZATIONS)}")
     if node_matching == "ids" and node_ids is None:
         raise ValueError("node_matching='ids' needs node_ids={id: reference name}")
-
-
-# ---------------------------------------------------------------- reading graphs
-
-
-def _read_side(graph: Any, extra_nodes: Iterable[Node], side: str) -> _Side:
-    """Edges (deduplicated), nodes in first-appearance order, and the duplicate copies seen."""
-    duplicates: list[Edge] = []
-    if type(graph) is list:
-        pairs, declared = _pairs(graph, side), []
-    elif isinstance(graph, (str, CausalGraph)):
-        if isinstance(graph, str):
-            graph = _parse_text(graph, side)
-        if graph.bidirected:
-            a, b = graph.bidirected[0]
-            raise GraphError(f"{side}: {a} <-> {b} is a latent common cause, not a directed edge; it cannot be scored")
-        pairs, declared = list(graph.edges), list(graph.nodes)
-        duplicates = list(graph.issues.duplicate_edges)
-    elif _is_matrix(graph):
-        rows, cols = _matrix_entries(graph, side)
-        pairs, declared = list(zip(rows.tolist(), cols.tolist(), strict=True)), list(range(graph.shape[0]))
-    elif isinstance(graph, Iterable) and not isinstance(graph, Mapping):
-        pairs, declared = _pairs(list(graph), side), []
-    else:
-        raise GraphError(f"{side}: cannot read a graph from {type(graph).__name__}")
-    declared.extend(extra_nodes)
-
-    ends = chain.from_iterable(pairs)
-    nodes = dict.fromkeys(chain(declared, ends) if declared else ends)
-    renaming = _clean_names(nodes, side)
-    if renaming:
-        pairs = [(renaming.get(s, s), renaming.get(t, t)) for s, t in pairs]
-        nodes = dict.fromkeys(renaming.get(n, n) for n in nodes)
-    edges = set(pairs)
-    if len(edges) < len(pairs):
-        counts = Counter(pairs)
-        duplicates += [edge for edge, count in counts.items() for _ in range(count - 1)]
-    return _Side(side, edges, nodes, duplicates)
-
-
-def _parse_text(text: str, side: str) -> CausalGraph:
-    try:
-        return CausalGraph.parse(text)
-    except GraphError as error:
-        raise GraphError(f"{side}: {error}") from None
-
-
-def _is_matrix(graph: Any) -> bool:
-    return isinstance(graph, np.ndarray) or hasattr(graph, "tocoo")
-
-
-def _square_size(matrix: Any, side: str) -> int:
-    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
-        raise GraphError(f"{side}: an adjacency matrix must be square, got shape {matrix.shape}")
-    return matrix.shape[0]
-
-
-def _matrix_entries(matrix: Any, side: str) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column indices of the nonzero entries of a 0/1 adjacency matrix (numpy or scipy.sparse)."""
-    _square_size(matrix, side)
-    if isinstance(matrix, np.ndarray):
-        rows, cols = np.nonzero(matrix)
-        values = matrix[rows, cols]
-    else:
-        coo = matrix.tocoo()
-        keep = coo.data != 0
-        rows, cols, values = coo.row[keep], coo.col[keep], coo.data[keep]
-    if values.size and not np.all(values == 1):
-        raise GraphError(f"{side}: adjacency matrix entries must be 0 or 1 (directed edges only)")
-    return rows, cols
-
-
-def _pairs(items: list, side: str) -> list[Edge]:
-    """``(source, target)`` for every edge; uniform lists take a fast path, anything odd the careful one."""
-    try:
-        if items and type(items[0]) is dict:
-            return list(map(_ENDS, items))
-        kinds = set(map(type, items))
-        if kinds == {tuple} and set(map(len, items)) == {2}:
-            return items
-        if kinds <= {tuple, list}:
-            return [(s, t) for s, t in items]
-    except (KeyError, ValueError, TypeError):
-        pass
-    return [_pair(item, position, side) for position, item in enumerate(items)]
-
-
-def _pair(item: Any, position: int, side: str) -> Edge:
-    where = f"{side} edge {position + 1}"
-    if isinstance(item, str):
-        try:
-            return parse_edge(item)
-        except GraphError as error:
-            raise GraphError(f"{where}: {error}") from None
-    if isinstance(item, Mapping):
-        missing = {"source", "target"} - item.keys()
-        if missing:
-            raise GraphError(f"{where}: {dict(item)!r} lacks {sorted(missing)}")
-        return item["source"], item["target"]
-    if isinstance(item, (tuple, list)) and len(item) == 2:
-        return item[0], item[1]
-    raise GraphError(f"{where}: cannot read an edge from {item!r}")
-
-
-def _clean_names(nodes: Collection[Any], side: str) -> dict[Any, Node]:
-    """Names to rewrite, old → new: whitespace-cleaned strings, numpy integers as ``int``.
-
-    Raises on an empty name or one that is neither a string nor an integer.
-    """
-    if _surely_clean(nodes):
-        return {}
-    renaming: dict[Any, Node] = {}
-    for name in nodes:
-        if type(name) is int:
-            continue
-        if isinstance(name, Integral) and not isinstance(name, bool):
-            renaming[name] = int(name)
-            continue
-        if type(name) is not str:
-            raise GraphError(f"{side}: node names must be strings or integers, got {name!r}")
-        cleaned = " ".join(name.split())
-        if not cleaned:
-            raise GraphError(f"{side}: empty node name")
-        if cleaned != name:
-            renaming[name] = cleaned
-    return renaming
-
-
-def _surely_clean(names: Collection[Any]) -> bool:
-    """True only if every name is a string that whitespace cleaning leaves as it is and not empty.
-
-    A fast, conservative test: in the ``|``-joined text an unclean name shows as a non-printable
-    character (any whitespace but the space), a double space, or a space or ``|`` next to a
-    separator or an end; a name that is not a string makes the join fail.
-    """
-    try:
-        blob = "|".join(names)
-    except TypeError:
-        return False
-    return not (
-        not blob.isprintable()
-        or "  " in blob
-        or "| " in blob
-        or " |" in blob
-        or "||" in blob
-        or blob[:1] in ("", " ", "|")
-        or blob[-1:] in (" ", "|")
-    )
-
-
-def _duplicate_warning(side: _Side) -> str | None:
-    if not side.duplicates:
-        return None
-    shown = preview(f"{s} -> {t}" for s, t in side.duplicates)
-    return f"{side.name}: {len(side.duplicates)} repeated edge(s) counted once: {shown}"
-
-
-# ---------------------------------------------------------------- batches
 
 
 def compare_graph_batch(
@@ -636,10 +349,8 @@ def _micro(items: list[GraphComparison], unparsable: int) -> dict[str, float]:
     tp, fp, fn = total("true_positives"), total("false_positives"), total("false_negatives")
     node_tp = total("node_true_positives")
     agree = not unparsable  # nothing predicted and nothing to find agrees only when every prediction was read
-    node_rates = _rates(
-        node_tp, node_tp + total("node_false_positives"), node_tp + total("node_false_negatives"), agree
-    )
-    edge_rates = _rates(tp, tp + fp, tp + fn, agree)
+    node_rates = rates(node_tp, node_tp + total("node_false_positives"), node_tp + total("node_false_negatives"), agree)
+    edge_rates = rates(tp, tp + fp, tp + fn, agree)
     shd_total = total("shd")
     denominator = sum(max(item.normalizer, 1) for item in items)
     return {

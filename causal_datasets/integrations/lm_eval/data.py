@@ -21,18 +21,24 @@ from __future__ import annotations
 import os
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import datasets
 
 from causal_datasets.cobe.prompts import CriteriaSet
+from causal_datasets.cobe.records import CoBePromptRow, CoBeQuery
 from causal_datasets.docalc.scoring_rules import SCORING_RULES
 from causal_datasets.errors import DatasetFolderError, RunConfigurationError
 from causal_datasets.hub.layout import MANIFEST
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.paths import DEFAULT_HUB_DIR
+from causal_datasets.records.base import Record
+from causal_datasets.records.cladder_pairs import CladderPromptRow, CladderQuestionRow
+from causal_datasets.records.prompts import RecastPromptRow
 
 METADATA_KEYS = ("hub_dir", "dataset", "dataset_revision")
+
+RecordT = TypeVar("RecordT", bound=Record)
 
 
 def location(name: str, metadata: dict[str, Any]) -> DatasetLocation:
@@ -63,6 +69,15 @@ def location(name: str, metadata: dict[str, Any]) -> DatasetLocation:
     return DatasetLocation(hub_dir=root)
 
 
+def _records(where: DatasetLocation, name: str, config: str, kind: type[RecordT]) -> list[RecordT]:
+    """The records of ``name``'s ``config``, each a ``kind`` (the record model its builder declares for it)."""
+    records = where.load(name, config).records
+    typed = [record for record in records if isinstance(record, kind)]
+    if len(typed) != len(records):
+        raise DatasetFolderError(f"{name}/{config} holds records other than {kind.__name__}")
+    return typed
+
+
 def _dataset(rows: list[dict[str, Any]]) -> datasets.DatasetDict:
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
 
@@ -75,29 +90,29 @@ def load_cladder_estimand(**metadata: Any) -> datasets.DatasetDict:
     if scoring not in SCORING_RULES:
         raise RunConfigurationError(f"--metadata scoring must be one of {', '.join(SCORING_RULES)}, got {scoring!r}")
     where = location("cladder_pairs", metadata)
-    questions = {q.id: q for q in where.load("cladder_pairs", "questions").records}
+    questions = {q.id: q for q in _records(where, "cladder_pairs", "questions", CladderQuestionRow)}
     return _dataset(
         [
             row.model_dump(mode="json") | {"question": questions[row.id].model_dump_json(), "scoring": scoring}
-            for row in where.load("cladder_pairs", "prompts").records
+            for row in _records(where, "cladder_pairs", "prompts", CladderPromptRow)
         ]
     )
 
 
 def load_recast_graph(**metadata: Any) -> datasets.DatasetDict:
     """``recast/prompts``, standard variant (the model names the variables itself)."""
-    rows = location("recast", metadata).load("recast", "prompts").records
+    rows = _records(location("recast", metadata), "recast", "prompts", RecastPromptRow)
     return _dataset([row.model_dump(mode="json") for row in rows if row.variant == "standard"])
 
 
 def load_cobe_queries(**metadata: Any) -> datasets.DatasetDict:
     """``cobe/prompts``, each row with its query's criteria lists (what a CoBe judge checks)."""
     where = location("cobe", metadata)
-    queries = {q.id: q for q in where.load("cobe", "queries").records}
+    queries = {q.id: q for q in _records(where, "cobe", "queries", CoBeQuery)}
     criteria = [f.name for f in fields(CriteriaSet)]
     return _dataset(
         [
             row.model_dump(mode="json") | {name: getattr(queries[row.query_id], name) for name in criteria}
-            for row in where.load("cobe", "prompts").records
+            for row in _records(where, "cobe", "prompts", CoBePromptRow)
         ]
     )

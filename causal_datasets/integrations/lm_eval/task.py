@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from lm_eval.api.task import ConfigurableTask
+from lm_eval.api.task import ConfigurableTask  # type: ignore[import-untyped]
 
 from causal_datasets.errors import RunConfigurationError
 

@@ -36,7 +36,7 @@ from tests.support.runs import run_eval
 from tests.support.selection import run_ids
 from tests.support.stub_flags import stub_flags
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COBE_SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 SCORER = "engine_scorer"
 
