@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from causal_datasets.builder import DatasetBuilder, Release
 from causal_datasets.recast.build import build, card_context
-from causal_datasets.recast.records import RecastSample
+from causal_datasets.recast.records import RecastPromptRow, RecastSample
 from causal_datasets.recast.release import RELEASE_FILE, RELEASE_REPO
-from causal_datasets.records.prompts import RecastPromptRow
 
 BUILDER = DatasetBuilder(
     name="recast",

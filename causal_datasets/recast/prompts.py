@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from causal_datasets.recast.records import RecastSample
-from causal_datasets.records.prompts import RecastPromptRow, chat_messages
+from causal_datasets.recast.records import RecastPromptRow, RecastSample
+from causal_datasets.records.prompts import chat_messages
 
 Messages = list[dict[str, str]]
 

@@ -1,4 +1,5 @@
-"""Row model of the ReCAST dataset: an economics paper's text and its causal loop diagram."""
+"""Row models of the ReCAST dataset: an economics paper's text and its causal loop diagram, and the
+request of its ``prompts`` config."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pydantic import Field
 
 from causal_datasets.graph import CausalGraph
 from causal_datasets.records.base import Record
+from causal_datasets.records.prompts import PromptRow
 
 #: the paper's six domain categories (every sample carries "Economics & Public Policy")
 Domain = Literal[
@@ -105,3 +107,19 @@ class RecastSample(Record):
 
     def node_names(self) -> list[str]:
         return [n.name for n in self.nodes]
+
+
+class RecastPromptRow(PromptRow):
+    """A ReCAST paper's generation request in one prompt variant; ``reference`` is the ground-truth
+    graph as the JSON code block that variant asks for (node names, or node ids when name-assisted)."""
+
+    sample_id: int = Field(description="The `id` of the sample in the `default` config.")
+    variant: Literal["standard", "name_assisted"] = Field(
+        description="Prompt variant: `standard` (the model names the variables and is told how many there are) or "
+        "`name_assisted` (the model gets the ground-truth node names with integer ids and answers with ids)."
+    )
+    domains: list[Domain] = Field(description="The sample's domain categories (slice).")
+    num_nodes: int = Field(description="Nodes of the ground-truth diagram (slice).")
+    num_edges: int = Field(description="Edges of the ground-truth diagram, repeats included (slice).")
+    confounding_lenient: float | None = Field(description="The sample's lenient degree of confounding (slice).")
+    confounding_strict: float | None = Field(description="The sample's strict degree of confounding (slice).")

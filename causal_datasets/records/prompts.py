@@ -4,16 +4,13 @@ Every ``prompts`` config has one row per benchmark item: ``prompt`` is the reque
 answers (a list of ``{role, content}`` dicts once loaded: TRL's conversational ``prompt`` column,
 which ``GRPOTrainer`` reads as it is) and ``reference`` the reference answer as text in the format
 the prompt asks for. Subclasses add the columns the benchmark's reward function reads and its slice
-fields.
+fields (ReCAST's in :mod:`causal_datasets.recast.records`, and so on).
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field, field_validator
 
-from causal_datasets.recast.records import Domain
 from causal_datasets.records.base import Record
 
 ROLES = ("system", "user", "assistant")
@@ -44,22 +41,6 @@ class PromptRow(Record):
         description="The request the model answers, as chat turns: TRL's conversational `prompt` column."
     )
     reference: str = Field(description="The reference answer, written in the format the request asks for.")
-
-
-class RecastPromptRow(PromptRow):
-    """A ReCAST paper's generation request in one prompt variant; ``reference`` is the ground-truth
-    graph as the JSON code block that variant asks for (node names, or node ids when name-assisted)."""
-
-    sample_id: int = Field(description="The `id` of the sample in the `default` config.")
-    variant: Literal["standard", "name_assisted"] = Field(
-        description="Prompt variant: `standard` (the model names the variables and is told how many there are) or "
-        "`name_assisted` (the model gets the ground-truth node names with integer ids and answers with ids)."
-    )
-    domains: list[Domain] = Field(description="The sample's domain categories (slice).")
-    num_nodes: int = Field(description="Nodes of the ground-truth diagram (slice).")
-    num_edges: int = Field(description="Edges of the ground-truth diagram, repeats included (slice).")
-    confounding_lenient: float | None = Field(description="The sample's lenient degree of confounding (slice).")
-    confounding_strict: float | None = Field(description="The sample's strict degree of confounding (slice).")
 
 
 def chat_messages(messages: list[dict[str, str]]) -> list[ChatMessage]:

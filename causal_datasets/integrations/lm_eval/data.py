@@ -32,9 +32,9 @@ from causal_datasets.errors import DatasetFolderError, RunConfigurationError
 from causal_datasets.hub.layout import MANIFEST
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.paths import DEFAULT_HUB_DIR
+from causal_datasets.recast.records import RecastPromptRow
 from causal_datasets.records.base import Record
 from causal_datasets.records.cladder_pairs import CladderPromptRow, CladderQuestionRow
-from causal_datasets.records.prompts import RecastPromptRow
 
 METADATA_KEYS = ("hub_dir", "dataset", "dataset_revision")
 
