@@ -25,17 +25,12 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from causal_datasets.docalc.atoms import Atom, Potential
     from causal_datasets.docalc.decide import Counterexample
-    from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Potential, Prob, Sum, to_latex, to_text
+    from causal_datasets.docalc.expr import Expect, Expr, Num, Prob, Sum, to_latex, to_text
     from causal_datasets.docalc.graph import DoGraph
-    from causal_datasets.docalc.identification import (
-        DerivationStep,
-        Hedge,
-        Identification,
-        QueryError,
-        UnsoundIdentification,
-        identify,
-    )
+    from causal_datasets.docalc.identification import QueryError, UnsoundIdentification, identify
+    from causal_datasets.docalc.identified import DerivationStep, Hedge, Identification
     from causal_datasets.docalc.parser import ExprParseError, parse
     from causal_datasets.docalc.scoring_rules import SCORING_RULES, ScoringRule, identification_error
     from causal_datasets.docalc.search import Proof, ProofStep, SearchLimits
@@ -44,21 +39,23 @@ if TYPE_CHECKING:
 
 #: every public name and the module that defines it
 _SOURCES = {
-    "expr": ("Expr", "Prob", "Expect", "Sum", "Num", "Atom", "Potential", "to_text", "to_latex"),
+    "expr": ("Expr", "Prob", "Expect", "Sum", "Num", "to_text", "to_latex"),
+    "atoms": ("Atom", "Potential"),
     "parser": ("parse", "ExprParseError"),
     "y0_dsl": ("to_y0_text", "from_y0_text", "to_y0", "from_y0", "Y0ConversionError"),
     "graph": ("DoGraph",),
     "verdict": ("check_equivalence", "check_proof", "Verdict", "UnsoundProof"),
     "search": ("Proof", "ProofStep", "SearchLimits"),
     "decide": ("Counterexample",),
-    "identification": ("identify", "Identification", "DerivationStep", "Hedge", "QueryError", "UnsoundIdentification"),
+    "identification": ("identify", "QueryError", "UnsoundIdentification"),
+    "identified": ("Identification", "DerivationStep", "Hedge"),
     "scoring_rules": ("SCORING_RULES", "ScoringRule", "identification_error"),
 }
 _MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
 __all__ = [name for names in _SOURCES.values() for name in names]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -37,20 +37,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from causal_datasets.docalc.admg import ADMG
-from causal_datasets.docalc.expr import (
-    Atom,
-    Expr,
-    Potential,
-    Prob,
-    children,
-    latex_chain,
-    rebuild,
-    substitute,
-    to_latex,
-)
+from causal_datasets.docalc.atoms import Atom, Potential
+from causal_datasets.docalc.expr import Expr, Prob, children, latex_chain, rebuild, substitute, to_latex
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.id_star import ZERO, Conflict, Fail, IdStar, Undefined
-from causal_datasets.docalc.identification import Check, QueryError, UnsoundIdentification, identify
+from causal_datasets.docalc.identification import QueryError, UnsoundIdentification, identify
+from causal_datasets.docalc.identified import Check
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import as_graph, canonical_indices, check_equivalence
 

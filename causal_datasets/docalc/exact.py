@@ -34,8 +34,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from causal_datasets.docalc.atoms import Atom
 from causal_datasets.docalc.elimination import Table
-from causal_datasets.docalc.expr import Add, Atom, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, free_indices
+from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, free_indices
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.semantics import (
     EvaluationError,

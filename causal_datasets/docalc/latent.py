@@ -78,10 +78,10 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from causal_datasets.docalc.atoms import Atom
 from causal_datasets.docalc.budget import charge
 from causal_datasets.docalc.expr import (
     Add,
-    Atom,
     Div,
     Expect,
     Expr,

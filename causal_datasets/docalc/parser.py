@@ -27,7 +27,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
 
-from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Potential, Prob, Sum, add, children, div, mul, negate
+from causal_datasets.docalc.atoms import Atom, Potential
+from causal_datasets.docalc.expr import Expect, Expr, Num, Prob, Sum, add, children, div, mul, negate
 
 _TRANSLATE = str.maketrans({"−": "-", "–": "-", "×": "*", "·": "*", "∣": "|", "Σ": "∑"})
 _TOKEN = re.compile(

@@ -12,19 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from causal_datasets.docalc.atoms import Atom, Potential, Value
 from causal_datasets.docalc.expr import (
     Add,
-    Atom,
     Div,
     Expect,
     Expr,
     Mul,
     Neg,
     Num,
-    Potential,
     Prob,
     Sum,
-    Value,
     add,
     children,
     div,

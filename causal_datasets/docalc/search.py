@@ -12,8 +12,9 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
+from causal_datasets.docalc.atoms import Value
 from causal_datasets.docalc.budget import remaining
-from causal_datasets.docalc.expr import Add, Expr, Neg, Value, add, latex_chain, leaf_values, negate
+from causal_datasets.docalc.expr import Add, Expr, Neg, add, latex_chain, leaf_values, negate
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rules import RuleContext, neighbours

@@ -34,22 +34,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from causal_datasets.docalc.atoms import Atom, Potential
 from causal_datasets.docalc.budget import charge
 from causal_datasets.docalc.elimination import EPSILON, Table, TooLarge, contract
-from causal_datasets.docalc.expr import (
-    Add,
-    Atom,
-    Div,
-    Expect,
-    Expr,
-    Mul,
-    Neg,
-    Num,
-    Potential,
-    Prob,
-    Sum,
-    leaf_values,
-)
+from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, leaf_values
 from causal_datasets.docalc.graph import DoGraph
 
 #: largest number of exogenous states a response model may enumerate

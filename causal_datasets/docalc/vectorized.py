@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from causal_datasets.docalc.atoms import Atom
 from causal_datasets.docalc.elimination import EPSILON
-from causal_datasets.docalc.expr import Add, Atom, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum
+from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum
 from causal_datasets.docalc.semantics import Bounded, EvaluationError, TableModel, rounding
 
 

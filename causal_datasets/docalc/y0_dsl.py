@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NamedTuple, Protocol
 
-from causal_datasets.docalc.expr import Atom, Div, Expr, Mul, Num, Prob, Sum, div, mul
+from causal_datasets.docalc.atoms import Atom
+from causal_datasets.docalc.expr import Div, Expr, Mul, Num, Prob, Sum, div, mul
 from causal_datasets.docalc.parser import MAX_DEPTH, MAX_LENGTH, ExprParseError
 from causal_datasets.errors import MissingExtra
 
