@@ -8,7 +8,7 @@ counterexample. All models of the family are evaluated at once; table models wit
 path when it applies, response models (counterfactuals) with the interpreter.
 
 Arithmetic: no tolerance ever counts two different numbers as equal. Every float value comes with
-a rigorous bound on its rounding error (:class:`~.semantics.Bounded`), and when ``a`` and ``b``
+a rigorous bound on its rounding error (:class:`~.bounded.Bounded`), and when ``a`` and ``b``
 differ by more than :data:`SAFETY` times the sum of their bounds the difference is real: "not
 equivalent", decided in floating point (``arithmetic="float"``). Anything floats cannot tell apart
 is decided in exact rational arithmetic on the same models (:mod:`.exact`): "equivalent" only
@@ -25,19 +25,12 @@ from typing import Literal
 
 import numpy as np
 
+from causal_datasets.docalc.bounded import Bounded
 from causal_datasets.docalc.exact import exact_factor, exact_model, undefined
 from causal_datasets.docalc.expr import Expr, contains_counterfactual, free_indices, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.latent import MIN_LATENT_VALUES, latent_values, model_graph, projection
-from causal_datasets.docalc.semantics import (
-    Bounded,
-    IndexDomains,
-    Model,
-    ModelTooLarge,
-    TableModel,
-    evaluate,
-    random_models,
-)
+from causal_datasets.docalc.semantics import IndexDomains, Model, ModelTooLarge, TableModel, evaluate, random_models
 from causal_datasets.docalc.vectorized import NotVectorizable, vector_evaluate
 
 #: two float values are shown to differ when they differ by more than this multiple of the sum of

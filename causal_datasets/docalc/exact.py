@@ -43,8 +43,8 @@ from causal_datasets.docalc.semantics import (
     Model,
     ResponseModel,
     TableModel,
-    _bind_atoms,
-    _bind_do,
+    bind_atoms,
+    bind_do,
     grid_bits,
 )
 
@@ -220,18 +220,18 @@ def _combine(factors: list[ExactFactor], op) -> ExactFactor:
 def _term(e: Prob | Expect, model: ExactModel, graph: DoGraph, env: dict[str, int]) -> tuple:
     """A probability term or expectation with its indices bound by ``env``, in each member (NaN: undefined)."""
     if isinstance(e, Prob):
-        event, given = _bind_atoms(e.event, graph, env), _bind_atoms(e.given, graph, env)
-        return model.prob(event, _bind_do(e.do, graph, env), given)
-    do, given = _bind_do(e.do, graph, env), _bind_atoms(e.given, graph, env)
+        event, given = bind_atoms(e.event, graph, env), bind_atoms(e.given, graph, env)
+        return model.prob(event, bind_do(e.do, graph, env), given)
+    do, given = bind_do(e.do, graph, env), bind_atoms(e.given, graph, env)
     total: tuple = (Fraction(0),) * model.members
     for coef, atom in e.body:
         if atom.value is None:  # the variable itself: its values times their probabilities
-            cf = _bind_do(atom.cf, graph, env)
+            cf = bind_do(atom.cf, graph, env)
             weighted: list[tuple[int, tuple[Atom, ...]]] = [
                 (coef * v, (Atom(atom.var, v, cf),)) for v in range(1, graph.domain(atom.var))
             ]
         else:
-            weighted = [(coef, _bind_atoms((atom,), graph, env))]
+            weighted = [(coef, bind_atoms((atom,), graph, env))]
         for weight, bound in weighted:
             total = tuple(t + weight * p for t, p in zip(total, model.prob(bound, do, given), strict=True))
     return total

@@ -29,12 +29,12 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 
 from causal_datasets.docalc.atoms import Atom, Potential
+from causal_datasets.docalc.bounded import Bounded, rounding, safe_divide
 from causal_datasets.docalc.budget import charge
 from causal_datasets.docalc.elimination import EPSILON, Table, TooLarge, contract
 from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, leaf_values
@@ -82,13 +82,6 @@ def on_grid(rows: np.ndarray) -> np.ndarray:
     counts = np.floor(rows * scale)
     counts[..., -1] = scale - counts[..., :-1].sum(axis=-1)
     return counts / scale
-
-
-def safe_divide(num, den) -> np.ndarray:
-    """``num / den`` elementwise, NaN where ``den`` is zero (an undefined conditional)."""
-    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
-    nonzero = den != 0
-    return np.where(nonzero, num / np.where(nonzero, den, 1.0), np.nan)
 
 
 def _family(graph: DoGraph, node: str) -> tuple[str, ...]:
@@ -405,19 +398,19 @@ def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int], bounded
         value = np.full(model.members, float(e.value))
         return Bounded(value, np.full(model.members, rounding(e.value))) if bounded else value
     if isinstance(e, Prob):
-        event, given = _bind_atoms(e.event, graph, env), _bind_atoms(e.given, graph, env)
-        return _term(model, event, _bind_do(e.do, graph, env), given, bounded)
+        event, given = bind_atoms(e.event, graph, env), bind_atoms(e.given, graph, env)
+        return _term(model, event, bind_do(e.do, graph, env), given, bounded)
     if isinstance(e, Expect):
-        do = _bind_do(e.do, graph, env)
-        given = _bind_atoms(e.given, graph, env)
+        do = bind_do(e.do, graph, env)
+        given = bind_atoms(e.given, graph, env)
         total = np.zeros(model.members)
         for coef, atom in e.body:
             if atom.value is None:
-                cf = _bind_do(atom.cf, graph, env)
+                cf = bind_do(atom.cf, graph, env)
                 for v in range(1, graph.domain(atom.var)):
                     total = total + coef * v * _term(model, (Atom(atom.var, v, cf),), do, given, bounded)
             else:
-                total = total + coef * _term(model, _bind_atoms((atom,), graph, env), do, given, bounded)
+                total = total + coef * _term(model, bind_atoms((atom,), graph, env), do, given, bounded)
         return total
     if isinstance(e, Neg):
         return -evaluate(e.arg, model, graph, env, bounded)
@@ -443,57 +436,11 @@ def _term(model: Model, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, .
     return Bounded(value, relative * np.abs(value))
 
 
-def rounding(constant: Fraction) -> float:
-    """The error of a constant written as a float."""
-    return float(abs(Fraction(float(constant)) - constant))
-
-
-@dataclass(frozen=True)
-class Bounded:
-    """Values (one per member) with a bound on their absolute rounding error: each operation adds
-    the propagated errors of its operands (products of errors included) and its own rounding."""
-
-    value: np.ndarray
-    error: np.ndarray
-    __array_ufunc__ = None  # numpy arrays and numbers defer to the operators below
-
-    @staticmethod
-    def of(x) -> Bounded:
-        """``x`` itself, or an exact number (an integer coefficient) as a value without error."""
-        return x if isinstance(x, Bounded) else Bounded(np.asarray(x, dtype=float), np.zeros(np.shape(x)))
-
-    def __add__(self, other) -> Bounded:
-        other = Bounded.of(other)
-        value = self.value + other.value
-        return Bounded(value, self.error + other.error + EPSILON * np.abs(value))
-
-    __radd__ = __add__
-
-    def __neg__(self) -> Bounded:
-        return Bounded(-self.value, self.error)
-
-    def __mul__(self, other) -> Bounded:
-        other = Bounded.of(other)
-        value = self.value * other.value
-        error = np.abs(self.value) * other.error + np.abs(other.value) * self.error + self.error * other.error
-        return Bounded(value, error + EPSILON * np.abs(value))
-
-    __rmul__ = __mul__
-
-    def divided_by(self, other: Bounded) -> Bounded:
-        """The quotient; its error is infinite where the divisor's error could reach zero."""
-        value = safe_divide(self.value, other.value)
-        margin = np.abs(other.value) - other.error
-        safe = margin > 0
-        error = (self.error + np.abs(value) * other.error) / np.where(safe, margin, 1.0) + EPSILON * np.abs(value)
-        return Bounded(value, np.where(safe, error, np.inf))
-
-
 def _bind(var: str, value, graph: DoGraph, env: dict[str, int]) -> int | Potential:
     if isinstance(value, Potential):
         if graph.domain(value.var) != graph.domain(var):
             raise EvaluationError(f"{var} cannot take the values of {value.var}: their domains differ")
-        return Potential(value.var, _bind_do(value.cf, graph, env))
+        return Potential(value.var, bind_do(value.cf, graph, env))
     if isinstance(value, str):
         if value not in env:
             raise EvaluationError(f"index {value!r} is not bound")
@@ -503,9 +450,9 @@ def _bind(var: str, value, graph: DoGraph, env: dict[str, int]) -> int | Potenti
     return value
 
 
-def _bind_do(assigns, graph: DoGraph, env: dict[str, int]) -> tuple:
+def bind_do(assigns, graph: DoGraph, env: dict[str, int]) -> tuple:
     return tuple(sorted(((v, _bind(v, x, graph, env)) for v, x in assigns), key=lambda pair: pair[0]))
 
 
-def _bind_atoms(atoms: tuple[Atom, ...], graph: DoGraph, env: dict[str, int]) -> tuple[Atom, ...]:
-    return tuple(Atom(a.var, _bind(a.var, a.value, graph, env), _bind_do(a.cf, graph, env)) for a in atoms)
+def bind_atoms(atoms: tuple[Atom, ...], graph: DoGraph, env: dict[str, int]) -> tuple[Atom, ...]:
+    return tuple(Atom(a.var, _bind(a.var, a.value, graph, env), bind_do(a.cf, graph, env)) for a in atoms)

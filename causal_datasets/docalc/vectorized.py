@@ -5,7 +5,7 @@ per free index — computed with numpy slices and sums instead of one Python cal
 and model. A term ``P(E | do(D), G)`` is one variable elimination over the tables but D's
 (:meth:`~.semantics.TableModel.contract`) that keeps the axes of E, of the indexed conditions and of
 the indexed actions — an action's axis holds its values —, so a symbolic action costs no loop.
-Every value carries a bound on its rounding error (see :class:`~.semantics.Bounded`). Shapes this
+Every value carries a bound on its rounding error (see :class:`~.bounded.Bounded`). Shapes this
 path does not cover (a variable twice in one term, an index shared within one term,
 counterfactual atoms) raise :class:`NotVectorizable`; the caller then uses the plain interpreter
 :func:`~.semantics.evaluate`, which is the reference implementation.
@@ -20,9 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from causal_datasets.docalc.atoms import Atom
+from causal_datasets.docalc.bounded import Bounded, rounding
 from causal_datasets.docalc.elimination import EPSILON
 from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum
-from causal_datasets.docalc.semantics import Bounded, EvaluationError, TableModel, rounding
+from causal_datasets.docalc.semantics import EvaluationError, TableModel
 
 
 class NotVectorizable(ValueError):
