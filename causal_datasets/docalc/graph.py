@@ -9,11 +9,16 @@ reachability ("Bayes ball") algorithm on the mutilated graph, on node sets as bi
 from __future__ import annotations
 
 import graphlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.graph import CausalGraph, GraphError
+
+#: an edge as :meth:`CausalGraph.from_edges` takes it: a ``(source, target)`` pair, a
+#: ``{"source": ..., "target": ...}`` mapping or ``"A -> B"`` text
+EdgeForm = tuple[str, str] | Mapping[str, str] | str
 
 
 class UnknownVariable(GraphError):
@@ -31,7 +36,15 @@ class DoGraph:
     edges: tuple[tuple[str, str], ...]
     latent: frozenset[str] = frozenset()
     domains: Mapping[str, int] = field(default_factory=dict)
-    _cache: dict = field(default_factory=dict, repr=False)
+    #: memoized work, each entry of its own kind (its key's owner knows which): the values are arbitrary
+    _cache: dict[Hashable, Any] = field(default_factory=dict, repr=False)
+    # derived in __post_init__
+    _order: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _parents: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    _children: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    _bit: dict[str, int] = field(init=False, repr=False, compare=False)
+    _parent_bits: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _child_bits: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         parents: dict[str, list[str]] = {n: [] for n in self.nodes}
@@ -73,7 +86,7 @@ class DoGraph:
     @classmethod
     def from_edges(
         cls,
-        edges: Iterable,
+        edges: Iterable[EdgeForm],
         nodes: Iterable[str] = (),
         latent: Iterable[str] = (),
         domains: Mapping[str, int] | None = None,

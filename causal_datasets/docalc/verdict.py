@@ -37,7 +37,7 @@ from causal_datasets.docalc.expr import (
     substitute,
     variables,
 )
-from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.graph import DoGraph, EdgeForm
 from causal_datasets.docalc.independence import (
     MAX_VARIABLES,
     IndependenceError,
@@ -59,7 +59,7 @@ PROOF_MAX_CHARS = 4_000
 
 
 #: what a graph argument may be: a graph, edge-list text, or ``(source, target)`` pairs
-GraphLike = DoGraph | str | Iterable[tuple[str, str]]
+GraphLike = DoGraph | str | Iterable[EdgeForm]
 
 
 class UnsoundProof(AssertionError):
