@@ -33,18 +33,19 @@ ID* and are refused.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from causal_datasets.docalc.admg import ADMG
-from causal_datasets.docalc.atoms import Atom, Potential
+from causal_datasets.docalc.atoms import Atom, Potential, Subscript, Value
 from causal_datasets.docalc.expr import Expr, Prob, children, latex_chain, rebuild, substitute, to_latex
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.id_star import ZERO, Conflict, Fail, IdStar, Undefined
 from causal_datasets.docalc.identification import QueryError, UnsoundIdentification, identify
 from causal_datasets.docalc.identified import Check
 from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.verdict import as_graph, canonical_indices, check_equivalence
+from causal_datasets.docalc.verdict import GraphLike, as_graph, canonical_indices, check_equivalence
 
 Status = Literal["identified", "inconsistent", "undefined", "not identifiable"]
 
@@ -133,8 +134,8 @@ def is_counterfactual_query(query: Expr | str) -> bool:
 
 def identify_counterfactual(
     query: Expr | str,
-    graph: DoGraph | str | Any,
-    latent: Any = (),
+    graph: GraphLike,
+    latent: Iterable[str] = (),
     *,
     check: bool = True,
     seed: int = 0,
@@ -214,14 +215,14 @@ def _read_query(query: Expr | str, graph: DoGraph) -> Prob:
     return e
 
 
-def _assignments(p: Prob) -> list[tuple[str, Any]]:
-    pairs: list[tuple[str, Any]] = list(p.do)
+def _assignments(p: Prob) -> list[tuple[str, Value | Potential | None]]:
+    pairs: list[tuple[str, Value | Potential | None]] = list(p.do)
     for atom in p.event + p.given:
         pairs += [(atom.var, atom.value), *atom.cf]
     return pairs
 
 
-def _in_worlds(atoms: tuple[Atom, ...], do: tuple) -> tuple[Atom, ...]:
+def _in_worlds(atoms: tuple[Atom, ...], do: Subscript) -> tuple[Atom, ...]:
     """The atoms with the term's ``do(...)`` in their subscripts (an atom's own subscript wins)."""
     return tuple(Atom(a.var, a.value, tuple({**dict(do), **dict(a.cf)}.items())) for a in atoms)
 
@@ -290,13 +291,15 @@ def instances(distinct: tuple[tuple[str, tuple[str, ...]], ...], graph: DoGraph)
     return [{k: v for part in combo for k, v in part.items()} for combo in itertools.product(*per_var)]
 
 
-def checked_steps(steps: list[CounterfactualStep], graph: DoGraph, distinct, seed: int) -> list[CounterfactualStep]:
+def checked_steps(
+    steps: list[CounterfactualStep], graph: DoGraph, distinct: tuple[tuple[str, tuple[str, ...]], ...], seed: int
+) -> list[CounterfactualStep]:
     """Each step confirmed by :func:`check_equivalence` at every assignment of the distinct symbols."""
     out = []
     for step in steps:
-        outcomes = set()
+        outcomes: set[bool | None] = set()
         for values in instances(distinct, graph):
-            constants: dict[str, Any] = dict(values)
+            constants: dict[str, Value] = dict(values)
             before, after = substitute(step.before, constants), substitute(step.after, constants)
             verdict = check_equivalence(before, after, graph, seed=seed, prove=False)
             if verdict.equivalent is False:

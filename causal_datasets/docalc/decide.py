@@ -19,9 +19,10 @@ when ``a - b`` is exactly zero on every model where both are defined, else a cou
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -46,7 +47,7 @@ MAX_MODEL_ENTRIES = 1 << 22
 class Counterexample:
     """A model of the graph on which two expressions differ, and where."""
 
-    model: dict
+    model: dict[str, Any]  # the model's description (JSON)
     assignment: dict[str, int]
     value_a: float
     value_b: float
@@ -169,7 +170,15 @@ def _compare(
     return SemanticResult(True, checked, latent_values=sizes)
 
 
-def _counterexample(family: Model, whole: DoGraph, graph: DoGraph, names: list[str], where, x, y) -> Counterexample:
+def _counterexample(
+    family: Model,
+    whole: DoGraph,
+    graph: DoGraph,
+    names: list[str],
+    where: tuple[int | np.integer[Any], ...],
+    x: float | np.floating[Any],
+    y: float | np.floating[Any],
+) -> Counterexample:
     """The counterexample at ``where`` (member, then one position per free index)."""
     member, *position = where
     model = family.describe(int(member))
@@ -203,7 +212,7 @@ def _values(
         for env in domains.assignments(names)
     ]
 
-    def stacked(values) -> np.ndarray:
+    def stacked(values: Iterable[np.ndarray]) -> np.ndarray:
         return np.array([np.broadcast_to(v, (family.members,)) for v in values], dtype=float).T.reshape(shape)
 
     return (

@@ -86,7 +86,7 @@ def sum_out(factors: tuple[Factor, ...], names: frozenset[str], admg: ADMG) -> l
     if left - used:
         raise AssertionError(f"summing over {sorted(left - used)}, which no factor mentions")
     outside = [f.expr for f in kept if not free_indices(f.expr) & left]
-    groups: list[tuple[set[str], list[Expr]]] = []
+    groups: list[tuple[frozenset[str], list[Expr]]] = []
     for f in (f for f in kept if free_indices(f.expr) & left):
         shared = free_indices(f.expr) & left
         joined = [g for g in groups if g[0] & shared]

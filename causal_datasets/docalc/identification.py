@@ -47,8 +47,9 @@ for every value of that index, listed in ``arbitrary``.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from typing import Literal
 
 from causal_datasets.docalc.admg import ADMG
 from causal_datasets.docalc.atoms import Atom, Value
@@ -69,7 +70,7 @@ from causal_datasets.docalc.rules import (
     total_probability,
 )
 from causal_datasets.docalc.search import vocabulary
-from causal_datasets.docalc.verdict import as_graph, canonical_indices, check_equivalence
+from causal_datasets.docalc.verdict import GraphLike, as_graph, canonical_indices, check_equivalence
 
 #: the rule name of ID's line 4 (checked by :mod:`.factorization`) and of the identity no rule gives
 FACTORIZATION = RULE
@@ -96,7 +97,7 @@ class UnsoundIdentification(AssertionError):
 
 def identify(
     query: Expr | str,
-    graph: DoGraph | str | Iterable,
+    graph: GraphLike,
     latent: Iterable[str] = (),
     *,
     check: bool = True,
@@ -122,7 +123,7 @@ def identify(
     outcomes, treatments = _names(symbolic.event), frozenset(v for v, _ in symbolic.do)
     conditions = _names(symbolic.given)
     run = _Identifier(g, symbolic)
-    algorithm = "IDC" if conditions else "ID"
+    algorithm: Literal["ID", "IDC"] = "IDC" if conditions else "ID"
     try:
         if conditions:
             run.idc(outcomes, treatments, conditions)
@@ -221,7 +222,9 @@ def _rule_application(old: Prob, new: Expr, rule: str, graph: DoGraph) -> Rewrit
         if not isinstance(new, Prob):
             return None
         moved = (set(old.do) ^ set(new.do)) | {(a.var, a.value) for a in set(old.given) ^ set(new.given)}
-        candidates = (do_calculus_rule(old, rule, var, value, context) for var, value in moved)
+        candidates: Iterable[Rewrite | None] = (
+            do_calculus_rule(old, rule, var, value, context) for var, value in moved if value is not None
+        )
     else:
         candidates = PROBABILITY_RULES[rule](old, context)
     return next((r for r in candidates if r is not None and r.rule == rule and r.result == new), None)
@@ -258,9 +261,11 @@ class _Identifier:
             self.current = whole
         return result
 
-    def _in_a_row(self, term: Prob, names: Iterable[str], change, line: str, rule: str, reason: str) -> Prob:
+    def _in_a_row(
+        self, term: Prob, names: Iterable[str], change: Callable[[Prob, str], Prob], line: str, rule: str, reason: str
+    ) -> Prob:
         """One step applying ``rule`` once per name: ``change(term, name)`` gives the next term; returns the last."""
-        start, applications = term, []
+        start, applications = term, list[tuple[Prob, Expr]]()
         for name in names:
             new = change(term, name)
             applications.append((term, new))
@@ -271,7 +276,7 @@ class _Identifier:
     def _marginalize(self, term: Prob, names: Sequence[str], line: str) -> Prob:
         """``term`` → ``Σ_{names} term-with-names`` in one step (one marginalization per name); returns the
         innermost term."""
-        applications, inner = [], term
+        applications, inner = list[tuple[Prob, Expr]](), term
         for var in names:
             summed = Prob(inner.event + (Atom(var, var),), inner.do, inner.given)
             applications.append((inner, Sum(var, var, summed)))
@@ -284,7 +289,8 @@ class _Identifier:
         conditions it states replace the step's reason), else by :func:`check_equivalence` on each
         application's term before and after (every occurrence of the term is replaced, so equal terms
         make equal whole expressions); once the time budget has run out, the steps left are "undecided"."""
-        out, previous = [], self.start
+        out: list[DerivationStep] = []
+        previous: Expr = self.start
         for step in self.steps:
             try:
                 charge("checking the next step")
@@ -438,7 +444,7 @@ class _Identifier:
         last = max(i for i, v in enumerate(ordered) if v in y)
         kept = ordered[: last + 1]
         joint = self._marginalize(goal, [v for v in kept if v not in y], "ID line 6")
-        factors, applications, term = [], [], joint
+        factors, applications, term = list[Prob](), list[tuple[Prob, Expr]](), joint
         while len(term.event) > 1:  # the chain rule, first variable in the order first
             first = next(a for a in term.event if a.var == kept[len(factors)])
             rest = Prob(tuple(a for a in term.event if a != first), term.do, term.given + (first,))

@@ -120,7 +120,7 @@ class Identification:
             )
             return rf"{to_latex(parse(self.query))} \quad \text{{not identifiable, the hedge }} {forests}"
         steps = [(step.whole, f"{step.line}, {step.rule}") for step in self.derivation]
-        if self.values:
+        if self.values and self.estimand is not None:
             steps.append((self.estimand, "at " + ", ".join(f"{var}={value}" for var, value in self.values)))
         return latex_chain(parse(self.symbolic_query), steps)
 
