@@ -31,7 +31,7 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from causal_datasets.docalc.budget import charge
 from causal_datasets.docalc.elimination import EPSILON, Table, TooLarge, contract
 from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, leaf_values
 from causal_datasets.docalc.graph import DoGraph
+
+if TYPE_CHECKING:
+    from causal_datasets.docalc.vectorized import Factor
 
 #: largest number of exogenous states a response model may enumerate
 MAX_RESPONSE_STATES = 1 << 18
@@ -107,7 +110,7 @@ class TableModel:
         self.factors = factors
         self.members = factors[graph.order[0]].array.shape[0]
         self._memo: dict[TermKey, tuple[Floats, float]] = {}
-        self._terms: dict[object, object] = {}  # vectorized term values (see :mod:`.vectorized`)
+        self._terms: dict[Prob, Factor] = {}  # vectorized term values (see :mod:`.vectorized`)
 
     @classmethod
     def single(cls, graph: DoGraph, tables: dict[str, np.ndarray]) -> TableModel:
