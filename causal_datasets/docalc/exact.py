@@ -158,11 +158,13 @@ ExactModel = ExactTables | ExactResponses
 
 def exact_model(model: Model) -> ExactModel:
     """The exact twin of a random model family (kept on the family: pairs under one graph share it)."""
-    found = getattr(model, "_exact", None)
-    if found is None:
-        found = ExactTables(model) if isinstance(model, TableModel) else ExactResponses(model)
-        model._exact = found  # type: ignore[union-attr]
-    return found
+    if isinstance(model, TableModel):
+        if model.exact is None:
+            model.exact = ExactTables(model)
+        return model.exact
+    if model.exact is None:
+        model.exact = ExactResponses(model)
+    return model.exact
 
 
 @dataclass(frozen=True)

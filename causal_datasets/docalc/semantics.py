@@ -43,6 +43,7 @@ from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, P
 from causal_datasets.docalc.graph import DoGraph
 
 if TYPE_CHECKING:
+    from causal_datasets.docalc.exact import ExactResponses, ExactTables
     from causal_datasets.docalc.vectorized import Factor
 
 #: largest number of exogenous states a response model may enumerate
@@ -111,6 +112,7 @@ class TableModel:
         self.members = factors[graph.order[0]].array.shape[0]
         self._memo: dict[TermKey, tuple[Floats, float]] = {}
         self._terms: dict[Prob, Factor] = {}  # vectorized term values (see :mod:`.vectorized`)
+        self.exact: ExactTables | None = None  # the exact twin, once built (:func:`.exact.exact_model`)
 
     @classmethod
     def single(cls, graph: DoGraph, tables: dict[str, np.ndarray]) -> TableModel:
@@ -259,6 +261,7 @@ class ResponseModel:
             [self.type_probs[n][:, self._latent_config(n), self.types[n]] for n in graph.order], axis=0
         )
         self._worlds: dict[Subscript, dict[str, np.ndarray]] = {}
+        self.exact: ExactResponses | None = None  # the exact twin, once built (:func:`.exact.exact_model`)
         self._memo: dict[TermKey, tuple[Floats, float]] = {}
 
     def _latent_config(self, node: str) -> np.ndarray:
