@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from causal_datasets.docalc.expr import Expr
-from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.graph import DoGraph, Nodes
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.rules import RuleContext, RuleGraph, neighbours
 from causal_datasets.docalc.search import NormalizationBudget, normalize, vocabulary
@@ -306,20 +306,13 @@ class _Permissive:
         self.graph = graph
         self.nodes, self.latent = graph.nodes, graph.latent
 
-    def d_separated(
-        self,
-        xs: Iterable[str],
-        ys: Iterable[str],
-        zs: Iterable[str] = (),
-        cut_in: Iterable[str] = (),
-        cut_out: Iterable[str] = (),
-    ) -> bool:
+    def d_separated(self, xs: Nodes, ys: Nodes, zs: Nodes = (), cut_in: Nodes = (), cut_out: Nodes = ()) -> bool:
         return True
 
-    def ancestors(self, nodes: Iterable[str], cut_in: Iterable[str] = ()) -> frozenset[str]:
+    def ancestors(self, nodes: Nodes, cut_in: Nodes = ()) -> frozenset[str]:
         return frozenset()
 
-    def descendants(self, nodes: Iterable[str]) -> frozenset[str]:
+    def descendants(self, nodes: Nodes) -> frozenset[str]:
         return frozenset()
 
     def domain(self, node: str) -> int:

@@ -16,6 +16,8 @@ from typing import Any
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.graph import CausalGraph, GraphError
 
+#: a set of node names, in any iterable
+Nodes = Iterable[str]
 #: an edge as :meth:`CausalGraph.from_edges` takes it: a ``(source, target)`` pair, a
 #: ``{"source": ..., "target": ...}`` mapping or ``"A -> B"`` text
 EdgeForm = tuple[str, str] | Mapping[str, str] | str
@@ -135,7 +137,7 @@ class DoGraph:
         if unknown:
             raise UnknownVariable(f"variable(s) {unknown} are not in the graph; nodes are {list(self.nodes)}")
 
-    def ancestors(self, nodes: Iterable[str], cut_in: Iterable[str] = ()) -> frozenset[str]:
+    def ancestors(self, nodes: Nodes, cut_in: Nodes = ()) -> frozenset[str]:
         """``nodes`` and their ancestors in the graph with edges into ``cut_in`` removed."""
         return self._names(_closure(self._bits(nodes), self._parent_bits, stop=self._bits(cut_in)))
 
@@ -157,7 +159,7 @@ class DoGraph:
             )
         return found
 
-    def descendants(self, nodes: Iterable[str]) -> frozenset[str]:
+    def descendants(self, nodes: Nodes) -> frozenset[str]:
         """``nodes`` and their descendants."""
         return self._names(_closure(self._bits(nodes), self._child_bits))
 
@@ -174,14 +176,7 @@ class DoGraph:
         return frozenset(n for n, b in self._bit.items() if mask & b)
 
     # -- d-separation --
-    def d_separated(
-        self,
-        xs: Iterable[str],
-        ys: Iterable[str],
-        zs: Iterable[str] = (),
-        cut_in: Iterable[str] = (),
-        cut_out: Iterable[str] = (),
-    ) -> bool:
+    def d_separated(self, xs: Nodes, ys: Nodes, zs: Nodes = (), cut_in: Nodes = (), cut_out: Nodes = ()) -> bool:
         """Is ``xs`` d-separated from ``ys`` given ``zs`` in the graph with edges into ``cut_in``
         and out of ``cut_out`` removed (Pearl's G_{\\bar{cut_in}, \\underline{cut_out}})?"""
         given = self._bits(zs)

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.graph import DoGraph, Nodes
 
 #: statements text longer than this is refused before parsing
 MAX_TEXT = 100_000
@@ -253,20 +253,13 @@ class StatementGraph:
     latent: frozenset[str] = frozenset()
     domains: dict[str, int] = field(default_factory=dict)
 
-    def d_separated(
-        self,
-        xs: Iterable[str],
-        ys: Iterable[str],
-        zs: Iterable[str] = (),
-        cut_in: Iterable[str] = (),
-        cut_out: Iterable[str] = (),
-    ) -> bool:
+    def d_separated(self, xs: Nodes, ys: Nodes, zs: Nodes = (), cut_in: Nodes = (), cut_out: Nodes = ()) -> bool:
         return self.independences.implies(xs, ys, zs)
 
-    def ancestors(self, nodes: Iterable[str], cut_in: Iterable[str] = ()) -> frozenset[str]:
+    def ancestors(self, nodes: Nodes, cut_in: Nodes = ()) -> frozenset[str]:
         return frozenset(self.nodes)
 
-    def descendants(self, nodes: Iterable[str]) -> frozenset[str]:
+    def descendants(self, nodes: Nodes) -> frozenset[str]:
         return frozenset(self.nodes)
 
     def domain(self, node: str) -> int:

@@ -35,6 +35,7 @@ from causal_datasets.docalc.expr import (
     rebuild,
     substitute,
 )
+from causal_datasets.docalc.graph import Nodes
 
 
 @dataclass(frozen=True)
@@ -51,18 +52,11 @@ class RuleGraph(Protocol):
     @property
     def latent(self) -> frozenset[str]: ...
 
-    def d_separated(
-        self,
-        xs: Iterable[str],
-        ys: Iterable[str],
-        zs: Iterable[str] = (),
-        cut_in: Iterable[str] = (),
-        cut_out: Iterable[str] = (),
-    ) -> bool: ...
+    def d_separated(self, xs: Nodes, ys: Nodes, zs: Nodes = (), cut_in: Nodes = (), cut_out: Nodes = ()) -> bool: ...
 
-    def ancestors(self, nodes: Iterable[str], cut_in: Iterable[str] = ()) -> frozenset[str]: ...
+    def ancestors(self, nodes: Nodes, cut_in: Nodes = ()) -> frozenset[str]: ...
 
-    def descendants(self, nodes: Iterable[str]) -> frozenset[str]: ...
+    def descendants(self, nodes: Nodes) -> frozenset[str]: ...
 
     def domain(self, node: str) -> int: ...
 

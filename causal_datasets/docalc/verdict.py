@@ -101,6 +101,17 @@ class Verdict:
         return self.proof._repr_latex_() if self.proof is not None else None
 
 
+@dataclass(frozen=True)
+class _Settings:
+    """The options of one :func:`check_equivalence` call that the checks under independences pass on."""
+
+    seed: int
+    models: int
+    limits: SearchLimits
+    prove: bool
+    values: Mapping[str, int] | None
+
+
 class _Stated(TypedDict, total=False):
     """What a verdict states besides its outcome: the two canonical texts and what it assumed."""
 
@@ -209,9 +220,7 @@ def check_equivalence(
             "equality on no model proves nothing, and more cost memory without deciding more"
         )
     if isinstance(graph, Independences):
-        return _under_independences(
-            a, b, graph, latent, seed=seed, models=models, limits=limits, prove=prove, values=values
-        )
+        return _under_independences(a, b, graph, latent, _Settings(seed, models, limits, prove, values))
     try:
         g = as_graph(graph, latent)
         left, right = _read(a), _read(b)
@@ -256,16 +265,7 @@ def check_equivalence(
 
 
 def _under_independences(
-    a: Expr | str,
-    b: Expr | str,
-    known: Independences,
-    latent: Iterable[str],
-    *,
-    seed: int,
-    models: int,
-    limits: SearchLimits,
-    prove: bool,
-    values: Mapping[str, int] | None,
+    a: Expr | str, b: Expr | str, known: Independences, latent: Iterable[str], settings: _Settings
 ) -> Verdict:
     """The verdict the statements imply, never one a DAG they fit would contradict.
 
@@ -284,7 +284,7 @@ def _under_independences(
         return unobserved
     nodes = tuple(sorted(variables(left) | variables(right) | known.variables | hidden_names))
     try:
-        independent = with_domains(DoGraph(nodes, (), hidden_names), (left, right), values)
+        independent = with_domains(DoGraph(nodes, (), hidden_names), (left, right), settings.values)
     except GraphError as error:
         return Verdict(None, "error", error=f"values: {error}", invalid=True, **texts)
     texts["domains"] = {n: independent.domain(n) for n in nodes if n not in hidden_names}
@@ -298,10 +298,8 @@ def _under_independences(
             **texts,
         )
     if known.complete:
-        return _over_class(
-            left, right, known, nodes, texts, seed=seed, models=models, limits=limits, prove=prove, values=values
-        )
-    base = check_equivalence(left, right, independent, seed=seed, models=models, prove=False)
+        return _over_class(left, right, known, nodes, texts, settings)
+    base = check_equivalence(left, right, independent, seed=settings.seed, models=settings.models, prove=False)
     texts |= {"latent_values": base.latent_values, "arithmetic": base.arithmetic}
     if base.equivalent is False:
         return Verdict(
@@ -315,7 +313,9 @@ def _under_independences(
     if base.equivalent is None:
         return Verdict(None, "error", error=base.error, **texts)
     try:
-        outcome = find_proof(left, right, StatementGraph(known, nodes, hidden_names, dict(independent.domains)), limits)
+        outcome = find_proof(
+            left, right, StatementGraph(known, nodes, hidden_names, dict(independent.domains)), settings.limits
+        )
     except NormalizationBudget as budget:
         return Verdict(None, "error", error=str(budget), **texts)
     if outcome.proof is not None:
@@ -336,17 +336,7 @@ def _under_independences(
 
 
 def _over_class(
-    left: Expr,
-    right: Expr,
-    known: Independences,
-    nodes: tuple[str, ...],
-    texts: _Stated,
-    *,
-    seed: int,
-    models: int,
-    limits: SearchLimits,
-    prove: bool,
-    values: Mapping[str, int] | None,
+    left: Expr, right: Expr, known: Independences, nodes: tuple[str, ...], texts: _Stated, settings: _Settings
 ) -> Verdict:
     """The verdict every DAG with exactly the stated independences gives, or None naming two that differ."""
     try:
@@ -356,7 +346,16 @@ def _over_class(
     except IndependenceError as error:
         return Verdict(None, "error", error=f"independences: {error}", invalid=True, **texts)
     verdicts = [
-        check_equivalence(left, right, g, seed=seed, models=models, limits=limits, prove=prove, values=values)
+        check_equivalence(
+            left,
+            right,
+            g,
+            seed=settings.seed,
+            models=settings.models,
+            limits=settings.limits,
+            prove=settings.prove,
+            values=settings.values,
+        )
         for g in members
     ]
     outcomes = {v.equivalent for v in verdicts}
