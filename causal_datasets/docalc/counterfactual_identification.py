@@ -39,7 +39,8 @@ from typing import Any, Literal
 
 from causal_datasets.docalc.admg import ADMG
 from causal_datasets.docalc.atoms import Atom, Potential, Subscript, Value
-from causal_datasets.docalc.expr import Expr, Prob, children, latex_chain, rebuild, substitute, to_latex
+from causal_datasets.docalc.chains import ShownInLatex, latex_chain
+from causal_datasets.docalc.expr import Expr, Prob, children, rebuild, substitute, to_latex
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.id_star import ZERO, Conflict, Fail, IdStar, Undefined
 from causal_datasets.docalc.identification import QueryError, UnsoundIdentification, identify
@@ -82,7 +83,7 @@ class CounterfactualStep:
 
 
 @dataclass(frozen=True)
-class CounterfactualIdentification:
+class CounterfactualIdentification(ShownInLatex):
     """The answer of :func:`identify_counterfactual` (see the module's docstring for ``status``)."""
 
     query: str
@@ -107,9 +108,6 @@ class CounterfactualIdentification:
             reason = f", {self.witness.variable} in conflict" if self.witness else ""
             return rf"{to_latex(parse(self.query))} \quad \text{{{self.status}{reason}}}"
         return latex_chain(parse(self.query), [(step.after, f"{step.line}, {step.rule}") for step in self.derivation])
-
-    def _repr_latex_(self) -> str:
-        return f"$${self.to_latex()}$$"
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -29,9 +29,10 @@ import numpy as np
 from causal_datasets.docalc.bounded import Bounded
 from causal_datasets.docalc.exact import exact_factor, exact_model, undefined
 from causal_datasets.docalc.expr import Expr, contains_counterfactual, free_indices, variables
+from causal_datasets.docalc.families import random_models
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.latent import MIN_LATENT_VALUES, latent_values, model_graph, projection
-from causal_datasets.docalc.semantics import IndexDomains, Model, ModelTooLarge, TableModel, evaluate, random_models
+from causal_datasets.docalc.semantics import IndexDomains, Model, ModelTooLarge, TableModel, evaluate
 from causal_datasets.docalc.vectorized import NotVectorizable, vector_evaluate
 
 #: two float values are shown to differ when they differ by more than this multiple of the sum of

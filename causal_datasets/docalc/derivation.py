@@ -23,9 +23,9 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from causal_datasets.docalc.expr import Expr
-from causal_datasets.docalc.graph import DoGraph, Nodes
+from causal_datasets.docalc.graph import DoGraph, Nodes, RuleGraph
 from causal_datasets.docalc.parser import ExprParseError, parse
-from causal_datasets.docalc.rules import RuleContext, RuleGraph, neighbours
+from causal_datasets.docalc.rules import RuleContext, neighbours
 from causal_datasets.docalc.search import NormalizationBudget, normalize, vocabulary
 from causal_datasets.docalc.verdict import canonical_indices, check_equivalence
 from causal_datasets.llm.thinking import strip_thinking

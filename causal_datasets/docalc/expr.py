@@ -13,8 +13,7 @@ render) sits beside it. y0's DSL is a conversion (:mod:`.y0_dsl`), not a notatio
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import wraps
@@ -497,15 +496,3 @@ def to_latex(e: Expr) -> str:
 def _latex_operand(e: Expr, context: int) -> str:
     latex = to_latex(e)
     return rf"\left({latex}\right)" if _LEVEL.get(type(e), context) < context else latex
-
-
-_TEXT_SPECIALS = re.compile(r"[\\{}$&#%^_~]")
-
-
-def latex_chain(start: Expr, steps: Iterable[tuple[Expr, str]]) -> str:
-    r"""A chain of equal expressions (a proof, a derivation) as one LaTeX ``aligned`` block: ``start``, then
-    one ``= expression`` per step with its reason as text (characters that text mode reads as commands
-    left out)."""
-    lines = [f"& {to_latex(start)}"]
-    lines += [rf"&= {to_latex(e)} && \text{{{_TEXT_SPECIALS.sub(' ', reason)}}}" for e, reason in steps]
-    return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"

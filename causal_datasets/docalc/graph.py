@@ -11,7 +11,7 @@ from __future__ import annotations
 import graphlib
 from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.graph import CausalGraph, GraphError
@@ -21,6 +21,22 @@ Nodes = Iterable[str]
 #: an edge as :meth:`CausalGraph.from_edges` takes it: a ``(source, target)`` pair, a
 #: ``{"source": ..., "target": ...}`` mapping or ``"A -> B"`` text
 EdgeForm = tuple[str, str] | Mapping[str, str] | str
+
+
+class RuleGraph(Protocol):
+    """What the rules ask of a graph: a :class:`~.graph.DoGraph`, or statements that answer the same
+    questions soundly (:class:`~.independence.StatementGraph`)."""
+
+    @property
+    def latent(self) -> frozenset[str]: ...
+
+    def d_separated(self, xs: Nodes, ys: Nodes, zs: Nodes = (), cut_in: Nodes = (), cut_out: Nodes = ()) -> bool: ...
+
+    def ancestors(self, nodes: Nodes, cut_in: Nodes = ()) -> frozenset[str]: ...
+
+    def descendants(self, nodes: Nodes) -> frozenset[str]: ...
+
+    def domain(self, node: str) -> int: ...
 
 
 class UnknownVariable(GraphError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from causal_datasets.docalc.admg import ADMG
 from causal_datasets.docalc.atoms import Atom
@@ -22,8 +23,7 @@ def symbolic_term(event: Iterable[str], do: Iterable[str] = (), given: Iterable[
     return Prob(tuple(Atom(v, v) for v in event), tuple((v, v) for v in do), tuple(Atom(v, v) for v in given))
 
 
-@dataclass(frozen=True)
-class Factor:
+class Factor(NamedTuple):
     """A factor of a product distribution: a conditional distribution of ``head`` given the rest."""
 
     expr: Expr

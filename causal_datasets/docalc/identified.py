@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 from causal_datasets.docalc.admg import CForest
 from causal_datasets.docalc.atoms import latex_name
-from causal_datasets.docalc.expr import Expr, Prob, latex_chain, to_latex
+from causal_datasets.docalc.chains import ShownInLatex, latex_chain
+from causal_datasets.docalc.expr import Expr, Prob, to_latex
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.search import Proof, ProofStep
 
@@ -81,7 +82,7 @@ class Hedge:
 
 
 @dataclass(frozen=True)
-class Identification:
+class Identification(ShownInLatex):
     """The answer of :func:`identify`. ``estimand`` is None when the query is not identifiable (then
     ``hedge`` says why). ``derivation`` leads from ``symbolic_query`` to the symbolic estimand;
     ``values`` are the query's constants, put into ``estimand``."""
@@ -123,9 +124,6 @@ class Identification:
         if self.values and self.estimand is not None:
             steps.append((self.estimand, "at " + ", ".join(f"{var}={value}" for var, value in self.values)))
         return latex_chain(parse(self.symbolic_query), steps)
-
-    def _repr_latex_(self) -> str:
-        return f"$${self.to_latex()}$$"
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Protocol
 
 from causal_datasets.docalc.atoms import Assign, Atom, Potential, Subscript, Value
 from causal_datasets.docalc.expr import (
@@ -35,7 +34,7 @@ from causal_datasets.docalc.expr import (
     rebuild,
     substitute,
 )
-from causal_datasets.docalc.graph import Nodes
+from causal_datasets.docalc.graph import RuleGraph
 
 
 @dataclass(frozen=True)
@@ -43,22 +42,6 @@ class Rewrite:
     result: Expr
     rule: str
     condition: str = ""
-
-
-class RuleGraph(Protocol):
-    """What the rules ask of a graph: a :class:`~.graph.DoGraph`, or statements that answer the same
-    questions soundly (:class:`~.independence.StatementGraph`)."""
-
-    @property
-    def latent(self) -> frozenset[str]: ...
-
-    def d_separated(self, xs: Nodes, ys: Nodes, zs: Nodes = (), cut_in: Nodes = (), cut_out: Nodes = ()) -> bool: ...
-
-    def ancestors(self, nodes: Nodes, cut_in: Nodes = ()) -> frozenset[str]: ...
-
-    def descendants(self, nodes: Nodes) -> frozenset[str]: ...
-
-    def domain(self, node: str) -> int: ...
 
 
 #: the outcomes, actions and observations of a term, as variable sets

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 
 from causal_datasets.docalc.atoms import Value
 from causal_datasets.docalc.budget import remaining
-from causal_datasets.docalc.expr import Add, Expr, Neg, add, latex_chain, leaf_values, negate
+from causal_datasets.docalc.chains import ShownInLatex, latex_chain
+from causal_datasets.docalc.expr import Add, Expr, Neg, add, leaf_values, negate
+from causal_datasets.docalc.graph import RuleGraph
 from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.rules import RuleContext, RuleGraph, neighbours
+from causal_datasets.docalc.rules import RuleContext, neighbours
 
 #: rules applied greedily before searching: they only expand linear structure
 NORMALIZING_RULES = frozenset(
@@ -67,7 +69,7 @@ class ProofStep:
 
 
 @dataclass(frozen=True)
-class Proof:
+class Proof(ShownInLatex):
     start: str
     steps: tuple[ProofStep, ...]
 
@@ -87,9 +89,6 @@ class Proof:
         """The proof as a LaTeX ``aligned`` block: one line per step with the rule's name (``lines()`` has
         the conditions and subterms)."""
         return latex_chain(parse(self.start), ((parse(step.expression), step.name) for step in self.steps))
-
-    def _repr_latex_(self) -> str:
-        return f"$${self.to_latex()}$$"
 
 
 @dataclass(frozen=True)

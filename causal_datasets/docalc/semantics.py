@@ -30,7 +30,6 @@ import itertools
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import numpy as np
@@ -362,27 +361,6 @@ Model = TableModel | ResponseModel
 Actions = tuple[tuple[str, int], ...]
 #: a term's memo key: its event, its (bound) interventions and its conditions
 TermKey = tuple[tuple[Atom, ...], Subscript, tuple[Atom, ...]]
-
-
-def random_models(graph: DoGraph, seed: int, members: int, counterfactual: bool) -> Model:
-    """The seeded family of ``members`` random models of ``graph`` (response models when
-    counterfactuals occur).
-
-    Families are kept on the graph object, so pairs checked under one graph share them (and their
-    cached interventional distributions)."""
-    key = ("models", seed, members, counterfactual)
-    model = graph._cache.get(key)
-    if model is None:
-        rng = np.random.Generator(np.random.PCG64(_seed_sequence(seed, members)))
-        model = ResponseModel(graph, rng, members) if counterfactual else TableModel.random(graph, rng, members)
-        graph._cache[key] = model
-    return model
-
-
-@lru_cache(maxsize=64)
-def _seed_sequence(seed: int, members: int) -> np.random.SeedSequence:
-    """The entropy of a model family's stream, hashed once (a fresh generator per family stays cheap)."""
-    return np.random.SeedSequence([seed, members])
 
 
 # ---- evaluation ---------------------------------------------------------------------------
