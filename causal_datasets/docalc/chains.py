@@ -1,6 +1,7 @@
-"""Chains of equal expressions in LaTeX: a proof's or a derivation's steps as one ``aligned`` block.
+"""Chains of equal expressions: a proof's or a derivation's steps, as one LaTeX ``aligned`` block.
 
-:class:`ShownInLatex` is what :class:`~.search.Proof`, :class:`~.identified.Identification` and
+:func:`bracketed` shows a step's condition in its one-line description; :class:`ShownInLatex` is what
+:class:`~.search.Proof`, :class:`~.identified.Identification` and
 :class:`~.counterfactual_identification.CounterfactualIdentification` share: a notebook shows their
 ``to_latex()`` as display math.
 """
@@ -12,6 +13,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
 from causal_datasets.docalc.expr import Expr, to_latex
+
+
+def bracketed(condition: str) -> str:
+    """A step's condition as its description shows it: `` [condition]``, or nothing."""
+    return f" [{condition}]" if condition else ""
 
 
 class ShownInLatex(ABC):

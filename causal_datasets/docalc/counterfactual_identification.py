@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 from causal_datasets.docalc.admg import ADMG
 from causal_datasets.docalc.atoms import Atom, Potential, Subscript, Value
-from causal_datasets.docalc.chains import ShownInLatex, latex_chain
+from causal_datasets.docalc.chains import ShownInLatex, bracketed, latex_chain
 from causal_datasets.docalc.expr import Expr, Prob, children, rebuild, substitute, to_latex
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.id_star import ZERO, Conflict, Fail, IdStar, Undefined
@@ -68,8 +68,7 @@ class CounterfactualStep:
         return self.after.text
 
     def describe(self) -> str:
-        condition = f" [{self.condition}]" if self.condition else ""
-        return f"{self.line}, {self.rule}{condition}"
+        return f"{self.line}, {self.rule}{bracketed(self.condition)}"
 
     def to_dict(self) -> dict[str, Any]:
         return {

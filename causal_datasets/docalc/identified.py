@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from causal_datasets.docalc.admg import CForest
 from causal_datasets.docalc.atoms import latex_name
-from causal_datasets.docalc.chains import ShownInLatex, latex_chain
+from causal_datasets.docalc.chains import ShownInLatex, bracketed, latex_chain
 from causal_datasets.docalc.expr import Expr, Prob, to_latex
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.search import Proof, ProofStep
@@ -52,8 +52,7 @@ class DerivationStep:
 
     def describe(self) -> str:
         times = f" ×{len(self.applications)}" if len(self.applications) > 1 else ""
-        condition = f" [{self.condition}]" if self.condition else ""
-        return f"{self.line}, {self.rule}{times}{condition}: {self.before}  =>  {self.after}"
+        return f"{self.line}, {self.rule}{times}{bracketed(self.condition)}: {self.before}  =>  {self.after}"
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from causal_datasets.docalc.atoms import Value
 from causal_datasets.docalc.budget import remaining
-from causal_datasets.docalc.chains import ShownInLatex, latex_chain
+from causal_datasets.docalc.chains import ShownInLatex, bracketed, latex_chain
 from causal_datasets.docalc.expr import Add, Expr, Neg, add, leaf_values, negate
 from causal_datasets.docalc.graph import RuleGraph
 from causal_datasets.docalc.parser import parse
@@ -64,8 +64,7 @@ class ProofStep:
         return self.rule
 
     def describe(self) -> str:
-        condition = f" [{self.condition}]" if self.condition else ""
-        return f"{self.name}{condition}: {self.before}  =>  {self.after}"
+        return f"{self.name}{bracketed(self.condition)}: {self.before}  =>  {self.after}"
 
 
 @dataclass(frozen=True)
