@@ -4,10 +4,9 @@ A model object holds a *family* of ``members`` random models of one graph that a
 together: every probability is an array with one value per member (axis 0). Two kinds, both
 strictly positive and seeded:
 
-* :class:`TableModel` — one random conditional table per node. A term is a sum of products of
-  tables, computed by variable elimination (:mod:`.elimination`) over the ancestors of the term's
-  variables in the graph whose intervened nodes lost their incoming edges: the joint distribution
-  of all nodes is never built. Answers observational and interventional terms.
+* :class:`TableModel` — one random conditional table per node; a term (observational or interventional)
+  is a sum of products of tables, by variable elimination (:mod:`.elimination`) over the ancestors of its
+  variables in the graph without the edges into its actions: the joint of all nodes is never built.
 * :class:`ResponseModel` — the canonical structural model: each observed node's exogenous
   variable picks one of all functions from its observed parents' values to its values (a
   "response type"), with random positive probabilities that may depend on the values of its
@@ -16,12 +15,10 @@ strictly positive and seeded:
   (``Y_{X=1}``, nested subscripts) are exact too; members share the worlds and differ only in the
   probabilities.
 
-The random families are drawn for the *model graph* of :mod:`.latent`: observed nodes with their
-numbers of values, and latent sources with as many values as the pair needs. An expression is
-evaluated for every assignment of its free indices (:func:`evaluate`, the reference interpreter,
-which can also bound its own rounding error: :class:`Bounded`). :mod:`.decide` compares two
-expressions. Drawing a family, each term's elimination and each step of the interpreter are charged to
-the call's time budget, if any (:mod:`.budget`).
+The families (:mod:`.families`) are drawn for the *model graph* of :mod:`.latent`. :func:`evaluate`, the
+reference interpreter, evaluates an expression for an assignment of its free indices, with a bound on
+its rounding error if asked (:class:`~.bounded.Bounded`); :mod:`.decide` compares two. Drawing, each
+term's elimination and each interpreter step are charged to the call's time budget (:mod:`.budget`).
 """
 
 from __future__ import annotations
@@ -30,7 +27,7 @@ import itertools
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, overload
 
 import numpy as np
 
@@ -357,6 +354,16 @@ def _within(do: Subscript, cf: Subscript) -> Subscript:
 
 
 Model = TableModel | ResponseModel
+
+
+class TermModel(Protocol):
+    """What :func:`evaluate` reads of a model without error bounds (a :data:`Model`, or a peer's)."""
+
+    members: int
+
+    def prob(self, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...]) -> Floats: ...
+
+
 #: interventions with their values bound: ``((variable, value), ...)`` sorted by variable
 Actions = tuple[tuple[str, int], ...]
 #: a term's memo key: its event, its (bound) interventions and its conditions
@@ -390,7 +397,9 @@ class IndexDomains:
 
 
 @overload
-def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int], bounded: Literal[False] = False) -> Floats: ...
+def evaluate(
+    e: Expr, model: TermModel, graph: DoGraph, env: dict[str, int], bounded: Literal[False] = False
+) -> Floats: ...
 
 
 @overload
@@ -398,10 +407,10 @@ def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int], bounded
 
 
 @overload
-def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int], bounded: bool) -> Floats | Bounded: ...
+def evaluate(e: Expr, model: TermModel, graph: DoGraph, env: dict[str, int], bounded: bool) -> Floats | Bounded: ...
 
 
-def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int], bounded: bool = False) -> Floats | Bounded:
+def evaluate(e: Expr, model: TermModel, graph: DoGraph, env: dict[str, int], bounded: bool = False) -> Floats | Bounded:
     """Value of ``e`` in each member model (shape ``(members,)``) with free indices bound by ``env``;
     with ``bounded``, a :class:`Bounded`: the same values with a bound on their rounding error."""
     if isinstance(e, Num):
@@ -447,10 +456,12 @@ def _total(values: Iterable[Floats | Bounded]) -> Floats | Bounded:
 
 
 def _term(
-    model: Model, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...], bounded: bool
+    model: TermModel, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...], bounded: bool
 ) -> Floats | Bounded:
     if not bounded:  # any model with ``prob`` will do (the benchmark's pgmpy peer has nothing else)
         return model.prob(event, do, given)
+    if not isinstance(model, TableModel | ResponseModel):
+        raise EvaluationError(f"a {type(model).__name__} bounds no rounding error")
     value, relative = model.prob_with_error(event, do, given)
     return Bounded(value, relative * np.abs(value))
 
