@@ -91,7 +91,7 @@ class _Row:
         value = self.get(name)
         if isinstance(value, str) and value in names:
             return value
-        if isinstance(value, Integral) and not isinstance(value, bool) and 0 <= value < len(names):
+        if isinstance(value, Integral) and not isinstance(value, bool) and 0 <= int(value) < len(names):
             return names[int(value)]
         raise _Lowest(f"no {name} column" if value is None else f"{name} not one of {'/'.join(names)}")
 
@@ -219,7 +219,7 @@ def _decided(verdict: Verdict) -> float:
 
 def _query_type(value: Any) -> str:
     """A ``query_type`` column value as its name (``datasets`` may give the class-label index)."""
-    if isinstance(value, Integral) and not isinstance(value, bool) and 0 <= value < len(QUERY_TYPES):
+    if isinstance(value, Integral) and not isinstance(value, bool) and 0 <= int(value) < len(QUERY_TYPES):
         return QUERY_TYPES[int(value)]
     return value if isinstance(value, str) else ""
 
@@ -250,7 +250,7 @@ def _edge_pairs(edges: Any) -> tuple[Any, ...]:
         edges = [{"source": s, "target": t} for s, t in zip(edges["source"], edges["target"], strict=False)]
     if not isinstance(edges, (list, tuple)):
         raise _Lowest("edges not a list")
-    pairs = []
+    pairs: list[tuple[Any, ...] | str] = []
     for edge in edges:
         if isinstance(edge, Mapping):
             pairs.append((edge.get("source"), edge.get("target")))

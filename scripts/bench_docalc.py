@@ -32,10 +32,11 @@ from causal_datasets.cladder_pairs.cladder import family_graph, formal_expressio
 from causal_datasets.cladder_pairs.rows import synthetic_rows
 from causal_datasets.docalc.decide import semantic_check
 from causal_datasets.docalc.expr import free_indices, variables
+from causal_datasets.docalc.families import random_models
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.scoring import score_pairs
-from causal_datasets.docalc.semantics import IndexDomains, TableModel, evaluate, random_models
+from causal_datasets.docalc.semantics import IndexDomains, TableModel, evaluate
 from causal_datasets.docalc.verdict import canonical_indices, check_equivalence
 from causal_datasets.hub.folder import load_records
 from causal_datasets.records.cladder_pairs import SyntheticPair

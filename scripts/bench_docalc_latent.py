@@ -14,7 +14,7 @@ parents or all non-descendants of x), each labelled by the test suite's independ
   Each pair's graph is built fresh from its edge list with the pair's numbers of values.
 * y0's example catalogue (``--catalogue``, needs the ``y0`` extra): for every query ``identify``
   answers, the query against our estimand and against y0 0.2.11's, verdict only, labelled as
-  ``tests/test_docalc_identify_y0.py`` asserts them (y0's estimand is wrong on four graphs);
+  ``tests/docalc/test_docalc_identify_y0.py`` asserts them (y0's estimand is wrong on four graphs);
 * undecided again with the default proof search (1 s limit);
 * ``equiv`` start-up: wall time of ``causal-datasets equiv`` on a one-edge graph (median of 5).
 
@@ -69,8 +69,8 @@ def catalogue_pairs() -> list[CataloguePair]:
     import warnings
 
     from causal_datasets.docalc.identification import identify
+    from tests.docalc.test_docalc_identify_y0 import Y0_WRONG
     from tests.support.y0_bridge import catalogue, graph_text, to_expr, y0_identify
-    from tests.test_docalc_identify_y0 import Y0_WRONG
 
     warnings.filterwarnings("ignore")  # y0's deprecation warnings
     pairs = []

@@ -29,7 +29,8 @@ from causal_datasets.cladder_pairs.cladder import formal_expression, read_questi
 from causal_datasets.cladder_pairs.rows import question_rows
 from causal_datasets.cladder_pairs.synthetic_latent import synthetic_latent_rows
 from causal_datasets.cladder_pairs.task import prompt_rows as cladder_prompt_rows
-from causal_datasets.docalc.expr import Atom, Prob
+from causal_datasets.docalc.atoms import Atom
+from causal_datasets.docalc.expr import Prob
 from causal_datasets.docalc.parser import parse
 from causal_datasets.recast.parsing import parse_graph_answer
 from causal_datasets.recast.prompts import prompt_rows as recast_prompt_rows

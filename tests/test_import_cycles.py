@@ -139,7 +139,7 @@ def test_the_verifier_does_not_import_the_dataset_code_built_on_it():
     assert outside == {
         "causal_datasets.graph",
         "causal_datasets.errors",
-        "causal_datasets.llm.structured",
+        "causal_datasets.llm.thinking",
         "causal_datasets.scoring.inputs",
     }
     assert any(

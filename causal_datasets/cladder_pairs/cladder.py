@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from causal_datasets.builder import reading_source
-from causal_datasets.docalc.expr import Atom, Expr, Mul, Potential, Prob, Sum, free_indices, map_atoms, sub, variables
+from causal_datasets.docalc.atoms import Atom, Potential
+from causal_datasets.docalc.expr import Expr, Mul, Prob, Sum, free_indices, map_atoms, sub, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.semantics import EvaluationError, TableModel, evaluate

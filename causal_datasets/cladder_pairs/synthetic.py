@@ -16,8 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from causal_datasets.docalc.atoms import Atom
 from causal_datasets.docalc.decide import Counterexample, semantic_check
-from causal_datasets.docalc.expr import Atom, Expr, Prob, children, rebuild
+from causal_datasets.docalc.expr import Expr, Prob, children, rebuild
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.rules import RuleContext, neighbours
 from causal_datasets.docalc.search import Proof, ProofStep

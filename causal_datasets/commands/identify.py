@@ -28,7 +28,8 @@ from causal_datasets.docalc.counterfactual_identification import (
     is_counterfactual_query,
 )
 from causal_datasets.docalc.expr import Prob, bound_apart
-from causal_datasets.docalc.identification import Identification, QueryError, identify, step_counts
+from causal_datasets.docalc.identification import QueryError, identify, step_counts
+from causal_datasets.docalc.identified import Identification
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.graph import GraphError
 

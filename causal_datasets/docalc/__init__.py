@@ -10,13 +10,14 @@
 'P(Y = 1 \\\\mid \\\\mathrm{do}(X = 0))'
 
 The names below are the public API, loaded on first use (``parse`` does not load the numeric
-evaluator). Expressions: :mod:`.expr` (nodes, canonical text, LaTeX), :mod:`.parser`, :mod:`.y0_dsl`
-(y0's DSL text and objects); graphs: :mod:`.graph`, :mod:`.admg`; equality: :mod:`.verdict` over
-:mod:`.domains`, :mod:`.decide` (random models: :mod:`.semantics`, :mod:`.vectorized`,
-:mod:`.elimination`, :mod:`.latent`), :mod:`.search` and :mod:`.rules` (proofs), :mod:`.independence`
-(independence statements instead of a graph), :mod:`.budget` (a time limit per call); identification:
-:mod:`.identification` (with :mod:`.factorization`, Tian's, as a checked rule); scoring
-answers: :mod:`.scoring_rules`, :mod:`.scoring`, :mod:`.baselines`, :mod:`.derivation`.
+evaluator). Expressions: :mod:`.atoms` (variables, values, subscripts), :mod:`.expr` (nodes, canonical
+text, LaTeX), :mod:`.parser`, :mod:`.y0_dsl` (y0's DSL text and objects); graphs: :mod:`.graph`,
+:mod:`.admg`; equality: :mod:`.verdict` over :mod:`.domains`, :mod:`.decide` (random models:
+:mod:`.semantics`, :mod:`.bounded`, :mod:`.vectorized`, :mod:`.elimination`, :mod:`.latent`, :mod:`.exact`),
+:mod:`.search` and :mod:`.rules` (proofs), :mod:`.independence` (independence statements instead of a
+graph), :mod:`.budget` (a time limit per call); identification: :mod:`.identification` (with
+:mod:`.id_distribution`, :mod:`.identified` for its answer, :mod:`.factorization`, Tian's, as a checked
+rule); scoring answers: :mod:`.scoring_rules`, :mod:`.scoring`, :mod:`.baselines`, :mod:`.derivation`.
 """
 
 from __future__ import annotations
@@ -25,17 +26,12 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from causal_datasets.docalc.atoms import Atom, Potential
     from causal_datasets.docalc.decide import Counterexample
-    from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Potential, Prob, Sum, to_latex, to_text
+    from causal_datasets.docalc.expr import Expect, Expr, Num, Prob, Sum, to_latex, to_text
     from causal_datasets.docalc.graph import DoGraph
-    from causal_datasets.docalc.identification import (
-        DerivationStep,
-        Hedge,
-        Identification,
-        QueryError,
-        UnsoundIdentification,
-        identify,
-    )
+    from causal_datasets.docalc.identification import QueryError, UnsoundIdentification, identify
+    from causal_datasets.docalc.identified import DerivationStep, Hedge, Identification
     from causal_datasets.docalc.parser import ExprParseError, parse
     from causal_datasets.docalc.scoring_rules import SCORING_RULES, ScoringRule, identification_error
     from causal_datasets.docalc.search import Proof, ProofStep, SearchLimits
@@ -44,21 +40,59 @@ if TYPE_CHECKING:
 
 #: every public name and the module that defines it
 _SOURCES = {
-    "expr": ("Expr", "Prob", "Expect", "Sum", "Num", "Atom", "Potential", "to_text", "to_latex"),
+    "expr": ("Expr", "Prob", "Expect", "Sum", "Num", "to_text", "to_latex"),
+    "atoms": ("Atom", "Potential"),
     "parser": ("parse", "ExprParseError"),
     "y0_dsl": ("to_y0_text", "from_y0_text", "to_y0", "from_y0", "Y0ConversionError"),
     "graph": ("DoGraph",),
     "verdict": ("check_equivalence", "check_proof", "Verdict", "UnsoundProof"),
     "search": ("Proof", "ProofStep", "SearchLimits"),
     "decide": ("Counterexample",),
-    "identification": ("identify", "Identification", "DerivationStep", "Hedge", "QueryError", "UnsoundIdentification"),
+    "identification": ("identify", "QueryError", "UnsoundIdentification"),
+    "identified": ("Identification", "DerivationStep", "Hedge"),
     "scoring_rules": ("SCORING_RULES", "ScoringRule", "identification_error"),
 }
 _MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
-__all__ = [name for names in _SOURCES.values() for name in names]
+#: the public API, written out so that a type checker sees what is exported (each name is in _SOURCES)
+__all__ = [
+    "Expr",
+    "Prob",
+    "Expect",
+    "Sum",
+    "Num",
+    "Atom",
+    "Potential",
+    "to_text",
+    "to_latex",
+    "parse",
+    "ExprParseError",
+    "to_y0_text",
+    "from_y0_text",
+    "to_y0",
+    "from_y0",
+    "Y0ConversionError",
+    "DoGraph",
+    "check_equivalence",
+    "check_proof",
+    "Verdict",
+    "UnsoundProof",
+    "Proof",
+    "ProofStep",
+    "SearchLimits",
+    "Counterexample",
+    "identify",
+    "Identification",
+    "DerivationStep",
+    "Hedge",
+    "QueryError",
+    "UnsoundIdentification",
+    "SCORING_RULES",
+    "ScoringRule",
+    "identification_error",
+]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

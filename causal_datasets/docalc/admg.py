@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from causal_datasets.docalc.graph import DoGraph
 
@@ -36,7 +37,7 @@ class CForest:
             f": {', '.join(edges)}" if edges else ""
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "nodes": list(self.nodes),
             "roots": list(self.roots),
@@ -157,7 +158,8 @@ class ADMG:
             for sibling in self.sorted(self.siblings[node] & nodes):
                 if sibling not in reached:
                     reached.add(sibling)
-                    tree.append(self.sorted((node, sibling)))
+                    first, second = self.sorted((node, sibling))
+                    tree.append((first, second))
                     stack.append(sibling)
         if reached != set(nodes):
             raise ValueError(f"{sorted(nodes)} is not one c-component")

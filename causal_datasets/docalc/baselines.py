@@ -72,7 +72,7 @@ class _Profile:
     (the 1-grams are its token multiset)."""
 
     length: int
-    grams: Counter
+    grams: Counter[tuple[str, ...]]
 
 
 @functools.lru_cache(maxsize=4096)

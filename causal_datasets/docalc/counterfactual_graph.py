@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from causal_datasets.docalc.admg import ADMG
-from causal_datasets.docalc.expr import Atom, Prob
+from causal_datasets.docalc.atoms import Atom
+from causal_datasets.docalc.expr import Prob
 
 #: a value as the query writes it (a constant or a symbol)
 Value = Any

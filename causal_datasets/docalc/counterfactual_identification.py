@@ -33,26 +33,20 @@ ID* and are refused.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from causal_datasets.docalc.admg import ADMG
-from causal_datasets.docalc.expr import (
-    Atom,
-    Expr,
-    Potential,
-    Prob,
-    children,
-    latex_chain,
-    rebuild,
-    substitute,
-    to_latex,
-)
+from causal_datasets.docalc.atoms import Atom, Potential, Subscript, Value
+from causal_datasets.docalc.chains import ShownInLatex, bracketed, latex_chain
+from causal_datasets.docalc.expr import Expr, Prob, children, rebuild, substitute, to_latex
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.id_star import ZERO, Conflict, Fail, IdStar, Undefined
-from causal_datasets.docalc.identification import Check, QueryError, UnsoundIdentification, identify
+from causal_datasets.docalc.identification import QueryError, UnsoundIdentification, identify
+from causal_datasets.docalc.identified import Check
 from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.verdict import as_graph, canonical_indices, check_equivalence
+from causal_datasets.docalc.verdict import GraphLike, as_graph, canonical_indices, check_equivalence
 
 Status = Literal["identified", "inconsistent", "undefined", "not identifiable"]
 
@@ -74,8 +68,7 @@ class CounterfactualStep:
         return self.after.text
 
     def describe(self) -> str:
-        condition = f" [{self.condition}]" if self.condition else ""
-        return f"{self.line}, {self.rule}{condition}"
+        return f"{self.line}, {self.rule}{bracketed(self.condition)}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,7 +82,7 @@ class CounterfactualStep:
 
 
 @dataclass(frozen=True)
-class CounterfactualIdentification:
+class CounterfactualIdentification(ShownInLatex):
     """The answer of :func:`identify_counterfactual` (see the module's docstring for ``status``)."""
 
     query: str
@@ -115,9 +108,6 @@ class CounterfactualIdentification:
             return rf"{to_latex(parse(self.query))} \quad \text{{{self.status}{reason}}}"
         return latex_chain(parse(self.query), [(step.after, f"{step.line}, {step.rule}") for step in self.derivation])
 
-    def _repr_latex_(self) -> str:
-        return f"$${self.to_latex()}$$"
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "query": self.query,
@@ -141,8 +131,8 @@ def is_counterfactual_query(query: Expr | str) -> bool:
 
 def identify_counterfactual(
     query: Expr | str,
-    graph: DoGraph | str | Any,
-    latent: Any = (),
+    graph: GraphLike,
+    latent: Iterable[str] = (),
     *,
     check: bool = True,
     seed: int = 0,
@@ -222,14 +212,14 @@ def _read_query(query: Expr | str, graph: DoGraph) -> Prob:
     return e
 
 
-def _assignments(p: Prob) -> list[tuple[str, Any]]:
-    pairs: list[tuple[str, Any]] = list(p.do)
+def _assignments(p: Prob) -> list[tuple[str, Value | Potential | None]]:
+    pairs: list[tuple[str, Value | Potential | None]] = list(p.do)
     for atom in p.event + p.given:
         pairs += [(atom.var, atom.value), *atom.cf]
     return pairs
 
 
-def _in_worlds(atoms: tuple[Atom, ...], do: tuple) -> tuple[Atom, ...]:
+def _in_worlds(atoms: tuple[Atom, ...], do: Subscript) -> tuple[Atom, ...]:
     """The atoms with the term's ``do(...)`` in their subscripts (an atom's own subscript wins)."""
     return tuple(Atom(a.var, a.value, tuple({**dict(do), **dict(a.cf)}.items())) for a in atoms)
 
@@ -298,13 +288,15 @@ def instances(distinct: tuple[tuple[str, tuple[str, ...]], ...], graph: DoGraph)
     return [{k: v for part in combo for k, v in part.items()} for combo in itertools.product(*per_var)]
 
 
-def checked_steps(steps: list[CounterfactualStep], graph: DoGraph, distinct, seed: int) -> list[CounterfactualStep]:
+def checked_steps(
+    steps: list[CounterfactualStep], graph: DoGraph, distinct: tuple[tuple[str, tuple[str, ...]], ...], seed: int
+) -> list[CounterfactualStep]:
     """Each step confirmed by :func:`check_equivalence` at every assignment of the distinct symbols."""
     out = []
     for step in steps:
-        outcomes = set()
+        outcomes: set[bool | None] = set()
         for values in instances(distinct, graph):
-            constants: dict[str, Any] = dict(values)
+            constants: dict[str, Value] = dict(values)
             before, after = substitute(step.before, constants), substitute(step.after, constants)
             verdict = check_equivalence(before, after, graph, seed=seed, prove=False)
             if verdict.equivalent is False:

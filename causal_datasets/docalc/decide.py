@@ -8,7 +8,7 @@ counterexample. All models of the family are evaluated at once; table models wit
 path when it applies, response models (counterfactuals) with the interpreter.
 
 Arithmetic: no tolerance ever counts two different numbers as equal. Every float value comes with
-a rigorous bound on its rounding error (:class:`~.semantics.Bounded`), and when ``a`` and ``b``
+a rigorous bound on its rounding error (:class:`~.bounded.Bounded`), and when ``a`` and ``b``
 differ by more than :data:`SAFETY` times the sum of their bounds the difference is real: "not
 equivalent", decided in floating point (``arithmetic="float"``). Anything floats cannot tell apart
 is decided in exact rational arithmetic on the same models (:mod:`.exact`): "equivalent" only
@@ -19,25 +19,20 @@ when ``a - b`` is exactly zero on every model where both are defined, else a cou
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
+from causal_datasets.docalc.bounded import Bounded
 from causal_datasets.docalc.exact import exact_factor, exact_model, undefined
 from causal_datasets.docalc.expr import Expr, contains_counterfactual, free_indices, variables
+from causal_datasets.docalc.families import random_models
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.latent import MIN_LATENT_VALUES, latent_values, model_graph, projection
-from causal_datasets.docalc.semantics import (
-    Bounded,
-    IndexDomains,
-    Model,
-    ModelTooLarge,
-    TableModel,
-    evaluate,
-    random_models,
-)
+from causal_datasets.docalc.semantics import IndexDomains, Model, ModelTooLarge, TableModel, evaluate
 from causal_datasets.docalc.vectorized import NotVectorizable, vector_evaluate
 
 #: two float values are shown to differ when they differ by more than this multiple of the sum of
@@ -53,7 +48,7 @@ MAX_MODEL_ENTRIES = 1 << 22
 class Counterexample:
     """A model of the graph on which two expressions differ, and where."""
 
-    model: dict
+    model: dict[str, Any]  # the model's description (JSON)
     assignment: dict[str, int]
     value_a: float
     value_b: float
@@ -176,7 +171,15 @@ def _compare(
     return SemanticResult(True, checked, latent_values=sizes)
 
 
-def _counterexample(family: Model, whole: DoGraph, graph: DoGraph, names: list[str], where, x, y) -> Counterexample:
+def _counterexample(
+    family: Model,
+    whole: DoGraph,
+    graph: DoGraph,
+    names: list[str],
+    where: tuple[int | np.integer[Any], ...],
+    x: float | np.floating[Any],
+    y: float | np.floating[Any],
+) -> Counterexample:
     """The counterexample at ``where`` (member, then one position per free index)."""
     member, *position = where
     model = family.describe(int(member))
@@ -210,7 +213,7 @@ def _values(
         for env in domains.assignments(names)
     ]
 
-    def stacked(values) -> np.ndarray:
+    def stacked(values: Iterable[np.ndarray]) -> np.ndarray:
         return np.array([np.broadcast_to(v, (family.members,)) for v in values], dtype=float).T.reshape(shape)
 
     return (

@@ -23,12 +23,12 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from causal_datasets.docalc.expr import Expr
-from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.graph import DoGraph, Nodes, RuleGraph
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.rules import RuleContext, neighbours
 from causal_datasets.docalc.search import NormalizationBudget, normalize, vocabulary
 from causal_datasets.docalc.verdict import canonical_indices, check_equivalence
-from causal_datasets.llm.structured import strip_thinking
+from causal_datasets.llm.thinking import strip_thinking
 
 Status = Literal["valid", "condition_fails", "wrong_rule", "not_equal", "unknown_rule", "unparsable", "undecided"]
 
@@ -60,7 +60,7 @@ _EXPECTATION = {
     "probability of a binary variable as expectation",
 }
 #: rule families by the words a model uses for them, first match wins
-RULE_NAMES: tuple[tuple[re.Pattern, frozenset[str]], ...] = tuple(
+RULE_NAMES: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     (re.compile(pattern), frozenset(rules))
     for pattern, rules in (
         (r"\brule\s*(?:1|one|i)\b|deletion of observation|insertion of observation", _DO_CALCULUS["rule 1"]),
@@ -199,7 +199,7 @@ def check_derivation(steps: Iterable[WrittenStep], graph: DoGraph, *, seed: int 
     steps = steps[: MAX_STEPS + 1]
     start = steps[0].expression
     try:
-        previous: Expr | None = _read(start, graph)
+        previous = _read(start, graph)
     except (ExprParseError, ValueError):
         return DerivationScore(start, error="unparsable_start", truncated=truncated)
     checks = []
@@ -254,8 +254,8 @@ def _check_step(
         except NormalizationBudget:
             return result("undecided", "the expressions are too long to check"), current
     verdict = check_equivalence(previous, current, graph, seed=seed, prove=False)
-    if verdict.equivalent is False:
-        cx = verdict.counterexample
+    cx = verdict.counterexample
+    if verdict.equivalent is False and cx is not None:  # a difference always comes with its model
         return result(
             "not_equal", f"the value changes: {cx.value_a:.6g} before, {cx.value_b:.6g} after on a model of the graph"
         ), current
@@ -266,7 +266,7 @@ def _check_step(
     return result("wrong_rule", f"a true equality, but not an application of {step.rule!r}"), current
 
 
-def _reachable(start: Expr, target: Expr, graph, family: frozenset[str]) -> str | None:
+def _reachable(start: Expr, target: Expr, graph: RuleGraph, family: frozenset[str]) -> str | None:
     """The conditions used ("" when none) if ``target`` follows from ``start`` by at most
     :data:`MAX_APPLICATIONS` rewrites of ``family`` (either direction), up to normalization; else None."""
     ctx = RuleContext(graph, vocabulary(start, target))
@@ -306,13 +306,13 @@ class _Permissive:
         self.graph = graph
         self.nodes, self.latent = graph.nodes, graph.latent
 
-    def d_separated(self, xs, ys, zs=(), cut_in=(), cut_out=()) -> bool:
+    def d_separated(self, xs: Nodes, ys: Nodes, zs: Nodes = (), cut_in: Nodes = (), cut_out: Nodes = ()) -> bool:
         return True
 
-    def ancestors(self, nodes, cut_in=()) -> frozenset[str]:
+    def ancestors(self, nodes: Nodes, cut_in: Nodes = ()) -> frozenset[str]:
         return frozenset()
 
-    def descendants(self, nodes) -> frozenset[str]:
+    def descendants(self, nodes: Nodes) -> frozenset[str]:
         return frozenset()
 
     def domain(self, node: str) -> int:

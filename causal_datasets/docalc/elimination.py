@@ -93,7 +93,8 @@ def _cost(work: list[tuple[Table, float]], variable: str, sizes: Mapping[str, in
 def _einsum(tables: list[Table], out: tuple[str, ...]) -> np.ndarray:
     """The product of ``tables`` summed onto (member, *out), in one ``numpy.einsum`` call."""
     labels = {name: i + 1 for i, name in enumerate(dict.fromkeys(n for t in tables for n in t.names))}
-    operands: list = []
+    operands: list[np.ndarray | list[int]] = []
     for table in tables:
         operands += [table.array, [0, *(labels[n] for n in table.names)]]
-    return np.einsum(*operands, [0, *(labels[n] for n in out)])
+    product: np.ndarray = np.einsum(*operands, [0, *(labels[n] for n in out)])
+    return product

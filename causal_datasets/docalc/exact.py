@@ -29,21 +29,27 @@ part: two different numbers are never counted equal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
+from causal_datasets.docalc.atoms import Atom
 from causal_datasets.docalc.elimination import Table
-from causal_datasets.docalc.expr import Add, Atom, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, free_indices
+from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, free_indices
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.semantics import (
+    Actions,
     EvaluationError,
     Model,
     ResponseModel,
     TableModel,
-    _bind_atoms,
-    _bind_do,
+    TermKey,
+    bind_atoms,
+    bind_do,
+    bind_subscript,
+    bound_value,
     grid_bits,
 )
 
@@ -56,7 +62,8 @@ def counts(array: np.ndarray, bits: int) -> np.ndarray:
     scaled = np.ldexp(np.asarray(array, dtype=float), bits)
     if not np.array_equal(scaled, np.floor(scaled)):
         raise EvaluationError("the model's probabilities are not on the grid: no exact evaluation")
-    return scaled.astype(np.int64).astype(object)
+    integers: np.ndarray = scaled.astype(np.int64).astype(object)
+    return integers
 
 
 class ExactTables:
@@ -73,10 +80,10 @@ class ExactTables:
             n: Table(t.names, counts(t.array, grid_bits(self.graph.domain(n)))) for n, t in model.factors.items()
         }
         self._counts = TableModel(self.graph, factors)
-        self._joints: dict[tuple, np.ndarray] = {}
-        self._memo: dict[tuple, Values] = {}
+        self._joints: dict[tuple[tuple[str, ...], Actions], np.ndarray] = {}
+        self._memo: dict[TermKey, Values] = {}
 
-    def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> Values:
+    def prob(self, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...]) -> Values:
         key = (event, do, given)
         found = self._memo.get(key)
         if found is None:
@@ -92,7 +99,7 @@ class ExactTables:
             )
         return found
 
-    def _joint(self, names: tuple[str, ...], do: tuple) -> np.ndarray:
+    def _joint(self, names: tuple[str, ...], do: Actions) -> np.ndarray:
         """Counts over (member, *names) under ``do``: the joint distribution times a power of two."""
         key = (names, do)
         found = self._joints.get(key)
@@ -101,15 +108,16 @@ class ExactTables:
         return found
 
 
-def _mass(joint: np.ndarray, names: tuple[str, ...], atoms: tuple[Atom, ...], actions: dict) -> np.ndarray:
+def _mass(joint: np.ndarray, names: tuple[str, ...], atoms: tuple[Atom, ...], actions: dict[str, int]) -> np.ndarray:
     """The counts of the constant-valued ``atoms`` (zero when two of them, or one and an action,
     give a variable different values), per member."""
     fixed = dict(actions)
     for atom in atoms:
-        if fixed.setdefault(atom.var, atom.value) != atom.value:
+        if fixed.setdefault(atom.var, bound_value(atom)) != atom.value:
             return np.zeros(joint.shape[0], dtype=object)
     selected = joint[(slice(None), *(fixed.get(n, slice(None)) for n in names))]
-    return selected.reshape(joint.shape[0], -1).sum(axis=1)
+    total: np.ndarray = selected.reshape(joint.shape[0], -1).sum(axis=1)
+    return total
 
 
 class ExactResponses:
@@ -125,9 +133,9 @@ class ExactResponses:
             table = counts(probs, grid_bits(probs.shape[-1]))
             weights = weights * table[:, model._latent_config(node), model.types[node]]
         self.weights = weights  # every state's probability times one common power of two
-        self._memo: dict[tuple, Values] = {}
+        self._memo: dict[TermKey, Values] = {}
 
-    def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> Values:
+    def prob(self, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...]) -> Values:
         key = (event, do, given)
         found = self._memo.get(key)
         if found is None:
@@ -150,11 +158,13 @@ ExactModel = ExactTables | ExactResponses
 
 def exact_model(model: Model) -> ExactModel:
     """The exact twin of a random model family (kept on the family: pairs under one graph share it)."""
-    found = getattr(model, "_exact", None)
-    if found is None:
-        found = ExactTables(model) if isinstance(model, TableModel) else ExactResponses(model)
-        model._exact = found  # type: ignore[union-attr]
-    return found
+    if isinstance(model, TableModel):
+        if model.exact is None:
+            model.exact = ExactTables(model)
+        return model.exact
+    if model.exact is None:
+        model.exact = ExactResponses(model)
+    return model.exact
 
 
 @dataclass(frozen=True)
@@ -205,10 +215,11 @@ def exact_factor(e: Expr, model: ExactModel, graph: DoGraph, sizes: dict[str, in
 
 def undefined(array: np.ndarray) -> np.ndarray:
     """Where exact values are undefined (NaN), as booleans."""
-    return np.frompyfunc(lambda x: isinstance(x, float), 1, 1)(array).astype(bool)
+    flags: np.ndarray = np.frompyfunc(lambda x: isinstance(x, float), 1, 1)(array).astype(bool)
+    return flags
 
 
-def _combine(factors: list[ExactFactor], op) -> ExactFactor:
+def _combine(factors: list[ExactFactor], op: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> ExactFactor:
     names = tuple(sorted(set().union(*(f.names for f in factors))))
     result = factors[0].aligned(names)
     for other in factors[1:]:
@@ -216,27 +227,27 @@ def _combine(factors: list[ExactFactor], op) -> ExactFactor:
     return ExactFactor(names, result)
 
 
-def _term(e: Prob | Expect, model: ExactModel, graph: DoGraph, env: dict[str, int]) -> tuple:
+def _term(e: Prob | Expect, model: ExactModel, graph: DoGraph, env: dict[str, int]) -> Values:
     """A probability term or expectation with its indices bound by ``env``, in each member (NaN: undefined)."""
     if isinstance(e, Prob):
-        event, given = _bind_atoms(e.event, graph, env), _bind_atoms(e.given, graph, env)
-        return model.prob(event, _bind_do(e.do, graph, env), given)
-    do, given = _bind_do(e.do, graph, env), _bind_atoms(e.given, graph, env)
-    total: tuple = (Fraction(0),) * model.members
+        event, given = bind_atoms(e.event, graph, env), bind_atoms(e.given, graph, env)
+        return model.prob(event, bind_do(e.do, graph, env), given)
+    do, given = bind_do(e.do, graph, env), bind_atoms(e.given, graph, env)
+    total: Values = (Fraction(0),) * model.members
     for coef, atom in e.body:
         if atom.value is None:  # the variable itself: its values times their probabilities
-            cf = _bind_do(atom.cf, graph, env)
+            cf = bind_subscript(atom.cf, graph, env)
             weighted: list[tuple[int, tuple[Atom, ...]]] = [
                 (coef * v, (Atom(atom.var, v, cf),)) for v in range(1, graph.domain(atom.var))
             ]
         else:
-            weighted = [(coef, _bind_atoms((atom,), graph, env))]
+            weighted = [(coef, bind_atoms((atom,), graph, env))]
         for weight, bound in weighted:
             total = tuple(t + weight * p for t, p in zip(total, model.prob(bound, do, given), strict=True))
     return total
 
 
-def _quotient(num, den):
+def _quotient(num: Fraction | float, den: Fraction | float) -> Fraction | float:
     """``num / den``, NaN where ``den`` is zero (or undefined)."""
     return num / den if den else NAN
 

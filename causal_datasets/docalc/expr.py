@@ -2,94 +2,42 @@
 
 Every node normalizes itself on construction (sorted variable lists, flattened and sorted sums
 and products, bound summation indices renamed to their variable), so two expressions that differ
-only in the order of commutative parts are equal objects, and ``parse(to_text(e)) == e``.
+only in the order of commutative parts are equal objects, and ``parse(to_text(e)) == e``. The
+leaves' variables, values and counterfactual subscripts are :mod:`.atoms`.
 
 The printers live here, as the base class's methods over one function per notation: the canonical
 text (:func:`to_text`, ``e.text``) orders the factors and terms of the nodes being built, so it
 belongs with them; LaTeX (:func:`to_latex`, ``e.to_latex()``, and ``_repr_latex_``, which notebooks
 render) sits beside it. y0's DSL is a conversion (:mod:`.y0_dsl`), not a notation of these nodes.
-
-Values: an ``int`` is a constant; a ``str`` is a symbolic index (``Y=y``). A bare variable ``Y``
-inside ``P(...)`` carries the index named after itself, so ``P(Y | X)`` is a function of the
-values of Y and X. Inside ``E[...]`` a bare variable (value ``None``) is the random variable.
-In a counterfactual subscript a value may also be a :class:`Potential`, a nested counterfactual:
-``Y_{X=1, M_{X=0}}`` sets M to the value it would take under ``X=0``.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import wraps
+from typing import TypeVar, cast
 
-Value = int | str
-Assign = tuple[str, Value]
+from causal_datasets.docalc.atoms import (
+    Assign,
+    Atom,
+    Body,
+    Potential,
+    Subscript,
+    Value,
+    atom_text,
+    body_text,
+    conditions_text,
+    latex_atom,
+    latex_body,
+    latex_conditions,
+    latex_name,
+    sorted_assigns,
+    sorted_atoms,
+)
 
-
-@dataclass(frozen=True)
-class Potential:
-    """A nested counterfactual used as a subscript value: the value ``var`` takes under ``cf``
-    (``M_{X=0}`` in ``Y_{X=1, M_{X=0}}``, the natural direct effect's world). Within a term the
-    term's own ``do(...)`` applies to it as well."""
-
-    var: str
-    cf: tuple[tuple[str, Value | Potential], ...]
-
-    def __post_init__(self) -> None:
-        if not self.cf:
-            raise ValueError("a nested counterfactual needs a subscript")
-        object.__setattr__(self, "cf", sorted_assigns(self.cf))
-
-    @property
-    def text(self) -> str:
-        return potential_text(self)
-
-
-def value_key(value: Value | Potential | None) -> tuple[int, int | str]:
-    """Sort key that orders constants before symbols before nested counterfactuals (values of
-    different kinds never compare directly)."""
-    if value is None:
-        return (0, 0)
-    if isinstance(value, Potential):
-        return (3, value.text)
-    return (1, value) if isinstance(value, int) else (2, value)
-
-
-def sorted_assigns(assigns) -> tuple[Assign, ...]:
-    """Assignments sorted by variable name then value; duplicates removed."""
-    if type(assigns) is tuple and len(assigns) < 2:  # the common case, already in order
-        return assigns
-    return tuple(sorted(dict.fromkeys(assigns), key=lambda a: (a[0], value_key(a[1]))))
-
-
-@dataclass(frozen=True)
-class Atom:
-    """A variable, optionally counterfactual (``Y_{X=1}``), with a value (``None`` = the variable itself in E[...])."""
-
-    var: str
-    value: Value | None
-    cf: tuple[tuple[str, Value | Potential], ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "cf", sorted_assigns(self.cf))
-
-    def sort_key(self) -> tuple:
-        found = self.__dict__.get("_sort_key")  # memoized like Expr.text: atoms are shared by many terms
-        if found is None:
-            found = self.__dict__["_sort_key"] = (
-                self.var,
-                tuple((v, value_key(x)) for v, x in self.cf),
-                value_key(self.value),
-            )
-        return found
-
-
-def sorted_atoms(atoms) -> tuple[Atom, ...]:
-    if type(atoms) is tuple and len(atoms) < 2:  # the common case, already in order
-        return atoms
-    return tuple(sorted(dict.fromkeys(atoms), key=Atom.sort_key))
+_T = TypeVar("_T")
 
 
 class Expr:
@@ -98,7 +46,7 @@ class Expr:
 
     @property
     def text(self) -> str:
-        found = self.__dict__.get("_text")  # memoized by hand: 3.11's cached_property takes a lock
+        found: str | None = self.__dict__.get("_text")  # memoized by hand: 3.11's cached_property takes a lock
         if found is None:
             found = self.__dict__["_text"] = to_text(self)
         return found
@@ -148,7 +96,7 @@ class Expect(Expr):
     Body terms are merged per atom and ordered positive first, then by atom.
     """
 
-    body: tuple[tuple[int, Atom], ...]
+    body: Body
     do: tuple[Assign, ...] = ()
     given: tuple[Atom, ...] = ()
 
@@ -311,46 +259,23 @@ def rebuild(e: Expr, new_children: tuple[Expr, ...]) -> Expr:
     return e
 
 
-def constant_value(e: Expr) -> Fraction | None:
-    """The exact value of an expression made of numbers only; None if it holds a term or a
-    summation, or divides by zero."""
-    if isinstance(e, Num):
-        return e.value
-    if not isinstance(e, (Neg, Add, Mul, Div)):
-        return None
-    parts = [constant_value(child) for child in children(e)]
-    if any(part is None for part in parts):
-        return None
-    if isinstance(e, Neg):
-        return -parts[0]
-    if isinstance(e, Add):
-        return sum(parts, Fraction(0))
-    if isinstance(e, Mul):
-        product = Fraction(1)
-        for part in parts:
-            product *= part
-        return product
-    numerator, denominator = parts
-    return None if denominator == 0 else numerator / denominator
-
-
 def term_atoms(e: Prob | Expect) -> tuple[Atom, ...]:
     """Every atom of a leaf term, including the do-assignments as atoms."""
     body = e.event if isinstance(e, Prob) else tuple(a for _, a in e.body)
     return body + e.given + tuple(Atom(v, x) for v, x in e.do)
 
 
-def _memoized(function):
+def _memoized(function: Callable[[Expr], _T]) -> Callable[[Expr], _T]:
     """Memoize a function of one expression on the expression itself (expressions are immutable;
     the value lives next to the cached ``text``, outside the compared fields)."""
     key = f"_memo_{function.__name__}"
 
     @wraps(function)
-    def memoized(e: Expr):
-        found = e.__dict__.get(key, _MISSING)
+    def memoized(e: Expr) -> _T:
+        found: _T | object = e.__dict__.get(key, _MISSING)
         if found is _MISSING:
             found = e.__dict__[key] = function(e)
-        return found
+        return cast(_T, found)  # what the key holds was stored by this wrapper
 
     return memoized
 
@@ -368,8 +293,8 @@ def leaf_values(e: Expr) -> tuple[tuple[str, Value | None], ...]:
     return tuple(pair for child in children(e) for pair in leaf_values(child))
 
 
-def _subscript_pairs(cf) -> list[tuple[str, Value | None]]:
-    pairs = []
+def _subscript_pairs(cf: Subscript) -> list[tuple[str, Value | None]]:
+    pairs: list[tuple[str, Value | None]] = []
     for var, value in cf:
         if isinstance(value, Potential):
             pairs += [(var, None), (value.var, None), *_subscript_pairs(value.cf)]
@@ -405,13 +330,14 @@ def substitute(e: Expr, mapping: dict[str, Value]) -> Expr:
         return e
     if isinstance(e, (Prob, Expect)):
 
-        def value(x):
-            if isinstance(x, Potential):
-                return Potential(x.var, tuple((v, value(y)) for v, y in x.cf))
+        def value(x: Value) -> Value:
             return mapping.get(x, x) if isinstance(x, str) else x
 
+        def setting(x: Value | Potential) -> Value | Potential:
+            return Potential(x.var, tuple((v, setting(y)) for v, y in x.cf)) if isinstance(x, Potential) else value(x)
+
         def atom(a: Atom) -> Atom:
-            return Atom(a.var, value(a.value), tuple((v, value(x)) for v, x in a.cf))
+            return Atom(a.var, None if a.value is None else value(a.value), tuple((v, setting(x)) for v, x in a.cf))
 
         do = tuple((v, value(x)) for v, x in e.do)
         given = tuple(atom(a) for a in e.given)
@@ -445,7 +371,7 @@ def _bound_apart(e: Expr, taken: frozenset[str], used: frozenset[str]) -> Expr:
     return rebuild(e, tuple(_bound_apart(child, taken, used) for child in children(e)))
 
 
-def map_atoms(e: Expr, change) -> Expr:
+def map_atoms(e: Expr, change: Callable[[Atom], Atom]) -> Expr:
     """``e`` with ``change(atom)`` in place of every event, condition and expectation atom."""
     if isinstance(e, Prob):
         return Prob(tuple(map(change, e.event)), e.do, tuple(map(change, e.given)))
@@ -479,9 +405,9 @@ def to_text(e: Expr) -> str:
     if isinstance(e, Num):
         return _number(e.value)
     if isinstance(e, Prob):
-        return f"P({', '.join(_atom(a) for a in e.event)}{_conditions(e.do, e.given)})"
+        return f"P({', '.join(atom_text(a) for a in e.event)}{conditions_text(e.do, e.given)})"
     if isinstance(e, Expect):
-        return f"E[{_body(e.body)}{_conditions(e.do, e.given)}]"
+        return f"E[{body_text(e.body)}{conditions_text(e.do, e.given)}]"
     if isinstance(e, Neg):
         return f"-{_operand(e.arg, _UNARY)}"
     if isinstance(e, Add):
@@ -500,7 +426,7 @@ def to_text(e: Expr) -> str:
 
 
 #: how tightly each operator binds; leaves (numbers, P(...), E[...]) are never bracketed
-_LEVEL = {Add: _ADD, Mul: _MUL, Div: _MUL, Neg: _UNARY, Sum: _UNARY}
+_LEVEL: dict[type[Expr], int] = {Add: _ADD, Mul: _MUL, Div: _MUL, Neg: _UNARY, Sum: _UNARY}
 
 
 def _operand(e: Expr, context: int) -> str:
@@ -535,41 +461,6 @@ def _number(value: Fraction) -> str:
     return f"{sign}{magnitude[:-digits]}.{magnitude[-digits:]}"
 
 
-def _value(var: str, value) -> str:
-    if isinstance(value, Potential):  # M_{X=0} sets M to its own counterfactual value: no "M=" needed
-        return potential_text(value) if value.var == var else f"{var}={potential_text(value)}"
-    return var if value == var else f"{var}={value}"
-
-
-def potential_text(p: Potential) -> str:
-    return f"{p.var}_{{{_assigns(p.cf)}}}"
-
-
-def _assigns(assigns: tuple[Assign, ...]) -> str:
-    return ", ".join(_value(v, x) for v, x in assigns)
-
-
-def _atom(a: Atom) -> str:
-    name = a.var + (f"_{{{_assigns(a.cf)}}}" if a.cf else "")
-    return name if a.value == a.var else f"{name}={a.value}"
-
-
-def _body(body: tuple[tuple[int, Atom], ...]) -> str:
-    parts = []
-    for i, (coef, atom) in enumerate(body):
-        name = atom.var + (f"_{{{_assigns(atom.cf)}}}" if atom.cf else "")
-        rv = name if atom.value is None else f"{name}={atom.value}"
-        magnitude = "" if abs(coef) == 1 else f"{abs(coef)}*"
-        sign = ("-" if coef < 0 else "") if i == 0 else (" - " if coef < 0 else " + ")
-        parts.append(f"{sign}{magnitude}{rv}")
-    return "".join(parts)
-
-
-def _conditions(do: tuple[Assign, ...], given: tuple[Atom, ...]) -> str:
-    parts = ([f"do({_assigns(do)})"] if do else []) + [_atom(a) for a in given]
-    return f" | {', '.join(parts)}" if parts else ""
-
-
 # ---- LaTeX --------------------------------------------------------------------------------------
 
 
@@ -580,9 +471,9 @@ def to_latex(e: Expr) -> str:
     if isinstance(e, Num):
         return _number(e.value)
     if isinstance(e, Prob):
-        return rf"P({', '.join(_latex_atom(a) for a in e.event)}{_latex_conditions(e.do, e.given)})"
+        return rf"P({', '.join(latex_atom(a) for a in e.event)}{latex_conditions(e.do, e.given)})"
     if isinstance(e, Expect):
-        return rf"\mathbb{{E}}[{_latex_body(e.body)}{_latex_conditions(e.do, e.given)}]"
+        return rf"\mathbb{{E}}[{latex_body(e.body)}{latex_conditions(e.do, e.given)}]"
     if isinstance(e, Neg):
         return f"-{_latex_operand(e.arg, _UNARY)}"
     if isinstance(e, Add):
@@ -602,72 +493,6 @@ def to_latex(e: Expr) -> str:
     raise TypeError(f"cannot print {type(e).__name__}")
 
 
-_NUMBERED = re.compile(r"([A-Za-z])(\d+)('*)")
-
-
-def latex_name(name: str) -> str:
-    """A variable's name in LaTeX: ``X`` as it is, ``V2`` as ``V_{2}``, ``Smoking`` as ``\\mathit{Smoking}``
-    (primes stay outside)."""
-    if numbered := _NUMBERED.fullmatch(name):
-        letter, digits, primes = numbered.groups()
-        return f"{letter}_{{{digits}}}{primes}"
-    stem = name.rstrip("'")
-    return name if len(stem) == 1 else rf"\mathit{{{stem}}}{name[len(stem) :]}"
-
-
 def _latex_operand(e: Expr, context: int) -> str:
     latex = to_latex(e)
     return rf"\left({latex}\right)" if _LEVEL.get(type(e), context) < context else latex
-
-
-def _latex_subscripted(var: str, assigns: tuple[Assign, ...]) -> str:
-    name = latex_name(var)
-    if not assigns:
-        return name
-    return f"{{{name}}}_{{{_latex_assigns(assigns)}}}" if "_" in name else f"{name}_{{{_latex_assigns(assigns)}}}"
-
-
-def _latex_value(var: str, value) -> str:
-    if isinstance(value, Potential):
-        shown = _latex_subscripted(value.var, value.cf)
-        return shown if value.var == var else f"{latex_name(var)} = {shown}"
-    if value == var:
-        return latex_name(var)
-    return f"{latex_name(var)} = {value if isinstance(value, int) else latex_name(value)}"
-
-
-def _latex_assigns(assigns: tuple[Assign, ...]) -> str:
-    return ", ".join(_latex_value(v, x) for v, x in assigns)
-
-
-def _latex_atom(a: Atom) -> str:
-    name = _latex_subscripted(a.var, a.cf)
-    if a.value is None or a.value == a.var:
-        return name
-    return f"{name} = {a.value if isinstance(a.value, int) else latex_name(a.value)}"
-
-
-def _latex_body(body: tuple[tuple[int, Atom], ...]) -> str:
-    parts = []
-    for i, (coef, atom) in enumerate(body):
-        magnitude = "" if abs(coef) == 1 else f"{abs(coef)} "
-        sign = ("-" if coef < 0 else "") if i == 0 else (" - " if coef < 0 else " + ")
-        parts.append(f"{sign}{magnitude}{_latex_atom(atom)}")
-    return "".join(parts)
-
-
-def _latex_conditions(do: tuple[Assign, ...], given: tuple[Atom, ...]) -> str:
-    parts = ([rf"\mathrm{{do}}({_latex_assigns(do)})"] if do else []) + [_latex_atom(a) for a in given]
-    return rf" \mid {', '.join(parts)}" if parts else ""
-
-
-_TEXT_SPECIALS = re.compile(r"[\\{}$&#%^_~]")
-
-
-def latex_chain(start: Expr, steps: Iterable[tuple[Expr, str]]) -> str:
-    r"""A chain of equal expressions (a proof, a derivation) as one LaTeX ``aligned`` block: ``start``, then
-    one ``= expression`` per step with its reason as text (characters that text mode reads as commands
-    left out)."""
-    lines = [f"& {to_latex(start)}"]
-    lines += [rf"&= {to_latex(e)} && \text{{{_TEXT_SPECIALS.sub(' ', reason)}}}" for e, reason in steps]
-    return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"

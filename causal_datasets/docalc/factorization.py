@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from causal_datasets.docalc.expr import Prob, mul
+from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.latent import projection
 from causal_datasets.docalc.rules import Rewrite, RuleContext
 
@@ -34,6 +35,8 @@ def c_component_factorization(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     event = {a.var for a in p.event}
     actions = {v for v, _ in p.do}
     if len(event) != len(p.event) or len(actions) != len(p.do) or event & actions:
+        return
+    if not isinstance(ctx.graph, DoGraph):  # statements alone have no districts
         return
     shape = projection(ctx.graph)
     ancestors, stack = set(), list(event)
@@ -50,8 +53,9 @@ def c_component_factorization(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     if len(parts) < 2:
         return
     values = {a.var: a for a in p.event}
+    set_to = [(a.var, a.value) for a in p.event if a.value is not None]  # every event atom has a value
     factors = [
-        Prob(tuple(values[v] for v in part), p.do + tuple((a.var, a.value) for a in p.event if a.var not in part))
+        Prob(tuple(values[v] for v in part), p.do + tuple(pair for pair in set_to if pair[0] not in part))
         for part in parts
     ]
     names = " | ".join("{" + ", ".join(sorted(part)) + "}" for part in parts)

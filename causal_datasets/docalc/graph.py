@@ -9,11 +9,34 @@ reachability ("Bayes ball") algorithm on the mutilated graph, on node sets as bi
 from __future__ import annotations
 
 import graphlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.graph import CausalGraph, GraphError
+
+#: a set of node names, in any iterable
+Nodes = Iterable[str]
+#: an edge as :meth:`CausalGraph.from_edges` takes it: a ``(source, target)`` pair, a
+#: ``{"source": ..., "target": ...}`` mapping or ``"A -> B"`` text
+EdgeForm = tuple[str, str] | Mapping[str, str] | str
+
+
+class RuleGraph(Protocol):
+    """What the rules ask of a graph: a :class:`~.graph.DoGraph`, or statements that answer the same
+    questions soundly (:class:`~.independence.StatementGraph`)."""
+
+    @property
+    def latent(self) -> frozenset[str]: ...
+
+    def d_separated(self, xs: Nodes, ys: Nodes, zs: Nodes = (), cut_in: Nodes = (), cut_out: Nodes = ()) -> bool: ...
+
+    def ancestors(self, nodes: Nodes, cut_in: Nodes = ()) -> frozenset[str]: ...
+
+    def descendants(self, nodes: Nodes) -> frozenset[str]: ...
+
+    def domain(self, node: str) -> int: ...
 
 
 class UnknownVariable(GraphError):
@@ -31,7 +54,15 @@ class DoGraph:
     edges: tuple[tuple[str, str], ...]
     latent: frozenset[str] = frozenset()
     domains: Mapping[str, int] = field(default_factory=dict)
-    _cache: dict = field(default_factory=dict, repr=False)
+    #: memoized work, each entry of its own kind (its key's owner knows which): the values are arbitrary
+    _cache: dict[Hashable, Any] = field(default_factory=dict, repr=False)
+    # derived in __post_init__
+    _order: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _parents: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    _children: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    _bit: dict[str, int] = field(init=False, repr=False, compare=False)
+    _parent_bits: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _child_bits: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         parents: dict[str, list[str]] = {n: [] for n in self.nodes}
@@ -73,7 +104,7 @@ class DoGraph:
     @classmethod
     def from_edges(
         cls,
-        edges: Iterable,
+        edges: Iterable[EdgeForm],
         nodes: Iterable[str] = (),
         latent: Iterable[str] = (),
         domains: Mapping[str, int] | None = None,
@@ -122,7 +153,7 @@ class DoGraph:
         if unknown:
             raise UnknownVariable(f"variable(s) {unknown} are not in the graph; nodes are {list(self.nodes)}")
 
-    def ancestors(self, nodes: Iterable[str], cut_in: Iterable[str] = ()) -> frozenset[str]:
+    def ancestors(self, nodes: Nodes, cut_in: Nodes = ()) -> frozenset[str]:
         """``nodes`` and their ancestors in the graph with edges into ``cut_in`` removed."""
         return self._names(_closure(self._bits(nodes), self._parent_bits, stop=self._bits(cut_in)))
 
@@ -144,7 +175,7 @@ class DoGraph:
             )
         return found
 
-    def descendants(self, nodes: Iterable[str]) -> frozenset[str]:
+    def descendants(self, nodes: Nodes) -> frozenset[str]:
         """``nodes`` and their descendants."""
         return self._names(_closure(self._bits(nodes), self._child_bits))
 
@@ -161,14 +192,7 @@ class DoGraph:
         return frozenset(n for n, b in self._bit.items() if mask & b)
 
     # -- d-separation --
-    def d_separated(
-        self,
-        xs: Iterable[str],
-        ys: Iterable[str],
-        zs: Iterable[str] = (),
-        cut_in: Iterable[str] = (),
-        cut_out: Iterable[str] = (),
-    ) -> bool:
+    def d_separated(self, xs: Nodes, ys: Nodes, zs: Nodes = (), cut_in: Nodes = (), cut_out: Nodes = ()) -> bool:
         """Is ``xs`` d-separated from ``ys`` given ``zs`` in the graph with edges into ``cut_in``
         and out of ``cut_out`` removed (Pearl's G_{\\bar{cut_in}, \\underline{cut_out}})?"""
         given = self._bits(zs)

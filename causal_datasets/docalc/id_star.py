@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from causal_datasets.docalc.admg import ADMG
+from causal_datasets.docalc.atoms import Atom
 from causal_datasets.docalc.counterfactual_graph import (
     CounterfactualGraph,
     Fixed,
@@ -20,7 +21,7 @@ from causal_datasets.docalc.counterfactual_graph import (
     Value,
     make_counterfactual_graph,
 )
-from causal_datasets.docalc.expr import Atom, Expr, Num, Prob, Sum, div, mul
+from causal_datasets.docalc.expr import Expr, Num, Prob, Sum, div, mul
 
 ZERO, ONE = Num(Fraction(0)), Num(Fraction(1))
 

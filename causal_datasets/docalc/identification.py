@@ -47,29 +47,18 @@ for every value of that index, listed in ``arbitrary``.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from typing import Literal
 
-from causal_datasets.docalc.admg import ADMG, CForest
+from causal_datasets.docalc.admg import ADMG
+from causal_datasets.docalc.atoms import Atom, Value
 from causal_datasets.docalc.budget import OutOfTime, charge, within
-from causal_datasets.docalc.expr import (
-    Atom,
-    Expr,
-    Prob,
-    Sum,
-    children,
-    div,
-    free_indices,
-    latex_chain,
-    latex_name,
-    mul,
-    rebuild,
-    substitute,
-    to_latex,
-)
+from causal_datasets.docalc.expr import Expr, Prob, Sum, children, div, free_indices, mul, rebuild, substitute
 from causal_datasets.docalc.factorization import RULE, c_component_factorization
 from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.id_distribution import Distribution, symbolic_term
+from causal_datasets.docalc.identified import DerivationStep, Hedge, Identification
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rules import (
     DO_CALCULUS_RULES,
@@ -80,10 +69,8 @@ from causal_datasets.docalc.rules import (
     product_rule,
     total_probability,
 )
-from causal_datasets.docalc.search import Proof, ProofStep, vocabulary
-from causal_datasets.docalc.verdict import as_graph, canonical_indices, check_equivalence
-
-Check = Literal["rule", "equivalence", "undecided", "unchecked"]
+from causal_datasets.docalc.search import vocabulary
+from causal_datasets.docalc.verdict import GraphLike, as_graph, canonical_indices, check_equivalence
 
 #: the rule name of ID's line 4 (checked by :mod:`.factorization`) and of the identity no rule gives
 FACTORIZATION = RULE
@@ -108,130 +95,9 @@ class UnsoundIdentification(AssertionError):
     """A derivation step changes the value on a model of the graph: a bug in ``identify``, never hidden."""
 
 
-@dataclass(frozen=True)
-class DerivationStep:
-    """One step: the term ``term`` of the previous expression (every occurrence) became ``result`` by
-    ``applications``, the rule applied once or several times in a row (each a term and what it became);
-    ``whole`` is the whole expression after the step. Their texts (``before``, ``after``,
-    ``expression``) are printed when asked: a long derivation of a large graph costs its texts only
-    when it is read."""
-
-    line: str  # "ID line 4", "IDC line 1", ...
-    rule: str
-    condition: str
-    term: Prob
-    result: Expr
-    whole: Expr
-    applications: tuple[tuple[Prob, Expr], ...]
-    check: Check = "unchecked"
-
-    @property
-    def before(self) -> str:
-        return self.term.text
-
-    @property
-    def after(self) -> str:
-        return self.result.text
-
-    @property
-    def expression(self) -> str:
-        return self.whole.text
-
-    def describe(self) -> str:
-        times = f" ×{len(self.applications)}" if len(self.applications) > 1 else ""
-        condition = f" [{self.condition}]" if self.condition else ""
-        return f"{self.line}, {self.rule}{times}{condition}: {self.before}  =>  {self.after}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "line": self.line,
-            "rule": self.rule,
-            "applications": len(self.applications),
-            "condition": self.condition,
-            "before": self.before,
-            "after": self.after,
-            "expression": self.expression,
-            "check": self.check,
-        }
-
-
-@dataclass(frozen=True)
-class Hedge:
-    """The witness of non-identifiability: the C-forests ``forest`` (F) and ``sub_forest`` (F') that ID's
-    line 5 fails on, for the query of the failing call (which sets aside the treatments of earlier lines)."""
-
-    query: str
-    forest: CForest
-    sub_forest: CForest
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "F": self.forest.to_dict(), "F_prime": self.sub_forest.to_dict()}
-
-
-@dataclass(frozen=True)
-class Identification:
-    """The answer of :func:`identify`. ``estimand`` is None when the query is not identifiable (then
-    ``hedge`` says why). ``derivation`` leads from ``symbolic_query`` to the symbolic estimand;
-    ``values`` are the query's constants, put into ``estimand``."""
-
-    query: str
-    algorithm: Literal["ID", "IDC"]
-    estimand: Expr | None
-    symbolic_query: str
-    derivation: tuple[DerivationStep, ...] = ()
-    hedge: Hedge | None = None
-    values: tuple[tuple[str, int], ...] = ()
-    arbitrary: tuple[str, ...] = ()
-
-    @property
-    def identifiable(self) -> bool:
-        return self.estimand is not None
-
-    def proof(self) -> Proof:
-        """The derivation as a :class:`~.search.Proof` (for :func:`.verdict.check_proof`)."""
-        return Proof(
-            self.symbolic_query,
-            tuple(
-                ProofStep(f"{step.line}: {step.rule}", step.condition, step.before, step.after, step.expression)
-                for step in self.derivation
-            ),
-        )
-
-    def to_latex(self) -> str:
-        """LaTeX for a notebook: the derivation as an ``aligned`` block from the query to the estimand, each
-        line naming its ID/IDC line and rule (the query's constants put in on a last line), or the query
-        with "not identifiable" and the nodes of the hedge's two C-forests."""
-        if self.hedge is not None:
-            forests = ", ".join(
-                rf"{name} = \{{{', '.join(map(latex_name, forest.nodes))}\}}"
-                for name, forest in (("F", self.hedge.forest), ("F'", self.hedge.sub_forest))
-            )
-            return rf"{to_latex(parse(self.query))} \quad \text{{not identifiable, the hedge }} {forests}"
-        steps = [(step.whole, f"{step.line}, {step.rule}") for step in self.derivation]
-        if self.values:
-            steps.append((self.estimand, "at " + ", ".join(f"{var}={value}" for var, value in self.values)))
-        return latex_chain(parse(self.symbolic_query), steps)
-
-    def _repr_latex_(self) -> str:
-        return f"$${self.to_latex()}$$"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "identifiable": self.identifiable,
-            "algorithm": self.algorithm,
-            "estimand": self.estimand.text if self.estimand is not None else None,
-            "arbitrary": list(self.arbitrary),
-            "values": dict(self.values),
-            "symbolic_query": self.symbolic_query,
-            "derivation": [step.to_dict() for step in self.derivation],
-            "hedge": self.hedge.to_dict() if self.hedge else None,
-        }
-
-
 def identify(
     query: Expr | str,
-    graph: DoGraph | str | Iterable,
+    graph: GraphLike,
     latent: Iterable[str] = (),
     *,
     check: bool = True,
@@ -257,7 +123,7 @@ def identify(
     outcomes, treatments = _names(symbolic.event), frozenset(v for v, _ in symbolic.do)
     conditions = _names(symbolic.given)
     run = _Identifier(g, symbolic)
-    algorithm = "IDC" if conditions else "ID"
+    algorithm: Literal["ID", "IDC"] = "IDC" if conditions else "ID"
     try:
         if conditions:
             run.idc(outcomes, treatments, conditions)
@@ -300,21 +166,16 @@ def _read_query(query: Expr | str, graph: DoGraph) -> Prob:
     return e
 
 
-def _assignments(p: Prob) -> list[tuple[str, Any]]:
+def _assignments(p: Prob) -> list[tuple[str, Value | None]]:
     return [(a.var, a.value) for a in p.event + p.given] + list(p.do)
 
 
 def _symbolic(p: Prob) -> Prob:
-    return _term(_names(p.event), frozenset(v for v, _ in p.do), _names(p.given))
+    return symbolic_term(_names(p.event), frozenset(v for v, _ in p.do), _names(p.given))
 
 
 def _names(atoms: tuple[Atom, ...]) -> frozenset[str]:
     return frozenset(a.var for a in atoms)
-
-
-def _term(event: Iterable[str], do: Iterable[str] = (), given: Iterable[str] = ()) -> Prob:
-    """``P(event | do(do), given)`` with every value the variable's own index."""
-    return Prob(tuple(Atom(v, v) for v in event), tuple((v, v) for v in do), tuple(Atom(v, v) for v in given))
 
 
 def _without_do(p: Prob, var: str) -> Prob:
@@ -331,112 +192,6 @@ def _action_to_observation(p: Prob, var: str) -> Prob:
 
 def _observation_to_action(p: Prob, var: str) -> Prob:
     return Prob(p.event, p.do + ((var, var),), tuple(a for a in p.given if a.var != var))
-
-
-# ---- the distribution of a call -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Factor:
-    """A factor of a product distribution: a conditional distribution of ``head`` given the rest."""
-
-    expr: Expr
-    head: str
-
-
-@dataclass(frozen=True)
-class _Distribution:
-    """``P(variables | do(z))`` in observed probabilities: the observational marginal ``P(variables)``
-    when ``factors`` is None, else ``Σ_{hidden} Π factors`` (a product of conditionals in the
-    topological order, from line 7, with ``hidden`` summed out by line 2). ``origin`` says how it was built."""
-
-    variables: frozenset[str]
-    factors: tuple[_Factor, ...] | None = None
-    hidden: frozenset[str] = frozenset()
-    origin: tuple[str, ...] = ()
-
-    def restricted(self, keep: frozenset[str], line: str) -> _Distribution:
-        """The marginal over ``keep`` (line 2)."""
-        if self.factors is None:
-            return _Distribution(keep)
-        note = f"summed over {', '.join(sorted(self.variables - keep))} ({line})"
-        return _Distribution(keep, self.factors, self.hidden | (self.variables - keep), self.origin + (note,))
-
-    def component(self, part: frozenset[str], admg: ADMG, line: str, context: frozenset[str]) -> _Distribution:
-        """``P(part | do(z, rest))`` for a c-component ``part``: Π_{V_i ∈ part} P(v_i | v_π^(i-1)) (line 7)."""
-        factors = tuple(
-            _Factor(self.conditional(v, admg.before(v, self.variables), admg), v) for v in admg.sorted(part)
-        )
-        target = _term(admg.sorted(part), context | (self.variables - part))
-        note = f"{target.text} = {mul(*(f.expr for f in factors)).text} ({line})"
-        return _Distribution(part, factors, frozenset(), self.origin + (note,))
-
-    def marginal(self, names: frozenset[str], admg: ADMG) -> Expr:
-        if self.factors is None:
-            return _term(admg.sorted(names))
-        return mul(*_sum_out(self.factors, (self.variables | self.hidden) - names, admg))
-
-    def conditional(self, var: str, given: frozenset[str], admg: ADMG) -> Expr:
-        """``P(var | given)`` under this distribution."""
-        if self.factors is None:
-            return _term((var,), (), given)
-        every = self.variables | self.hidden
-        return _divide(_sum_out(self.factors, every - given - {var}, admg), _sum_out(self.factors, every - given, admg))
-
-
-def _sum_out(factors: tuple[_Factor, ...], names: frozenset[str], admg: ADMG) -> list[Expr]:
-    """``Σ_{names} Π factors`` as a list of factors: a variable that only its own conditional mentions
-    sums to one and goes; the factors free of the rest stand outside the sums; the others are grouped
-    by the summed variables they share, one (nested) sum per group."""
-    kept, left = list(factors), set(names)
-    dropped = True
-    while dropped:
-        dropped = False
-        for name in reversed(admg.sorted(left)):
-            users = [f for f in kept if name in free_indices(f.expr)]
-            if len(users) == 1 and users[0].head == name:
-                kept.remove(users[0])
-                left.discard(name)
-                dropped = True
-    used = set().union(*(free_indices(f.expr) for f in kept)) if kept else set()
-    if left - used:
-        raise AssertionError(f"summing over {sorted(left - used)}, which no factor mentions")
-    outside = [f.expr for f in kept if not free_indices(f.expr) & left]
-    groups: list[tuple[set[str], list[Expr]]] = []
-    for f in (f for f in kept if free_indices(f.expr) & left):
-        shared = free_indices(f.expr) & left
-        joined = [g for g in groups if g[0] & shared]
-        merged = (shared.union(*(g[0] for g in joined)), [e for g in joined for e in g[1]] + [f.expr])
-        groups = [g for g in groups if not g[0] & shared] + [merged]
-    for summed, exprs in groups:
-        body = mul(*exprs)
-        for name in reversed(admg.sorted(summed)):
-            body = Sum(name, name, body)
-        outside.append(body)
-    return outside
-
-
-def _divide(numerator: list[Expr], denominator: list[Expr]) -> Expr:
-    """The quotient with common factors cancelled; ``P(a, b | c) / P(b | c)`` becomes ``P(a | b, c)``."""
-    rest, kept = list(denominator), []
-    for f in numerator:
-        if f in rest:
-            rest.remove(f)
-        else:
-            kept.append(f)
-    num = mul(*kept)
-    if not rest:
-        return num
-    den = mul(*rest)
-    if (
-        isinstance(num, Prob)
-        and isinstance(den, Prob)
-        and num.do == den.do
-        and num.given == den.given
-        and set(den.event) < set(num.event)
-    ):
-        return Prob(tuple(a for a in num.event if a not in den.event), num.do, num.given + den.event)
-    return div(num, den)
 
 
 # ---- the algorithm, recording the derivation -----------------------------------------------------
@@ -467,7 +222,9 @@ def _rule_application(old: Prob, new: Expr, rule: str, graph: DoGraph) -> Rewrit
         if not isinstance(new, Prob):
             return None
         moved = (set(old.do) ^ set(new.do)) | {(a.var, a.value) for a in set(old.given) ^ set(new.given)}
-        candidates = (do_calculus_rule(old, rule, var, value, context) for var, value in moved)
+        candidates: Iterable[Rewrite | None] = (
+            do_calculus_rule(old, rule, var, value, context) for var, value in moved if value is not None
+        )
     else:
         candidates = PROBABILITY_RULES[rule](old, context)
     return next((r for r in candidates if r is not None and r.rule == rule and r.result == new), None)
@@ -504,9 +261,11 @@ class _Identifier:
             self.current = whole
         return result
 
-    def _in_a_row(self, term: Prob, names: Iterable[str], change, line: str, rule: str, reason: str) -> Prob:
+    def _in_a_row(
+        self, term: Prob, names: Iterable[str], change: Callable[[Prob, str], Prob], line: str, rule: str, reason: str
+    ) -> Prob:
         """One step applying ``rule`` once per name: ``change(term, name)`` gives the next term; returns the last."""
-        start, applications = term, []
+        start, applications = term, list[tuple[Prob, Expr]]()
         for name in names:
             new = change(term, name)
             applications.append((term, new))
@@ -517,7 +276,7 @@ class _Identifier:
     def _marginalize(self, term: Prob, names: Sequence[str], line: str) -> Prob:
         """``term`` → ``Σ_{names} term-with-names`` in one step (one marginalization per name); returns the
         innermost term."""
-        applications, inner = [], term
+        applications, inner = list[tuple[Prob, Expr]](), term
         for var in names:
             summed = Prob(inner.event + (Atom(var, var),), inner.do, inner.given)
             applications.append((inner, Sum(var, var, summed)))
@@ -530,7 +289,8 @@ class _Identifier:
         conditions it states replace the step's reason), else by :func:`check_equivalence` on each
         application's term before and after (every occurrence of the term is replaced, so equal terms
         make equal whole expressions); once the time budget has run out, the steps left are "undecided"."""
-        out, previous = [], self.start
+        out: list[DerivationStep] = []
+        previous: Expr = self.start
         for step in self.steps:
             try:
                 charge("checking the next step")
@@ -567,7 +327,7 @@ class _Identifier:
     # -- IDC --
     def idc(self, y: frozenset[str], x: frozenset[str], z: frozenset[str]) -> None:
         moves: list[str] = []
-        start = _term(y, x, z)
+        start = symbolic_term(y, x, z)
         while z:  # line 1: an observation that rule 2 turns into an action
             v = next(
                 (
@@ -592,7 +352,7 @@ class _Identifier:
         if not z:
             self.start_id(y, x)
             return
-        joint, marginal = _term(y | z, x), _term(z, x)
+        joint, marginal = symbolic_term(y | z, x), symbolic_term(z, x)
         self._rewrite(
             goal, div(joint, marginal), "IDC line 2", CONDITIONAL, "P(y | do(x), z) = P(y, z | do(x)) / P(z | do(x))"
         )
@@ -602,14 +362,14 @@ class _Identifier:
     # -- ID --
     def start_id(self, y: frozenset[str], x: frozenset[str]) -> None:
         everything = frozenset(self.admg.order)
-        self.id(y, x, _Distribution(everything), everything, frozenset())
+        self.id(y, x, Distribution(everything), everything, frozenset())
 
     def id(
-        self, y: frozenset[str], x: frozenset[str], dist: _Distribution, nodes: frozenset[str], context: frozenset[str]
+        self, y: frozenset[str], x: frozenset[str], dist: Distribution, nodes: frozenset[str], context: frozenset[str]
     ) -> None:
         """Rewrite the term ``P(y | do(x, context))`` into observed probabilities (or raise :class:`_Failure`)."""
         admg = self.admg
-        goal = _term(admg.sorted(y), x | context)
+        goal = symbolic_term(admg.sorted(y), x | context)
         if not _occurs(self.current, goal):  # already rewritten where it occurred in another branch
             return
         if not x:  # line 1
@@ -642,7 +402,7 @@ class _Identifier:
         parts = admg.components(nodes - x)
         if len(parts) > 1:  # line 4
             term = self._marginalize(goal, admg.sorted(nodes - x - y), "ID line 4")
-            factors = [_term(admg.sorted(part), (nodes - part) | context) for part in parts]
+            factors = [symbolic_term(admg.sorted(part), (nodes - part) | context) for part in parts]
             names = " | ".join("{" + ", ".join(admg.sorted(p)) + "}" for p in parts)
             self._rewrite(
                 term,
@@ -672,7 +432,7 @@ class _Identifier:
         y: frozenset[str],
         x: frozenset[str],
         part: frozenset[str],
-        dist: _Distribution,
+        dist: Distribution,
         nodes: frozenset[str],
     ) -> None:
         """``P(y | do(x)) = Σ_{part \\ y} Π_{V_i ∈ part} P(v_i | v_π^(i-1))`` for a c-component ``part`` of
@@ -684,7 +444,7 @@ class _Identifier:
         last = max(i for i, v in enumerate(ordered) if v in y)
         kept = ordered[: last + 1]
         joint = self._marginalize(goal, [v for v in kept if v not in y], "ID line 6")
-        factors, applications, term = [], [], joint
+        factors, applications, term = list[Prob](), list[tuple[Prob, Expr]](), joint
         while len(term.event) > 1:  # the chain rule, first variable in the order first
             first = next(a for a in term.event if a.var == kept[len(factors)])
             rest = Prob(tuple(a for a in term.event if a != first), term.do, term.given + (first,))
@@ -714,7 +474,7 @@ class _Identifier:
             )
             self._substitute(factor, dist.conditional(v, earlier, admg), "ID line 6", dist)
 
-    def _substitute(self, term: Prob, formula: Expr, line: str, dist: _Distribution) -> None:
+    def _substitute(self, term: Prob, formula: Expr, line: str, dist: Distribution) -> None:
         """A term of the call's distribution ``P(V | do(z))`` replaced by its formula (nothing to do when
         ``z`` is empty: the term is then the observed probability itself)."""
         if term != formula:

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.graph import DoGraph, Nodes
 
 #: statements text longer than this is refused before parsing
 MAX_TEXT = 100_000
@@ -106,6 +106,15 @@ def _names(side: str, text: str) -> frozenset[str]:
     return frozenset(names)
 
 
+@dataclass
+class _Memo:
+    """What :class:`Independences` computed once: the closure, implied statements, equivalence classes."""
+
+    closure: frozenset[Triple] | None = None
+    implied: dict[tuple[frozenset[str], frozenset[str], frozenset[str]], bool] = field(default_factory=dict)
+    classes: dict[tuple[str, ...], list[DoGraph]] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, eq=False)
 class Independences:
     """What is known of the causal DAG: independence statements, and whether they are all of them.
@@ -116,7 +125,7 @@ class Independences:
     statements: tuple[Statement, ...]
     complete: bool = False
     latent: frozenset[str] = frozenset()
-    _cache: dict = field(default_factory=dict, repr=False)
+    _cache: _Memo = field(default_factory=_Memo, repr=False)
 
     @classmethod
     def parse(
@@ -145,9 +154,9 @@ class Independences:
 
     def closure(self) -> frozenset[Triple]:
         """Every elementary statement the statements imply under the d-separation rules."""
-        if "closure" not in self._cache:
-            self._cache["closure"] = _close((t for s in self.statements for t in s.elementary()), self.variables)
-        return self._cache["closure"]
+        if self._cache.closure is None:
+            self._cache.closure = _close((t for s in self.statements for t in s.elementary()), self.variables)
+        return self._cache.closure
 
     def implies(self, xs: Iterable[str], ys: Iterable[str], zs: Iterable[str] = ()) -> bool:
         """Do the statements imply ``xs ⊥ ys | zs``? (An empty side is trivially independent;
@@ -158,24 +167,23 @@ class Independences:
             return True
         if xs & ys:
             return False
-        key = ("implies", xs, ys, zs)
-        if key not in self._cache:
+        key = (xs, ys, zs)
+        if key not in self._cache.implied:
             closure = self.closure()
-            self._cache[key] = all(t in closure for t in Statement(xs, ys, zs).elementary())
-        return self._cache[key]
+            self._cache.implied[key] = all(t in closure for t in Statement(xs, ys, zs).elementary())
+        return self._cache.implied[key]
 
     def equivalence_class(self, nodes: Iterable[str]) -> list[DoGraph]:
         """With ``complete=True``: every DAG over ``nodes`` (the statements' variables and any
         others) whose d-separations are exactly the implied statements. Raises
         :class:`IndependenceError` when no DAG has exactly them, or the class has more than
         :data:`MAX_CLASS_SIZE` members."""
-        nodes = tuple(sorted(set(nodes) | self.variables))
-        key = ("class", nodes)
-        if key not in self._cache:
-            if len(nodes) > MAX_VARIABLES:
-                raise TooManyGraphs(f"{len(nodes)} variables (independence reasoning takes at most {MAX_VARIABLES})")
-            self._cache[key] = _markov_class(self.closure(), nodes, self.latent)
-        return self._cache[key]
+        key = tuple(sorted(set(nodes) | self.variables))
+        if key not in self._cache.classes:
+            if len(key) > MAX_VARIABLES:
+                raise TooManyGraphs(f"{len(key)} variables (independence reasoning takes at most {MAX_VARIABLES})")
+            self._cache.classes[key] = _markov_class(self.closure(), key, self.latent)
+        return self._cache.classes[key]
 
 
 def graph_independences(graph: DoGraph) -> list[Statement]:
@@ -212,7 +220,8 @@ def _close(triples: Iterable[Triple], names: frozenset[str]) -> frozenset[Triple
     def quadruple(a: str, b: str, c: str, d: frozenset[str]) -> None:
         s1, s2, s3, s4 = has(a, b, d), has(a, c, d | {b}), has(a, c, d), has(a, b, d | {c})
         if (s1 and s2) or (s3 and s4) or (s2 and s4) or (s1 and s3):
-            add(a, b, d), add(a, c, d | {b}), add(a, c, d), add(a, b, d | {c})
+            for x, y, given in ((a, b, d), (a, c, d | {b}), (a, c, d), (a, b, d | {c})):
+                add(x, y, given)
 
     for triple in list(work):
         known.add(triple)
@@ -242,15 +251,15 @@ class StatementGraph:
     independences: Independences
     nodes: tuple[str, ...]
     latent: frozenset[str] = frozenset()
-    domains: dict = field(default_factory=dict)
+    domains: dict[str, int] = field(default_factory=dict)
 
-    def d_separated(self, xs, ys, zs=(), cut_in=(), cut_out=()) -> bool:
+    def d_separated(self, xs: Nodes, ys: Nodes, zs: Nodes = (), cut_in: Nodes = (), cut_out: Nodes = ()) -> bool:
         return self.independences.implies(xs, ys, zs)
 
-    def ancestors(self, nodes, cut_in=()) -> frozenset[str]:
+    def ancestors(self, nodes: Nodes, cut_in: Nodes = ()) -> frozenset[str]:
         return frozenset(self.nodes)
 
-    def descendants(self, nodes) -> frozenset[str]:
+    def descendants(self, nodes: Nodes) -> frozenset[str]:
         return frozenset(self.nodes)
 
     def domain(self, node: str) -> int:
@@ -282,11 +291,11 @@ def _markov_class(closure: frozenset[Triple], nodes: tuple[str, ...], latent: fr
     for a, b in itertools.combinations(nodes, 2):
         rest = [n for n in nodes if n not in (a, b)]
         for size in range(len(rest) + 1):
-            for given in itertools.combinations(rest, size):
-                if first.d_separated({a}, {b}, given) != ((frozenset((a, b)), frozenset(given)) in closure):
+            for others in itertools.combinations(rest, size):
+                if first.d_separated({a}, {b}, others) != ((frozenset((a, b)), frozenset(others)) in closure):
                     raise IndependenceError(
                         "no DAG has exactly these independences: its closest graph "
-                        f"({first.edge_text() or 'no edges'}) differs on {a} ⊥ {b} | {', '.join(given) or '∅'}"
+                        f"({first.edge_text() or 'no edges'}) differs on {a} ⊥ {b} | {', '.join(others) or '∅'}"
                     )
     return members
 
@@ -334,7 +343,14 @@ def _forced(s: str, t: str, directed: set[tuple[str, str]], adjacent: set[frozen
     return any(frozenset((c, d)) not in adjacent for c, d in itertools.combinations(parents_t, 2))  # rule 3
 
 
-def _extend(directed, adjacent, colliders, nodes, latent, members: list[DoGraph]) -> None:
+def _extend(
+    directed: set[tuple[str, str]],
+    adjacent: set[frozenset[str]],
+    colliders: frozenset[tuple[str, str, str]],
+    nodes: tuple[str, ...],
+    latent: frozenset[str],
+    members: list[DoGraph],
+) -> None:
     directed = _meek(directed, adjacent)
     if any((t, s) in directed for s, t in directed):
         return

@@ -78,10 +78,10 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from causal_datasets.docalc.atoms import Atom
 from causal_datasets.docalc.budget import charge
 from causal_datasets.docalc.expr import (
     Add,
-    Atom,
     Div,
     Expect,
     Expr,
@@ -178,7 +178,9 @@ def latent_values(graph: DoGraph, a: Expr, b: Expr, counterfactual: bool) -> dic
         changed = frozenset(i for i, reach in enumerate(forms.reach) if source in reach)
         if changed not in counted:
             difference = _sum([_Count.of(a, forms, changed), _Count.of(b, forms, changed)])
-            counted[changed] = min(difference.degree(), len(difference.forms) + 1, _pole_bound(a, b, forms, changed))
+            poles = _pole_bound(a, b, forms, changed)
+            bounds = (difference.degree(), len(difference.forms) + 1) + (() if poles is None else (poles,))
+            counted[changed] = min(bounds)
         values[source] = max(MIN_LATENT_VALUES, min(counted[changed], districts[source]))
     return values
 
@@ -256,31 +258,38 @@ MAX_SHAPES = 256
 
 #: the shape of one term, a product of probabilities over a product of probabilities: (numerator,
 #: denominator), each a frozenset of (key, exponent) over the probabilities that depend on the source
-Shape = tuple[frozenset, frozenset]
+Shape = tuple[frozenset[tuple["Key", int]], frozenset[tuple["Key", int]]]
 _CONSTANT: Shape = (frozenset(), frozenset())
+
+
+#: a factor of a numerator or denominator: (a probability's number or a divisor expression, the
+#: summation values bound in it, its degree — 1 for a probability)
+Key = tuple[int | Expr, tuple[tuple[str, int], ...], int]
+#: a product of keys: each key to its power
+Monomial = dict[Key, int]
 
 
 class _GiveUp(Exception):
     """The expression is no sum of such terms (a divisor that is itself a sum), or has too many shapes."""
 
 
-def _pole_bound(a: Expr, b: Expr, forms: _Forms, changed: frozenset[int]) -> float:
+def _pole_bound(a: Expr, b: Expr, forms: _Forms, changed: frozenset[int]) -> int | None:
     """The ``poles`` bound of the module docstring: the largest ``degree + e + 1`` over the terms
     with a probability that depends on the source to the power ``e`` in their denominator, and
-    ``degree`` over the others (at least 2); infinity where ``a - b`` is no sum of products of
+    ``degree`` over the others (at least 2); None (no bound) where ``a - b`` is no sum of products of
     probabilities over products of probabilities, or a term's denominator has two such probabilities."""
     try:
         shapes = _Shapes(forms, changed)
         terms = shapes.of(a)[0] | shapes.of(b)[0]
     except _GiveUp:
-        return math.inf
+        return None
     if any(len(den) > 1 for _, den in terms):  # the proof separates the poles of one probability at a time
-        return math.inf
+        return None
     degree = max(_power(num) - _power(den) for num, den in terms)  # every term brought to it with sum(p) = 1
     return max(MIN_LATENT_VALUES, *(len(den) + _power(den) + degree for _, den in terms))
 
 
-def _power(part: frozenset) -> int:
+def _power(part: frozenset[tuple[Key, int]]) -> int:
     return sum(power for _, power in part)
 
 
@@ -299,7 +308,9 @@ class _Shapes:
             numerators, denominator = self.forms.terms[e]
             if numerators[0] not in self.changed:  # the denominator's variables are among the numerator's
                 return frozenset({_CONSTANT}), True
-            den = frozenset({((denominator, (), 1), 1)}) if denominator in self.changed else frozenset()
+            den: frozenset[tuple[Key, int]] = (
+                frozenset({((denominator, (), 1), 1)}) if denominator in self.changed else frozenset()
+            )
             return frozenset((frozenset({((n, (), 1), 1)}), den) for n in numerators), len(numerators) == 1
         if isinstance(e, Num):
             return frozenset({_CONSTANT}), True
@@ -316,10 +327,10 @@ class _Shapes:
                 terms, single = self._capped(frozenset(_times(s, t) for s in terms for t in more)), single and one
             return terms, single
         if isinstance(e, Div):
-            (num, single), (den, one) = self.of(e.num), self.of(e.den)
+            (num, single), (divisor, one) = self.of(e.num), self.of(e.den)
             if not one:
                 raise _GiveUp("a divisor that is a sum of terms")
-            ((over, under),) = den
+            ((over, under),) = divisor
             return frozenset(_times(s, (under, over)) for s in num), single
         if isinstance(e, Sum):
             body, single = self.of(e.body)
@@ -328,7 +339,7 @@ class _Shapes:
             return terms, single and terms == body  # the terms of all values are one term if none mentions it
         raise TypeError(f"no shape for {type(e).__name__}")
 
-    def _bound(self, part: frozenset, index: str) -> frozenset:
+    def _bound(self, part: frozenset[tuple[Key, int]], index: str) -> frozenset[tuple[Key, int]]:
         return frozenset((_bind(self.forms, index, key, -self.bindings), power) for key, power in part)
 
     @staticmethod
@@ -345,11 +356,6 @@ def _times(left: Shape, right: Shape) -> Shape:
     return frozenset(_quotient(num, common).items()), frozenset(_quotient(den, common).items())
 
 
-#: a factor of a numerator or denominator: (a probability's number or a divisor expression, the
-#: summation values bound in it, its degree — 1 for a probability)
-Key = tuple
-
-
 @dataclass(frozen=True)
 class _Count:
     """An expression written as ``N / D`` in the probabilities that depend on the source (the
@@ -357,10 +363,10 @@ class _Count:
     exponent, common keys cancelled) and ``R`` a polynomial of degree ``rest``; ``forms``: the
     distinct probabilities used."""
 
-    factors: dict
+    factors: Monomial
     rest: int
-    denominator: dict
-    forms: frozenset
+    denominator: Monomial
+    forms: frozenset[Key]
 
     def degree(self) -> int:
         """The degree that decides whether the expression vanishes: ``R``'s — the key factors are
@@ -389,7 +395,7 @@ class _Count:
             )
         if isinstance(e, Div):  # (K1 * R1 / D1) / (K2 * R2 / D2) = K1 * D2 * R1 / (D1 * K2 * R2)
             num, den = _Count.of(e.num, forms, changed), _Count.of(e.den, forms, changed)
-            divisor = {(e.den, (), den.rest): 1} if den.rest else {}
+            divisor: Monomial = {(e.den, (), den.rest): 1} if den.rest else {}
             return _reduced(
                 _product(num.factors, den.denominator),
                 num.rest,
@@ -417,11 +423,12 @@ class _Count:
         numerators, denominator = forms.terms[e]
         if numerators[0] not in changed:  # the denominator's variables are among the numerator's
             return _NOTHING
-        keys = frozenset((n, (), 1) for n in numerators)
+        keys: frozenset[Key] = frozenset((n, (), 1) for n in numerators)
+        factors: Monomial
         factors, rest = ({next(iter(keys)): 1}, 0) if len(keys) == 1 else ({}, 1)  # an expectation sums its values
         if denominator is None or denominator not in changed:
             return _Count(factors, rest, {}, keys)
-        condition = (denominator, (), 1)
+        condition: Key = (denominator, (), 1)
         return _Count(factors, rest, {condition: 1}, keys | {condition})
 
 
@@ -441,32 +448,32 @@ def _sum(parts: list[_Count]) -> _Count:
     return _reduced(shared, rest, common, frozenset().union(*(p.forms for p in parts)))
 
 
-def _reduced(factors: dict, rest: int, denominator: dict, forms: frozenset) -> _Count:
+def _reduced(factors: Monomial, rest: int, denominator: Monomial, forms: frozenset[Key]) -> _Count:
     """The count with the keys common to numerator factors and denominator cancelled."""
     common = {k: min(p, denominator[k]) for k, p in factors.items() if k in denominator}
     return _Count(_quotient(factors, common), rest, _quotient(denominator, common), forms)
 
 
-def _product(*monomials: dict) -> dict:
-    result: dict = {}
+def _product(*monomials: Monomial) -> Monomial:
+    result: Monomial = {}
     for monomial in monomials:
         for key, power in monomial.items():
             result[key] = result.get(key, 0) + power
     return result
 
 
-def _quotient(monomial: dict, divisor: dict) -> dict:
+def _quotient(monomial: Monomial, divisor: Monomial) -> Monomial:
     """``monomial / divisor`` for a divisor that divides it."""
     return {k: p - divisor.get(k, 0) for k, p in monomial.items() if p - divisor.get(k, 0)}
 
 
-def _deg(monomial: dict) -> int:
+def _deg(monomial: Monomial) -> int:
     return sum(power * key[2] for key, power in monomial.items())
 
 
-def _lcm(*monomials: dict) -> dict:
+def _lcm(*monomials: Monomial) -> Monomial:
     """The least common multiple of products of keys: each key to its highest power."""
-    common: dict = {}
+    common: Monomial = {}
     for monomial in monomials:
         for key, power in monomial.items():
             common[key] = max(common.get(key, 0), power)

@@ -25,9 +25,10 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn, cast
 
-from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Potential, Prob, Sum, add, children, div, mul, negate
+from causal_datasets.docalc.atoms import Assign, Atom, Potential, Subscript, Value
+from causal_datasets.docalc.expr import Expect, Expr, Num, Prob, Sum, add, children, div, mul, negate
 
 _TRANSLATE = str.maketrans({"−": "-", "–": "-", "×": "*", "·": "*", "∣": "|", "Σ": "∑"})
 _TOKEN = re.compile(
@@ -61,7 +62,7 @@ def _tokenize(text: str) -> list[_Token]:
     # one anchored match per token: a search (finditer) would retry a failing whitespace run from
     # each of its characters, quadratic in the run's length
     while (match := _TOKEN.match(cleaned, position)) is not None:
-        kind = match.lastgroup
+        kind = cast(str, match.lastgroup)  # every alternative of _TOKEN is a named group
         if kind == "num" and len(match.group(kind)) > MAX_NUMBER_DIGITS:
             raise ExprParseError(f"a number of more than {MAX_NUMBER_DIGITS} digits", text, match.start(kind))
         tokens.append(_Token(kind, match.group(kind), match.start(kind)))
@@ -148,7 +149,7 @@ class _Parser:
         self.i += 1
         return token
 
-    def fail(self, message: str, token: _Token | None = None):
+    def fail(self, message: str, token: _Token | None = None) -> NoReturn:
         raise ExprParseError(message, self.text, (token or self.tok).position)
 
     def name(self, what: str) -> str:
@@ -162,6 +163,7 @@ class _Parser:
     def parse_top(self) -> Expr:
         if self.tok.kind == "end":
             self.fail("empty expression")
+        result: Expr
         if self._bare_event_ahead():
             result = self.bare_probability()
         else:
@@ -184,7 +186,8 @@ class _Parser:
 
     def bare_probability(self) -> Prob:
         event = self.atoms()
-        do, given = ((), ())
+        do: list[Assign] = []
+        given: list[Atom] = []
         if self.at("|"):
             self.take("|")
             do, given = self.conditions(closers=())
@@ -285,14 +288,14 @@ class _Parser:
             self.fail("unexpected end of input")
         self.fail(f"unexpected {token.text!r}")
 
-    def optional_conditions(self):
+    def optional_conditions(self) -> tuple[list[Assign], list[Atom]]:
         if self.at("|"):
             self.take("|")
             return self.conditions(closers=(")", "]"))
-        return (), ()
+        return [], []
 
-    def conditions(self, closers: tuple[str, ...]):
-        do: list = []
+    def conditions(self, closers: tuple[str, ...]) -> tuple[list[Assign], list[Atom]]:
+        do: list[Assign] = []
         given: list[Atom] = []
         if self.tok.kind == "end" or self.at(*closers):
             return do, given
@@ -301,7 +304,7 @@ class _Parser:
                 start = self.tok
                 self.i += 1
                 self.take("(")
-                for var, value in self.assigns():
+                for var, value in self.actions():
                     clash = next((v for name, v in do if name == var and v != value), None)
                     if clash is not None:
                         self.fail(f"do() sets {var} twice in one term ({var}={clash} and {var}={value})", start)
@@ -328,7 +331,7 @@ class _Parser:
             return Atom(var, self.value(), cf)
         return Atom(var, var, cf)
 
-    def subscript(self) -> tuple:
+    def subscript(self) -> Subscript:
         if not self.at("_"):
             return ()
         self.take("_")
@@ -337,10 +340,15 @@ class _Parser:
         self.take("}")
         return tuple(assigns)
 
-    def assigns(self, nested: bool = False) -> list[tuple[str, int | str | Potential]]:
+    def actions(self) -> list[Assign]:
+        """``X=1, Z`` in ``do(...)`` (no nested counterfactual: :meth:`assigns` refuses one there)."""
+        return [(var, value) for var, value in self.assigns() if not isinstance(value, Potential)]
+
+    def assigns(self, nested: bool = False) -> list[tuple[str, Value | Potential]]:
         """``X=1, Z`` in ``do(...)``; in a subscript (``nested``) also ``M_{X=0}`` and ``M=M_{X=0}``.
         A variable set twice is an error naming it."""
-        result, seen = [], set()
+        result: list[tuple[str, Value | Potential]] = []
+        seen: set[str] = set()
         while True:
             start = self.tok
             var = self.name("a variable name")

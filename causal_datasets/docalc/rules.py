@@ -9,22 +9,21 @@ vocabulary of ``(variable, value)`` pairs — in practice those of the two expre
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 
+from causal_datasets.docalc.atoms import Assign, Atom, Potential, Subscript, Value
 from causal_datasets.docalc.expr import (
     Add,
-    Atom,
     Div,
     Expect,
     Expr,
     Mul,
     Neg,
     Num,
-    Potential,
     Prob,
     Sum,
-    Value,
     add,
     children,
     div,
@@ -35,7 +34,7 @@ from causal_datasets.docalc.expr import (
     rebuild,
     substitute,
 )
-from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.graph import RuleGraph
 
 
 @dataclass(frozen=True)
@@ -45,17 +44,21 @@ class Rewrite:
     condition: str = ""
 
 
+#: the outcomes, actions and observations of a term, as variable sets
+Roles = tuple[frozenset[str], frozenset[str], frozenset[str]]
+
+
 @dataclass(frozen=True)
 class RuleContext:
-    graph: DoGraph
+    graph: RuleGraph
     vocabulary: tuple[tuple[str, Value], ...]  # insertable (variable, value) pairs, sorted
 
 
-def _names(nodes) -> str:
+def _names(nodes: Iterable[str]) -> str:
     return ", ".join(sorted(nodes)) or "∅"
 
 
-def _graph_name(cut_in, cut_out) -> str:
+def _graph_name(cut_in: Iterable[str], cut_out: Iterable[str]) -> str:
     parts = []
     if cut_in:
         parts.append(f"bar({_names(cut_in)})")
@@ -64,7 +67,14 @@ def _graph_name(cut_in, cut_out) -> str:
     return f"G[{'; '.join(parts)}]" if parts else "G"
 
 
-def _separation(graph: DoGraph, xs, ys, zs, cut_in=frozenset(), cut_out=frozenset()) -> str | None:
+def _separation(
+    graph: RuleGraph,
+    xs: Iterable[str],
+    ys: Iterable[str],
+    zs: Iterable[str],
+    cut_in: Iterable[str] = frozenset(),
+    cut_out: Iterable[str] = frozenset(),
+) -> str | None:
     """The condition text if ``xs ⊥ ys | zs`` holds in the mutilated graph, else None."""
     if graph.d_separated(xs, ys, zs, cut_in, cut_out):
         return f"({_names(ys)} ⊥ {_names(xs)} | {_names(zs)}) in {_graph_name(cut_in, cut_out)}"
@@ -74,7 +84,7 @@ def _separation(graph: DoGraph, xs, ys, zs, cut_in=frozenset(), cut_out=frozense
 # ---- do-calculus ----------------------------------------------------------------------------
 
 
-def _roles(p: Prob) -> tuple[frozenset, frozenset, frozenset] | None:
+def _roles(p: Prob) -> Roles | None:
     """(outcomes, actions, observations) as variable sets, or None if a variable plays two roles."""
     ys = [a.var for a in p.event]
     xs = [v for v, _ in p.do]
@@ -105,9 +115,10 @@ def do_calculus(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     if roles is None:
         return
     used = roles[0] | roles[1] | roles[2]
-    candidates = [("rule 1: delete observation", a.var, a.value) for a in p.given]
+    observed = [(a.var, a.value) for a in p.given if a.value is not None]  # inside P(...) every atom has one
+    candidates = [("rule 1: delete observation", var, value) for var, value in observed]
     candidates += [("rule 2: action to observation", var, value) for var, value in p.do]
-    candidates += [("rule 2: observation to action", a.var, a.value) for a in p.given]
+    candidates += [("rule 2: observation to action", var, value) for var, value in observed]
     candidates += [("rule 3: delete action", var, value) for var, value in p.do]
     for var, value in ctx.vocabulary:
         if var not in used:
@@ -135,7 +146,7 @@ def do_calculus_rule(p: Prob, rule: str, var: str, value: Value, ctx: RuleContex
     return _do_rule(p, roles, rule, var, value, ctx.graph) if fits else None
 
 
-def _do_rule(p: Prob, roles, rule: str, var: str, value: Value, g: DoGraph) -> Rewrite | None:
+def _do_rule(p: Prob, roles: Roles, rule: str, var: str, value: Value, g: RuleGraph) -> Rewrite | None:
     """``rule`` applied to ``var=value`` in ``p`` (whose shape fits), if its condition holds."""
     ys, xs, ws = roles
     if rule == "rule 1: delete observation":
@@ -165,10 +176,10 @@ def _do_result(p: Prob, rule: str, var: str, value: Value) -> Prob:
     return Prob(p.event, do, given)
 
 
-def _rule3_condition(g: DoGraph, var: str, ys, xs, ws) -> str | None:
+def _rule3_condition(g: RuleGraph, var: str, ys: frozenset[str], xs: frozenset[str], ws: frozenset[str]) -> str | None:
     """P(y | do(x), do(var), w) = P(y | do(x), w) iff (y ⊥ var | x, w) in G[bar(x), bar(var(W))],
     where var(W) is var unless var is an ancestor of some w in G[bar(x)]."""
-    z_of_w = set() if var in g.ancestors(ws, cut_in=xs) else {var}
+    z_of_w: set[str] = set() if var in g.ancestors(ws, cut_in=xs) else {var}
     return _separation(g, {var}, ys, xs | ws, cut_in=xs | z_of_w)
 
 
@@ -189,7 +200,7 @@ def expectation_rules(e: Expect, ctx: RuleContext) -> Iterator[Rewrite]:
     else:
         term = Prob((atom,), e.do, e.given)
         rule = "expectation of an indicator"
-    scaled = term if abs(coef) == 1 else mul(Num(abs(coef)), term)
+    scaled = term if abs(coef) == 1 else mul(Num(Fraction(abs(coef))), term)
     yield Rewrite(scaled if coef > 0 else negate(scaled), rule)
 
 
@@ -205,9 +216,11 @@ def probability_to_expectation(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
 def counterfactual_rules(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     atoms = p.event + p.given
     subscripts = {a.cf for a in atoms}
-    if not p.do and len(subscripts) == 1 and atoms[0].cf and not _nested(atoms[0].cf):
-        (cf,) = subscripts
-        plain = Prob(tuple(Atom(a.var, a.value) for a in p.event), cf, tuple(Atom(a.var, a.value) for a in p.given))
+    actions = _actions(atoms[0].cf)
+    if not p.do and len(subscripts) == 1 and atoms[0].cf and actions is not None:
+        plain = Prob(
+            tuple(Atom(a.var, a.value) for a in p.event), actions, tuple(Atom(a.var, a.value) for a in p.given)
+        )
         yield Rewrite(
             plain, "counterfactual with one common intervention is an interventional term", "definition of do"
         )
@@ -215,11 +228,11 @@ def counterfactual_rules(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     for atom in p.event:
         if len(atom.cf) == 1 and atom.cf[0] in factual:
             event = tuple(Atom(a.var, a.value) if a == atom else a for a in p.event)
-            var, value = atom.cf[0]
+            treatment, setting = atom.cf[0]
             yield Rewrite(
                 Prob(event, p.do, p.given),
                 "consistency",
-                f"{var}={value} is observed, so {atom.var}_{{{var}={value}}} = {atom.var}",
+                f"{treatment}={setting} is observed, so {atom.var}_{{{treatment}={setting}}} = {atom.var}",
             )
     for atom in atoms:
         for entry in atom.cf:
@@ -236,8 +249,14 @@ def counterfactual_rules(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
                 )
 
 
-def _nested(cf) -> bool:
+def _nested(cf: Subscript) -> bool:
     return any(isinstance(value, Potential) for _, value in cf)
+
+
+def _actions(cf: Subscript) -> tuple[Assign, ...] | None:
+    """The subscript as interventions, or None if a value in it is a nested counterfactual."""
+    plain = tuple((var, value) for var, value in cf if not isinstance(value, Potential))
+    return plain if len(plain) == len(cf) else None
 
 
 def backdoor_exchange(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
@@ -251,9 +270,10 @@ def backdoor_exchange(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     if p.do or len(subscripts) != 1 or any(a.cf for a in p.given):
         return
     (cf,) = subscripts
-    if len(cf) != 1 or _nested(cf):
+    actions = _actions(cf)
+    if len(cf) != 1 or actions is None:
         return
-    treatment, subscript_value = cf[0]
+    treatment, subscript_value = actions[0]
     observed = [a for a in p.given if a.var == treatment]
     ys = frozenset(a.var for a in p.event)
     zs = frozenset(a.var for a in p.given) - {treatment}
@@ -325,8 +345,8 @@ def product_rules(e: Mul, ctx: RuleContext) -> Iterator[Rewrite]:
         for j, second in enumerate(factors):
             joint = _as_conditional_pair(first, second) if i != j else None
             if joint is not None:
-                others = [f for k, f in enumerate(factors) if k not in (i, j)]
-                yield Rewrite(mul(*others, joint) if others else joint, "product rule")
+                remaining = [f for k, f in enumerate(factors) if k not in (i, j)]
+                yield Rewrite(mul(*remaining, joint) if remaining else joint, "product rule")
     for i, f in enumerate(factors):
         if isinstance(f, Sum):
             others = factors[:i] + factors[i + 1 :]
@@ -414,17 +434,20 @@ def _abstract(e: Expr, var: str, value: int) -> Expr:
         def atom(a: Atom) -> Atom:
             return Atom(a.var, var if (a.var == var and a.value == value) else a.value, _assigns(a.cf))
 
-        def _assigns(assigns):
+        def _assigns(assigns: Subscript) -> Subscript:
             return tuple((v, _value(v, x)) for v, x in assigns)
 
-        def _value(v, x):
+        def _value(v: str, x: Value | Potential) -> Value | Potential:
             if isinstance(x, Potential):
                 return Potential(x.var, _assigns(x.cf))
             return var if (v == var and x == value) else x
 
+        def do(assigns: tuple[Assign, ...]) -> tuple[Assign, ...]:
+            return tuple((v, var if (v == var and x == value) else x) for v, x in assigns)
+
         if isinstance(e, Prob):
-            return Prob(tuple(atom(a) for a in e.event), _assigns(e.do), tuple(atom(a) for a in e.given))
-        return Expect(tuple((c, atom(a)) for c, a in e.body), _assigns(e.do), tuple(atom(a) for a in e.given))
+            return Prob(tuple(atom(a) for a in e.event), do(e.do), tuple(atom(a) for a in e.given))
+        return Expect(tuple((c, atom(a)) for c, a in e.body), do(e.do), tuple(atom(a) for a in e.given))
     return rebuild(e, tuple(_abstract(c, var, value) for c in children(e)))
 
 

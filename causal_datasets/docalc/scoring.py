@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
 from causal_datasets.docalc.baselines import mean, surface_scores
 from causal_datasets.docalc.domains import DomainError, parse_values
-from causal_datasets.docalc.expr import variables
-from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.expr import Expr, variables
+from causal_datasets.docalc.graph import DoGraph, EdgeForm
 from causal_datasets.docalc.independence import IndependenceError, Independences
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring_rules import (
@@ -24,7 +25,7 @@ from causal_datasets.graph import GraphError
 from causal_datasets.scoring.inputs import batch_size
 
 #: one pair's knowledge of the causal structure: a DAG (edge-list text or pairs) or independence statements
-Knowledge = str | Sequence
+Knowledge = str | Sequence[EdgeForm]
 
 
 def score_pairs(
@@ -41,7 +42,7 @@ def score_pairs(
     scoring: ScoringRule = "equivalence",
     values: Mapping[str, int] | Sequence[Mapping[str, int] | str | None] | None = None,
     time_limit: float | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Verdict per pair plus ``accuracy`` (the share right under ``scoring``), the surface baselines
     (``string_match``, ``bleu``, ``token_f1``, means and per pair), method and error counts.
 
@@ -62,7 +63,10 @@ def score_pairs(
     refuses is counted in ``unparsable`` as well. An empty batch, columns of different lengths and a
     reference that is not text are a ``ValueError`` / ``TypeError`` naming them.
     """
-    per_pair = None if values is None or isinstance(values, Mapping) else values  # else one mapping for every pair
+    if values is None or isinstance(values, Mapping):  # one mapping (or none) for every pair
+        per_pair, shared = None, values
+    else:
+        per_pair, shared = values, None
     count = batch_size(
         predictions, references, graphs=graphs, latents=latents, independences=independences, values=per_pair
     )
@@ -75,17 +79,18 @@ def score_pairs(
     graphs = list(graphs) if graphs is not None else [None] * count
     latents = list(latents) if latents is not None else [None] * count
     independences = list(independences) if independences is not None else [None] * count
-    values = [values] * count if per_pair is None else list(per_pair)
+    pair_values = [shared] * count if per_pair is None else list(per_pair)
     verdicts: list[Verdict] = []
     identifications: list[bool | None] = []
     unparsable = 0
-    built: dict = {}  # items with the same graph share one DoGraph (its d-separations and random models)
+    # items with the same graph share one DoGraph (its d-separations and random models)
+    built: dict[Hashable, DoGraph | Knowledge] = {}
     for prediction, reference, graph, latent, statements, counts in zip(
-        predictions, references, graphs, latents, independences, values, strict=True
+        predictions, references, graphs, latents, independences, pair_values, strict=True
     ):
         answer = _parsed(prediction)
         unparsable += answer is None
-        shape = None
+        shape: str | None = None
         try:
             names = _latent_list(latent)
             knowledge = _knowledge(graph, statements, names, complete, built)
@@ -136,7 +141,7 @@ def score_pairs(
     }
 
 
-def _parsed(text: str):
+def _parsed(text: str) -> Expr | None:
     """The parsed prediction, or None when the parser refuses it."""
     try:
         return parse(text)
@@ -144,7 +149,9 @@ def _parsed(text: str):
         return None
 
 
-def _answer_shape(answer, knowledge, names: list[str]):
+def _answer_shape(
+    answer: Expr, knowledge: DoGraph | Independences | Knowledge, names: list[str]
+) -> tuple[str | None, DoGraph | Independences | Knowledge, list[str]]:
     """``(identification error, knowledge, latent names)`` for one parsed prediction: why it identifies
     nothing (None if it does), and the knowledge to verify it under — a DAG with its unobserved nodes
     as ordinary ones when the prediction uses them."""
@@ -155,7 +162,13 @@ def _answer_shape(answer, knowledge, names: list[str]):
     return shape, knowledge, names
 
 
-def _knowledge(graph, statements, names: list[str], complete: bool, built: dict):
+def _knowledge(
+    graph: Knowledge | None,
+    statements: str | Sequence[str] | None,
+    names: list[str],
+    complete: bool,
+    built: dict[Hashable, DoGraph | Knowledge],
+) -> DoGraph | Independences | Knowledge:
     """The pair's DAG (one DoGraph per distinct graph and latent list) or its independence statements."""
     if graph is None:
         if statements is None:
@@ -170,7 +183,7 @@ def _knowledge(graph, statements, names: list[str], complete: bool, built: dict)
     return built[key]
 
 
-def _latent_list(latent) -> list[str]:
+def _latent_list(latent: Sequence[str] | str | None) -> list[str]:
     if latent is None:
         return []
     if isinstance(latent, str):

@@ -59,4 +59,5 @@ def all_observed(graph: DoGraph) -> DoGraph:
     models under it are cached once, like the family graphs'."""
     if graph.latent and "all_observed" not in graph._cache:
         graph._cache["all_observed"] = DoGraph(graph.nodes, graph.edges, frozenset(), dict(graph.domains))
-    return graph._cache.get("all_observed", graph)
+    found: DoGraph = graph._cache.get("all_observed", graph)
+    return found

@@ -12,9 +12,11 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
+from causal_datasets.docalc.atoms import Value
 from causal_datasets.docalc.budget import remaining
-from causal_datasets.docalc.expr import Add, Expr, Neg, Value, add, latex_chain, leaf_values, negate
-from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.chains import ShownInLatex, bracketed, latex_chain
+from causal_datasets.docalc.expr import Add, Expr, Neg, add, leaf_values, negate
+from causal_datasets.docalc.graph import RuleGraph
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rules import RuleContext, neighbours
 
@@ -62,12 +64,11 @@ class ProofStep:
         return self.rule
 
     def describe(self) -> str:
-        condition = f" [{self.condition}]" if self.condition else ""
-        return f"{self.name}{condition}: {self.before}  =>  {self.after}"
+        return f"{self.name}{bracketed(self.condition)}: {self.before}  =>  {self.after}"
 
 
 @dataclass(frozen=True)
-class Proof:
+class Proof(ShownInLatex):
     start: str
     steps: tuple[ProofStep, ...]
 
@@ -88,9 +89,6 @@ class Proof:
         the conditions and subterms)."""
         return latex_chain(parse(self.start), ((parse(step.expression), step.name) for step in self.steps))
 
-    def _repr_latex_(self) -> str:
-        return f"$${self.to_latex()}$$"
-
 
 @dataclass(frozen=True)
 class SearchLimits:
@@ -110,13 +108,14 @@ class SearchOutcome:
 # ---- paths --------------------------------------------------------------------------------------
 
 _Link = tuple[Expr, Expr, str, str, str, str]  # (expr, parent, rule, condition, before, after)
+_Step = tuple[Expr, str, str, str, str, bool]  # (expr, rule, condition, before, after, backward)
 
 
-def _steps_forward(path: list[_Link]) -> list[tuple[Expr, str, str, str, str, bool]]:
+def _steps_forward(path: list[_Link]) -> list[_Step]:
     return [(e, rule, cond, before, after, False) for e, _, rule, cond, before, after in path]
 
 
-def _steps_backward(path: list[_Link]) -> list[tuple[Expr, str, str, str, str, bool]]:
+def _steps_backward(path: list[_Link]) -> list[_Step]:
     """A path t -> ... -> m replayed as m -> ... -> t."""
     return [(parent, rule, cond, after, before, True) for _, parent, rule, cond, before, after in reversed(path)]
 
@@ -159,11 +158,14 @@ class _Budget:
         return not self.timed_out
 
 
-def bidirectional(s: Expr, t: Expr, ctx: RuleContext, budget: _Budget) -> list[tuple] | None:
+def bidirectional(s: Expr, t: Expr, ctx: RuleContext, budget: _Budget) -> list[_Step] | None:
     """Shortest rewrite path s -> t within the limits, as step tuples, or None."""
     if s == t:
         return []
-    seen = [{s.text: None}, {t.text: None}]  # text -> link (expr, parent, rule, cond, before, after)
+    seen: list[dict[str, _Link | None]] = [
+        {s.text: None},
+        {t.text: None},
+    ]  # text -> link (expr, parent, rule, cond, before, after)
     frontier = [[s], [t]]
     depth = [0, 0]
     local_nodes = 0
@@ -188,7 +190,7 @@ def bidirectional(s: Expr, t: Expr, ctx: RuleContext, budget: _Budget) -> list[t
                 frontier[side].append(new)
 
 
-def _trace(seen: dict, key: str) -> list[_Link]:
+def _trace(seen: dict[str, _Link | None], key: str) -> list[_Link]:
     path = []
     link = seen[key]
     while link is not None:
@@ -197,7 +199,7 @@ def _trace(seen: dict, key: str) -> list[_Link]:
     return list(reversed(path))
 
 
-def _join(seen: list[dict], key: str, side: int) -> list[tuple]:
+def _join(seen: list[dict[str, _Link | None]], key: str, side: int) -> list[_Step]:
     from_s = _trace(seen[0], key)
     from_t = _trace(seen[1], key)
     return _steps_forward(from_s) + _steps_backward(from_t)
@@ -206,7 +208,7 @@ def _join(seen: list[dict], key: str, side: int) -> list[tuple]:
 # ---- whole search -------------------------------------------------------------------------------
 
 
-def find_proof(a: Expr, b: Expr, graph: DoGraph, limits: SearchLimits = SearchLimits()) -> SearchOutcome:
+def find_proof(a: Expr, b: Expr, graph: RuleGraph, limits: SearchLimits = SearchLimits()) -> SearchOutcome:
     """Search a proof of ``a = b`` under ``graph``: normalization, term-wise matching, then BFS."""
     ctx = RuleContext(graph, vocabulary(a, b))
     budget = _Budget(limits)
@@ -228,14 +230,14 @@ def _signed_terms(e: Expr) -> list[tuple[int, Expr]]:
     return [(-1, t.arg) if isinstance(t, Neg) else (1, t) for t in terms]
 
 
-def _termwise(a: Expr, b: Expr, ctx: RuleContext, budget: _Budget) -> list[tuple] | None:
+def _termwise(a: Expr, b: Expr, ctx: RuleContext, budget: _Budget) -> list[_Step] | None:
     """Prove a sum of terms equal term by term (each a-term against a b-term of the same sign)."""
     left, right = _signed_terms(a), _signed_terms(b)
     if len(left) != len(right) or len(left) < 2 or len(left) > 6:
         return None
-    cache: dict[tuple[int, int], list | None] = {}
+    cache: dict[tuple[int, int], list[_Step] | None] = {}
 
-    def pair(i: int, j: int):
+    def pair(i: int, j: int) -> list[_Step] | None:
         if (i, j) not in cache:
             cache[(i, j)] = bidirectional(left[i][1], right[j][1], ctx, budget) if left[i][0] == right[j][0] else None
         return cache[(i, j)]
@@ -254,10 +256,10 @@ def _termwise(a: Expr, b: Expr, ctx: RuleContext, budget: _Budget) -> list[tuple
     return None
 
 
-def _lift(left: list[tuple[int, Expr]], paths: list[list[tuple]]) -> list[tuple]:
+def _lift(left: list[tuple[int, Expr]], paths: list[list[_Step]]) -> list[_Step]:
     """Term-level steps as whole-expression steps (the other terms kept as they are)."""
     current = [(sign, term) for sign, term in left]
-    steps = []
+    steps: list[_Step] = []
     for i, path in enumerate(paths):
         for expr, rule, cond, before, after, backward in path:
             current[i] = (current[i][0], expr)
@@ -266,7 +268,7 @@ def _lift(left: list[tuple[int, Expr]], paths: list[list[tuple]]) -> list[tuple]
     return steps
 
 
-def _assemble(start: Expr, steps: list[tuple]) -> Proof:
+def _assemble(start: Expr, steps: list[_Step]) -> Proof:
     return Proof(
         start.text,
         tuple(

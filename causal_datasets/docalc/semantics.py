@@ -4,10 +4,9 @@ A model object holds a *family* of ``members`` random models of one graph that a
 together: every probability is an array with one value per member (axis 0). Two kinds, both
 strictly positive and seeded:
 
-* :class:`TableModel` — one random conditional table per node. A term is a sum of products of
-  tables, computed by variable elimination (:mod:`.elimination`) over the ancestors of the term's
-  variables in the graph whose intervened nodes lost their incoming edges: the joint distribution
-  of all nodes is never built. Answers observational and interventional terms.
+* :class:`TableModel` — one random conditional table per node; a term (observational or interventional)
+  is a sum of products of tables, by variable elimination (:mod:`.elimination`) over the ancestors of its
+  variables in the graph without the edges into its actions: the joint of all nodes is never built.
 * :class:`ResponseModel` — the canonical structural model: each observed node's exogenous
   variable picks one of all functions from its observed parents' values to its values (a
   "response type"), with random positive probabilities that may depend on the values of its
@@ -16,41 +15,32 @@ strictly positive and seeded:
   (``Y_{X=1}``, nested subscripts) are exact too; members share the worlds and differ only in the
   probabilities.
 
-The random families are drawn for the *model graph* of :mod:`.latent`: observed nodes with their
-numbers of values, and latent sources with as many values as the pair needs. An expression is
-evaluated for every assignment of its free indices (:func:`evaluate`, the reference interpreter,
-which can also bound its own rounding error: :class:`Bounded`). :mod:`.decide` compares two
-expressions. Drawing a family, each term's elimination and each step of the interpreter are charged to
-the call's time budget, if any (:mod:`.budget`).
+The families (:mod:`.families`) are drawn for the *model graph* of :mod:`.latent`. :func:`evaluate`, the
+reference interpreter, evaluates an expression for an assignment of its free indices, with a bound on
+its rounding error if asked (:class:`~.bounded.Bounded`); :mod:`.decide` compares two. Drawing, each
+term's elimination and each interpreter step are charged to the call's time budget (:mod:`.budget`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from fractions import Fraction
-from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, overload
 
 import numpy as np
 
+from causal_datasets.docalc.atoms import Assign, Atom, Potential, Subscript, Value
+from causal_datasets.docalc.bounded import Bounded, Floats, rounding, safe_divide
 from causal_datasets.docalc.budget import charge
 from causal_datasets.docalc.elimination import EPSILON, Table, TooLarge, contract
-from causal_datasets.docalc.expr import (
-    Add,
-    Atom,
-    Div,
-    Expect,
-    Expr,
-    Mul,
-    Neg,
-    Num,
-    Potential,
-    Prob,
-    Sum,
-    leaf_values,
-)
+from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, leaf_values
 from causal_datasets.docalc.graph import DoGraph
+
+if TYPE_CHECKING:
+    from causal_datasets.docalc.exact import ExactResponses, ExactTables
+    from causal_datasets.docalc.vectorized import Factor
 
 #: largest number of exogenous states a response model may enumerate
 MAX_RESPONSE_STATES = 1 << 18
@@ -96,13 +86,6 @@ def on_grid(rows: np.ndarray) -> np.ndarray:
     return counts / scale
 
 
-def safe_divide(num, den) -> np.ndarray:
-    """``num / den`` elementwise, NaN where ``den`` is zero (an undefined conditional)."""
-    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
-    nonzero = den != 0
-    return np.where(nonzero, num / np.where(nonzero, den, 1.0), np.nan)
-
-
 def _family(graph: DoGraph, node: str) -> tuple[str, ...]:
     """The node and its parents in ``graph.order`` (the node last): the axes of its table."""
     position = graph._cache.get("order index")
@@ -123,8 +106,9 @@ class TableModel:
         self.graph = graph
         self.factors = factors
         self.members = factors[graph.order[0]].array.shape[0]
-        self._memo: dict[tuple, tuple[np.ndarray, float]] = {}
-        self._terms: dict = {}  # vectorized term values (see :mod:`.vectorized`)
+        self._memo: dict[TermKey, tuple[Floats, float]] = {}
+        self._terms: dict[Prob, Factor] = {}  # vectorized term values (see :mod:`.vectorized`)
+        self.exact: ExactTables | None = None  # the exact twin, once built (:func:`.exact.exact_model`)
 
     @classmethod
     def single(cls, graph: DoGraph, tables: dict[str, np.ndarray]) -> TableModel:
@@ -189,11 +173,11 @@ class TableModel:
         except TooLarge as error:
             raise ModelTooLarge(f"exact evaluation of a term is too large: {error}") from None
 
-    def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> np.ndarray:
+    def prob(self, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...]) -> Floats:
         """``P(event | do, given)`` in each member (NaN where the condition has probability zero)."""
         return self.prob_with_error(event, do, given)[0]
 
-    def prob_with_error(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> tuple[np.ndarray, float]:
+    def prob_with_error(self, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...]) -> tuple[Floats, float]:
         """``P(event | do, given)`` and a bound on its relative rounding error."""
         key = (event, do, given)
         found = self._memo.get(key)
@@ -205,17 +189,17 @@ class TableModel:
             found = self._memo[key] = (safe_divide(numerator, denominator), error + den_error + EPSILON)
         return found
 
-    def _mass(self, atoms: tuple[Atom, ...], do: tuple) -> tuple[np.ndarray, float]:
+    def _mass(self, atoms: tuple[Atom, ...], do: Actions) -> tuple[Floats, float]:
         """Probability of the (constant-valued) ``atoms`` under ``do`` in each member: zero when two
         of them, or one and an action, give a variable different values."""
         fixed = dict(do)
         for atom in atoms:
-            if fixed.setdefault(atom.var, atom.value) != atom.value:
+            if fixed.setdefault(atom.var, bound_value(atom)) != atom.value:
                 return np.zeros(self.members), 0.0
         mass, error = self.contract((), frozenset(var for var, _ in do), fixed)
         return mass.reshape(-1), error
 
-    def describe(self, member: int = 0) -> dict:
+    def describe(self, member: int = 0) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "tables": [
@@ -272,8 +256,9 @@ class ResponseModel:
         self.weights = np.prod(
             [self.type_probs[n][:, self._latent_config(n), self.types[n]] for n in graph.order], axis=0
         )
-        self._worlds: dict[tuple, dict[str, np.ndarray]] = {}
-        self._memo: dict[tuple, tuple[np.ndarray, float]] = {}
+        self._worlds: dict[Subscript, dict[str, np.ndarray]] = {}
+        self.exact: ExactResponses | None = None  # the exact twin, once built (:func:`.exact.exact_model`)
+        self._memo: dict[TermKey, tuple[Floats, float]] = {}
 
     def _latent_config(self, node: str) -> np.ndarray:
         """The configuration of ``node``'s latent parents in every exogenous state."""
@@ -283,7 +268,7 @@ class ResponseModel:
                 config = config * self.graph.domain(parent) + self.types[parent]
         return config
 
-    def world(self, do: tuple) -> dict[str, np.ndarray]:
+    def world(self, do: Subscript) -> dict[str, np.ndarray]:
         """Observed node values in every exogenous state under the intervention ``do`` (sorted
         assignments; a :class:`~.expr.Potential` value sets the node, state by state, to the value
         its variable takes under the nested intervention)."""
@@ -308,15 +293,16 @@ class ResponseModel:
             self._worlds[do] = found
         return found
 
-    def mask(self, atom: Atom, do: tuple) -> np.ndarray:
+    def mask(self, atom: Atom, do: Subscript) -> np.ndarray:
         """Which exogenous states make ``atom`` true under ``do`` (its own subscript applied on top)."""
-        return self.world(_within(do, atom.cf))[atom.var] == atom.value
+        holds: np.ndarray = self.world(_within(do, atom.cf))[atom.var] == atom.value
+        return holds
 
-    def prob(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> np.ndarray:
+    def prob(self, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...]) -> Floats:
         """``P(event | do, given)`` in each member (NaN where the condition has probability zero)."""
         return self.prob_with_error(event, do, given)[0]
 
-    def prob_with_error(self, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...]) -> tuple[np.ndarray, float]:
+    def prob_with_error(self, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...]) -> tuple[Floats, float]:
         """``P(event | do, given)`` and a bound on its relative rounding error (the weights are
         products of one probability per node, summed over the states)."""
         key = (event, do, given)
@@ -333,7 +319,7 @@ class ResponseModel:
             found = self._memo[key] = (safe_divide(self.weights @ joint, self.weights @ condition), error)
         return found
 
-    def describe(self, member: int = 0) -> dict:
+    def describe(self, member: int = 0) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "response_type_probabilities": [
@@ -348,11 +334,18 @@ class ResponseModel:
 
     def _type_probs(self, node: str, member: int) -> np.ndarray:
         """One member's type probabilities of ``node``: one row per configuration of its latent parents, if any."""
-        probs = self.type_probs[node][member]
+        probs: np.ndarray = self.type_probs[node][member]
         return probs if any(p in self.graph.latent for p in self.graph.parents(node)) else probs[0]
 
 
-def _within(do: tuple, cf: tuple) -> tuple:
+def bound_value(atom: Atom) -> int:
+    """The value of an atom whose index was bound (:func:`bind_atoms`)."""
+    if not isinstance(atom.value, int):
+        raise EvaluationError(f"{atom.var} has no bound value")
+    return atom.value
+
+
+def _within(do: Subscript, cf: Subscript) -> Subscript:
     """The subscript ``cf`` applied on top of the term's ``do`` (sorted), nested subscripts too."""
     resolved = {
         var: Potential(value.var, _within(do, value.cf)) if isinstance(value, Potential) else value for var, value in cf
@@ -363,25 +356,18 @@ def _within(do: tuple, cf: tuple) -> tuple:
 Model = TableModel | ResponseModel
 
 
-def random_models(graph: DoGraph, seed: int, members: int, counterfactual: bool) -> Model:
-    """The seeded family of ``members`` random models of ``graph`` (response models when
-    counterfactuals occur).
+class TermModel(Protocol):
+    """What :func:`evaluate` reads of a model without error bounds (a :data:`Model`, or a peer's)."""
 
-    Families are kept on the graph object, so pairs checked under one graph share them (and their
-    cached interventional distributions)."""
-    key = ("models", seed, members, counterfactual)
-    model = graph._cache.get(key)
-    if model is None:
-        rng = np.random.Generator(np.random.PCG64(_seed_sequence(seed, members)))
-        model = ResponseModel(graph, rng, members) if counterfactual else TableModel.random(graph, rng, members)
-        graph._cache[key] = model
-    return model
+    members: int
+
+    def prob(self, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...]) -> Floats: ...
 
 
-@lru_cache(maxsize=64)
-def _seed_sequence(seed: int, members: int) -> np.random.SeedSequence:
-    """The entropy of a model family's stream, hashed once (a fresh generator per family stays cheap)."""
-    return np.random.SeedSequence([seed, members])
+#: interventions with their values bound: ``((variable, value), ...)`` sorted by variable
+Actions = tuple[tuple[str, int], ...]
+#: a term's memo key: its event, its (bound) interventions and its conditions
+TermKey = tuple[tuple[Atom, ...], Subscript, tuple[Atom, ...]]
 
 
 # ---- evaluation ---------------------------------------------------------------------------
@@ -404,108 +390,93 @@ class IndexDomains:
                         raise EvaluationError(f"index {value!r} is used with variables of different domain sizes")
         return cls(sizes)
 
-    def assignments(self, names: list[str]):
+    def assignments(self, names: list[str]) -> Iterator[dict[str, int]]:
         for values in itertools.product(*(range(self.sizes[n]) for n in names)):
             charge("evaluating the next assignment of the free indices")
             yield dict(zip(names, values, strict=True))
 
 
-def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int], bounded: bool = False):
+@overload
+def evaluate(
+    e: Expr, model: TermModel, graph: DoGraph, env: dict[str, int], bounded: Literal[False] = False
+) -> Floats: ...
+
+
+@overload
+def evaluate(e: Expr, model: Model, graph: DoGraph, env: dict[str, int], bounded: Literal[True]) -> Bounded: ...
+
+
+@overload
+def evaluate(e: Expr, model: TermModel, graph: DoGraph, env: dict[str, int], bounded: bool) -> Floats | Bounded: ...
+
+
+def evaluate(e: Expr, model: TermModel, graph: DoGraph, env: dict[str, int], bounded: bool = False) -> Floats | Bounded:
     """Value of ``e`` in each member model (shape ``(members,)``) with free indices bound by ``env``;
     with ``bounded``, a :class:`Bounded`: the same values with a bound on their rounding error."""
     if isinstance(e, Num):
         value = np.full(model.members, float(e.value))
         return Bounded(value, np.full(model.members, rounding(e.value))) if bounded else value
     if isinstance(e, Prob):
-        event, given = _bind_atoms(e.event, graph, env), _bind_atoms(e.given, graph, env)
-        return _term(model, event, _bind_do(e.do, graph, env), given, bounded)
+        event, given = bind_atoms(e.event, graph, env), bind_atoms(e.given, graph, env)
+        return _term(model, event, bind_do(e.do, graph, env), given, bounded)
     if isinstance(e, Expect):
-        do = _bind_do(e.do, graph, env)
-        given = _bind_atoms(e.given, graph, env)
-        total = np.zeros(model.members)
+        do = bind_do(e.do, graph, env)
+        given = bind_atoms(e.given, graph, env)
+        total: Floats | Bounded = np.zeros(model.members)
         for coef, atom in e.body:
             if atom.value is None:
-                cf = _bind_do(atom.cf, graph, env)
+                cf = bind_subscript(atom.cf, graph, env)
                 for v in range(1, graph.domain(atom.var)):
                     total = total + coef * v * _term(model, (Atom(atom.var, v, cf),), do, given, bounded)
             else:
-                total = total + coef * _term(model, _bind_atoms((atom,), graph, env), do, given, bounded)
+                total = total + coef * _term(model, bind_atoms((atom,), graph, env), do, given, bounded)
         return total
     if isinstance(e, Neg):
         return -evaluate(e.arg, model, graph, env, bounded)
     if isinstance(e, Add):
-        return sum(evaluate(t, model, graph, env, bounded) for t in e.terms)
+        return _total(evaluate(t, model, graph, env, bounded) for t in e.terms)
     if isinstance(e, Mul):
-        return math.prod(evaluate(f, model, graph, env, bounded) for f in e.factors)
+        return cast("Floats | Bounded", math.prod(evaluate(f, model, graph, env, bounded) for f in e.factors))
     if isinstance(e, Div):
         num, den = evaluate(e.num, model, graph, env, bounded), evaluate(e.den, model, graph, env, bounded)
-        return num.divided_by(den) if bounded else safe_divide(num, den)
+        if isinstance(num, Bounded) or isinstance(den, Bounded):
+            return Bounded.of(num).divided_by(Bounded.of(den))
+        return safe_divide(num, den)
     if isinstance(e, Sum):
         charge(f"summing over {e.var}")
-        return sum(
+        return _total(
             evaluate(e.body, model, graph, {**env, e.index: value}, bounded) for value in range(graph.domain(e.var))
         )
     raise EvaluationError(f"cannot evaluate {type(e).__name__}")
 
 
-def _term(model: Model, event: tuple[Atom, ...], do: tuple, given: tuple[Atom, ...], bounded: bool):
+def _total(values: Iterable[Floats | Bounded]) -> Floats | Bounded:
+    """Python's ``sum`` of at least one value (a bounded sum charges its addition to 0 as well)."""
+    return cast("Floats | Bounded", sum(values))
+
+
+def _term(
+    model: TermModel, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...], bounded: bool
+) -> Floats | Bounded:
     if not bounded:  # any model with ``prob`` will do (the benchmark's pgmpy peer has nothing else)
         return model.prob(event, do, given)
+    if not isinstance(model, TableModel | ResponseModel):
+        raise EvaluationError(f"a {type(model).__name__} bounds no rounding error")
     value, relative = model.prob_with_error(event, do, given)
     return Bounded(value, relative * np.abs(value))
 
 
-def rounding(constant: Fraction) -> float:
-    """The error of a constant written as a float."""
-    return float(abs(Fraction(float(constant)) - constant))
-
-
-@dataclass(frozen=True)
-class Bounded:
-    """Values (one per member) with a bound on their absolute rounding error: each operation adds
-    the propagated errors of its operands (products of errors included) and its own rounding."""
-
-    value: np.ndarray
-    error: np.ndarray
-    __array_ufunc__ = None  # numpy arrays and numbers defer to the operators below
-
-    @staticmethod
-    def of(x) -> Bounded:
-        """``x`` itself, or an exact number (an integer coefficient) as a value without error."""
-        return x if isinstance(x, Bounded) else Bounded(np.asarray(x, dtype=float), np.zeros(np.shape(x)))
-
-    def __add__(self, other) -> Bounded:
-        other = Bounded.of(other)
-        value = self.value + other.value
-        return Bounded(value, self.error + other.error + EPSILON * np.abs(value))
-
-    __radd__ = __add__
-
-    def __neg__(self) -> Bounded:
-        return Bounded(-self.value, self.error)
-
-    def __mul__(self, other) -> Bounded:
-        other = Bounded.of(other)
-        value = self.value * other.value
-        error = np.abs(self.value) * other.error + np.abs(other.value) * self.error + self.error * other.error
-        return Bounded(value, error + EPSILON * np.abs(value))
-
-    __rmul__ = __mul__
-
-    def divided_by(self, other: Bounded) -> Bounded:
-        """The quotient; its error is infinite where the divisor's error could reach zero."""
-        value = safe_divide(self.value, other.value)
-        margin = np.abs(other.value) - other.error
-        safe = margin > 0
-        error = (self.error + np.abs(value) * other.error) / np.where(safe, margin, 1.0) + EPSILON * np.abs(value)
-        return Bounded(value, np.where(safe, error, np.inf))
-
-
-def _bind(var: str, value, graph: DoGraph, env: dict[str, int]) -> int | Potential:
+def _bind(var: str, value: Value | Potential, graph: DoGraph, env: dict[str, int]) -> int | Potential:
     if isinstance(value, Potential):
         if graph.domain(value.var) != graph.domain(var):
             raise EvaluationError(f"{var} cannot take the values of {value.var}: their domains differ")
-        return Potential(value.var, _bind_do(value.cf, graph, env))
+        return Potential(value.var, bind_subscript(value.cf, graph, env))
+    return _bind_value(var, value, graph, env)
+
+
+def _bind_value(var: str, value: Value | None, graph: DoGraph, env: dict[str, int]) -> int:
+    if value is None:
+        raise EvaluationError(f"{var} has no value to bind")
     if isinstance(value, str):
         if value not in env:
             raise EvaluationError(f"index {value!r} is not bound")
@@ -515,9 +486,15 @@ def _bind(var: str, value, graph: DoGraph, env: dict[str, int]) -> int | Potenti
     return value
 
 
-def _bind_do(assigns, graph: DoGraph, env: dict[str, int]) -> tuple:
+def bind_do(assigns: tuple[Assign, ...], graph: DoGraph, env: dict[str, int]) -> Actions:
+    """Interventions with their indices bound by ``env`` (sorted by variable)."""
+    return tuple(sorted(((v, _bind_value(v, x, graph, env)) for v, x in assigns), key=lambda pair: pair[0]))
+
+
+def bind_subscript(assigns: Subscript, graph: DoGraph, env: dict[str, int]) -> Subscript:
+    """A counterfactual subscript with its indices bound by ``env``, nested ones too (sorted by variable)."""
     return tuple(sorted(((v, _bind(v, x, graph, env)) for v, x in assigns), key=lambda pair: pair[0]))
 
 
-def _bind_atoms(atoms: tuple[Atom, ...], graph: DoGraph, env: dict[str, int]) -> tuple[Atom, ...]:
-    return tuple(Atom(a.var, _bind(a.var, a.value, graph, env), _bind_do(a.cf, graph, env)) for a in atoms)
+def bind_atoms(atoms: tuple[Atom, ...], graph: DoGraph, env: dict[str, int]) -> tuple[Atom, ...]:
+    return tuple(Atom(a.var, _bind_value(a.var, a.value, graph, env), bind_subscript(a.cf, graph, env)) for a in atoms)

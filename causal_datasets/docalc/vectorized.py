@@ -5,7 +5,7 @@ per free index — computed with numpy slices and sums instead of one Python cal
 and model. A term ``P(E | do(D), G)`` is one variable elimination over the tables but D's
 (:meth:`~.semantics.TableModel.contract`) that keeps the axes of E, of the indexed conditions and of
 the indexed actions — an action's axis holds its values —, so a symbolic action costs no loop.
-Every value carries a bound on its rounding error (see :class:`~.semantics.Bounded`). Shapes this
+Every value carries a bound on its rounding error (see :class:`~.bounded.Bounded`). Shapes this
 path does not cover (a variable twice in one term, an index shared within one term,
 counterfactual atoms) raise :class:`NotVectorizable`; the caller then uses the plain interpreter
 :func:`~.semantics.evaluate`, which is the reference implementation.
@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
+from causal_datasets.docalc.atoms import Atom, Value
+from causal_datasets.docalc.bounded import Bounded, rounding
 from causal_datasets.docalc.elimination import EPSILON
-from causal_datasets.docalc.expr import Add, Atom, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum
-from causal_datasets.docalc.semantics import Bounded, EvaluationError, TableModel, rounding
+from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum
+from causal_datasets.docalc.semantics import EvaluationError, TableModel
 
 
 class NotVectorizable(ValueError):
@@ -44,7 +48,7 @@ class Factor:
         return Bounded(self.array.reshape(shape), self.error.reshape(shape))
 
 
-def _combine(factors: list[Factor], op) -> Factor:
+def _combine(factors: list[Factor], op: Callable[[Bounded, Bounded], Bounded]) -> Factor:
     names = tuple(sorted(set().union(*(f.names for f in factors))))
     operands = [f.aligned(names) for f in factors]
     result = operands[0]
@@ -93,7 +97,7 @@ def _expectation_as_sum(e: Expect, model: TableModel) -> Expr:
         for v in values:
             event = Atom(atom.var, atom.value if v is None else v)
             weight = coef * (1 if v is None else v)
-            terms.append(Mul((Num(abs(weight)), Prob((event,), e.do, e.given))))
+            terms.append(Mul((Num(Fraction(abs(weight))), Prob((event,), e.do, e.given))))
             if weight < 0:
                 terms[-1] = Neg(terms[-1])
     return terms[0] if len(terms) == 1 else Add(tuple(terms))
@@ -126,16 +130,17 @@ def _check_shape(p: Prob, sizes: dict[str, int]) -> None:
 
 def _prob_factor(p: Prob, model: TableModel) -> Factor:
     # the term's value at each variable: an int constant or an index name
-    values = {a.var: a.value for a in p.event + p.given} | {v: x for v, x in p.do}
+    values: dict[str, Value] = {a.var: a.value for a in p.event + p.given if a.value is not None} | dict(p.do)
     event = {a.var for a in p.event}
     fixed = {var: value for var, value in values.items() if isinstance(value, int) and var not in event}
     kept = tuple(var for var in values if var not in fixed)  # the event's variables, indexed conditions and actions
     for var in kept:
-        if isinstance(values[var], int) and not 0 <= values[var] < model.graph.domain(var):
+        value = values[var]
+        if isinstance(value, int) and not 0 <= value < model.graph.domain(var):
             top = model.graph.domain(var) - 1
-            raise EvaluationError(f"value {values[var]} is outside the domain of {var} (0..{top})")
+            raise EvaluationError(f"value {value} is outside the domain of {var} (0..{top})")
     reduced, relative = model.contract(kept, frozenset(v for v, _ in p.do), fixed)
-    fixed_event = [values[var] if isinstance(values[var], int) else slice(None) for var in kept]
+    fixed_event: list[int | slice] = [value if isinstance(value := values[var], int) else slice(None) for var in kept]
     result = reduced[(slice(None), *fixed_event)]
     if p.given:
         event_positions = tuple(1 + i for i, var in enumerate(kept) if var in event)
@@ -144,7 +149,7 @@ def _prob_factor(p: Prob, model: TableModel) -> Factor:
         result = result / denominator[(slice(None), *(0 if isinstance(f, int) else f for f in fixed_event))]
         # nonnegative numbers: the denominator's sum and the division add their roundings to the joint's, twice
         relative = 2 * relative + (math.prod(reduced.shape[i] for i in event_positions) + 1) * EPSILON
-    names = [values[var] for var, f in zip(kept, fixed_event, strict=True) if not isinstance(f, int)]
-    order = sorted(range(len(names)), key=names.__getitem__)
+    names = [value for var in kept if isinstance(value := values[var], str)]  # the indexed variables'
+    order = sorted(range(len(names)), key=lambda i: names[i])
     array = np.transpose(result, [0] + [1 + i for i in order])
     return Factor(tuple(names[i] for i in order), array, relative * np.abs(array))

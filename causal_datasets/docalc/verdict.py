@@ -17,13 +17,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from fractions import Fraction
+from typing import Literal, TypedDict
 
+from causal_datasets.docalc.atoms import Value
 from causal_datasets.docalc.budget import OutOfTime, within
 from causal_datasets.docalc.decide import MAX_MODELS, Arithmetic, Counterexample, semantic_check
 from causal_datasets.docalc.domains import with_domains
-from causal_datasets.docalc.expr import Expr, constant_value, free_indices, leaf_values, substitute, variables
-from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.expr import (
+    Add,
+    Div,
+    Expr,
+    Mul,
+    Neg,
+    Num,
+    children,
+    free_indices,
+    leaf_values,
+    substitute,
+    variables,
+)
+from causal_datasets.docalc.graph import DoGraph, EdgeForm
 from causal_datasets.docalc.independence import (
     MAX_VARIABLES,
     IndependenceError,
@@ -42,6 +56,10 @@ Method = Literal["identical", "arithmetic", "proof", "semantic", "independences"
 #: the proof search (optional for equal pairs) is skipped when the two expressions are longer than
 #: this together: its normalization is quadratic in the number of terms; the semantic check is not
 PROOF_MAX_CHARS = 4_000
+
+
+#: what a graph argument may be: a graph, edge-list text, or ``(source, target)`` pairs
+GraphLike = DoGraph | str | Iterable[EdgeForm]
 
 
 class UnsoundProof(AssertionError):
@@ -83,7 +101,56 @@ class Verdict:
         return self.proof._repr_latex_() if self.proof is not None else None
 
 
-def as_graph(graph: DoGraph | str | Iterable, latent: Iterable[str] = ()) -> DoGraph:
+@dataclass(frozen=True)
+class _Settings:
+    """The options of one :func:`check_equivalence` call that the checks under independences pass on."""
+
+    seed: int
+    models: int
+    limits: SearchLimits
+    prove: bool
+    values: Mapping[str, int] | None
+
+
+class _Stated(TypedDict, total=False):
+    """What a verdict states besides its outcome: the two canonical texts and what it assumed."""
+
+    a: str
+    b: str
+    domains: dict[str, int]
+    latent_values: dict[str, int] | None
+    arithmetic: Arithmetic | None
+
+
+def _read(e: Expr | str) -> Expr:
+    """An expression (parsed if text) with its indices renamed as :func:`canonical_indices` does."""
+    return canonical_indices(parse(e) if isinstance(e, str) else e)
+
+
+def _unobserved(left: Expr, right: Expr, hidden_names: frozenset[str], texts: _Stated) -> Verdict | None:
+    """The invalid verdict when either expression uses an unobserved variable, else None."""
+    hidden = sorted((variables(left) | variables(right)) & hidden_names)
+    if not hidden:
+        return None
+    return Verdict(
+        None,
+        "error",
+        error=f"uses the unobserved variable(s) {hidden}: an estimand must be a function of observed variables",
+        invalid=True,
+        **texts,
+    )
+
+
+def _without_models(left: Expr, right: Expr, texts: _Stated) -> Verdict | None:
+    """The verdict when no model is needed: identical canonical forms, or numbers only (exact arithmetic)."""
+    if left == right:
+        return Verdict(True, "identical", **texts)
+    if not variables(left) and not variables(right):
+        return _compare_numbers(left, right, texts)
+    return None
+
+
+def as_graph(graph: GraphLike, latent: Iterable[str] = ()) -> DoGraph:
     """A :class:`DoGraph` from one, from edge-list text, or from ``(source, target)`` pairs."""
     if isinstance(graph, DoGraph):
         if latent and frozenset(latent) != graph.latent:
@@ -102,7 +169,7 @@ def canonical_indices(e: Expr) -> Expr:
         if isinstance(value, str):
             uses.setdefault(value, set()).add(var)
     free = free_indices(e)
-    mapping = {}
+    mapping: dict[str, Value] = {}
     for index in sorted(free):
         (var, *others) = sorted(uses.get(index, ()))
         if not others and index != var and var not in free and var not in mapping.values():
@@ -113,7 +180,7 @@ def canonical_indices(e: Expr) -> Expr:
 def check_equivalence(
     a: Expr | str,
     b: Expr | str,
-    graph: DoGraph | str | Iterable | Independences,
+    graph: GraphLike | Independences,
     latent: Iterable[str] = (),
     *,
     seed: int = 0,
@@ -153,38 +220,26 @@ def check_equivalence(
             "equality on no model proves nothing, and more cost memory without deciding more"
         )
     if isinstance(graph, Independences):
-        return _under_independences(
-            a, b, graph, latent, seed=seed, models=models, limits=limits, prove=prove, values=values
-        )
+        return _under_independences(a, b, graph, latent, _Settings(seed, models, limits, prove, values))
     try:
         g = as_graph(graph, latent)
-        left = canonical_indices(parse(a) if isinstance(a, str) else a)
-        right = canonical_indices(parse(b) if isinstance(b, str) else b)
+        left, right = _read(a), _read(b)
         g.check_variables(left)
         g.check_variables(right)
     except ExprParseError as error:
         return Verdict(None, "error", error=f"parse error: {error}", invalid=True)
     except GraphError as error:
         return Verdict(None, "error", error=f"graph error: {error}", invalid=True)
-    texts = {"a": left.text, "b": right.text}
-    hidden = sorted((variables(left) | variables(right)) & g.latent)
-    if hidden:
-        return Verdict(
-            None,
-            "error",
-            error=f"uses the unobserved variable(s) {hidden}: an estimand must be a function of observed variables",
-            invalid=True,
-            **texts,
-        )
+    texts: _Stated = {"a": left.text, "b": right.text}
+    if (unobserved := _unobserved(left, right, g.latent, texts)) is not None:
+        return unobserved
     try:
         g = with_domains(g, (left, right), values)
     except GraphError as error:
         return Verdict(None, "error", error=f"values: {error}", invalid=True, **texts)
     texts["domains"] = {n: g.domain(n) for n in g.nodes if n not in g.latent}
-    if left == right:
-        return Verdict(True, "identical", **texts)
-    if not variables(left) and not variables(right):  # numbers only: exact arithmetic, no model needed
-        return _compare_numbers(left, right, texts)
+    if (settled := _without_models(left, right, texts)) is not None:
+        return settled
     try:
         semantic = semantic_check(left, right, g, seed=seed, models=models)
     except OutOfTime as error:
@@ -210,16 +265,7 @@ def check_equivalence(
 
 
 def _under_independences(
-    a,
-    b,
-    known: Independences,
-    latent: Iterable[str],
-    *,
-    seed: int,
-    models: int,
-    limits: SearchLimits,
-    prove: bool,
-    values: Mapping[str, int] | None,
+    a: Expr | str, b: Expr | str, known: Independences, latent: Iterable[str], settings: _Settings
 ) -> Verdict:
     """The verdict the statements imply, never one a DAG they fit would contradict.
 
@@ -230,30 +276,20 @@ def _under_independences(
     imply; anything else is undecided."""
     hidden_names = frozenset(latent) | known.latent
     try:
-        left = canonical_indices(parse(a) if isinstance(a, str) else a)
-        right = canonical_indices(parse(b) if isinstance(b, str) else b)
+        left, right = _read(a), _read(b)
     except ExprParseError as error:
         return Verdict(None, "error", error=f"parse error: {error}", invalid=True)
-    texts = {"a": left.text, "b": right.text}
-    hidden = sorted((variables(left) | variables(right)) & hidden_names)
-    if hidden:
-        return Verdict(
-            None,
-            "error",
-            error=f"uses the unobserved variable(s) {hidden}: an estimand must be a function of observed variables",
-            invalid=True,
-            **texts,
-        )
+    texts: _Stated = {"a": left.text, "b": right.text}
+    if (unobserved := _unobserved(left, right, hidden_names, texts)) is not None:
+        return unobserved
     nodes = tuple(sorted(variables(left) | variables(right) | known.variables | hidden_names))
     try:
-        independent = with_domains(DoGraph(nodes, (), hidden_names), (left, right), values)
+        independent = with_domains(DoGraph(nodes, (), hidden_names), (left, right), settings.values)
     except GraphError as error:
         return Verdict(None, "error", error=f"values: {error}", invalid=True, **texts)
     texts["domains"] = {n: independent.domain(n) for n in nodes if n not in hidden_names}
-    if left == right:
-        return Verdict(True, "identical", **texts)
-    if not variables(left) and not variables(right):
-        return _compare_numbers(left, right, texts)
+    if (settled := _without_models(left, right, texts)) is not None:
+        return settled
     if len(nodes) > MAX_VARIABLES:
         return Verdict(
             None,
@@ -262,10 +298,8 @@ def _under_independences(
             **texts,
         )
     if known.complete:
-        return _over_class(
-            left, right, known, nodes, texts, seed=seed, models=models, limits=limits, prove=prove, values=values
-        )
-    base = check_equivalence(left, right, independent, seed=seed, models=models, prove=False)
+        return _over_class(left, right, known, nodes, texts, settings)
+    base = check_equivalence(left, right, independent, seed=settings.seed, models=settings.models, prove=False)
     texts |= {"latent_values": base.latent_values, "arithmetic": base.arithmetic}
     if base.equivalent is False:
         return Verdict(
@@ -279,7 +313,9 @@ def _under_independences(
     if base.equivalent is None:
         return Verdict(None, "error", error=base.error, **texts)
     try:
-        outcome = find_proof(left, right, StatementGraph(known, nodes, hidden_names, dict(independent.domains)), limits)
+        outcome = find_proof(
+            left, right, StatementGraph(known, nodes, hidden_names, dict(independent.domains)), settings.limits
+        )
     except NormalizationBudget as budget:
         return Verdict(None, "error", error=str(budget), **texts)
     if outcome.proof is not None:
@@ -300,17 +336,7 @@ def _under_independences(
 
 
 def _over_class(
-    left: Expr,
-    right: Expr,
-    known: Independences,
-    nodes: tuple[str, ...],
-    texts: dict,
-    *,
-    seed: int,
-    models: int,
-    limits: SearchLimits,
-    prove: bool,
-    values: Mapping[str, int] | None,
+    left: Expr, right: Expr, known: Independences, nodes: tuple[str, ...], texts: _Stated, settings: _Settings
 ) -> Verdict:
     """The verdict every DAG with exactly the stated independences gives, or None naming two that differ."""
     try:
@@ -320,7 +346,16 @@ def _over_class(
     except IndependenceError as error:
         return Verdict(None, "error", error=f"independences: {error}", invalid=True, **texts)
     verdicts = [
-        check_equivalence(left, right, g, seed=seed, models=models, limits=limits, prove=prove, values=values)
+        check_equivalence(
+            left,
+            right,
+            g,
+            seed=settings.seed,
+            models=settings.models,
+            limits=settings.limits,
+            prove=settings.prove,
+            values=settings.values,
+        )
         for g in members
     ]
     outcomes = {v.equivalent for v in verdicts}
@@ -356,7 +391,7 @@ def _over_class(
     )
 
 
-def _compare_numbers(left: Expr, right: Expr, texts: dict) -> Verdict:
+def _compare_numbers(left: Expr, right: Expr, texts: _Stated) -> Verdict:
     """Two expressions of numbers only, compared exactly (rationals, no tolerance)."""
     a, b = constant_value(left), constant_value(right)
     texts = texts | {"arithmetic": "rational"}
@@ -368,7 +403,31 @@ def _compare_numbers(left: Expr, right: Expr, texts: dict) -> Verdict:
     return Verdict(False, "arithmetic", counterexample=Counterexample(model, {}, float(a), float(b)), **texts)
 
 
-def _proof_only(left: Expr, right: Expr, g: DoGraph, limits: SearchLimits, reason: str, texts: dict) -> Verdict:
+def constant_value(e: Expr) -> Fraction | None:
+    """The exact value of an expression made of numbers only; None if it holds a term or a
+    summation, or divides by zero."""
+    if isinstance(e, Num):
+        return e.value
+    if not isinstance(e, (Neg, Add, Mul, Div)):
+        return None
+    parts = [constant_value(child) for child in children(e)]
+    known = [part for part in parts if part is not None]
+    if len(known) < len(parts):
+        return None
+    if isinstance(e, Neg):
+        return -known[0]
+    if isinstance(e, Add):
+        return sum(known, Fraction(0))
+    if isinstance(e, Mul):
+        product = Fraction(1)
+        for part in known:
+            product *= part
+        return product
+    numerator, denominator = known
+    return None if denominator == 0 else numerator / denominator
+
+
+def _proof_only(left: Expr, right: Expr, g: DoGraph, limits: SearchLimits, reason: str, texts: _Stated) -> Verdict:
     """When no model can be evaluated (too large a graph): a proof still shows equality, since every
     rule is an identity under its graph condition; nothing can show inequality."""
     try:

@@ -24,11 +24,14 @@ from __future__ import annotations
 import functools
 import operator
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, NamedTuple, Protocol
+from types import ModuleType
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar, cast
 
-from causal_datasets.docalc.expr import Atom, Div, Expr, Mul, Num, Prob, Sum, div, mul
+from causal_datasets.docalc.atoms import Atom, Potential, Subscript, Value
+from causal_datasets.docalc.expr import Div, Expr, Mul, Num, Prob, Sum, div, mul
 from causal_datasets.docalc.parser import MAX_DEPTH, MAX_LENGTH, ExprParseError
 from causal_datasets.errors import MissingExtra
 
@@ -88,12 +91,12 @@ def _y0_probability(p: Prob) -> str:
     return f"P({_y0_distribution(p.event, p.given, p.do)})"
 
 
-def _y0_distribution(event: tuple[Atom, ...], given: tuple[Atom, ...], do) -> str:
+def _y0_distribution(event: tuple[Atom, ...], given: tuple[Atom, ...], do: Subscript) -> str:
     children = ", ".join(_y0_variable(a, do) for a in event)
     return children + (f" | {', '.join(_y0_variable(a, do) for a in given)}" if given else "")
 
 
-def _y0_variable(atom: Atom, do) -> str:
+def _y0_variable(atom: Atom, do: Subscript) -> str:
     """A variable of a term; the term's ``do(...)`` applies to it (y0 writes it on each counterfactual variable)."""
     name = _y0_name(atom.var) if atom.value == atom.var else _y0_value(atom.var, atom.value)
     subscript = {**dict(do), **dict(atom.cf)}  # the atom's own subscript wins where both set a variable
@@ -103,7 +106,7 @@ def _y0_variable(atom: Atom, do) -> str:
     return f"{name} @ {interventions[0]}" if len(interventions) == 1 else f"{name} @ ({', '.join(interventions)})"
 
 
-def _y0_intervention(var: str, value: Any, plain: bool = False) -> str:
+def _y0_intervention(var: str, value: Value | Potential, plain: bool = False) -> str:
     """``-X`` (X's own value; plain ``X`` inside ``P[...]``, as y0 prints it) or ``+X`` (the value ``X'``)."""
     if value == var:
         return _y0_name(var) if plain else f"-{_y0_name(var)}"
@@ -112,7 +115,7 @@ def _y0_intervention(var: str, value: Any, plain: bool = False) -> str:
     raise Y0ConversionError(f"y0 sets {var} to its value or another (X or X'), not to {value!r}")
 
 
-def _y0_value(var: str, value: Any) -> str:
+def _y0_value(var: str, value: Value | None) -> str:
     if value == f"{var}'":
         return f"+{_y0_name(var)}"
     raise Y0ConversionError(f"y0 writes a variable's value symbolically ({var} or {var}'), not {var}={value}")
@@ -133,18 +136,25 @@ class _Variable(NamedTuple):
     interventions: tuple[tuple[str, bool], ...]  # (name, star), sorted
 
 
-class _Builder(Protocol):
+#: what a builder builds: this package's expressions, or y0's objects
+_B = TypeVar("_B")
+_T = TypeVar("_T")
+#: an object of y0's DSL (y0 has no type information: its objects are arbitrary to a type checker)
+Y0Object = Any
+
+
+class _Builder(Protocol[_B]):
     def probability(
         self, children: list[_Variable], parents: list[_Variable], interventions: tuple[tuple[str, bool], ...]
-    ) -> Any: ...
-    def sum(self, ranges: list[str], body: Any) -> Any: ...
-    def product(self, factors: list[Any]) -> Any: ...  # one factor: the factor itself
-    def fraction(self, numerator: Any, denominator: Any) -> Any: ...
-    def number(self, one: bool) -> Any: ...
+    ) -> _B: ...
+    def sum(self, ranges: list[str], body: _B) -> _B: ...
+    def product(self, factors: list[_B]) -> _B: ...  # one factor: the factor itself
+    def fraction(self, numerator: _B, denominator: _B) -> _B: ...
+    def number(self, one: bool) -> _B: ...
 
 
-class _Built(NamedTuple):
-    value: Any
+class _Built(NamedTuple, Generic[_B]):
+    value: _B
     height: int  # of its tree: the levels of products, quotients and sums above its probabilities
 
 
@@ -152,11 +162,11 @@ _TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>[-+*/()\[\]|
 
 
 @dataclass
-class _Reader:
+class _Reader(Generic[_B]):
     """Recursive descent over y0's text (the grammar of what y0 prints), building with ``builder``."""
 
     text: str
-    builder: _Builder
+    builder: _Builder[_B]
     tokens: list[tuple[str, str, int]]
     at: int = 0
     depth: int = 0
@@ -181,7 +191,7 @@ class _Reader:
             raise self.fail("expected a variable name")
         return self.take()
 
-    def expression(self) -> _Built:
+    def expression(self) -> _Built[_B]:
         """factor (('*' | '/') factor)*, left to right as Python reads it: ``a * b / c * d`` is ``((a * b) / c) * d``;
         the factors of a run of ``*`` are built into one product (linear, not one product per operator)."""
         self.depth += 1
@@ -203,19 +213,19 @@ class _Reader:
         self.depth -= 1
         return self.product(factors)
 
-    def product(self, factors: list[_Built]) -> _Built:
+    def product(self, factors: list[_Built[_B]]) -> _Built[_B]:
         if len(factors) == 1:
             return factors[0]
         return self.built(self.builder.product([f.value for f in factors]), max(f.height for f in factors) + 1)
 
-    def built(self, value: Any, height: int) -> _Built:
+    def built(self, value: _B, height: int) -> _Built[_B]:
         """``value``, unless its tree is more than :data:`~.parser.MAX_DEPTH` levels deep (the parser's limit on
         nested brackets and on nested sums: printing, comparing and evaluating recurse along the tree)."""
         if height > MAX_DEPTH:
             raise self.fail(f"quotients and sums nested more than {MAX_DEPTH} levels deep")
         return _Built(value, height)
 
-    def factor(self) -> _Built:
+    def factor(self) -> _Built[_B]:
         if self.peek() == "(":
             self.take("(")
             inner = self.expression()
@@ -239,7 +249,7 @@ class _Reader:
             raise Y0ConversionError(f"y0's {head}[...] has no counterpart here (at position {position})")
         raise self.fail(f"expected P(...), Sum[...](...), One() or Zero(), found {head!r}")
 
-    def listed(self, item):
+    def listed(self, item: Callable[[], _T]) -> list[_T]:
         self.take("[")
         items = [item()]
         while self.peek() == ",":
@@ -248,7 +258,7 @@ class _Reader:
         self.take("]")
         return items
 
-    def probability(self) -> Any:
+    def probability(self) -> _B:
         interventions = tuple(sorted(self.listed(self.intervention))) if self.peek() == "[" else ()
         self.take("(")
         children = [self.variable()]
@@ -288,12 +298,14 @@ class _Reader:
         return _Variable(name, star, tuple(sorted(interventions)))
 
 
-def _read(text: str, builder: _Builder) -> Any:
+def _read(text: str, builder: _Builder[_B]) -> _B:
     if len(text) > MAX_LENGTH:
         raise ExprParseError(f"longer than {MAX_LENGTH} characters", text[:80], 0)
-    tokens, position = [], 0
+    tokens: list[tuple[str, str, int]] = []
+    position = 0
     while (match := _TOKEN.match(text, position)) is not None:
-        tokens.append((match.lastgroup, match.group(match.lastgroup), match.start(match.lastgroup)))
+        kind = cast(str, match.lastgroup)  # every alternative of _TOKEN is a named group
+        tokens.append((kind, match.group(kind), match.start(kind)))
         position = match.end()
     if text[position:].strip():
         bad = position + len(text[position:]) - len(text[position:].lstrip())
@@ -309,7 +321,9 @@ def _read(text: str, builder: _Builder) -> Any:
 class _ExpressionBuilder:
     """y0's structure as this package's expressions."""
 
-    def probability(self, children, parents, interventions):
+    def probability(
+        self, children: list[_Variable], parents: list[_Variable], interventions: tuple[tuple[str, bool], ...]
+    ) -> Expr:
         variables = children + parents
         common = interventions or (
             variables[0].interventions
@@ -325,18 +339,18 @@ class _ExpressionBuilder:
 
         return Prob(tuple(map(atom, children)), do, tuple(map(atom, parents)))
 
-    def sum(self, ranges, body):
+    def sum(self, ranges: list[str], body: Expr) -> Expr:
         for var in sorted(ranges, reverse=True):  # the first variable outermost, as to_y0_text writes them
             body = Sum(_our_name(var), _our_name(var), body)
         return body
 
-    def product(self, factors):
+    def product(self, factors: list[Expr]) -> Expr:
         return mul(*factors)
 
-    def fraction(self, numerator, denominator):
+    def fraction(self, numerator: Expr, denominator: Expr) -> Expr:
         return div(numerator, denominator)
 
-    def number(self, one):
+    def number(self, one: bool) -> Expr:
         return Num(Fraction(1 if one else 0))
 
 
@@ -361,12 +375,13 @@ def from_y0_text(text: str) -> Expr:
 # ---- y0's objects -------------------------------------------------------------------------------
 
 
-def _y0_dsl():
+def _y0_dsl() -> ModuleType:
     try:
-        from y0 import dsl
+        from y0 import dsl  # type: ignore[import-untyped]
     except ImportError as error:
-        raise MissingExtra("y0's objects need y0: pip install 'causal-datasets[y0]'") from error
-    return dsl
+        raise MissingExtra("y0's objects", "y0", "y0") from error
+    module: ModuleType = dsl
+    return module
 
 
 class _ObjectBuilder:
@@ -375,13 +390,15 @@ class _ObjectBuilder:
     def __init__(self) -> None:
         self.dsl = _y0_dsl()
 
-    def variable(self, v: _Variable):
+    def variable(self, v: _Variable) -> Y0Object:
         if not v.interventions:  # y0's own +X and -X are Intervention objects
             return self.dsl.Variable(v.name) if v.star is None else self.dsl.Intervention(v.name, star=v.star)
         interventions = frozenset(self.dsl.Intervention(name, star=star) for name, star in v.interventions)
         return self.dsl.CounterfactualVariable(v.name, star=v.star, interventions=interventions)
 
-    def probability(self, children, parents, interventions):
+    def probability(
+        self, children: list[_Variable], parents: list[_Variable], interventions: tuple[tuple[str, bool], ...]
+    ) -> Y0Object:
         distribution = self.dsl.Distribution(
             children=tuple(map(self.variable, children)), parents=tuple(map(self.variable, parents))
         )
@@ -389,27 +406,27 @@ class _ObjectBuilder:
             distribution = distribution.intervene([self.dsl.Intervention(n, star=s) for n, s in interventions])
         return self.dsl.Probability(distribution)
 
-    def sum(self, ranges, body):
+    def sum(self, ranges: list[str], body: Y0Object) -> Y0Object:
         return self.dsl.Sum(expression=body, ranges=frozenset(self.dsl.Variable(name) for name in ranges))
 
-    def product(self, factors):
+    def product(self, factors: list[Y0Object]) -> Y0Object:
         return functools.reduce(operator.mul, factors)  # y0's own operator, as its parse_y0 builds a product
 
-    def fraction(self, numerator, denominator):
+    def fraction(self, numerator: Y0Object, denominator: Y0Object) -> Y0Object:
         return numerator / denominator
 
-    def number(self, one):
+    def number(self, one: bool) -> Y0Object:
         return self.dsl.One() if one else self.dsl.Zero()
 
 
-def to_y0(e: Expr):
+def to_y0(e: Expr) -> Y0Object:
     """``e`` as y0's expression object, built with y0's own operators as its ``parse_y0`` builds it from
     :func:`to_y0_text` (so in y0's normal form: ``a * (b / c)`` is ``(a * b) / c``, ``One()`` factors are
     dropped). Needs the ``y0`` extra (:class:`~causal_datasets.errors.MissingExtra`)."""
     return _read(to_y0_text(e), _ObjectBuilder())
 
 
-def from_y0(expression) -> Expr:
+def from_y0(expression: Y0Object) -> Expr:
     """A y0 expression object (a ``y0.dsl.Expression``) as this package's expression.
 
     Read from the object, not from its ``to_y0()`` text: y0 0.2.11 prints a quotient whose denominator is a
@@ -418,7 +435,7 @@ def from_y0(expression) -> Expr:
     return _walk(expression, _ExpressionBuilder(), _y0_dsl())
 
 
-def _walk(e, builder: _Builder, dsl) -> Any:
+def _walk(e: Y0Object, builder: _Builder[_B], dsl: ModuleType) -> _B:
     if isinstance(e, dsl.Probability) and type(e) is dsl.Probability:  # not y0's population probabilities
         return builder.probability(
             [_variable(v, dsl) for v in e.distribution.children],
@@ -436,6 +453,6 @@ def _walk(e, builder: _Builder, dsl) -> Any:
     raise Y0ConversionError(f"y0's {type(e).__name__} has no counterpart here: {e}")
 
 
-def _variable(v, dsl) -> _Variable:
+def _variable(v: Y0Object, dsl: ModuleType) -> _Variable:
     interventions = getattr(v, "interventions", ())
     return _Variable(v.name, v.star, tuple(sorted((i.name, bool(i.star)) for i in interventions)))

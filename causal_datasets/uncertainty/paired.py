@@ -56,10 +56,13 @@ def paired_binary(a: np.ndarray, b: np.ndarray, codes: np.ndarray, *, seed: int 
     codes, count = compact(np.asarray(codes))
     differences = a - b
     mean = float(differences.mean())
-    common = {"a": float(a.mean()), "b": float(b.mean()), "difference": mean, "n_paired": len(a), "clusters": count}
+
+    def result(ci_low: float | None, ci_high: float | None, p_value: float | None, method: str) -> Difference:
+        return Difference(float(a.mean()), float(b.mean()), mean, ci_low, ci_high, p_value, len(a), count, method)
+
     se = clustered_se(differences, codes)
     if se is None:
-        return Difference(**common, ci_low=None, ci_high=None, p_value=None, method="no test: one cluster")
+        return result(None, None, None, "no test: one cluster")
     critical = float(stats.t.ppf((1 + CONFIDENCE) / 2, count - 1))
     low, high = max(mean - critical * se, -1.0), min(mean + critical * se, 1.0)  # a difference of shares is in [−1, 1]
     if count == len(a):
@@ -68,9 +71,7 @@ def paired_binary(a: np.ndarray, b: np.ndarray, codes: np.ndarray, *, seed: int 
     else:
         p_value = cluster_permutation_p(cluster_sums(a, codes, count), cluster_sums(b, codes, count), seed=seed)
         method = "paired cluster permutation test"
-    return Difference(
-        **common, ci_low=low, ci_high=high, p_value=p_value, method=f"{method}; t interval on the cluster-robust SE"
-    )
+    return result(low, high, p_value, f"{method}; t interval on the cluster-robust SE")
 
 
 def mcnemar_mid_p(only_a: int, only_b: int) -> float:
@@ -120,7 +121,8 @@ def paired_bootstrap(
     statistic = totals_statistic(names, function)
 
     def difference(*columns: np.ndarray, axis: int = -1) -> np.ndarray:
-        return statistic(*columns[:width], axis=axis) - statistic(*columns[width:], axis=axis)
+        gap: np.ndarray = statistic(*columns[:width], axis=axis) - statistic(*columns[width:], axis=axis)
+        return gap
 
     a, b = float(statistic(*sums[:, :width].T)), float(statistic(*sums[:, width:].T))
     if not (math.isfinite(a) and math.isfinite(b)):

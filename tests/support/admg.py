@@ -7,7 +7,7 @@ models — one latent variable per ``A<->B`` edge with 2 to 6 values, observed v
 3 — and computes every probability from the tables with ``numpy.einsum`` (the latent variables
 summed out, the intervened variables' tables left out).
 
-Used by ``tests/test_docalc_latent.py`` and ``scripts/bench_docalc_latent.py``.
+Used by ``tests/docalc/test_docalc_latent.py`` and ``scripts/bench_docalc_latent.py``.
 """
 
 from __future__ import annotations

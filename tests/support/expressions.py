@@ -7,7 +7,8 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from causal_datasets.docalc.expr import Atom, Expect, Expr, Num, Prob, Sum, add, div, mul, negate
+from causal_datasets.docalc.atoms import Atom
+from causal_datasets.docalc.expr import Expect, Expr, Num, Prob, Sum, add, div, mul, negate
 
 NAMES = ("X", "Y", "Z", "W", "V1", "V2")  # all in y0's parse_y0 vocabulary
 

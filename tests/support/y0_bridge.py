@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from causal_datasets.docalc.expr import Atom, Expr, Num, Prob, Sum, div, mul
+from causal_datasets.docalc.atoms import Atom
+from causal_datasets.docalc.expr import Expr, Num, Prob, Sum, div, mul
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from causal_datasets.docalc.expr import Atom, Expect, Num, Potential, Prob, Sum, free_indices, variables
+from causal_datasets.docalc.atoms import Atom, Potential
+from causal_datasets.docalc.expr import Expect, Num, Prob, Sum, free_indices, variables
 from causal_datasets.docalc.parser import ExprParseError, parse
 from tests.support.data import SHARED_DATA_DIR
 

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from causal_datasets.cli import main
+from causal_datasets.docalc.families import random_models
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.latent import latent_values, model_graph, projection
 from causal_datasets.docalc.parser import parse
-from causal_datasets.docalc.semantics import evaluate, random_models
+from causal_datasets.docalc.semantics import evaluate
 from causal_datasets.docalc.verdict import check_equivalence
 from tests.support.admg import (
     ADMG,

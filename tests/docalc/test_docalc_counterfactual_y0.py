@@ -15,8 +15,9 @@ import itertools
 
 import pytest
 
+from causal_datasets.docalc.atoms import Atom
 from causal_datasets.docalc.counterfactual_identification import identify_counterfactual
-from causal_datasets.docalc.expr import Atom, Expr, free_indices, substitute
+from causal_datasets.docalc.expr import Expr, free_indices, substitute
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import check_equivalence
 from causal_datasets.docalc.y0_dsl import from_y0

@@ -3,6 +3,7 @@ side, y0's identification catalogue, and what neither side can write refused wit
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 
 import pytest
@@ -12,6 +13,7 @@ import causal_datasets.docalc as docalc
 from causal_datasets.docalc.expr import Expr, Num, Sum, children, div, mul
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.y0_dsl import Y0ConversionError, from_y0, from_y0_text, to_y0, to_y0_text
+from causal_datasets.errors import MissingExtra
 from tests.support.expressions import sum_over, y0_expressions
 from tests.support.y0_bridge import catalogue, to_expr, y0_identify
 
@@ -146,3 +148,11 @@ def test_y0_reads_each_kind_of_term():
     assert from_y0_text("Sum[Z, W](P(W, Z) / One()) * Zero()") == mul(
         sum_over("W", sum_over("Z", div(parse("P(W, Z)"), Num(Fraction(1))))), Num(Fraction(0))
     )
+
+
+def test_y0_objects_without_y0_are_a_missing_extra(monkeypatch):
+    """Without y0 installed, converting to y0's objects names the extra to install (text needs no y0)."""
+    monkeypatch.setitem(sys.modules, "y0", None)  # what an environment without y0 gives the import
+    with pytest.raises(MissingExtra, match=r"causal-datasets\[y0\]"):
+        to_y0(parse("P(Y | X)"))
+    assert to_y0_text(parse("P(Y | X)")) == "P(Y | X)"
