@@ -17,6 +17,14 @@ from pydantic import BaseModel, Field, field_validator
 from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
 from causal_datasets.cladder_pairs.cladder import SOURCE_FILES, read_questions
 from causal_datasets.cladder_pairs.quality import distinct_synthetic, spelling_findings, unobserved_estimand_findings
+from causal_datasets.cladder_pairs.records import (
+    CladderPair,
+    CladderPromptRow,
+    CladderQuestionRow,
+    CladderYesNoPromptRow,
+    SyntheticLatentRow,
+    SyntheticPair,
+)
 from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows, synthetic_rows
 from causal_datasets.cladder_pairs.statistics import (
     baseline_table,
@@ -28,14 +36,6 @@ from causal_datasets.cladder_pairs.synthetic_latent import LATENT_QUERIES, synth
 from causal_datasets.cladder_pairs.task import prompt_rows
 from causal_datasets.cladder_pairs.yes_no import yes_no_prompt_rows
 from causal_datasets.markdown import markdown_table
-from causal_datasets.records.cladder_pairs import (
-    CladderPair,
-    CladderPromptRow,
-    CladderQuestionRow,
-    CladderYesNoPromptRow,
-    SyntheticLatentRow,
-    SyntheticPair,
-)
 
 #: positive pairs generated for the synthetic config (the paper's 10,000); each gets one verified
 #: negative; repeated pairs are removed afterwards

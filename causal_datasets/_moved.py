@@ -34,6 +34,7 @@ _DATASET_MODULES = (
 )
 #: old path → new path
 MOVED = {f"causal_datasets.docalc.{name}": f"causal_datasets.cladder_pairs.{name}" for name in _DATASET_MODULES}
+MOVED["causal_datasets.records.cladder_pairs"] = "causal_datasets.cladder_pairs.records"
 MOVED["causal_datasets.docalc.printer"] = "causal_datasets.docalc.expr"
 # the view vocabulary sits below both the tasks and the report
 MOVED["causal_datasets.report.views"] = "causal_datasets.views"

@@ -25,6 +25,7 @@ from numbers import Integral
 from typing import Any
 
 from causal_datasets.cladder_pairs.cladder import cladder_reading, family_graph
+from causal_datasets.cladder_pairs.records import CladderPromptRow, CladderQuestionRow
 from causal_datasets.cladder_pairs.synthetic_latent import NOT_IDENTIFIABLE
 from causal_datasets.cladder_pairs.task import ERROR_PREFIXES, extract_estimand
 from causal_datasets.docalc.budget import DEFAULT_TIME_LIMIT
@@ -41,7 +42,6 @@ from causal_datasets.recast.parsing import (
     parse_graph_answer,
     read_prediction,
 )
-from causal_datasets.records.cladder_pairs import CladderPromptRow, CladderQuestionRow
 from causal_datasets.records.shapeworld import ShapeWorldTask
 from causal_datasets.scoring.graph_compare import GraphComparison, compare_graphs
 from causal_datasets.shapeworld.parsing import parse_answer

@@ -614,8 +614,8 @@ def test_questions_with_an_unobserved_reference_are_left_out(dataset_dir, tmp_pa
 
 
 def test_the_lm_eval_task_leaves_out_the_same_questions(dataset_dir):
+    from causal_datasets.cladder_pairs.records import CladderQuestionRow
     from causal_datasets.integrations.lm_eval.data import load_cladder_estimand
-    from causal_datasets.records.cladder_pairs import CladderQuestionRow
 
     rows = load_cladder_estimand(hub_dir=str(dataset_dir))["test"]
     kept = [CladderQuestionRow.model_validate_json(text) for text in rows["question"]]

@@ -23,6 +23,7 @@ from huggingface_hub import DatasetCard
 
 from causal_datasets.builder import BuildContext, Release
 from causal_datasets.cladder_pairs.quality import distinct_synthetic, mismatched_brackets
+from causal_datasets.cladder_pairs.records import Edge, SyntheticPair
 from causal_datasets.cladder_pairs.rows import synthetic_rows
 from causal_datasets.cli import build_parser
 from causal_datasets.docalc.expr import variables
@@ -33,7 +34,6 @@ from causal_datasets.hub.citations import bibtex, bibtex_entries, paper
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.hub.metadata_rules import metadata_problems
 from causal_datasets.recast.release import CHECKS
-from causal_datasets.records.cladder_pairs import Edge, SyntheticPair
 from causal_datasets.registry import builders, get_builder
 from tests.support.data import SHARED_DATA_DIR
 

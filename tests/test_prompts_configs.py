@@ -9,6 +9,7 @@ import pytest
 
 from causal_datasets import rewards
 from causal_datasets.builder import BuildContext
+from causal_datasets.cladder_pairs.records import CladderQuestionRow
 from causal_datasets.cladder_pairs.task import build_messages as cladder_messages
 from causal_datasets.cladder_pairs.task import reference_unobserved
 from causal_datasets.cladder_pairs.yes_no import build_messages as yes_no_messages
@@ -17,7 +18,6 @@ from causal_datasets.hub.folder import build_to_folder, load_records
 from causal_datasets.recast.parsing import parse_graph_answer
 from causal_datasets.recast.prompts import build_messages as recast_messages
 from causal_datasets.recast.prompts import node_ids
-from causal_datasets.records.cladder_pairs import CladderQuestionRow
 from causal_datasets.records.prompts import ChatMessage, PromptRow
 from causal_datasets.records.recast import RecastSample
 from causal_datasets.records.shapeworld import ShapeWorldTask

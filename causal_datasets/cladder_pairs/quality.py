@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 
 from causal_datasets.builder import Finding
 from causal_datasets.cladder_pairs.cladder import try_parse
+from causal_datasets.cladder_pairs.records import CladderPair, CladderQuestionRow, SyntheticPair
 from causal_datasets.docalc.expr import variables
-from causal_datasets.records.cladder_pairs import CladderPair, CladderQuestionRow, SyntheticPair
 
 UNICODE_MINUS = "\u2212"
 _CLOSING = {")": "(", "]": "[", "}": "{"}

@@ -15,6 +15,7 @@ from causal_datasets.cladder_pairs.cladder import (
     formal_expression,
     try_parse,
 )
+from causal_datasets.cladder_pairs.records import CladderPair, CladderQuestionRow, Edge, ProofStepRow, SyntheticPair
 from causal_datasets.cladder_pairs.synthetic import generate_pairs
 from causal_datasets.docalc.decide import Counterexample
 from causal_datasets.docalc.expr import Expr, variables
@@ -22,7 +23,6 @@ from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.scoring_rules import all_observed
 from causal_datasets.docalc.search import Proof, SearchLimits
 from causal_datasets.docalc.verdict import UnsoundProof, Verdict, check_equivalence, check_proof
-from causal_datasets.records.cladder_pairs import CladderPair, CladderQuestionRow, Edge, ProofStepRow, SyntheticPair
 from causal_datasets.sharding import chunks, generate_sharded
 
 

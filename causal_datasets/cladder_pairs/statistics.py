@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from causal_datasets.cladder_pairs.records import CladderPair, SyntheticLatentRow, SyntheticPair
 from causal_datasets.docalc.baselines import mean, surface_scores
 from causal_datasets.markdown import markdown_table
-from causal_datasets.records.cladder_pairs import CladderPair, SyntheticLatentRow, SyntheticPair
 
 
 def synthetic_tables(rows: Sequence[SyntheticPair]) -> dict[str, str]:

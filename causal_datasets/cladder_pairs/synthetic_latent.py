@@ -16,8 +16,8 @@ import random
 
 import networkx as nx
 
+from causal_datasets.cladder_pairs.records import ConfoundedPair, Edge, SyntheticLatentRow
 from causal_datasets.docalc.identification import identify
-from causal_datasets.records.cladder_pairs import ConfoundedPair, Edge, SyntheticLatentRow
 from causal_datasets.records.prompts import chat_messages
 from causal_datasets.sharding import chunks, generate_sharded
 

@@ -15,6 +15,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from causal_datasets.cladder_pairs.cladder import cladder_reading, family_graph, formal_expression, try_parse
+from causal_datasets.cladder_pairs.records import CladderPromptRow, CladderQuestionRow, Edge
 from causal_datasets.cladder_pairs.rows import PROOF_LIMITS
 from causal_datasets.docalc.baselines import surface_scores
 from causal_datasets.docalc.expr import Expr, variables
@@ -23,7 +24,6 @@ from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.scoring_rules import all_observed, identification_error, identified
 from causal_datasets.docalc.verdict import Verdict, check_equivalence
 from causal_datasets.llm.structured import strip_thinking
-from causal_datasets.records.cladder_pairs import CladderPromptRow, CladderQuestionRow, Edge
 from causal_datasets.records.prompts import chat_messages
 
 Messages = list[dict[str, str]]

@@ -37,12 +37,12 @@ from causal_datasets.cladder_pairs import paper_task, task
 from causal_datasets.cladder_pairs.cladder import formal_expression
 from causal_datasets.cladder_pairs.feedback import Finding, diagnose, feedback_message
 from causal_datasets.cladder_pairs.judge import DEFAULT_ATTEMPTS, ask_judge
+from causal_datasets.cladder_pairs.records import CladderQuestionRow, GraphFamily, QueryType
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST, same_expression, score_derivation
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.scoring_rules import ScoringRule, credited
 from causal_datasets.errors import RunConfigurationError
 from causal_datasets.llm.chat import ChatClient
-from causal_datasets.records.cladder_pairs import CladderQuestionRow, GraphFamily, QueryType
 from causal_datasets.runners.records import BenchmarkMetrics, Role, Slices
 from causal_datasets.runners.task import Estimates, Item, RoleSpec, RunSettings, Scored, Task, TaskContext, Transcript
 from causal_datasets.scoring.graph_compare import compare_graphs

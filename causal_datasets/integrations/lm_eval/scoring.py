@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from causal_datasets.cladder_pairs.records import CladderQuestionRow
 from causal_datasets.cladder_pairs.task import extract_estimand, score_answer
 from causal_datasets.docalc.scoring_rules import credited
 from causal_datasets.recast.parsing import AnswerFormatError, parse_graph_answer
 from causal_datasets.records.base import record_from_json
-from causal_datasets.records.cladder_pairs import CladderQuestionRow
 from causal_datasets.scoring.graph_compare import compare_graphs
 
 

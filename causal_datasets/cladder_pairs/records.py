@@ -10,7 +10,7 @@ task's chat requests; ``yes_no_prompts``: CLadder's own yes/no questions as chat
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -29,6 +29,17 @@ class Edge(Record):
 
     source: str = Field(description="The cause.")
     target: str = Field(description="The effect.")
+
+
+#: a CLadder row's graph: its family's nodes and edges, and the nodes its story calls unobserved
+FamilyNodes = Annotated[list[str], Field(description="Nodes of the graph family.")]
+FamilyEdges = Annotated[list[Edge], Field(description="Edges of the graph family.")]
+StoryLatent = Annotated[
+    list[str],
+    Field(
+        description="Unobserved nodes, as the stories say: `V1` in the IV and frontdoor families, `V2` in arrowhead."
+    ),
+]
 
 
 class ProofStepRow(Record):
@@ -121,11 +132,9 @@ class CladderPair(CladderQuestionKey):
         description="The formal form as CLadder means it, canonical (natural effects as nested counterfactuals)."
     )
     canonical_b: str = Field(description="The estimand, canonical.")
-    nodes: list[str] = Field(description="Nodes of the graph family.")
-    edges: list[Edge] = Field(description="Edges of the graph family.")
-    latent: list[str] = Field(
-        description="Unobserved nodes, as the stories say: `V1` in the IV and frontdoor families, `V2` in arrowhead."
-    )
+    nodes: FamilyNodes
+    edges: FamilyEdges
+    latent: StoryLatent
     equivalent: bool = Field(description="The verdict: equal in every causal model compatible with the graph.")
     method: Method = Field(
         description="How the verdict was reached: `identical` after canonical ordering, `proof`, or `semantic` "
@@ -156,11 +165,9 @@ class CladderQuestionRow(CladderQuestionKey):
     legend: str | None = Field(description="The variable names, `Let X = …` (CLadder's reasoning step 0).")
     given_info: str = Field(description="The probabilities the question states.")
     question: str = Field(description="The question.")
-    nodes: list[str] = Field(description="Nodes of the graph family.")
-    edges: list[Edge] = Field(description="Edges of the graph family.")
-    latent: list[str] = Field(
-        description="Unobserved nodes, as the stories say: `V1` in the IV and frontdoor families, `V2` in arrowhead."
-    )
+    nodes: FamilyNodes
+    edges: FamilyEdges
+    latent: StoryLatent
     formal_form: str = Field(description="The causal quantity asked for, verbatim.")
     estimand: str = Field(description="CLadder's identified estimand, verbatim: the reference answer.")
     answer: Literal["yes", "no"] | None = Field(description="CLadder's yes/no answer to the question.")
