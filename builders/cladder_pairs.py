@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
 from causal_datasets.cladder_pairs.cladder import SOURCE_FILES, read_questions
+from causal_datasets.cladder_pairs.estimand_task import prompt_rows
 from causal_datasets.cladder_pairs.quality import distinct_synthetic, spelling_findings, unobserved_estimand_findings
 from causal_datasets.cladder_pairs.records import (
     CladderPair,
@@ -33,7 +34,6 @@ from causal_datasets.cladder_pairs.statistics import (
     synthetic_tables,
 )
 from causal_datasets.cladder_pairs.synthetic_latent import LATENT_QUERIES, synthetic_latent_rows
-from causal_datasets.cladder_pairs.task import prompt_rows
 from causal_datasets.cladder_pairs.yes_no import yes_no_prompt_rows
 from causal_datasets.markdown import markdown_table
 

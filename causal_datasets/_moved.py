@@ -29,11 +29,12 @@ _DATASET_MODULES = (
     "rows",
     "statistics",
     "synthetic",
-    "task",
     "yes_no",
 )
 #: old path → new path
 MOVED = {f"causal_datasets.docalc.{name}": f"causal_datasets.cladder_pairs.{name}" for name in _DATASET_MODULES}
+# the estimand task's prompt and scoring (``cladder_pairs.task`` is now the benchmark's Task declaration)
+MOVED["causal_datasets.docalc.task"] = "causal_datasets.cladder_pairs.estimand_task"
 MOVED["causal_datasets.records.cladder_pairs"] = "causal_datasets.cladder_pairs.records"
 MOVED["causal_datasets.docalc.printer"] = "causal_datasets.docalc.expr"
 # the view vocabulary sits below both the tasks and the report

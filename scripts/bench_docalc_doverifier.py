@@ -29,10 +29,10 @@ from checkout import SHARED_DATA_DIR
 
 from causal_datasets.builder import BuildContext
 from causal_datasets.cladder_pairs.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
+from causal_datasets.cladder_pairs.estimand_task import build_messages, reference_unobserved, score_answer
 from causal_datasets.cladder_pairs.feedback import diagnose, feedback_message
 from causal_datasets.cladder_pairs.rows import PROOF_LIMITS, question_rows, synthetic_rows
 from causal_datasets.cladder_pairs.statistics import baseline_table
-from causal_datasets.cladder_pairs.task import build_messages, reference_unobserved, score_answer
 from causal_datasets.cli import build_parser
 from causal_datasets.commands.eval import settings_from_args
 from causal_datasets.docalc.derivation import WrittenStep, check_derivation

@@ -7,9 +7,7 @@ import pytest
 
 from causal_datasets.cladder_pairs import paper_task
 from causal_datasets.cladder_pairs.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
-from causal_datasets.cladder_pairs.judge import JUDGE_SYSTEM, parse_verdict
-from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows
-from causal_datasets.cladder_pairs.task import (
+from causal_datasets.cladder_pairs.estimand_task import (
     SYSTEM_PROMPT,
     build_messages,
     example_for,
@@ -17,6 +15,8 @@ from causal_datasets.cladder_pairs.task import (
     reference_unobserved,
     score_answer,
 )
+from causal_datasets.cladder_pairs.judge import JUDGE_SYSTEM, parse_verdict
+from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows
 from causal_datasets.cli import main
 from causal_datasets.docalc.baselines import normalize_string
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST

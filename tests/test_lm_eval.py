@@ -15,8 +15,8 @@ from lm_eval import simple_evaluate
 from lm_eval.tasks import TaskManager
 
 from causal_datasets.cladder_pairs.cladder import formal_expression
+from causal_datasets.cladder_pairs.estimand_task import extract_estimand, score_answer
 from causal_datasets.cladder_pairs.records import CladderQuestionRow
-from causal_datasets.cladder_pairs.task import extract_estimand, score_answer
 from causal_datasets.errors import DatasetFolderError, RunConfigurationError
 from causal_datasets.hub.push import push_folder
 from causal_datasets.integrations.lm_eval import tasks_dir

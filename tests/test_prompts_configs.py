@@ -9,9 +9,9 @@ import pytest
 
 from causal_datasets import rewards
 from causal_datasets.builder import BuildContext
+from causal_datasets.cladder_pairs.estimand_task import build_messages as cladder_messages
+from causal_datasets.cladder_pairs.estimand_task import reference_unobserved
 from causal_datasets.cladder_pairs.records import CladderQuestionRow
-from causal_datasets.cladder_pairs.task import build_messages as cladder_messages
-from causal_datasets.cladder_pairs.task import reference_unobserved
 from causal_datasets.cladder_pairs.yes_no import build_messages as yes_no_messages
 from causal_datasets.docalc.parser import parse
 from causal_datasets.hub.folder import build_to_folder, load_records

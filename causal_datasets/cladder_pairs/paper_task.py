@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from causal_datasets.cladder_pairs.estimand_task import Messages, extract_labelled, labelled_line
 from causal_datasets.cladder_pairs.records import CladderQuestionRow
-from causal_datasets.cladder_pairs.task import Messages, extract_labelled, labelled_line
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.graph import GraphError
 

@@ -1,7 +1,7 @@
 """``causal-datasets eval cladder_pairs``: DoVerifier on CLadder — the estimand task, the judge, feedback, derivations.
 
 Each question of the ``cladder_pairs/questions`` config is sent as one of two prompts
-(``--prompt``): ``estimand`` (:mod:`causal_datasets.cladder_pairs.task`, the package's own task: the graph
+(``--prompt``): ``estimand`` (:mod:`causal_datasets.cladder_pairs.estimand_task`, the package's own task: the graph
 is given, the answer is an ``Estimand:`` line) or ``paper`` (:mod:`causal_datasets.cladder_pairs.paper_task`:
 DoVerifier's App. G prompt verbatim; the model writes the expression, its own graph and a yes/no
 answer, and the expression is also verified under that graph). Every expression is scored against
@@ -33,7 +33,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from causal_datasets.agreement import agreement, agreement_estimators
-from causal_datasets.cladder_pairs import paper_task, task
+from causal_datasets.cladder_pairs import estimand_task, paper_task
 from causal_datasets.cladder_pairs.cladder import formal_expression
 from causal_datasets.cladder_pairs.feedback import Finding, diagnose, feedback_message
 from causal_datasets.cladder_pairs.judge import DEFAULT_ATTEMPTS, ask_judge
@@ -123,7 +123,7 @@ def check(settings: RunSettings, options: CladderOptions, roles: frozenset[Role]
 
 def items(context: TaskContext) -> list[Item]:
     """The questions (of the chosen families and query types) except those whose CLadder estimand uses
-    a variable the story calls unobserved (:func:`~causal_datasets.cladder_pairs.task.reference_unobserved`:
+    a variable the story calls unobserved (:func:`~causal_datasets.cladder_pairs.estimand_task.reference_unobserved`:
     the arrowhead natural effects), which no answer over observed variables can match."""
     options: CladderOptions = context.options
     return [
@@ -131,7 +131,7 @@ def items(context: TaskContext) -> list[Item]:
         for q in context.rows("questions", CladderQuestionRow)
         if (not options.graph_families or q.graph_id in options.graph_families)
         and (not options.query_types or q.query_type in options.query_types)
-        and not task.reference_unobserved(q)
+        and not estimand_task.reference_unobserved(q)
     ]
 
 
@@ -334,7 +334,7 @@ class Reply:
 
 def read_reply(raw: str, q: CladderQuestionRow, options: CladderOptions) -> Reply:
     if options.prompt == "estimand":
-        return Reply(raw, task.extract_estimand(raw))
+        return Reply(raw, estimand_task.extract_estimand(raw))
     answer = paper_task.read_answer(raw)
     graph, error, detail = paper_task.model_graph(answer.graph, q)
     return Reply(raw, answer.expression, answer.graph, graph, error, detail, answer.final_answer)
@@ -381,7 +381,7 @@ def request(q: CladderQuestionRow, options: CladderOptions) -> list[dict[str, st
     """The opening messages for ``q`` under the chosen prompt."""
     if options.prompt == "paper":
         return paper_task.build_messages(q)
-    messages = task.build_messages(q)
+    messages = estimand_task.build_messages(q)
     if options.derivation:
         messages[0] = {"role": "system", "content": f"{messages[0]['content']}\n\n{DERIVATION_REQUEST}"}
     return messages
@@ -392,14 +392,14 @@ def judge_graph(reply: Reply, q: CladderQuestionRow, options: CladderOptions) ->
     none)."""
     if options.judge_graph == "generated" and reply.graph is not None:
         return reply.graph, "generated"
-    return task.question_graph(q), "true"
+    return estimand_task.question_graph(q), "true"
 
 
 def graph_checks(reply: Reply, q: CladderQuestionRow, options: CladderOptions) -> tuple[list[Finding], str]:
     """App. H's checks of a reply: the findings from the answer and the graph alone — the model's own
     graph with the paper's prompt (the question's when the model gave none) — and which graph that was."""
     own = reply.graph if options.prompt == "paper" else None
-    graph = own if own is not None else task.question_graph(q)
+    graph = own if own is not None else estimand_task.question_graph(q)
     return diagnose(reply.expression, graph, query_type=q.query_type), "true" if own is None else "generated"
 
 
@@ -521,7 +521,7 @@ def score_reply(reply: Reply, q: CladderQuestionRow, options: CladderOptions) ->
     """A reply's scores: both rules' verdicts and the surface baselines under the question's graph;
     with the paper's prompt also the verdicts under the model's own graph, its graph's edge F1 and SHD
     and its yes/no answer; with ``--derivation`` every step of the written derivation."""
-    scores = task.score_answer(reply.expression, q, seed=options.verifier_seed)
+    scores = estimand_task.score_answer(reply.expression, q, seed=options.verifier_seed)
     if options.derivation:
         scores |= _derivation(reply.raw, q, seed=options.verifier_seed)
     if options.prompt != "paper":
@@ -535,7 +535,7 @@ def score_reply(reply: Reply, q: CladderQuestionRow, options: CladderOptions) ->
             "graph_edge_f1": 0.0,
             "graph_shd": None,
         }
-    own = task.score_answer(reply.expression, q, seed=options.verifier_seed, graph=reply.graph)
+    own = estimand_task.score_answer(reply.expression, q, seed=options.verifier_seed, graph=reply.graph)
     comparison = compare_graphs(list(reply.graph.edges), [(e.source, e.target) for e in q.edges])
     return scores | {
         "equivalent_own_graph": own["equivalent"],
@@ -554,7 +554,7 @@ def _is_credited(scores: Any, rule: str, *, suffix: str = "") -> bool:
 
 
 def _derivation(raw: str, q: CladderQuestionRow, *, seed: int) -> dict[str, Any]:
-    derivation = score_derivation(raw, task.question_graph(q), seed=seed)
+    derivation = score_derivation(raw, estimand_task.question_graph(q), seed=seed)
     query = formal_expression(q)
     return {
         "derivation": derivation.to_dict(),

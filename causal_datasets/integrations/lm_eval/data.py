@@ -69,7 +69,7 @@ def _dataset(rows: list[dict[str, Any]]) -> datasets.DatasetDict:
 
 def load_cladder_estimand(**metadata: Any) -> datasets.DatasetDict:
     """``cladder_pairs/prompts``, each row with its ``questions`` row as JSON (``question``), which
-    :func:`~causal_datasets.cladder_pairs.task.score_answer` scores against (the config holds the questions
+    :func:`~causal_datasets.cladder_pairs.estimand_task.score_answer` scores against (the config holds the questions
     ``causal-datasets eval`` asks: not those whose estimand uses an unobserved node)."""
     scoring = metadata.get("scoring", "identification")
     if scoring not in SCORING_RULES:

@@ -45,29 +45,34 @@ Estimand: <expression>
 and nothing after it."""
 
 
-def _family(graph_id: str) -> dict[str, Any]:
-    """Graph fields of a row in family ``graph_id``: nodes, edges, latent nodes."""
-    graph = family_graph(graph_id)
-    return {
-        "graph_id": graph_id,
-        "nodes": list(graph.nodes),
-        "edges": [Edge(source=s, target=t) for s, t in graph.edges],
-        "latent": sorted(graph.latent),
-    }
+def _example(family: str, story_id: str, **story: str) -> CladderQuestionRow:
+    """A worked example: an ATE question (rung 2, answer yes) on ``family``'s graph, told by ``story``
+    (background, legend, given_info, question, estimand)."""
+    graph = family_graph(family)
+    return CladderQuestionRow(
+        id=f"example-{family}",
+        source_file="example",
+        question_id=0,
+        desc_id="example",
+        story_id=story_id,
+        query_type="ate",
+        rung=2,
+        graph_id=family,
+        nodes=list(graph.nodes),
+        edges=[Edge(source=s, target=t) for s, t in graph.edges],
+        latent=sorted(graph.latent),
+        formal_form="E[Y | do(X = 1)] - E[Y | do(X = 0)]",
+        answer="yes",
+        **story,
+    )
 
 
 #: one worked example per family it can stand for; the first whose family differs from the question's is used
 _EXAMPLES = (
     (
-        CladderQuestionRow(
-            id="example-confounding",
-            source_file="example",
-            question_id=0,
-            desc_id="example",
-            story_id="tutoring",
-            query_type="ate",
-            rung=2,
-            **_family("confounding"),
+        _example(
+            "confounding",
+            "tutoring",
             background="Family income has a direct effect on private tutoring and on passing the exam. "
             "Private tutoring has a direct effect on passing the exam.",
             legend="Let V1 = family income; X = private tutoring; Y = passing the exam.",
@@ -75,32 +80,22 @@ _EXAMPLES = (
             "For low-income students with tutoring, it is 55%. For high-income students without tutoring, "
             "it is 60%. For high-income students with tutoring, it is 80%. The share of high-income students is 30%.",
             question="Will private tutoring increase the chance of passing the exam?",
-            formal_form="E[Y | do(X = 1)] - E[Y | do(X = 0)]",
             estimand="\\sum_{V1=v} P(V1=v)*[P(Y=1|V1=v,X=1) - P(Y=1|V1=v,X=0)]",
-            answer="yes",
         ),
         "Family income V1 is an observed common cause of X and Y, so the back-door path X <- V1 -> Y "
         "is blocked by adjusting for V1.",
     ),
     (
-        CladderQuestionRow(
-            id="example-frontdoor",
-            source_file="example",
-            question_id=0,
-            desc_id="example",
-            story_id="gene_tar",
-            query_type="ate",
-            rung=2,
-            **_family("frontdoor"),
+        _example(
+            "frontdoor",
+            "gene_tar",
             background="An unobserved gene has a direct effect on smoking and on lung disease. Smoking has a "
             "direct effect on tar in the lungs. Tar in the lungs has a direct effect on lung disease.",
             legend="Let V1 = gene; X = smoking; V3 = tar in the lungs; Y = lung disease.",
             given_info="The probabilities of smoking, of tar given smoking, and of lung disease given smoking "
             "and tar are known.",
             question="Will smoking increase the chance of lung disease?",
-            formal_form="E[Y | do(X = 1)] - E[Y | do(X = 0)]",
             estimand="\\sum_{V3=v} [P(V3=v|X=1) - P(V3=v|X=0)] * [\\sum_{X=h} P(Y=1|X=h,V3=v)*P(X=h)]",
-            answer="yes",
         ),
         "The confounder V1 is unobserved, but X affects Y only through the observed V3 (front door): "
         "combine the effect of X on V3 with the effect of V3 on Y adjusted for X.",
