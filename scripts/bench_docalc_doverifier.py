@@ -31,6 +31,7 @@ from causal_datasets.builder import BuildContext
 from causal_datasets.cladder_pairs.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
 from causal_datasets.cladder_pairs.estimand_task import build_messages, reference_unobserved, score_answer
 from causal_datasets.cladder_pairs.feedback import diagnose, feedback_message
+from causal_datasets.cladder_pairs.replies import ESTIMAND_FORMAT
 from causal_datasets.cladder_pairs.rows import PROOF_LIMITS, question_rows, synthetic_rows
 from causal_datasets.cladder_pairs.statistics import baseline_table
 from causal_datasets.cli import build_parser
@@ -44,7 +45,6 @@ from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.registry import get_builder
 from causal_datasets.runners import tasks
-from causal_datasets.runners.cladder_pairs import ESTIMAND_FORMAT
 from causal_datasets.runners.engine import run_task
 from causal_datasets.runners.results import read_results
 

@@ -15,8 +15,11 @@ from causal_datasets.cladder_pairs.estimand_task import (
     reference_unobserved,
     score_answer,
 )
+from causal_datasets.cladder_pairs.generation import solve
 from causal_datasets.cladder_pairs.judge import JUDGE_SYSTEM, parse_verdict
+from causal_datasets.cladder_pairs.options import CladderOptions
 from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows
+from causal_datasets.cladder_pairs.scores import score
 from causal_datasets.cli import main
 from causal_datasets.docalc.baselines import normalize_string
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST
@@ -24,7 +27,6 @@ from causal_datasets.docalc.expr import is_observational
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import check_equivalence
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
-from causal_datasets.runners import cladder_pairs as cladder_runner
 from causal_datasets.runners.records import ModelCall
 from causal_datasets.runners.results import read_summary
 from causal_datasets.runners.task import Item, Transcript
@@ -489,13 +491,11 @@ PAPER_ADJUSTED = (
 
 def solve_with(q, replies, **options):
     model = RecordingModel(replies)
-    context = SimpleNamespace(
-        options=cladder_runner.CladderOptions(**options), clients={"model": model}, client=lambda role: None
-    )
+    context = SimpleNamespace(options=CladderOptions(**options), clients={"model": model}, client=lambda role: None)
     item = Item(q.id, "questions", q)
-    generation = cladder_runner.solve(item, context)
+    generation = solve(item, context)
     calls = tuple(ModelCall(role="model", model="recorded", reply=reply) for reply in replies[: len(model.sent)])
-    return cladder_runner.score(item, Transcript(calls, generation), context).model_dump(), model.sent
+    return score(item, Transcript(calls, generation), context).model_dump(), model.sent
 
 
 def test_graph_feedback_is_the_same_with_any_reference_and_reaches_right_answers(questions):

@@ -8,6 +8,7 @@ import json
 import matplotlib.image
 import pytest
 
+from causal_datasets.cladder_pairs.metrics import CladderMetrics
 from causal_datasets.cli import main
 from causal_datasets.errors import RunFolderError
 from causal_datasets.report.plots import figure
@@ -15,7 +16,6 @@ from causal_datasets.report.render import write_report
 from causal_datasets.report.runs import load_run
 from causal_datasets.report.tables import flatten
 from causal_datasets.runners.causalab import CausaLabMetrics
-from causal_datasets.runners.cladder_pairs import CladderMetrics
 from causal_datasets.runners.cobe import CoBeMetrics
 from causal_datasets.runners.recast import RecastMetrics
 from causal_datasets.runners.records import SUMMARY_FORMAT, DatasetRef, ItemCounts, Usage
