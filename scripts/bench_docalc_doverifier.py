@@ -28,6 +28,7 @@ from pathlib import Path
 from checkout import SHARED_DATA_DIR
 
 from causal_datasets.builder import BuildContext
+from causal_datasets.cladder_pairs import build as cladder_build
 from causal_datasets.cladder_pairs.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
 from causal_datasets.cladder_pairs.estimand_task import build_messages, reference_unobserved, score_answer
 from causal_datasets.cladder_pairs.feedback import diagnose, feedback_message
@@ -307,7 +308,7 @@ def main() -> None:
     bench_diagnosis(questions)
     with tempfile.TemporaryDirectory() as hub:
         builder = get_builder("cladder_pairs")
-        builder.build.__globals__["SYNTHETIC_POSITIVES"] = 5  # the runs read the questions config only
+        cladder_build.SYNTHETIC_POSITIVES = 5  # the runs read the questions config only
         build_to_folder(builder, Path(hub), BuildContext(seed=0, source=CLADDER))
         bench_feedback_runs(Path(hub), args.questions, args.local)
     bench_derivations(questions)
