@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -20,6 +19,7 @@ from causal_datasets.cladder_pairs.records import (
     CladderQuestionRow,
     SyntheticLatentRow,
     SyntheticPair,
+    rows_of_type,
 )
 from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows, synthetic_rows
 from causal_datasets.cladder_pairs.statistics import (
@@ -36,8 +36,6 @@ from causal_datasets.records.base import Record
 #: positive pairs generated for the synthetic config (the paper's 10,000); each gets one verified
 #: negative; repeated pairs are removed afterwards
 SYNTHETIC_POSITIVES = 10_000
-
-RowType = TypeVar("RowType", bound=Record)
 
 
 class CladderPairsBuildOptions(BaseModel):
@@ -103,24 +101,17 @@ def build(context: BuildContext, source_help: str) -> BuildOutcome:
 
 def card_context(records: BuiltRecords) -> dict[str, str]:
     """The card's tables: synthetic statistics and baselines, latent queries, and the CLadder configs' when built."""
-    synthetic = _rows(records, "synthetic", SyntheticPair)
+    synthetic = rows_of_type(records["synthetic"]["test"], SyntheticPair)
     context = synthetic_tables(synthetic)
     context["synthetic_baselines"] = baseline_table(synthetic)
     if "synthetic_latent" in records:
-        context["latent_queries"] = latent_query_table(_rows(records, "synthetic_latent", SyntheticLatentRow))
+        context["latent_queries"] = latent_query_table(
+            rows_of_type(records["synthetic_latent"]["test"], SyntheticLatentRow)
+        )
     if "cladder" in records:
-        context.update(cladder_tables(_rows(records, "cladder", CladderPair)))
-        context["question_counts"] = question_table(_rows(records, "questions", CladderQuestionRow))
+        context.update(cladder_tables(rows_of_type(records["cladder"]["test"], CladderPair)))
+        context["question_counts"] = question_table(rows_of_type(records["questions"]["test"], CladderQuestionRow))
     return context
-
-
-def _rows(records: BuiltRecords, config: str, row_type: type[RowType]) -> list[RowType]:
-    """The built rows of ``config``, each checked to be a ``row_type`` (the config's row type)."""
-    rows = records[config]["test"]
-    typed = [row for row in rows if isinstance(row, row_type)]
-    if len(typed) != len(rows):
-        raise TypeError(f"config {config} holds rows that are not {row_type.__name__}")
-    return typed
 
 
 def question_table(questions: list[CladderQuestionRow]) -> str:

@@ -123,9 +123,17 @@ def render_question(q: CladderQuestionRow) -> str:
     lines += [
         f"Given: {q.given_info}",
         f"Question: {q.question}",
-        f"Causal quantity to identify: {formal_expression(q).text}",
+        f"Causal quantity to identify: {_quantity(q).text}",
     ]
     return "\n".join(lines)
+
+
+def _quantity(q: CladderQuestionRow) -> Expr:
+    """The causal quantity ``q`` asks for (its formal form as CLadder means it); every questions row has one."""
+    quantity = formal_expression(q)
+    if quantity is None:
+        raise ValueError(f"question {q.id}: its formal form {q.formal_form!r} is not an expression")
+    return quantity
 
 
 def build_messages(q: CladderQuestionRow) -> Messages:
@@ -181,9 +189,15 @@ def extract_labelled(text: str, line: re.Pattern) -> str | None:
     if not matches:
         return None
     value = matches[-1].group("value")  # greedy to the line's end: linear time
-    value = value[_OPENING.match(value).end() :]
-    value = value[: len(value) - _CLOSING_REVERSED.match(value[::-1]).end()]
+    value = value[_run_at_start(_OPENING, value) :]
+    value = value[: len(value) - _run_at_start(_CLOSING_REVERSED, value[::-1])]
     return value.replace("\\\\", "\\") or None
+
+
+def _run_at_start(pattern: re.Pattern, text: str) -> int:
+    """The length of ``pattern``'s match at the start of ``text`` (the delimiter patterns match the empty string)."""
+    found = pattern.match(text)
+    return found.end() if found else 0
 
 
 def extract_estimand(text: str) -> str | None:
@@ -308,9 +322,9 @@ def score_answer(
             "error": "scoring_error",
             "detail": f"{type(crash).__name__}: {crash}",
         }
-    error = None
+    category = None
     if verdict.equivalent is None:
-        error = next(
+        category = next(
             (category for prefix, category in ERROR_PREFIXES if (verdict.error or "").startswith(prefix)), "undecided"
         )
     return {
@@ -320,6 +334,6 @@ def score_answer(
         "method": verdict.method,
         "proof_length": len(verdict.proof.steps) if verdict.proof is not None else None,
         **surface,
-        "error": error,
+        "error": category,
         "detail": verdict.error,
     }

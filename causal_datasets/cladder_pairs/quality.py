@@ -28,7 +28,8 @@ _CLOSING = {")": "(", "]": "[", "}": "{"}
 def distinct_synthetic(rows: Sequence[SyntheticPair]) -> tuple[list[SyntheticPair], Finding]:
     """The rows without repeats (the first occurrence is kept, with its id) and the finding listing the repeats."""
     seen: set[tuple] = set()
-    kept, repeats = [], []
+    kept: list[SyntheticPair] = []
+    repeats: list[SyntheticPair] = []
     for row in rows:
         key = identity_key(row)
         (repeats if key in seen else kept).append(row)

@@ -10,7 +10,8 @@ task's chat requests; ``yes_no_prompts``: CLadder's own yes/no questions as chat
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from collections.abc import Sequence
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import Field
 
@@ -22,6 +23,18 @@ GraphFamily = Literal[
 ]
 QueryType = Literal["correlation", "marginal", "exp_away", "ate", "ett", "nde", "nie"]
 Method = Literal["identical", "proof", "semantic"]
+
+
+RowType = TypeVar("RowType", bound=Record)
+
+
+def rows_of_type(rows: Sequence[Record], row_type: type[RowType]) -> list[RowType]:
+    """``rows`` as the ``row_type`` each is checked to be (what a generic producer of records, the sharded
+    generation or a build's configs, hands back typed as plain records)."""
+    typed = [row for row in rows if isinstance(row, row_type)]
+    if len(typed) != len(rows):
+        raise TypeError(f"expected {row_type.__name__} rows, got {sorted({type(row).__name__ for row in rows})}")
+    return typed
 
 
 class Edge(Record):
