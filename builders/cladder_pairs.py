@@ -6,29 +6,17 @@ pairs), ``questions`` (the estimand task: one CLadder question per row), ``promp
 task's chat requests, exactly as ``causal-datasets eval cladder_pairs`` sends them) and
 ``yes_no_prompts`` (CLadder's own yes/no questions as chat requests) need the CLadder files
 (``--source DIR``, or ``build --all --sources DIR`` with them in ``DIR/cladder``).
+
+The dataset's declaration (configs, releases, card settings); the build and the card's tables are
+:mod:`causal_datasets.cladder_pairs.build`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-
-from pydantic import BaseModel, Field, field_validator
-
-from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords, DatasetBuilder, Release
-from causal_datasets.cladder_pairs.cladder import SOURCE_FILES, read_questions
-from causal_datasets.cladder_pairs.quality import distinct_synthetic, spelling_findings, unobserved_estimand_findings
-from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows, synthetic_rows
-from causal_datasets.cladder_pairs.statistics import (
-    baseline_table,
-    cladder_tables,
-    latent_query_table,
-    synthetic_tables,
-)
-from causal_datasets.cladder_pairs.synthetic_latent import LATENT_QUERIES, synthetic_latent_rows
-from causal_datasets.cladder_pairs.task import prompt_rows
-from causal_datasets.cladder_pairs.yes_no import yes_no_prompt_rows
-from causal_datasets.markdown import markdown_table
-from causal_datasets.records.cladder_pairs import (
+from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Release
+from causal_datasets.cladder_pairs import build as cladder_build
+from causal_datasets.cladder_pairs.build import CladderPairsBuildOptions, card_context
+from causal_datasets.cladder_pairs.records import (
     CladderPair,
     CladderPromptRow,
     CladderQuestionRow,
@@ -37,90 +25,10 @@ from causal_datasets.records.cladder_pairs import (
     SyntheticPair,
 )
 
-#: positive pairs generated for the synthetic config (the paper's 10,000); each gets one verified
-#: negative; repeated pairs are removed afterwards
-SYNTHETIC_POSITIVES = 10_000
-
-
-class CladderPairsBuildOptions(BaseModel):
-    rows: int = Field(
-        default=2 * SYNTHETIC_POSITIVES,
-        ge=2,
-        le=10_000_000,
-        description=(
-            "rows generated for the synthetic config (half proved pairs, half refuted mistakes; repeats removed after)"
-        ),
-    )
-
-    @field_validator("rows")
-    @classmethod
-    def _even(cls, rows: int) -> int:
-        if rows % 2:
-            raise ValueError(f"must be even (one refuted mistake per proved pair), got {rows}")
-        return rows
-
 
 def build(context: BuildContext) -> BuildOutcome:
-    cladder = None  # read first: a missing or broken source fails before the long synthetic part
-    if context.source is not None:
-        cladder = read_questions(context.require_source(BUILDER.source_help(), files=SOURCE_FILES))
-    options = context.options or CladderPairsBuildOptions(rows=2 * SYNTHETIC_POSITIVES)
-    synthetic, repeats = distinct_synthetic(synthetic_rows(context.seed, options.rows // 2, context.num_proc))
-    latent = synthetic_latent_rows(context.seed, LATENT_QUERIES, context.num_proc)
-    records = {"synthetic": {"test": synthetic}, "synthetic_latent": {"test": latent}}
-    notes, findings = [], [repeats]
-    if cladder is None:
-        notes.append(
-            f"configs cladder, questions, prompts and yes_no_prompts skipped (they need the CLadder files): "
-            f"{BUILDER.source_help()}"
-        )
-    else:
-        pairs = cladder_rows(cladder, context.seed)
-        questions = question_rows(cladder)
-        prompts = prompt_rows(questions)
-        records.update(
-            {
-                "cladder": {"test": pairs},
-                "questions": {"test": questions},
-                "prompts": {"test": prompts},
-                "yes_no_prompts": {"test": yes_no_prompt_rows(questions)},
-            }
-        )
-        findings += spelling_findings("cladder", {r.id: (r.expr_a, r.expr_b) for r in pairs}, "`expr_a` / `expr_b`")
-        findings += spelling_findings(
-            "questions", {q.id: (q.formal_form, q.estimand) for q in questions}, "`formal_form` / `estimand`"
-        )
-        findings += spelling_findings("prompts", {r.id: (r.reference,) for r in prompts}, "`reference`")
-        findings += unobserved_estimand_findings(pairs, questions)
-    return BuildOutcome(records=records, notes=notes, findings=findings)
-
-
-def card_context(records: BuiltRecords) -> dict[str, str]:
-    context = synthetic_tables(records["synthetic"]["test"])
-    context["synthetic_baselines"] = baseline_table(records["synthetic"]["test"])
-    if "synthetic_latent" in records:
-        context["latent_queries"] = latent_query_table(records["synthetic_latent"]["test"])
-    if "cladder" in records:
-        context.update(cladder_tables(records["cladder"]["test"]))
-        context["question_counts"] = question_table(records["questions"]["test"])
-    return context
-
-
-def question_table(questions: list[CladderQuestionRow]) -> str:
-    """Questions of the estimand task: one row per (rung, query type), one column per graph family."""
-    counts = Counter((q.rung, q.query_type, q.graph_id) for q in questions)
-    families = sorted({q.graph_id for q in questions})
-    kinds = sorted({(q.rung, q.query_type) for q in questions})
-    rows = [
-        [
-            rung,
-            query,
-            *(counts[(rung, query, f)] or "—" for f in families),
-            sum(counts[(rung, query, f)] for f in families),
-        ]
-        for rung, query in kinds
-    ]
-    return markdown_table(["rung", "query type", *families, "all"], rows)
+    """:func:`causal_datasets.cladder_pairs.build.build`, told how to give this dataset's source."""
+    return cladder_build.build(context, BUILDER.source_help())
 
 
 BUILDER = DatasetBuilder(

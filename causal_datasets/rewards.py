@@ -25,8 +25,9 @@ from numbers import Integral
 from typing import Any
 
 from causal_datasets.cladder_pairs.cladder import cladder_reading, family_graph
+from causal_datasets.cladder_pairs.estimand_task import ERROR_PREFIXES, extract_estimand
+from causal_datasets.cladder_pairs.records import CladderPromptRow, CladderQuestionRow
 from causal_datasets.cladder_pairs.synthetic_latent import NOT_IDENTIFIABLE
-from causal_datasets.cladder_pairs.task import ERROR_PREFIXES, extract_estimand
 from causal_datasets.docalc.budget import DEFAULT_TIME_LIMIT
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.docalc.graph import DoGraph
@@ -41,7 +42,6 @@ from causal_datasets.recast.parsing import (
     parse_graph_answer,
     read_prediction,
 )
-from causal_datasets.records.cladder_pairs import CladderPromptRow, CladderQuestionRow
 from causal_datasets.scoring.graph_compare import GraphComparison, compare_graphs
 from causal_datasets.shapeworld.parsing import parse_answer
 from causal_datasets.shapeworld.records import ShapeWorldTask
@@ -146,10 +146,11 @@ def estimand_equivalence_reward(
 ) -> list[float]:
     """1.0 when the completion's expression is right for the row's reference under ``scoring``, else 0.0.
 
-    The expression is the last ``Estimand: ...`` line (:func:`~causal_datasets.cladder_pairs.task.extract_estimand`),
-    or the whole completion (outside ``<think>``) when it parses as one expression; in a CLadder
-    natural-effect row (``query_type`` ``nde``/``nie``) it is read in CLadder's notation, as the
-    benchmark reads answers. It is compared with the reference under the row's graph by
+    The expression is the last ``Estimand: ...`` line
+    (:func:`~causal_datasets.cladder_pairs.estimand_task.extract_estimand`), or the whole completion
+    (outside ``<think>``) when it parses as one expression; in a CLadder natural-effect row
+    (``query_type`` ``nde``/``nie``) it is read in CLadder's notation, as the benchmark reads answers.
+    It is compared with the reference under the row's graph by
     :func:`~causal_datasets.docalc.verdict.check_equivalence` on random models of the graph (the proof
     search, which only explains a verdict, is skipped; a graph too large for exact models, or a pair
     not decided within :data:`~causal_datasets.docalc.budget.DEFAULT_TIME_LIMIT` (1 s), gets no

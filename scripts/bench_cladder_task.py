@@ -20,8 +20,8 @@ from collections import Counter
 from checkout import SHARED_DATA_DIR
 
 from causal_datasets.cladder_pairs.cladder import formal_expression, read_questions
+from causal_datasets.cladder_pairs.estimand_task import build_messages, score_answer
 from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows
-from causal_datasets.cladder_pairs.task import build_messages, score_answer
 
 CLADDER = SHARED_DATA_DIR / "cladder"
 

@@ -29,6 +29,7 @@ import numpy as np
 from checkout import SHARED_DATA_DIR
 
 from causal_datasets.cladder_pairs.cladder import family_graph, formal_expression, read_questions, try_parse
+from causal_datasets.cladder_pairs.records import SyntheticPair
 from causal_datasets.cladder_pairs.rows import synthetic_rows
 from causal_datasets.docalc.decide import semantic_check
 from causal_datasets.docalc.expr import free_indices, variables
@@ -39,7 +40,6 @@ from causal_datasets.docalc.scoring import score_pairs
 from causal_datasets.docalc.semantics import IndexDomains, TableModel, evaluate
 from causal_datasets.docalc.verdict import canonical_indices, check_equivalence
 from causal_datasets.hub.folder import load_records
-from causal_datasets.records.cladder_pairs import SyntheticPair
 
 FULL_SYNTHETIC = 20_000
 

@@ -28,11 +28,13 @@ from pathlib import Path
 from checkout import SHARED_DATA_DIR
 
 from causal_datasets.builder import BuildContext
+from causal_datasets.cladder_pairs import build as cladder_build
 from causal_datasets.cladder_pairs.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
+from causal_datasets.cladder_pairs.estimand_task import build_messages, reference_unobserved, score_answer
 from causal_datasets.cladder_pairs.feedback import diagnose, feedback_message
+from causal_datasets.cladder_pairs.replies import ESTIMAND_FORMAT
 from causal_datasets.cladder_pairs.rows import PROOF_LIMITS, question_rows, synthetic_rows
 from causal_datasets.cladder_pairs.statistics import baseline_table
-from causal_datasets.cladder_pairs.task import build_messages, reference_unobserved, score_answer
 from causal_datasets.cli import build_parser
 from causal_datasets.commands.eval import settings_from_args
 from causal_datasets.docalc.derivation import WrittenStep, check_derivation
@@ -44,7 +46,6 @@ from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.registry import get_builder
 from causal_datasets.runners import tasks
-from causal_datasets.runners.cladder_pairs import ESTIMAND_FORMAT
 from causal_datasets.runners.engine import run_task
 from causal_datasets.runners.results import read_results
 from tests.support.stub_flags import stub_flags
@@ -305,7 +306,7 @@ def main() -> None:
     bench_diagnosis(questions)
     with tempfile.TemporaryDirectory() as hub:
         builder = get_builder("cladder_pairs")
-        builder.build.__globals__["SYNTHETIC_POSITIVES"] = 5  # the runs read the questions config only
+        cladder_build.SYNTHETIC_POSITIVES = 5  # the runs read the questions config only
         build_to_folder(builder, Path(hub), BuildContext(seed=0, source=CLADDER))
         bench_feedback_runs(Path(hub), args.questions, args.local)
     bench_derivations(questions)

@@ -44,7 +44,7 @@ def repeat(unit: str, size: int, separator: str = "") -> str:
 def cases() -> list[tuple[str, str, Callable[[str], object], Callable[[int], str]]]:
     """(parser, input, function, size → text) for every case; imports the package under test."""
     from causal_datasets.causalab.dsl import parse_step
-    from causal_datasets.cladder_pairs.task import extract_estimand
+    from causal_datasets.cladder_pairs.estimand_task import extract_estimand
     from causal_datasets.docalc import parser as expressions
     from causal_datasets.graph import CausalGraph
     from causal_datasets.llm.structured import extract_json_block, extract_yaml_block

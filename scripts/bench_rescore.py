@@ -29,6 +29,7 @@ from pathlib import Path
 from checkout import SHARED_DATA_DIR
 
 from causal_datasets.builder import BuildContext
+from causal_datasets.cladder_pairs import build as cladder_build
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.registry import get_builder
@@ -159,7 +160,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as temporary:
         hub, folder = Path(temporary) / "hub", Path(temporary) / "runs"
         builder = get_builder("cladder_pairs")
-        builder.build.__globals__["SYNTHETIC_POSITIVES"] = 5  # the runs read the questions config only
+        cladder_build.SYNTHETIC_POSITIVES = 5  # the runs read the questions config only
         build_to_folder(builder, hub, BuildContext(seed=0, source=SHARED_DATA_DIR / "cladder"))
         build_to_folder(get_builder("shapeworld"), hub, BuildContext(seed=0))
         cladder(hub, folder, args.questions, args.old)

@@ -26,9 +26,9 @@ from checkout import SHARED_DATA_DIR
 
 from causal_datasets import rewards
 from causal_datasets.cladder_pairs.cladder import formal_expression, read_questions
+from causal_datasets.cladder_pairs.estimand_task import prompt_rows as cladder_prompt_rows
 from causal_datasets.cladder_pairs.rows import question_rows
 from causal_datasets.cladder_pairs.synthetic_latent import synthetic_latent_rows
-from causal_datasets.cladder_pairs.task import prompt_rows as cladder_prompt_rows
 from causal_datasets.docalc.atoms import Atom
 from causal_datasets.docalc.expr import Prob
 from causal_datasets.docalc.parser import parse

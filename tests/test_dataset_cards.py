@@ -22,7 +22,9 @@ from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard
 
 from causal_datasets.builder import BuildContext, Release
+from causal_datasets.cladder_pairs import build as cladder_build
 from causal_datasets.cladder_pairs.quality import distinct_synthetic, mismatched_brackets
+from causal_datasets.cladder_pairs.records import Edge, SyntheticPair
 from causal_datasets.cladder_pairs.rows import synthetic_rows
 from causal_datasets.cli import build_parser
 from causal_datasets.docalc.expr import variables
@@ -33,7 +35,6 @@ from causal_datasets.hub.citations import bibtex, bibtex_entries, paper
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.hub.metadata_rules import metadata_problems
 from causal_datasets.recast.release import CHECKS
-from causal_datasets.records.cladder_pairs import Edge, SyntheticPair
 from causal_datasets.registry import builders, get_builder
 from tests.support.data import SHARED_DATA_DIR
 
@@ -58,7 +59,7 @@ def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("hub")
     result = {}
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setitem(get_builder("cladder_pairs").build.__globals__, "SYNTHETIC_POSITIVES", SYNTHETIC_POSITIVES)
+        monkeypatch.setattr(cladder_build, "SYNTHETIC_POSITIVES", SYNTHETIC_POSITIVES)
         for name, source in SOURCES.items():
             builder = get_builder(name)
             context = BuildContext(seed=builder.default_seed, source=source)
@@ -238,7 +239,7 @@ def test_evaluation_commands_of_the_card_are_real_commands(built, name):
 def test_rebuilding_is_byte_identical(built, name, tmp_path):
     builder, _, first = built[name]
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setitem(get_builder("cladder_pairs").build.__globals__, "SYNTHETIC_POSITIVES", SYNTHETIC_POSITIVES)
+        monkeypatch.setattr(cladder_build, "SYNTHETIC_POSITIVES", SYNTHETIC_POSITIVES)
         second = build_to_folder(
             builder, tmp_path, BuildContext(seed=builder.default_seed, source=SOURCES[name])
         ).folder

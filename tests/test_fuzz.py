@@ -24,7 +24,7 @@ from causal_datasets.bounded_values import BadValue, check_value, load_json, loa
 from causal_datasets.causalab.dsl import parse_step
 from causal_datasets.causalab.formula import FormulaError, evaluate_equation
 from causal_datasets.causalab.upstream_run import parse_observations, parse_submissions
-from causal_datasets.cladder_pairs.task import extract_estimand
+from causal_datasets.cladder_pairs.estimand_task import extract_estimand
 from causal_datasets.cli import main
 from causal_datasets.cobe.judge import parse_tf
 from causal_datasets.docalc.domains import DomainError, parse_values

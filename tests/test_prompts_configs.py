@@ -9,8 +9,10 @@ import pytest
 
 from causal_datasets import rewards
 from causal_datasets.builder import BuildContext
-from causal_datasets.cladder_pairs.task import build_messages as cladder_messages
-from causal_datasets.cladder_pairs.task import reference_unobserved
+from causal_datasets.cladder_pairs import build as cladder_build
+from causal_datasets.cladder_pairs.estimand_task import build_messages as cladder_messages
+from causal_datasets.cladder_pairs.estimand_task import reference_unobserved
+from causal_datasets.cladder_pairs.records import CladderQuestionRow
 from causal_datasets.cladder_pairs.yes_no import build_messages as yes_no_messages
 from causal_datasets.docalc.parser import parse
 from causal_datasets.hub.folder import build_to_folder, load_records
@@ -18,7 +20,6 @@ from causal_datasets.recast.parsing import parse_graph_answer
 from causal_datasets.recast.prompts import build_messages as recast_messages
 from causal_datasets.recast.prompts import node_ids
 from causal_datasets.recast.records import RecastSample
-from causal_datasets.records.cladder_pairs import CladderQuestionRow
 from causal_datasets.records.prompts import ChatMessage, PromptRow
 from causal_datasets.registry import get_builder
 from causal_datasets.shapeworld.agents import StrategyAgent
@@ -42,7 +43,7 @@ def cladder_folder(tmp_path_factory):
     out = tmp_path_factory.mktemp("hub")
     builder = get_builder("cladder_pairs")
     with pytest.MonkeyPatch.context() as monkeypatch:  # the synthetic config is not under test: keep it tiny
-        monkeypatch.setitem(builder.build.__globals__, "SYNTHETIC_POSITIVES", 5)
+        monkeypatch.setattr(cladder_build, "SYNTHETIC_POSITIVES", 5)
         build_to_folder(builder, out, BuildContext(seed=0, source=SHARED_DATA_DIR / "cladder"))
     return out / "cladder_pairs"
 

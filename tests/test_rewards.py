@@ -9,8 +9,8 @@ import pytest
 
 from causal_datasets import rewards
 from causal_datasets.cladder_pairs.cladder import formal_expression
+from causal_datasets.cladder_pairs.records import CladderQuestionRow
 from causal_datasets.recast.parsing import parse_graph_answer
-from causal_datasets.records.cladder_pairs import CladderQuestionRow
 from causal_datasets.scoring.graph_compare import compare_graphs
 from tests.support.prompt_builds import prompt_builds
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from causal_datasets.cladder_pairs.task import Messages, extract_labelled, labelled_line
+from causal_datasets.cladder_pairs.estimand_task import Messages, extract_labelled, labelled_line
+from causal_datasets.cladder_pairs.records import CladderQuestionRow
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.graph import GraphError
-from causal_datasets.records.cladder_pairs import CladderQuestionRow
 
 #: App. G of "Uncovering Hidden Correctness in LLM Causal Reasoning via Symbolic Verification"
 #: (DoVerifier), verbatim as printed, its wrapped listing lines joined; ``{description}`` is the

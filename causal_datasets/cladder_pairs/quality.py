@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 
 from causal_datasets.builder import Finding
 from causal_datasets.cladder_pairs.cladder import try_parse
+from causal_datasets.cladder_pairs.records import CladderPair, CladderQuestionRow, SyntheticPair
 from causal_datasets.docalc.expr import variables
-from causal_datasets.records.cladder_pairs import CladderPair, CladderQuestionRow, SyntheticPair
 
 UNICODE_MINUS = "\u2212"
 _CLOSING = {")": "(", "]": "[", "}": "{"}
@@ -28,7 +28,8 @@ _CLOSING = {")": "(", "]": "[", "}": "{"}
 def distinct_synthetic(rows: Sequence[SyntheticPair]) -> tuple[list[SyntheticPair], Finding]:
     """The rows without repeats (the first occurrence is kept, with its id) and the finding listing the repeats."""
     seen: set[tuple] = set()
-    kept, repeats = [], []
+    kept: list[SyntheticPair] = []
+    repeats: list[SyntheticPair] = []
     for row in rows:
         key = identity_key(row)
         (repeats if key in seen else kept).append(row)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from causal_datasets.cladder_pairs.records import CladderPair, SyntheticLatentRow, SyntheticPair
 from causal_datasets.docalc.baselines import mean, surface_scores
 from causal_datasets.markdown import markdown_table
-from causal_datasets.records.cladder_pairs import CladderPair, SyntheticLatentRow, SyntheticPair
 
 
 def synthetic_tables(rows: Sequence[SyntheticPair]) -> dict[str, str]:
@@ -122,7 +122,11 @@ def cladder_tables(rows: Sequence[CladderPair]) -> dict[str, str]:
     query_rows = []
     for (rung, query), members in sorted(groups.items()):
         numeric = [r for r in members if r.numbers_agree is not None]
-        diffs = [abs(r.estimand_value - r.cladder_groundtruth) for r in numeric]
+        diffs = [
+            abs(r.estimand_value - r.cladder_groundtruth)
+            for r in numeric
+            if r.estimand_value is not None and r.cladder_groundtruth is not None
+        ]
         query_rows.append(
             [
                 rung,
@@ -130,7 +134,7 @@ def cladder_tables(rows: Sequence[CladderPair]) -> dict[str, str]:
                 len(members),
                 sum(r.equivalent for r in members),
                 len(numeric),
-                sum(r.numbers_agree for r in numeric),
+                sum(r.numbers_agree is True for r in numeric),
                 max(diffs) if diffs else "—",
             ]
         )
@@ -151,7 +155,7 @@ def cladder_tables(rows: Sequence[CladderPair]) -> dict[str, str]:
     family_table = markdown_table(
         ["graph family", "equivalent", "not equivalent"], [[g, family[(g, True)], family[(g, False)]] for g in families]
     )
-    distinct = {}
+    distinct: dict[tuple[str, str, str, str], CladderPair] = {}
     for r in pairs:
         distinct.setdefault((r.graph_id, r.query_type, r.canonical_a, r.canonical_b), r)
     verdict_table = markdown_table(

@@ -115,13 +115,17 @@ def mistake_makers(e: Expr, graph: DoGraph) -> list[tuple[str, Callable[[], Expr
     if isinstance(e, Prob) and e.is_interventional:
         used = {a.var for a in e.event + e.given} | {v for v, _ in e.do}
         for var, value in e.do:
-            rest = tuple(a for a in e.do if a[0] != var)
-            makers.append(("dropped_action", partial(Prob, e.event, rest, e.given)))
-            makers.append(("action_as_observation", partial(Prob, e.event, rest, e.given + (Atom(var, value),))))
+            other_actions = tuple(a for a in e.do if a[0] != var)
+            makers.append(("dropped_action", partial(Prob, e.event, other_actions, e.given)))
+            makers.append(
+                ("action_as_observation", partial(Prob, e.event, other_actions, e.given + (Atom(var, value),)))
+            )
         for atom in e.given:
-            rest = tuple(a for a in e.given if a != atom)
-            makers.append(("observation_as_action", partial(Prob, e.event, e.do + ((atom.var, atom.value),), rest)))
-            makers.append(("dropped_observation", partial(Prob, e.event, e.do, rest)))
+            other_observations = tuple(a for a in e.given if a != atom)
+            if atom.value is not None:  # a bare variable (inside E[...]) has no value to set
+                action = (atom.var, atom.value)
+                makers.append(("observation_as_action", partial(Prob, e.event, e.do + (action,), other_observations)))
+            makers.append(("dropped_observation", partial(Prob, e.event, e.do, other_observations)))
         for var in graph.nodes:
             if var not in used:
                 makers.append(("added_observation", partial(Prob, e.event, e.do, e.given + (Atom(var, var),))))
@@ -174,7 +178,7 @@ def generate_pairs(seed: int, count: int, max_nodes: int = 10, shard: int | None
     Drawn from ``random.Random(seed)``, or with ``shard`` from :func:`shard_random` (one shard of a sharded set)."""
     rng = random.Random(seed) if shard is None else shard_random(seed, shard)
     positives = [positive_pair(rng, max_nodes, seed) for _ in range(count)]
-    negatives = []
+    negatives: list[SyntheticPair] = []
     sources = iter(positives)
     while len(negatives) < count:
         source = next(sources, None) or positive_pair(rng, max_nodes, seed)

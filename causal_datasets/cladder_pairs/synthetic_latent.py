@@ -16,8 +16,8 @@ import random
 
 import networkx as nx
 
+from causal_datasets.cladder_pairs.records import ConfoundedPair, Edge, SyntheticLatentRow, rows_of_type
 from causal_datasets.docalc.identification import identify
-from causal_datasets.records.cladder_pairs import ConfoundedPair, Edge, SyntheticLatentRow
 from causal_datasets.records.prompts import chat_messages
 from causal_datasets.sharding import chunks, generate_sharded
 
@@ -53,12 +53,7 @@ def random_admg(rng: random.Random) -> tuple[list[str], list[tuple[str, str]], l
     order = [f"V{i}" for i in range(1, n + 1)]
     rng.shuffle(order)
     directed = [(order[i], order[j]) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.4]
-    confounded = [
-        tuple(sorted((order[i], order[j]), key=_number))
-        for i in range(n)
-        for j in range(i + 1, n)
-        if rng.random() < 0.2
-    ]
+    confounded = [_ordered(order[i], order[j]) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.2]
     return sorted(order, key=_number), sorted(directed, key=_numbers), sorted(confounded, key=_numbers)
 
 
@@ -68,6 +63,11 @@ def _number(name: str) -> int:
 
 def _numbers(pair: tuple[str, str]) -> tuple[int, int]:
     return _number(pair[0]), _number(pair[1])
+
+
+def _ordered(a: str, b: str) -> tuple[str, str]:
+    """The pair with the lower-numbered node first."""
+    return (a, b) if _number(a) < _number(b) else (b, a)
 
 
 def graph_text(nodes: list[str], directed: list[tuple[str, str]], confounded: list[tuple[str, str]]) -> str:
@@ -125,7 +125,7 @@ def synthetic_latent_rows(seed: int, count: int = LATENT_QUERIES, num_proc: int 
     shards of :data:`SHARD_QUERIES` on ``num_proc`` workers: the same rows whatever the number of workers."""
     drawn = draw_queries(seed, count)
     shards = [(start, drawn[start:stop]) for start, stop in chunks(count, SHARD_QUERIES)]
-    return generate_sharded(identified_shard, shards, SyntheticLatentRow, num_proc)
+    return rows_of_type(generate_sharded(identified_shard, shards, SyntheticLatentRow, num_proc), SyntheticLatentRow)
 
 
 def draw_queries(seed: int, count: int) -> list[Drawn]:
@@ -157,7 +157,7 @@ def identified_row(
     return SyntheticLatentRow(
         id=f"synthetic_latent-{number}",
         prompt=chat_messages(build_messages(graph, query)),
-        reference=found.estimand.text if found.identifiable else NOT_IDENTIFIABLE,
+        reference=NOT_IDENTIFIABLE if found.estimand is None else found.estimand.text,
         num_nodes=len(nodes),
         nodes=nodes,
         edges=[Edge(source=a, target=b) for a, b in directed],
@@ -166,7 +166,7 @@ def identified_row(
         query=query,
         algorithm=found.algorithm,
         identifiable=found.identifiable,
-        estimand=found.estimand.text if found.identifiable else None,
+        estimand=None if found.estimand is None else found.estimand.text,
         derivation_steps=len(found.derivation),
         hedge_forest=sorted(hedge.forest.nodes, key=_number) if hedge else [],
         hedge_sub_forest=sorted(hedge.sub_forest.nodes, key=_number) if hedge else [],

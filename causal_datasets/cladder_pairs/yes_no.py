@@ -11,9 +11,9 @@ paper`` asks the same question inside DoVerifier's App. G prompt.
 
 from __future__ import annotations
 
+from causal_datasets.cladder_pairs.estimand_task import Messages
 from causal_datasets.cladder_pairs.paper_task import question_story
-from causal_datasets.cladder_pairs.task import Messages
-from causal_datasets.records.cladder_pairs import CladderQuestionRow, CladderYesNoPromptRow
+from causal_datasets.cladder_pairs.records import CladderQuestionRow, CladderYesNoPromptRow
 from causal_datasets.records.prompts import chat_messages
 
 ANSWER_REQUEST = (

@@ -73,7 +73,7 @@ def test_the_old_paths_are_gone_by_the_version_that_removes_them():
 def test_new_paths_import_without_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        importlib.import_module("causal_datasets.cladder_pairs.task")
+        importlib.import_module("causal_datasets.cladder_pairs.estimand_task")
         importlib.import_module("causal_datasets.docalc.expr")
 
 

@@ -15,7 +15,8 @@ from lm_eval import simple_evaluate
 from lm_eval.tasks import TaskManager
 
 from causal_datasets.cladder_pairs.cladder import formal_expression
-from causal_datasets.cladder_pairs.task import extract_estimand, score_answer
+from causal_datasets.cladder_pairs.estimand_task import extract_estimand, score_answer
+from causal_datasets.cladder_pairs.records import CladderQuestionRow
 from causal_datasets.errors import DatasetFolderError, RunConfigurationError
 from causal_datasets.hub.push import push_folder
 from causal_datasets.integrations.lm_eval import tasks_dir
@@ -29,7 +30,6 @@ from causal_datasets.llm.stub_server import (
     completion_body,
 )
 from causal_datasets.recast.parsing import parse_graph_answer
-from causal_datasets.records.cladder_pairs import CladderQuestionRow
 from causal_datasets.scoring.graph_compare import compare_graphs
 from tests.support.hub_server import TOKEN
 from tests.support.prompt_builds import prompt_builds

@@ -15,7 +15,7 @@ import httpx2
 import pytest
 from pydantic import BaseModel
 
-from causal_datasets.cladder_pairs.task import build_messages
+from causal_datasets.cladder_pairs.estimand_task import build_messages
 from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.llm import LLMClient, LLMConfig
 from causal_datasets.llm.local import MODEL_ALIAS, find_gguf

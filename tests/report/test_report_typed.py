@@ -9,6 +9,7 @@ import matplotlib.image
 import pytest
 
 from causal_datasets.causalab.summary import CausaLabMetrics
+from causal_datasets.cladder_pairs.metrics import CladderMetrics
 from causal_datasets.cli import main
 from causal_datasets.cobe.summary import CoBeMetrics
 from causal_datasets.errors import RunFolderError
@@ -17,7 +18,6 @@ from causal_datasets.report.plots import figure
 from causal_datasets.report.render import write_report
 from causal_datasets.report.runs import load_run
 from causal_datasets.report.tables import flatten
-from causal_datasets.runners.cladder_pairs import CladderMetrics
 from causal_datasets.runners.records import SUMMARY_FORMAT, DatasetRef, ItemCounts, Usage
 from causal_datasets.runners.registry import get_task
 from causal_datasets.shapeworld.summary import ShapeWorldMetrics

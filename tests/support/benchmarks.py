@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from causal_datasets.builder import BuildContext
+from causal_datasets.cladder_pairs import build as cladder_build
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.registry import get_builder
 from tests.support.data import SHARED_DATA_DIR
@@ -33,8 +34,7 @@ NAMES = sorted(TASK_ARGS)
 def build_every_dataset(root: Path) -> Path:
     """Every dataset built into ``root`` (the synthetic CLadder config cut to 5 pairs: the task reads questions)."""
     with pytest.MonkeyPatch.context() as patch:
-        cladder = get_builder("cladder_pairs")
-        patch.setitem(cladder.build.__globals__, "SYNTHETIC_POSITIVES", 5)
+        patch.setattr(cladder_build, "SYNTHETIC_POSITIVES", 5)
         for name, source in SOURCES.items():
             build_to_folder(get_builder(name), root, BuildContext(seed=0, source=source and SHARED_DATA_DIR / source))
     return root

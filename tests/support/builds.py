@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from causal_datasets.builder import BuildContext
+from causal_datasets.cladder_pairs import build as cladder_build
 from causal_datasets.hub.folder import build_to_folder
 from causal_datasets.registry import get_builder
 from tests.support.data import SHARED_DATA_DIR
@@ -17,7 +18,7 @@ def small_cladder_build(hub_dir: Path) -> Path:
     (the CLadder configs in full)."""
     builder = get_builder("cladder_pairs")
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setitem(builder.build.__globals__, "SYNTHETIC_POSITIVES", 5)
-        monkeypatch.setitem(builder.build.__globals__, "LATENT_QUERIES", 40)
+        monkeypatch.setattr(cladder_build, "SYNTHETIC_POSITIVES", 5)
+        monkeypatch.setattr(cladder_build, "LATENT_QUERIES", 40)
         build_to_folder(builder, hub_dir, BuildContext(seed=0, source=SHARED_DATA_DIR / "cladder"))
     return hub_dir

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 import datasets
 
+from causal_datasets.cladder_pairs.records import CladderPromptRow, CladderQuestionRow
 from causal_datasets.cobe.prompts import CriteriaSet
 from causal_datasets.cobe.records import CoBePromptRow, CoBeQuery
 from causal_datasets.docalc.scoring_rules import SCORING_RULES
@@ -34,7 +35,6 @@ from causal_datasets.hub.location import DatasetLocation
 from causal_datasets.paths import DEFAULT_HUB_DIR
 from causal_datasets.recast.records import RecastPromptRow
 from causal_datasets.records.base import Record
-from causal_datasets.records.cladder_pairs import CladderPromptRow, CladderQuestionRow
 
 METADATA_KEYS = ("hub_dir", "dataset", "dataset_revision")
 
@@ -84,7 +84,7 @@ def _dataset(rows: list[dict[str, Any]]) -> datasets.DatasetDict:
 
 def load_cladder_estimand(**metadata: Any) -> datasets.DatasetDict:
     """``cladder_pairs/prompts``, each row with its ``questions`` row as JSON (``question``), which
-    :func:`~causal_datasets.cladder_pairs.task.score_answer` scores against (the config holds the questions
+    :func:`~causal_datasets.cladder_pairs.estimand_task.score_answer` scores against (the config holds the questions
     ``causal-datasets eval`` asks: not those whose estimand uses an unobserved node)."""
     scoring = metadata.get("scoring", "identification")
     if scoring not in SCORING_RULES:

@@ -8,17 +8,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from causal_datasets.cladder_pairs.task import extract_estimand, score_answer
+from causal_datasets.cladder_pairs.estimand_task import extract_estimand, score_answer
+from causal_datasets.cladder_pairs.records import CladderQuestionRow
 from causal_datasets.docalc.scoring_rules import credited
 from causal_datasets.recast.parsing import AnswerFormatError, parse_graph_answer
 from causal_datasets.records.base import record_from_json
-from causal_datasets.records.cladder_pairs import CladderQuestionRow
 from causal_datasets.scoring.graph_compare import compare_graphs
 
 
 def score_cladder_estimand(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float]:
     """Each 0 or 1, as ``causal-datasets eval cladder_pairs`` scores an item
-    (:func:`~causal_datasets.cladder_pairs.task.score_answer` on the reply's ``Estimand:`` expression):
+    (:func:`~causal_datasets.cladder_pairs.estimand_task.score_answer` on the reply's ``Estimand:`` expression):
     ``equivalence_accuracy`` (equal to CLadder's estimand under the question's graph),
     ``identification_accuracy`` (also in observed probabilities only), ``accuracy`` (the rule the
     row's ``scoring`` column names, from ``--metadata``) and ``string_match``."""

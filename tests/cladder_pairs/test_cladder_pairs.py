@@ -16,6 +16,7 @@ from causal_datasets.cladder_pairs.cladder import (
     read_questions,
     try_parse,
 )
+from causal_datasets.cladder_pairs.records import CladderPair, SyntheticPair
 from causal_datasets.cladder_pairs.rows import all_observed, cladder_rows, synthetic_rows
 from causal_datasets.docalc.expr import contains_counterfactual
 from causal_datasets.docalc.graph import DoGraph
@@ -25,7 +26,6 @@ from causal_datasets.docalc.search import SearchLimits, normalize
 from causal_datasets.docalc.semantics import evaluate
 from causal_datasets.docalc.verdict import check_equivalence, check_proof
 from causal_datasets.hub.folder import build_to_folder, load_records, verify_folder
-from causal_datasets.records.cladder_pairs import CladderPair, SyntheticPair
 from causal_datasets.registry import get_builder
 from tests.support.data import SHARED_DATA_DIR
 

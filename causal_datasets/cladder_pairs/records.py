@@ -10,7 +10,8 @@ task's chat requests; ``yes_no_prompts``: CLadder's own yes/no questions as chat
 from __future__ import annotations
 
 import re
-from typing import Literal
+from collections.abc import Sequence
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import Field
 
@@ -24,11 +25,34 @@ QueryType = Literal["correlation", "marginal", "exp_away", "ate", "ett", "nde", 
 Method = Literal["identical", "proof", "semantic"]
 
 
+RowType = TypeVar("RowType", bound=Record)
+
+
+def rows_of_type(rows: Sequence[Record], row_type: type[RowType]) -> list[RowType]:
+    """``rows`` as the ``row_type`` each is checked to be (what a generic producer of records, the sharded
+    generation or a build's configs, hands back typed as plain records)."""
+    typed = [row for row in rows if isinstance(row, row_type)]
+    if len(typed) != len(rows):
+        raise TypeError(f"expected {row_type.__name__} rows, got {sorted({type(row).__name__ for row in rows})}")
+    return typed
+
+
 class Edge(Record):
     """A directed edge of the causal DAG."""
 
     source: str = Field(description="The cause.")
     target: str = Field(description="The effect.")
+
+
+#: a CLadder row's graph: its family's nodes and edges, and the nodes its story calls unobserved
+FamilyNodes = Annotated[list[str], Field(description="Nodes of the graph family.")]
+FamilyEdges = Annotated[list[Edge], Field(description="Edges of the graph family.")]
+StoryLatent = Annotated[
+    list[str],
+    Field(
+        description="Unobserved nodes, as the stories say: `V1` in the IV and frontdoor families, `V2` in arrowhead."
+    ),
+]
 
 
 class ProofStepRow(Record):
@@ -121,11 +145,9 @@ class CladderPair(CladderQuestionKey):
         description="The formal form as CLadder means it, canonical (natural effects as nested counterfactuals)."
     )
     canonical_b: str = Field(description="The estimand, canonical.")
-    nodes: list[str] = Field(description="Nodes of the graph family.")
-    edges: list[Edge] = Field(description="Edges of the graph family.")
-    latent: list[str] = Field(
-        description="Unobserved nodes, as the stories say: `V1` in the IV and frontdoor families, `V2` in arrowhead."
-    )
+    nodes: FamilyNodes
+    edges: FamilyEdges
+    latent: StoryLatent
     equivalent: bool = Field(description="The verdict: equal in every causal model compatible with the graph.")
     method: Method = Field(
         description="How the verdict was reached: `identical` after canonical ordering, `proof`, or `semantic` "
@@ -156,11 +178,9 @@ class CladderQuestionRow(CladderQuestionKey):
     legend: str | None = Field(description="The variable names, `Let X = …` (CLadder's reasoning step 0).")
     given_info: str = Field(description="The probabilities the question states.")
     question: str = Field(description="The question.")
-    nodes: list[str] = Field(description="Nodes of the graph family.")
-    edges: list[Edge] = Field(description="Edges of the graph family.")
-    latent: list[str] = Field(
-        description="Unobserved nodes, as the stories say: `V1` in the IV and frontdoor families, `V2` in arrowhead."
-    )
+    nodes: FamilyNodes
+    edges: FamilyEdges
+    latent: StoryLatent
     formal_form: str = Field(description="The causal quantity asked for, verbatim.")
     estimand: str = Field(description="CLadder's identified estimand, verbatim: the reference answer.")
     answer: Literal["yes", "no"] | None = Field(description="CLadder's yes/no answer to the question.")

@@ -7,9 +7,7 @@ import pytest
 
 from causal_datasets.cladder_pairs import paper_task
 from causal_datasets.cladder_pairs.cladder import FAMILY_EDGES, family_graph, formal_expression, read_questions
-from causal_datasets.cladder_pairs.judge import JUDGE_SYSTEM, parse_verdict
-from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows
-from causal_datasets.cladder_pairs.task import (
+from causal_datasets.cladder_pairs.estimand_task import (
     SYSTEM_PROMPT,
     build_messages,
     example_for,
@@ -17,6 +15,11 @@ from causal_datasets.cladder_pairs.task import (
     reference_unobserved,
     score_answer,
 )
+from causal_datasets.cladder_pairs.generation import solve
+from causal_datasets.cladder_pairs.judge import JUDGE_SYSTEM, parse_verdict
+from causal_datasets.cladder_pairs.options import CladderOptions
+from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows
+from causal_datasets.cladder_pairs.scores import score
 from causal_datasets.cli import main
 from causal_datasets.docalc.baselines import normalize_string
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST
@@ -24,7 +27,6 @@ from causal_datasets.docalc.expr import is_observational
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import check_equivalence
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
-from causal_datasets.runners import cladder_pairs as cladder_runner
 from causal_datasets.runners.records import ModelCall
 from causal_datasets.runners.results import read_summary
 from causal_datasets.runners.task import Item, Transcript
@@ -485,13 +487,11 @@ PAPER_ADJUSTED = (
 
 def solve_with(q, replies, **options):
     model = RecordingModel(replies)
-    context = SimpleNamespace(
-        options=cladder_runner.CladderOptions(**options), clients={"model": model}, client=lambda role: None
-    )
+    context = SimpleNamespace(options=CladderOptions(**options), clients={"model": model}, client=lambda role: None)
     item = Item(q.id, "questions", q)
-    generation = cladder_runner.solve(item, context)
+    generation = solve(item, context)
     calls = tuple(ModelCall(role="model", model="recorded", reply=reply) for reply in replies[: len(model.sent)])
-    return cladder_runner.score(item, Transcript(calls, generation), context).model_dump(), model.sent
+    return score(item, Transcript(calls, generation), context).model_dump(), model.sent
 
 
 def test_graph_feedback_is_the_same_with_any_reference_and_reaches_right_answers(questions):
@@ -610,8 +610,8 @@ def test_questions_with_an_unobserved_reference_are_left_out(dataset_dir, tmp_pa
 
 
 def test_the_lm_eval_task_leaves_out_the_same_questions(dataset_dir):
+    from causal_datasets.cladder_pairs.records import CladderQuestionRow
     from causal_datasets.integrations.lm_eval.data import load_cladder_estimand
-    from causal_datasets.records.cladder_pairs import CladderQuestionRow
 
     rows = load_cladder_estimand(hub_dir=str(dataset_dir))["test"]
     kept = [CladderQuestionRow.model_validate_json(text) for text in rows["question"]]

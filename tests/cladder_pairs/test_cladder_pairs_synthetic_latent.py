@@ -11,12 +11,12 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from causal_datasets.cladder_pairs.records import SyntheticLatentRow
 from causal_datasets.cladder_pairs.synthetic_latent import NOT_IDENTIFIABLE, synthetic_latent_rows
 from causal_datasets.docalc.expr import free_indices
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import check_equivalence
-from causal_datasets.records.cladder_pairs import SyntheticLatentRow
 from causal_datasets.rewards import identify_reward
 from tests.support.admgs import LatentModel, MixedGraph, idc_identifiable, largest_difference, tian_identifiable
 
