@@ -36,6 +36,7 @@ def items(context: TaskContext) -> list[Item]:
 
 TASK = Task(
     name="causalab",
+    version=1,
     help="interactive CausaLab episodes: intervene on crystals, predict the reactor frequency, state the mechanism",
     dataset="causalab",
     configs=(*SUITE_SPECS, *(f"upstream_{suite}" for suite in SUITES)),

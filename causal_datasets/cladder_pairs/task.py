@@ -77,6 +77,7 @@ ESTIMATES = Estimates(
 
 TASK = Task(
     name="cladder_pairs",
+    version=1,
     help="CLadder estimand task (DoVerifier). Each answer is scored against CLadder's estimand under both rules: "
     "equivalence (DoVerifier's: equal under the question's graph, do() answers allowed) and identification (the "
     "package's stricter task: also a formula in observed probabilities); --scoring picks the headline. Beside them: "

@@ -113,6 +113,7 @@ def _transport_failure(scores: CoBeScores) -> str | None:
 
 TASK = Task(
     name="cobe",
+    version=1,
     help="CoBe counterfactual text edits: generate and judge per criterion, judge published outputs, or score their "
     "published verdicts",
     dataset="cobe",

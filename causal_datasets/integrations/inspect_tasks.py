@@ -292,6 +292,7 @@ def build_task(
         solver=engine_solver(task, context, items),
         scorer=engine_scorer(task),
         config=DEFAULT_GENERATE_CONFIG,
+        version=task.version,
         metadata={
             "causal_datasets": __version__,
             "benchmark": task.name,

@@ -85,6 +85,7 @@ def score(item: Item, transcript: Transcript[Generation], context: TaskContext) 
 
 TASK = Task(
     name="recast",
+    version=1,
     help="ReCAST: build causal graphs of economics papers with a model; judge and name-based scores",
     dataset="recast",
     configs=("default",),

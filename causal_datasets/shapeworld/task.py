@@ -102,6 +102,7 @@ ESTIMATES = Estimates(
 
 TASK = Task(
     name="shapeworld",
+    version=1,
     help="interactive ShapeWorld (CausalLink) episodes: a model or agent intervenes on shapes to answer a causal "
     "question",
     dataset="shapeworld",
