@@ -31,27 +31,23 @@ _DATASET_MODULES = (
     "synthetic",
     "yes_no",
 )
+#: the benchmarks that each became one package: ``records.<x>`` → ``<x>.records``, ``runners.<x>`` → ``<x>.task``
+_BENCHMARKS = ("causalab", "cladder_pairs", "cobe", "recast", "shapeworld")
 #: old path → new path
 MOVED = {f"causal_datasets.docalc.{name}": f"causal_datasets.cladder_pairs.{name}" for name in _DATASET_MODULES}
+MOVED |= {
+    f"causal_datasets.{old}.{x}": f"causal_datasets.{x}.{new}"
+    for x in _BENCHMARKS
+    for old, new in (("records", "records"), ("runners", "task"))
+}
 # the estimand task's prompt and scoring (``cladder_pairs.task`` is now the benchmark's Task declaration)
 MOVED["causal_datasets.docalc.task"] = "causal_datasets.cladder_pairs.estimand_task"
-MOVED["causal_datasets.records.cladder_pairs"] = "causal_datasets.cladder_pairs.records"
-# the runner, split by concern: the old path gives the module of its TASK (which imports the other parts)
-MOVED["causal_datasets.runners.cladder_pairs"] = "causal_datasets.cladder_pairs.task"
+# a split runner's old path gives the module of its TASK (which imports the other parts), except CausaLab's: its
+# old task module's names went mostly to its summary (metrics, aggregates)
+MOVED["causal_datasets.runners.causalab"] = "causal_datasets.causalab.summary"
 MOVED["causal_datasets.docalc.printer"] = "causal_datasets.docalc.expr"
 # the view vocabulary sits below both the tasks and the report
 MOVED["causal_datasets.report.views"] = "causal_datasets.views"
-# ReCAST in one package
-MOVED["causal_datasets.records.recast"] = "causal_datasets.recast.records"
-MOVED["causal_datasets.runners.recast"] = "causal_datasets.recast.task"
-# CausaLab in one package: the old task module's names went mostly to its summary (metrics, aggregates)
-MOVED["causal_datasets.records.causalab"] = "causal_datasets.causalab.records"
-MOVED["causal_datasets.runners.causalab"] = "causal_datasets.causalab.summary"
-# CoBe and ShapeWorld in one package each
-MOVED["causal_datasets.records.cobe"] = "causal_datasets.cobe.records"
-MOVED["causal_datasets.runners.cobe"] = "causal_datasets.cobe.task"
-MOVED["causal_datasets.records.shapeworld"] = "causal_datasets.shapeworld.records"
-MOVED["causal_datasets.runners.shapeworld"] = "causal_datasets.shapeworld.task"
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -76,6 +76,17 @@ def read_json(path: Path, error: type[CausalDatasetsError] = UnreadableFile, max
     return parse_json(read_bytes(path, error, max_bytes), str(path), error)
 
 
+def read_json_object(path: Path, error: type[CausalDatasetsError], missing: str, what: str) -> dict[str, Any]:
+    """The JSON object in the file ``path`` (see :func:`read_json`); ``error`` saying ``missing`` when there is no
+    such file, or that it is not ``what`` (a JSON object) when it holds another value."""
+    if not path.is_file():
+        raise error(missing)
+    value = read_json(path, error)
+    if not isinstance(value, dict):
+        raise error(f"{path} is not {what} (a JSON object)")
+    return value
+
+
 def depth(value: Any) -> int:
     """How deep arrays and objects nest in ``value`` (0 for a scalar), counted without recursion."""
     deepest, stack = 0, [(value, 1)]

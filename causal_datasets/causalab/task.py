@@ -17,9 +17,7 @@ from causal_datasets.causalab.play import AGENTS, CausaLabGeneration, solve
 from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.causalab.regimes import with_setting
 from causal_datasets.causalab.scores import CausaLabScores, item_scores, score
-from causal_datasets.causalab.suites import SUITE_SPECS
 from causal_datasets.causalab.summary import CausaLabMetrics, summarize
-from causal_datasets.causalab.upstream import SUITES
 from causal_datasets.causalab.view import VIEW
 from causal_datasets.runners.task import Item, RoleSpec, Task, TaskContext
 
@@ -38,8 +36,6 @@ TASK = Task(
     name="causalab",
     version=1,
     help="interactive CausaLab episodes: intervene on crystals, predict the reactor frequency, state the mechanism",
-    dataset="causalab",
-    configs=(*SUITE_SPECS, *(f"upstream_{suite}" for suite in SUITES)),
     default_configs=("4nodes",),
     items=items,
     solve=solve,

@@ -85,9 +85,7 @@ TASK = Task(
     "DoVerifier's Table 1 is --prompt paper (App. G verbatim, scored by equivalence), its Table 2 adds "
     "--feedback-rounds N (App. H's graph-only feedback). Questions whose estimand uses a variable the story calls "
     "unobserved (the arrowhead natural effects) are left out",
-    dataset="cladder_pairs",
     configs=("questions",),
-    default_configs=("questions",),
     items=items,
     solve=solve,
     score=score,

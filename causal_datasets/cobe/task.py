@@ -116,9 +116,7 @@ TASK = Task(
     version=1,
     help="CoBe counterfactual text edits: generate and judge per criterion, judge published outputs, or score their "
     "published verdicts",
-    dataset="cobe",
     configs=("queries", "responses"),
-    default_configs=("queries",),
     items=items,
     solve=solve,
     score=score,

@@ -38,7 +38,7 @@ from huggingface_hub import DatasetCardData
 from causal_datasets import staging
 from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Finding
 from causal_datasets.errors import DatasetFolderError, SourceFormatError
-from causal_datasets.files import read_json, read_text
+from causal_datasets.files import read_json, read_json_object, read_text
 from causal_datasets.hub.build_key import build_key, file_sha256
 from causal_datasets.hub.card import render_card
 from causal_datasets.hub.front_matter import SplitFiles
@@ -231,13 +231,8 @@ def build_notes(outcome: BuildOutcome) -> list[str]:
 
 
 def read_manifest(folder: Path) -> dict:
-    path = Path(folder) / MANIFEST
-    if not path.exists():
-        raise DatasetFolderError(f"{folder} is not a built dataset folder (no {MANIFEST}); run `causal-datasets build`")
-    manifest = read_json(path, DatasetFolderError)
-    if not isinstance(manifest, dict):
-        raise DatasetFolderError(f"{path} is not a manifest (a JSON object)")
-    return manifest
+    missing = f"{folder} is not a built dataset folder (no {MANIFEST}); run `causal-datasets build`"
+    return read_json_object(Path(folder) / MANIFEST, DatasetFolderError, missing, "a manifest")
 
 
 def current_build(builder: DatasetBuilder, out_root: Path, context: BuildContext) -> Path | None:

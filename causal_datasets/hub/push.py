@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import httpx2
 from huggingface_hub import HfApi, get_token
@@ -21,6 +22,16 @@ from causal_datasets.secret_values import register, register_url
 METRIC_IGNORE = ["__pycache__", "__pycache__/*", "*.pyc"]
 
 
+class PushOptions(TypedDict, total=False):
+    """How a push goes: ``tag`` (default: ``v`` and the version of what is pushed), ``token`` (default: the
+    logged-in one), ``private`` (of a repository the push creates; default False), ``api`` (default: a new client)."""
+
+    tag: str | None
+    token: str | None
+    private: bool
+    api: HfApi | None
+
+
 @dataclass(frozen=True)
 class PushResult:
     repo_id: str
@@ -28,68 +39,46 @@ class PushResult:
     tag: str | None
 
 
-def push_folder(
-    folder: Path,
-    repo_id: str,
-    *,
-    tag: str | None = None,
-    token: str | None = None,
-    private: bool = False,
-    api: HfApi | None = None,
-) -> PushResult:
+def push_folder(folder: Path, repo_id: str, **options: Unpack[PushOptions]) -> PushResult:
     """Create the dataset repo if missing, upload ``folder`` and tag the commit (``v<version>`` by default)."""
     manifest = read_manifest(folder)
-    tag = tag or f"v{manifest['version']}"
+    tag = options.get("tag") or f"v{manifest['version']}"
     return _upload(
-        api or HfApi(token=token),
-        repo_id,
-        "dataset",
-        str(folder),
-        tag,
-        message=f"{manifest['name']} {tag} (seed {manifest['seed']})",
-        private=private,
+        repo_id, "dataset", str(folder), tag, options, message=f"{manifest['name']} {tag} (seed {manifest['seed']})"
     )
 
 
-def push_metric(
-    name: str,
-    repo_id: str,
-    *,
-    tag: str | None = None,
-    token: str | None = None,
-    private: bool = False,
-    api: HfApi | None = None,
-) -> PushResult:
+def push_metric(name: str, repo_id: str, **options: Unpack[PushOptions]) -> PushResult:
     """Create a Gradio Space if missing and upload the metric module ``name`` (module, ``app.py``, card,
     ``requirements.txt``), tagged ``v<package version>`` by default, as evaluate's own metrics are published."""
     from causal_datasets import __version__
 
-    tag = tag or f"v{__version__}"
+    tag = options.get("tag") or f"v{__version__}"
     return _upload(
-        api or HfApi(token=token),
         repo_id,
         "space",
         metric_path(name),
         tag,
+        options,
         message=f"{name} metric {tag} (causal-datasets {__version__})",
-        private=private,
         space_sdk="gradio",
         ignore_patterns=METRIC_IGNORE,
     )
 
 
 def _upload(
-    api: HfApi,
     repo_id: str,
     repo_type: str,
     folder: str,
     tag: str,
+    options: PushOptions,
     *,
     message: str,
-    private: bool,
     space_sdk: str | None = None,
     ignore_patterns: list[str] | None = None,
 ) -> PushResult:
+    api = options.get("api") or HfApi(token=options.get("token"))
+    private = options.get("private", False)
     register_url(api.endpoint)  # a server may echo what it was sent: the token, the endpoint's user info
     register(api.token or get_token())
     with _hub_errors(repo_id):

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from causal_datasets import staging
 from causal_datasets.errors import ResultsExist, RunConfigurationError, RunFolderError
-from causal_datasets.files import JsonLines, read_bytes, read_json, read_json_lines
+from causal_datasets.files import JsonLines, read_bytes, read_json, read_json_lines, read_json_object
 from causal_datasets.llm.concurrency import map_concurrent
 from causal_datasets.runners.call_settings import SETTINGS_FILE, by_reference
 from causal_datasets.runners.records import SUMMARY_FORMAT, ItemResult, RunSummary
@@ -205,11 +205,8 @@ def read_typed_summary(out_dir: Path, reader: str) -> tuple[Task[Any, Any, Any],
     needs it: ``rescore``, ``--resume``); one clear :class:`RunFolderError` otherwise (the report reads older
     formats too: :mod:`causal_datasets.report.runs`)."""
     path = Path(out_dir) / SUMMARY_FILE
-    if not path.is_file():
-        raise RunFolderError(f"{out_dir} has no {SUMMARY_FILE}; is it a `causal-datasets eval` run?")
-    data = read_json(path, RunFolderError)
-    if not isinstance(data, dict):
-        raise RunFolderError(f"{path} is not a run summary (a JSON object)")
+    missing = f"{out_dir} has no {SUMMARY_FILE}; is it a `causal-datasets eval` run?"
+    data = read_json_object(path, RunFolderError, missing, "a run summary")
     if data.get("format") != SUMMARY_FORMAT:
         raise RunFolderError(
             f"{path} is summary format {data.get('format')}, written by causal-datasets "

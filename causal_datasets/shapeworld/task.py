@@ -105,7 +105,6 @@ TASK = Task(
     version=1,
     help="interactive ShapeWorld (CausalLink) episodes: a model or agent intervenes on shapes to answer a causal "
     "question",
-    dataset="shapeworld",
     configs=("core", "advanced"),
     default_configs=("core",),
     items=items,
