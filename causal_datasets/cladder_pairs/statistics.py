@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from causal_datasets.cladder_pairs.records import CladderPair, SyntheticLatentRow, SyntheticPair
 from causal_datasets.docalc.baselines import mean, surface_scores
 from causal_datasets.markdown import markdown_table
+
+
+def _count_table(headers: list[str], values: Iterable[str | int | None]) -> str:
+    """A two-column table: each distinct value, in order, and how often it occurs."""
+    return markdown_table(headers, sorted(Counter(values).items()))
 
 
 def synthetic_tables(rows: Sequence[SyntheticPair]) -> dict[str, str]:
@@ -19,10 +24,8 @@ def synthetic_tables(rows: Sequence[SyntheticPair]) -> dict[str, str]:
     )
     rules = Counter(step.rule for r in rows for step in r.proof)
     rule_table = markdown_table(["rule", "uses in proofs"], sorted(rules.items(), key=lambda kv: (-kv[1], kv[0])))
-    kinds = Counter(r.negative_kind for r in rows if not r.equivalent)
-    kind_table = markdown_table(["mistake", "pairs"], sorted(kinds.items()))
-    sizes = Counter(r.num_nodes for r in rows)
-    size_table = markdown_table(["nodes", "pairs"], sorted(sizes.items()))
+    kind_table = _count_table(["mistake", "pairs"], (r.negative_kind for r in rows if not r.equivalent))
+    size_table = _count_table(["nodes", "pairs"], (r.num_nodes for r in rows))
     return {
         "synthetic_lengths": length_table,
         "synthetic_rules": rule_table,
@@ -169,8 +172,7 @@ def cladder_tables(rows: Sequence[CladderPair]) -> dict[str, str]:
     negative_table = markdown_table(
         ["mistake", "graph family", "pairs"], [[k, g, n] for (k, g), n in sorted(negatives.items())]
     )
-    proof_lengths = Counter(len(r.proof) for r in rows if r.method == "proof")
-    proof_table = markdown_table(["proof steps", "pairs"], sorted(proof_lengths.items()))
+    proof_table = _count_table(["proof steps", "pairs"], (len(r.proof) for r in rows if r.method == "proof"))
     return {
         "cladder_queries": query_table,
         "cladder_families": family_table,

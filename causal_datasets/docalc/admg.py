@@ -62,22 +62,10 @@ class ADMG:
     def project(cls, graph: DoGraph) -> ADMG:
         """The latent projection of ``graph`` onto its observed nodes."""
         observed = tuple(n for n in graph.order if n not in graph.latent)
-        parents: dict[str, frozenset[str]] = {}
-        for node in observed:  # observed ancestors reached through latent nodes only
-            found, stack, seen = set(), list(graph.parents(node)), set()
-            while stack:
-                p = stack.pop()
-                if p in seen:
-                    continue
-                seen.add(p)
-                if p in graph.latent:
-                    stack.extend(graph.parents(p))
-                else:
-                    found.add(p)
-            parents[node] = frozenset(found)
+        parents = {node: graph.observed_reach(node, graph.parents) for node in observed}
         siblings: dict[str, set[str]] = {n: set() for n in observed}
         for latent in graph.latent:
-            reached = _observed_reach(graph, latent)
+            reached = graph.observed_reach(latent, graph.children)
             for a in reached:
                 siblings[a] |= reached - {a}
         return cls(observed, parents, {n: frozenset(s) for n, s in siblings.items()})
@@ -165,19 +153,3 @@ class ADMG:
             raise ValueError(f"{sorted(nodes)} is not one c-component")
         directed = tuple(sorted(chosen.items(), key=lambda edge: self.position[edge[0]]))
         return CForest(self.sorted(nodes), self.sorted(roots), directed, tuple(tree))
-
-
-def _observed_reach(graph: DoGraph, latent: str) -> frozenset[str]:
-    """The observed nodes a latent node reaches through latent nodes only."""
-    found, stack, seen = set(), [latent], set()
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        for child in graph.children(node):
-            if child in graph.latent:
-                stack.append(child)
-            else:
-                found.add(child)
-    return frozenset(found)

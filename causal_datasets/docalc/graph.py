@@ -9,7 +9,7 @@ reachability ("Bayes ball") algorithm on the mutilated graph, on node sets as bi
 from __future__ import annotations
 
 import graphlib
-from collections.abc import Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -178,6 +178,21 @@ class DoGraph:
     def descendants(self, nodes: Nodes) -> frozenset[str]:
         """``nodes`` and their descendants."""
         return self._names(_closure(self._bits(nodes), self._child_bits))
+
+    def observed_reach(self, start: str, step: Callable[[str], tuple[str, ...]]) -> frozenset[str]:
+        """The observed nodes one ``step`` (:meth:`parents` or :meth:`children`) from ``start``,
+        passing through latent nodes only."""
+        found, stack, seen = set(), list(step(start)), set()
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if node in self.latent:
+                stack.extend(step(node))
+            else:
+                found.add(node)
+        return frozenset(found)
 
     # -- node sets as bit masks (bit i: the i-th node) --
     def _bits(self, names: Iterable[str]) -> int:

@@ -75,7 +75,7 @@ cleared identity as :data:`PYTHON_ENTRIES` table entries.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from causal_datasets.docalc.atoms import Atom
@@ -115,30 +115,16 @@ def projection(graph: DoGraph) -> Projection:
     """The latent projection of ``graph`` (see the module docstring), kept in the graph's cache."""
     found = graph._cache.get("latent projection")
     if found is None:
-        parents = {v: tuple(sorted(_reach(graph, v, graph.parents))) for v in graph.nodes if v not in graph.latent}
+        observed = (v for v in graph.nodes if v not in graph.latent)
+        parents = {v: tuple(sorted(graph.observed_reach(v, graph.parents))) for v in observed}
         reached = sorted(
-            ((frozenset(_reach(graph, u, graph.children)), u) for u in graph.latent), key=lambda r: (-len(r[0]), r[1])
+            ((graph.observed_reach(u, graph.children), u) for u in graph.latent), key=lambda r: (-len(r[0]), r[1])
         )
         sources: dict[str, tuple[str, ...]] = {}
         for children, name in reached:
             if len(children) > 1 and not any(children <= set(kept) for kept in sources.values()):
                 sources[name] = tuple(sorted(children))
         found = graph._cache["latent projection"] = Projection(parents, dict(sorted(sources.items())))
-    return found
-
-
-def _reach(graph: DoGraph, start: str, step: Callable[[str], tuple[str, ...]]) -> set[str]:
-    """Observed nodes one ``step`` (parents or children) from ``start``, passing through latent nodes."""
-    found, stack, seen = set(), list(step(start)), set()
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        if node in graph.latent:
-            stack.extend(step(node))
-        else:
-            found.add(node)
     return found
 
 

@@ -22,13 +22,17 @@ multiplication signs, ``E(...)``, empty condition lists. Errors carry the charac
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
-from typing import NamedTuple, NoReturn, cast
+from typing import NamedTuple, NoReturn, TypeVar, cast
 
 from causal_datasets.docalc.atoms import Assign, Atom, Potential, Subscript, Value
 from causal_datasets.docalc.expr import Expect, Expr, Num, Prob, Sum, add, children, div, mul, negate
+
+#: what is read inside ``P(...)`` (atoms) or ``E[...]`` (coefficient–atom terms)
+_Item = TypeVar("_Item")
 
 _TRANSLATE = str.maketrans({"−": "-", "–": "-", "×": "*", "·": "*", "∣": "|", "Σ": "∑"})
 _TOKEN = re.compile(
@@ -269,24 +273,25 @@ class _Parser:
             self.take(closer, ")", "]")
             return inner
         if token.kind == "name" and token.text == "P" and self.tokens[self.i + 1].text in ("(", "["):
-            self.i += 1
-            self.take("(", "[")
-            event = self.atoms()
-            do, given = self.optional_conditions()
-            self.take(")", "]")
+            event, do, given = self.arguments(self.atoms)
             return Prob(tuple(event), tuple(do), tuple(given))
         if token.kind == "name" and token.text == "E" and self.tokens[self.i + 1].text in ("(", "["):
-            self.i += 1
-            self.take("(", "[")
-            body = self.rv_body()
-            do, given = self.optional_conditions()
-            self.take(")", "]")
+            body, do, given = self.arguments(self.rv_body)
             if not body:
                 self.fail("empty expectation", token)
             return Expect(tuple(body), tuple(do), tuple(given))
         if token.kind == "end":
             self.fail("unexpected end of input")
         self.fail(f"unexpected {token.text!r}")
+
+    def arguments(self, read: Callable[[], list[_Item]]) -> tuple[list[_Item], list[Assign], list[Atom]]:
+        """The bracket after ``P`` or ``E`` (the current token): what ``read`` takes, then the conditions."""
+        self.i += 1
+        self.take("(", "[")
+        content = read()
+        do, given = self.optional_conditions()
+        self.take(")", "]")
+        return content, do, given
 
     def optional_conditions(self) -> tuple[list[Assign], list[Atom]]:
         if self.at("|"):
