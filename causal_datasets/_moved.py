@@ -5,8 +5,9 @@
 benchmark in one package (``causal_datasets/<benchmark>/``: its records, task, scoring, prompts and
 generators). Importing an old path (``import causal_datasets.docalc.rows``, ``from
 causal_datasets.report.views import View``) gives the module at its new path, the same object, with a
-:class:`DeprecationWarning` that names it and points at the importing line. The finder runs after the
-ordinary ones, so it only answers for paths whose file is gone.
+:class:`DeprecationWarning` that names it and points at the importing line. A benchmark's runner was
+split by concern (:data:`SPLIT`): its old path gives a module that finds each old name in the parts,
+the same objects. The finder runs after the ordinary ones, so it only answers for paths whose file is gone.
 """
 
 from __future__ import annotations
@@ -31,43 +32,63 @@ _DATASET_MODULES = (
     "synthetic",
     "yes_no",
 )
-#: the benchmarks that each became one package: ``records.<x>`` → ``<x>.records``, ``runners.<x>`` → ``<x>.task``
-_BENCHMARKS = ("causalab", "cladder_pairs", "cobe", "recast", "shapeworld")
+#: each benchmark's runner (``runners/<x>.py``) and the modules of its package it was split into
+_RUNNER_PARTS = {
+    "causalab": ("task", "play", "options", "scores", "summary", "estimates", "view", "upstream_scores", "sweep"),
+    "cladder_pairs": ("task", "options", "replies", "generation", "scores", "metrics"),
+    "cobe": ("task", "options", "scores", "summary", "estimates", "view"),
+    "recast": ("task", "options", "scores", "summary", "estimates", "view"),
+    "shapeworld": ("task", "summary", "view"),
+}
 #: old path → new path
 MOVED = {f"causal_datasets.docalc.{name}": f"causal_datasets.cladder_pairs.{name}" for name in _DATASET_MODULES}
-MOVED |= {
-    f"causal_datasets.{old}.{x}": f"causal_datasets.{x}.{new}"
-    for x in _BENCHMARKS
-    for old, new in (("records", "records"), ("runners", "task"))
-}
+MOVED |= {f"causal_datasets.records.{x}": f"causal_datasets.{x}.records" for x in _RUNNER_PARTS}
 # the estimand task's prompt and scoring (``cladder_pairs.task`` is now the benchmark's Task declaration)
 MOVED["causal_datasets.docalc.task"] = "causal_datasets.cladder_pairs.estimand_task"
-# a split runner's old path gives the module of its TASK (which imports the other parts), except CausaLab's: its
-# old task module's names went mostly to its summary (metrics, aggregates)
-MOVED["causal_datasets.runners.causalab"] = "causal_datasets.causalab.summary"
 MOVED["causal_datasets.docalc.printer"] = "causal_datasets.docalc.expr"
 # the view vocabulary sits below both the tasks and the report
 MOVED["causal_datasets.report.views"] = "causal_datasets.views"
+#: old path of a split module → its parts, searched in order for each old name
+SPLIT = {
+    f"causal_datasets.runners.{x}": tuple(f"causal_datasets.{x}.{part}" for part in parts)
+    for x, parts in _RUNNER_PARTS.items()
+}
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds an old path (after the ordinary finders found no file there) and loads it as the module at its new one."""
 
     def find_spec(self, fullname, path, target=None):
-        return importlib.util.spec_from_loader(fullname, self) if fullname in MOVED else None
+        return importlib.util.spec_from_loader(fullname, self) if fullname in MOVED or fullname in SPLIT else None
 
     def create_module(self, spec):
         return None  # an empty module, replaced by exec_module
 
     def exec_module(self, module) -> None:
         old = module.__name__
-        new = MOVED[old]
+        new = MOVED.get(old) or f"{', '.join(SPLIT[old])} (split by concern)"
         warnings.warn(
             f"{old} moved to {new}; import it from there ({old} stops working in {REMOVED_IN})",
             DeprecationWarning,
             stacklevel=2,
         )  # warn skips the import machinery's frames: the importing line
-        sys.modules[old] = importlib.import_module(new)  # the import system returns what sys.modules holds
+        if old in MOVED:
+            sys.modules[old] = importlib.import_module(new)  # the import system returns what sys.modules holds
+        else:
+            module.__getattr__ = _name_in_parts(old, SPLIT[old])
+
+
+def _name_in_parts(old: str, parts: tuple[str, ...]):
+    """A module ``__getattr__`` that gives an old name from the first part that has it."""
+
+    def name_in_parts(name: str):
+        for part in parts:
+            module = importlib.import_module(part)
+            if hasattr(module, name):
+                return getattr(module, name)
+        raise AttributeError(f"module {old!r} has no attribute {name!r} (its parts: {', '.join(parts)})")
+
+    return name_in_parts
 
 
 def install() -> None:
