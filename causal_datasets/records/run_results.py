@@ -7,14 +7,36 @@ the dataset viewer: no mapping columns (a benchmark's own item fields are one JS
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from causal_datasets.records.base import Record
 from causal_datasets.records.prompts import ChatMessage
+from causal_datasets.uncertainty.intervals import (
+    ClusterCount,
+    ClusterUnit,
+    DetectableDifference,
+    Estimate,
+    IntervalMethod,
+    ItemCount,
+    LowerEnd,
+    StandardError,
+    UpperEnd,
+)
 
-RUN_ID = "The run's id: the first 16 hex digits of the sha256 of its exported summary and result lines."
+#: the columns the three kinds of rows share, described once
+RunId = Annotated[
+    str,
+    Field(description="The run's id: the first 16 hex digits of the sha256 of its exported summary and result lines."),
+]
+Benchmark = Annotated[str, Field(description="The benchmark the run evaluated.")]
+Solver = Annotated[str, Field(description="Who answered: `model:<name>`, `agent:<name>` or `published`.")]
+AnsweringModel = Annotated[
+    str | None, Field(description="The answering model (null for an agent or published outputs).")
+]
+Dataset = Annotated[str, Field(description="The benchmark dataset the items came from.")]
+PackageVersion = Annotated[str, Field(description="The causal-datasets version that made the run.")]
 
 
 class RoleModel(Record):
@@ -27,39 +49,35 @@ class RoleModel(Record):
 class RunResult(Record):
     """One headline number of one run with its standard error and 95% interval, beside the run's settings."""
 
-    run_id: str = Field(description=RUN_ID)
+    run_id: RunId
     benchmark: str = Field(description="The benchmark the run evaluated (`causal-datasets eval <benchmark>`).")
     solver: str = Field(
         description=("Who answered: `model:<name>`, `agent:<name>` or `published` (released outputs judged).")
     )
-    model: str | None = Field(description="The answering model (null for an agent or published outputs).")
+    model: AnsweringModel
     models: list[RoleModel] = Field(description="The model of every role the run used.")
     metric: str = Field(description="The number's name in the run's summary (a dotted path inside a mapping).")
     metric_title: str = Field(description="The number as the run's report heads it.")
-    estimate: float = Field(description="The number.")
-    se: float | None = Field(description="Its standard error (null with fewer than two clusters).")
-    ci_low: float | None = Field(description="Lower end of its 95% interval.")
-    ci_high: float | None = Field(description="Upper end of its 95% interval.")
-    method: str = Field(description="How the standard error and the interval were computed.")
-    cluster_unit: str = Field(description="What the items of one cluster share (`item`: every item its own).")
-    clusters: int = Field(description="Distinct clusters among the items the number is computed over.")
-    n: int = Field(description="Items the number is computed over.")
-    mdd: float | None = Field(
-        description=(
-            "Smallest difference to another run of this size that a two-sided test at α 0.05 finds with 80% power."
-        )
-    )
+    estimate: Estimate
+    se: StandardError
+    ci_low: LowerEnd
+    ci_high: UpperEnd
+    method: IntervalMethod
+    cluster_unit: ClusterUnit
+    clusters: ClusterCount
+    n: ItemCount
+    mdd: DetectableDifference
     status: str = Field(description="The run's status: `complete`, `incomplete`, `failed`, `interrupted` or `empty`.")
     items_scored: int = Field(description="Items the run scored (its numbers cover these only).")
     items_selected: int = Field(description="Items the run was asked for.")
-    dataset: str = Field(description="The benchmark dataset the items came from.")
+    dataset: Dataset
     dataset_version: str = Field(description="Its version (the rows; a Hub tag `v<version>` when pushed).")
     dataset_seed: int = Field(description="The seed its generated configs were built with.")
     dataset_source: str = Field(description="`ORG/NAME@revision` when read from the Hub, `local build` otherwise.")
     configs: list[str] = Field(description="The dataset configs the run read.")
     split: str = Field(description="The dataset split the run read.")
     options_json: str = Field(description="The run's task options as a JSON object (secrets removed).")
-    package_version: str = Field(description="The causal-datasets version that made the run.")
+    package_version: PackageVersion
 
 
 class Score(Record):
@@ -94,10 +112,10 @@ class Call(Record):
 class ItemDetail(Record):
     """One item of one run: its prompt and reply (or the whole transcript), its scores and how it ended."""
 
-    run_id: str = Field(description=RUN_ID)
-    benchmark: str = Field(description="The benchmark the run evaluated.")
-    solver: str = Field(description="Who answered: `model:<name>`, `agent:<name>` or `published`.")
-    model: str | None = Field(description="The answering model (null for an agent or published outputs).")
+    run_id: RunId
+    benchmark: Benchmark
+    solver: Solver
+    model: AnsweringModel
     config: str = Field(description="The dataset config the item comes from.")
     item_id: str = Field(description="The dataset row's id.")
     status: Literal["scored", "failed"] = Field(
@@ -138,17 +156,17 @@ class ItemDetail(Record):
 class ExportedRun(Record):
     """One run: who answered what, how it ended, and its whole summary."""
 
-    run_id: str = Field(description=RUN_ID)
+    run_id: RunId
     added_in: str = Field(description="The version of this dataset that added the run.")
-    benchmark: str = Field(description="The benchmark the run evaluated.")
-    solver: str = Field(description="Who answered: `model:<name>`, `agent:<name>` or `published`.")
-    model: str | None = Field(description="The answering model (null for an agent or published outputs).")
+    benchmark: Benchmark
+    solver: Solver
+    model: AnsweringModel
     status: str = Field(description="`complete`, `incomplete`, `failed`, `interrupted` or `empty`.")
-    dataset: str = Field(description="The benchmark dataset the items came from.")
+    dataset: Dataset
     dataset_version: str = Field(description="Its version.")
     items_scored: int = Field(description="Items the run scored.")
     items_failed: int = Field(description="Items a model or transport error ended.")
-    package_version: str = Field(description="The causal-datasets version that made the run.")
+    package_version: PackageVersion
     summary_json: str = Field(
         description=("The run's `summary.json` (secrets and local paths removed): metrics, slices, intervals, usage.")
     )

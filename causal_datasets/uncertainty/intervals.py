@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Annotated
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -43,23 +44,41 @@ ITEM = "item"
 TotalsFunction = Callable[[Mapping[str, np.ndarray]], np.ndarray]
 
 
+#: the parts of an interval, described once for every model that holds them (:class:`Interval` in a run's
+#: summary, an exported run's result rows: :class:`~causal_datasets.records.run_results.RunResult`)
+Estimate = Annotated[float, Field(description="The number.")]
+StandardError = Annotated[float | None, Field(description="Its standard error (null with fewer than two clusters).")]
+LowerEnd = Annotated[float | None, Field(description="Lower end of its 95% interval.")]
+UpperEnd = Annotated[float | None, Field(description="Upper end of its 95% interval.")]
+ItemCount = Annotated[int, Field(description="Items the number is computed over.")]
+ClusterCount = Annotated[int, Field(description="Distinct clusters among the items the number is computed over.")]
+ClusterUnit = Annotated[str, Field(description="What the items of one cluster share (`item`: every item its own).")]
+IntervalMethod = Annotated[str, Field(description="How the standard error and the interval were computed.")]
+DetectableDifference = Annotated[
+    float | None,
+    Field(
+        description=(
+            "Smallest difference to another run of this size that a two-sided test at α 0.05 finds with 80% power."
+        )
+    ),
+]
+
+
 class Interval(BaseModel):
-    """A number with its standard error and 95% interval, how they were computed and over what."""
+    """A number with its standard error and 95% interval, how they were computed and over what (``mdd`` is None
+    when the standard error is 0 or unknown)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    estimate: float
-    se: float | None = Field(description="standard error (None with fewer than two clusters)")
-    ci_low: float | None = Field(description="lower end of the 95% interval")
-    ci_high: float | None = Field(description="upper end of the 95% interval")
-    n: int = Field(description="items the number is computed over")
-    clusters: int = Field(description="distinct units among those items")
-    cluster: str = Field(description="the unit items are clustered by ('item': every item its own)")
-    method: str = Field(description="how the standard error and the interval were computed")
-    mdd: float | None = Field(
-        description="smallest difference to another run of this size detectable at 80% power, "
-        "α 0.05 (None when the standard error is 0 or unknown)"
-    )
+    estimate: Estimate
+    se: StandardError
+    ci_low: LowerEnd
+    ci_high: UpperEnd
+    n: ItemCount
+    clusters: ClusterCount
+    cluster: ClusterUnit
+    method: IntervalMethod
+    mdd: DetectableDifference
 
 
 def cluster_codes(labels: Sequence[Hashable]) -> np.ndarray:
