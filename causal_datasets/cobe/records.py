@@ -7,7 +7,7 @@ model, with the verdict published alongside, when the source carries model outpu
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
@@ -36,6 +36,12 @@ Phrasing = Literal["A", "B", "C"]
 PHRASINGS: tuple[Phrasing, ...] = get_args(Phrasing)
 
 SourceFormat = Literal["paper_json", "website"]
+
+#: the keys that tie a config's rows to each other, described once
+CoreSetId = Annotated[int, Field(description="The core-set example `XXX`.")]
+VariationId = Annotated[int, Field(description="The variation `YY`.")]
+ScenarioId = Annotated[str, Field(description="The scenario's `id` in `scenarios`.")]
+QueryId = Annotated[str, Field(description="The query's `id` in `queries`.")]
 Verdict = Literal["correct", "wrong", "unknown"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
@@ -82,8 +88,8 @@ class CoBeScenario(Record):
     """
 
     id: str = Field(description="Scenario id `XXXvYY`: core-set example `XXX`, variation `YY`.")
-    core_set_id: int = Field(description="The core-set example `XXX`.")
-    variation_id: int = Field(description="The variation `YY`.")
+    core_set_id: CoreSetId
+    variation_id: VariationId
     domain: Domain | None = Field(
         description="Domain (the paper's seven names); null when the source does not give one."
     )
@@ -113,9 +119,9 @@ class CoBeQuery(Record):
     """One scenario × phrasing: exactly what a model is asked, plus what it is judged against."""
 
     id: str = Field(description="`<scenario id>-<phrasing>`.")
-    scenario_id: str = Field(description="The scenario's `id` in `scenarios`.")
-    core_set_id: int = Field(description="The core-set example `XXX`.")
-    variation_id: int = Field(description="The variation `YY`.")
+    scenario_id: ScenarioId
+    core_set_id: CoreSetId
+    variation_id: VariationId
     phrasing: Phrasing = Field(description="Phrasing A, B or C.")
     domain: Domain | None = Field(description="Domain of the scenario (null when the source gives none).")
     graph_type: GraphType | None = Field(
@@ -137,8 +143,8 @@ class CoBeResponse(Record):
     """One published model output for a query and the verdict the source gives it."""
 
     id: str = Field(description="`<query id>-<model>`.")
-    query_id: str = Field(description="The query's `id` in `queries`.")
-    scenario_id: str = Field(description="The scenario's `id` in `scenarios`.")
+    query_id: QueryId
+    scenario_id: ScenarioId
     model: str = Field(description="The model's name as the source gives it.")
     response: str = Field(description="The model's rewrite.")
     verdict: Verdict = Field(
@@ -149,7 +155,7 @@ class CoBeResponse(Record):
 class CoBePromptRow(PromptRow):
     """A query's request exactly as ``eval cobe`` sends it; ``reference`` is the representative answer."""
 
-    query_id: str = Field(description="The query's `id` in `queries`.")
+    query_id: QueryId
     phrasing: Phrasing = Field(description="Phrasing A, B or C (slice).")
     domain: Domain | None = Field(description="Domain of the scenario (slice).")
     graph_type: GraphType | None = Field(description="Causal-graph family of the scenario (slice).")
