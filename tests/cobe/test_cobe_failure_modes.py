@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from causal_datasets.builder import BuildContext
 from causal_datasets.cobe.failure_modes import (
     FAILURE_MODES,
     INSTRUCTIONS,
@@ -22,15 +21,13 @@ from causal_datasets.cobe.failure_modes import (
 )
 from causal_datasets.cobe.prompts import CriteriaSet
 from causal_datasets.cobe.records import CoBeQuery, CoBeResponse
-from causal_datasets.hub.folder import build_to_folder, load_records
+from causal_datasets.hub.folder import load_records
 from causal_datasets.llm.stub_server import StubReply, StubServer
-from causal_datasets.registry import get_builder
 from tests.data.recast.helpers import ScriptedClient
-from tests.support.data import SHARED_DATA_DIR
-from tests.support.runs import item_fields, run_eval
+from tests.support.cobe_runs import build_cobe, run_cobe
+from tests.support.runs import item_fields
 from tests.support.stub_flags import stub_flags
 
-SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
 LABELS = json.loads(
     (Path(__file__).parent.parent / "data" / "cobe" / "failure_modes.json").read_text(encoding="utf-8")
 )["labels"]
@@ -38,9 +35,7 @@ LABELS = json.loads(
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
-    root = tmp_path_factory.mktemp("hub")
-    build_to_folder(get_builder("cobe"), root, BuildContext(seed=0, source=SOURCE))
-    return root
+    return build_cobe(tmp_path_factory.mktemp("hub"))
 
 
 @pytest.fixture(scope="module")
@@ -138,8 +133,9 @@ def test_failure_modes_breakdown_of_a_run(hub, tmp_path):
 
     out = tmp_path / "run"
     with StubServer(respond) as server:
-        summary = run_eval(
-            "cobe",
+        summary = run_cobe(
+            out,
+            hub,
             "--config",
             "responses",
             "--models",
@@ -149,12 +145,6 @@ def test_failure_modes_breakdown_of_a_run(hub, tmp_path):
             "6",
             "--failure-modes",
             *stub_flags(server.base_url, role="judge"),
-            "--out",
-            str(out),
-            "--hub-dir",
-            str(hub),
-            "--source",
-            str(SOURCE),
         )
     results = item_fields(out)
     wrong = [r for r in results if r["verdict"] == "wrong" and r["response"].strip()]

@@ -8,32 +8,21 @@ import threading
 
 import pytest
 
-from causal_datasets.builder import BuildContext
 from causal_datasets.cli import main
 from causal_datasets.cobe.prompts import build_messages
 from causal_datasets.cobe.records import CoBeQuery
 from causal_datasets.errors import ResultsExist, RunConfigurationError
-from causal_datasets.hub.folder import build_to_folder, load_records
+from causal_datasets.hub.folder import load_records
 from causal_datasets.llm.stub_server import StubReply, StubServer
-from causal_datasets.registry import get_builder
 from causal_datasets.runners.results import read_summary
-from tests.support.data import SHARED_DATA_DIR
-from tests.support.runs import item_fields, run_eval
+from tests.support.cobe_runs import build_cobe, run_cobe
+from tests.support.runs import item_fields
 from tests.support.stub_flags import stub_flags
-
-SOURCE = SHARED_DATA_DIR / "cobe" / "category-examples.json"
-
-
-def run(argv: list[str]):
-    """``causal-datasets eval cobe ARGV`` through the engine: the typed summary."""
-    return run_eval("cobe", *argv)
 
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
-    root = tmp_path_factory.mktemp("hub")
-    build_to_folder(get_builder("cobe"), root, BuildContext(seed=0, source=SOURCE))
-    return root
+    return build_cobe(tmp_path_factory.mktemp("hub"))
 
 
 def judge_all_true(request, index):
@@ -50,22 +39,16 @@ def test_judging_published_outputs_reports_agreement_and_resumes(tmp_path, hub):
         "claude",
         "--limit",
         "6",
-        "--out",
-        str(out),
-        "--hub-dir",
-        str(hub),
-        "--source",
-        str(SOURCE),
         "--concurrency",
         "2",
     ]
     with StubServer(judge_all_true) as server:
         base = stub_flags(server.base_url, role="judge", model="stub-judge")
-        summary = run(argv + base)
+        summary = run_cobe(out, hub, *argv, *base)
         calls = server.count
-        again = run(argv + base + ["--resume"])
+        again = run_cobe(out, hub, *argv, *base, "--resume")
         with pytest.raises(ResultsExist, match="pass --resume"):
-            run(argv + base)
+            run_cobe(out, hub, *argv, *base)
         assert server.count == calls  # every item was finished: nothing asked again
     results = item_fields(out)
     assert len(results) == 6 and {r["model"] for r in results} == {"gpt", "claude"}  # models mixed by the seeded order
@@ -112,33 +95,27 @@ def test_generation_and_judging_keep_and_classify_failures(tmp_path, hub):
 
     out = tmp_path / "run"
     with StubServer(respond) as server:
-        summary = run(
-            [
-                "--config",
-                "queries",
-                "--model",
-                "writer",
-                "--base-url",
-                server.base_url,
-                "--no-cache",
-                "--max-retries",
-                "0",
-                "--judge-model",
-                "judge",
-                "--judge-base-url",
-                server.base_url,
-                "--judge-no-cache",
-                "--max-attempts",
-                "2",
-                "--limit",
-                "4",
-                "--out",
-                str(out),
-                "--hub-dir",
-                str(hub),
-                "--source",
-                str(SOURCE),
-            ]
+        summary = run_cobe(
+            out,
+            hub,
+            "--config",
+            "queries",
+            "--model",
+            "writer",
+            "--base-url",
+            server.base_url,
+            "--no-cache",
+            "--max-retries",
+            "0",
+            "--judge-model",
+            "judge",
+            "--judge-base-url",
+            server.base_url,
+            "--judge-no-cache",
+            "--max-attempts",
+            "2",
+            "--limit",
+            "4",
         )
     results = {r["id"]: r for r in item_fields(out)}
     assert len(results) == 4 and set(results) <= set(queries)  # four of the queries (spread over the scenarios)
@@ -164,20 +141,7 @@ def test_generation_and_judging_keep_and_classify_failures(tmp_path, hub):
 def test_missing_options_are_explained_before_anything_is_built(tmp_path, capsys):
     fresh = tmp_path / "hub"
     with StubServer(judge_all_true) as server, pytest.raises(RunConfigurationError, match="needs --model"):
-        run(
-            [
-                "--judge-model",
-                "j",
-                "--judge-base-url",
-                server.base_url,
-                "--out",
-                str(tmp_path / "run"),
-                "--hub-dir",
-                str(fresh),
-                "--source",
-                str(SOURCE),
-            ]
-        )
+        run_cobe(tmp_path / "run", fresh, "--judge-model", "j", "--judge-base-url", server.base_url)
     assert not fresh.exists() and not (tmp_path / "run").exists()
     assert (
         main(
@@ -229,14 +193,8 @@ def test_local_model_end_to_end(tmp_path, hub, local_llm):
         "2",
         "--concurrency",
         "1",
-        "--out",
-        str(out),
-        "--hub-dir",
-        str(hub),
-        "--source",
-        str(SOURCE),
     ]
-    summary = run(argv)
+    summary = run_cobe(out, hub, *argv)
     results = item_fields(out)
     assert len(results) == 2 and summary.metrics.count + summary.items.failed == 2
     for item in results:
@@ -272,18 +230,12 @@ def test_an_unexpected_failure_is_recorded_as_failed_and_retried_on_resume(tmp_p
         "3",
         "--concurrency",
         "1",
-        "--out",
-        str(tmp_path / "run"),
-        "--hub-dir",
-        str(hub),
-        "--source",
-        str(SOURCE),
     ]
     with StubServer(judge_all_true) as server:
         base = ["--judge-model", "j", "--judge-base-url", server.base_url, "--judge-no-cache"]
-        summary = run(argv + base)
+        summary = run_cobe(tmp_path / "run", hub, *argv, *base)
         assert summary.metrics.count == 2 and summary.items.failed == 1 and summary.failures == {"task": {"crash": 1}}
         (crashed,) = [r for r in item_fields(tmp_path / "run") if r["status"] == "failed"]
         assert crashed["failure"] == {"role": "task", "category": "crash", "detail": "KeyError: 'bug'"}
-        resumed = run(argv + base + ["--resume"])
+        resumed = run_cobe(tmp_path / "run", hub, *argv, *base, "--resume")
     assert resumed.metrics.count == 3 and resumed.status == "complete" and resumed.failures == {}

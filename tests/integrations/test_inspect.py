@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from causal_datasets.runners import tasks
 from causal_datasets.runners.results import read_results
 from tests.support.builds import small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
-from tests.support.inspect_offline import use_offline_encoding
+from tests.support.inspect_offline import run_oracle_eval, use_offline_encoding
 from tests.support.replay import conversation_key, recording, replaying
 from tests.support.runs import run_eval
 from tests.support.selection import run_ids
@@ -78,28 +77,8 @@ def test_the_inspect_command_runs_a_registered_task_and_its_log_reads_back(tmp_p
     """``inspect eval causal_datasets/shapeworld_core`` in a fresh process outside the checkout: the
     entry point registers the tasks; the oracle agent answers every episode right."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    command = [
-        sys.executable,
-        str(ROOT / "tests" / "support" / "inspect_offline.py"),
-        "eval",
-        "causal_datasets/shapeworld_core",
-        "--model",
-        "mockllm/model",
-        "-T",
-        "agent=oracle",
-        "-T",
-        f"hub_dir={tmp_path / 'hub'}",
-        "--limit",
-        "12",
-        "--log-dir",
-        str(tmp_path / "logs"),
-        "--display",
-        "none",
-    ]
-    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    [path] = (tmp_path / "logs").glob("*.eval")
-    log = read_eval_log(str(path))
+    launcher = [sys.executable, str(ROOT / "tests" / "support" / "inspect_offline.py")]
+    log = run_oracle_eval(launcher, tmp_path, 12, cwd=tmp_path, env=env)
     assert log.status == "success" and log.eval.task == "causal_datasets/shapeworld_core"
     assert log.eval.metadata["benchmark"] == "shapeworld" and log.eval.metadata["config"] == "core"
     [score] = log.results.scores
@@ -120,29 +99,7 @@ def test_the_readme_inspect_line_runs_from_the_repository_root(tmp_path):
     entry_point = "causal_datasets = causal_datasets.integrations.inspect_tasks"
     (shadow / "entry_points.txt").write_text(f"[inspect_ai]\n{entry_point}\n")
     env = {**os.environ, "PYTHONPATH": str(shadow.parent)}
-    command = [
-        sys.executable,
-        "-m",
-        "tests.support.inspect_offline",
-        "eval",
-        "causal_datasets/shapeworld_core",
-        "--model",
-        "mockllm/model",
-        "-T",
-        "agent=oracle",
-        "-T",
-        f"hub_dir={tmp_path / 'hub'}",
-        "--limit",
-        "3",
-        "--log-dir",
-        str(tmp_path / "logs"),
-        "--display",
-        "none",
-    ]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    [path] = (tmp_path / "logs").glob("*.eval")
-    log = read_eval_log(str(path))
+    log = run_oracle_eval([sys.executable, "-m", "tests.support.inspect_offline"], tmp_path, 3, cwd=ROOT, env=env)
     assert log.status == "success" and log.eval.task == "causal_datasets/shapeworld_core" and len(log.samples) == 3
 
 

@@ -34,7 +34,7 @@ from causal_datasets.scoring.graph_compare import compare_graphs
 from tests.support.hub_server import TOKEN
 from tests.support.prompt_builds import prompt_builds
 from tests.support.replay import conversation_key, recording, replaying
-from tests.support.runs import item_fields, run_eval
+from tests.support.runs import item_fields, run_eval, run_on_stub
 from tests.support.selection import lm_eval_samples, run_ids, selected_ids
 
 LIMIT = 8
@@ -141,22 +141,7 @@ def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_
         ]
         subprocess.run(command, check=True, capture_output=True)
         lm_requests = list(server.requests)
-        run_eval(
-            "cladder_pairs",
-            "--limit",
-            str(LIMIT),
-            "--model",
-            STUB_MODEL,
-            "--base-url",
-            server.base_url,
-            "--hub-dir",
-            str(hub),
-            "--out",
-            str(tmp_path / "cd"),
-            "--no-cache",
-            "--concurrency",
-            "1",
-        )
+        run_on_stub("cladder_pairs", server.base_url, hub, tmp_path / "cd", "--limit", str(LIMIT), "--concurrency", "1")
         cd_requests = server.requests[len(lm_requests) :]
 
     assert sorted(run_ids(tmp_path / "cd")) == sorted(selected)  # results.jsonl holds them in the order they finished
@@ -380,19 +365,13 @@ def test_model_settings_pass_as_gen_kwargs_into_the_same_request_body(hub, tmp_p
             gen_kwargs=gen_kwargs(config),
         )
         lm_requests = list(server.requests)
-        run_eval(
+        run_on_stub(
             "cladder_pairs",
+            server.base_url,
+            hub,
+            tmp_path / "cd",
             "--limit",
             "2",
-            "--model",
-            STUB_MODEL,
-            "--base-url",
-            server.base_url,
-            "--hub-dir",
-            str(hub),
-            "--out",
-            str(tmp_path / "cd"),
-            "--no-cache",
             "--max-tokens",
             "64",
             "--temperature",
