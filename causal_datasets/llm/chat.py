@@ -11,7 +11,9 @@ of the text; ``text`` is the content as sent, so a reply's parser still decides 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
+
+from pydantic import Field
 
 from causal_datasets.llm.config import Message
 from causal_datasets.llm.thinking import split_thinking
@@ -36,6 +38,15 @@ class ChatResult:
     reasoning: str | None = None
     reasoning_tokens: int = 0
     cache_read_tokens: int = 0
+
+
+#: how a reply ended and what it counted, as a run's calls (``runners.records.ModelCall``) and an export's call
+#: rows (``records.run_results.Call``) keep them, described once
+FinishReason = Annotated[str | None, Field(description="Why the reply ended (`stop`, `length`, ...).")]
+PromptTokens = Annotated[int, Field(description="Prompt tokens of the call.")]
+CompletionTokens = Annotated[int, Field(description="Completion tokens, reasoning tokens included.")]
+ReasoningTokens = Annotated[int, Field(description="Of the completion tokens, those spent on reasoning.")]
+CacheReadTokens = Annotated[int, Field(description="Prompt tokens the server read from its prompt cache.")]
 
 
 class ModelName(Protocol):

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from causal_datasets.llm.chat import CacheReadTokens, CompletionTokens, FinishReason, PromptTokens, ReasoningTokens
 from causal_datasets.records.base import Record
 from causal_datasets.records.prompts import ChatMessage
 from causal_datasets.uncertainty.intervals import (
@@ -101,11 +102,11 @@ class Call(Record):
     model: str = Field(description="The model that answered, as the server names it.")
     reply: str | None = Field(description="The reply's text as sent (null: the call failed).")
     reasoning: str | None = Field(description="The reply's reasoning text, apart from the reply.")
-    finish_reason: str | None = Field(description="Why the reply ended (`stop`, `length`, ...).")
-    prompt_tokens: int = Field(description="Prompt tokens of the call.")
-    completion_tokens: int = Field(description="Completion tokens, reasoning tokens included.")
-    reasoning_tokens: int = Field(description="Of the completion tokens, those spent on reasoning.")
-    cache_read_tokens: int = Field(description="Prompt tokens the server read from its prompt cache.")
+    finish_reason: FinishReason
+    prompt_tokens: PromptTokens
+    completion_tokens: CompletionTokens
+    reasoning_tokens: ReasoningTokens
+    cache_read_tokens: CacheReadTokens
     error: str | None = Field(description="`<category>: <detail>` of a call that failed.")
 
 

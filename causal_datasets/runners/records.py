@@ -19,6 +19,7 @@ from typing import Annotated, Any, ClassVar, Generic, Literal, TypeGuard, TypeVa
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints, model_validator
 
 from causal_datasets.errors import LLM_CATEGORIES, LLMCategory
+from causal_datasets.llm.chat import CacheReadTokens, CompletionTokens, FinishReason, PromptTokens, ReasoningTokens
 from causal_datasets.uncertainty.intervals import ALPHA, CONFIDENCE, POWER, RESAMPLES, SEED, Interval
 
 #: the layout of summary.json written by this version (1: the untyped summaries of 0.1; 2: without ``intervals``
@@ -98,11 +99,11 @@ class ModelCall(_Strict):
             "and the <think> sections of the reply"
         ),
     )
-    finish_reason: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = Field(default=0, description="reasoning tokens included")
-    reasoning_tokens: int = 0
-    cache_read_tokens: int = Field(default=0, description="prompt tokens the server read from its prompt cache")
+    finish_reason: FinishReason = None
+    prompt_tokens: PromptTokens = 0
+    completion_tokens: CompletionTokens = 0
+    reasoning_tokens: ReasoningTokens = 0
+    cache_read_tokens: CacheReadTokens = 0
     category: str | None = Field(default=None, description="the LLM client's category of a call that failed")
     error: str | None = Field(default=None, description="what went wrong in a call that failed")
 
