@@ -1,19 +1,15 @@
 """A chat model as a CausaLab agent: the prompts of :mod:`~causal_datasets.causalab.prompts`, one
-DSL step per reply, parsed tolerantly; a reply with no readable step is asked again (``reask``
-times, each counted in the step's ``info``); optional verification before each submission."""
+DSL step per reply, read by :class:`~causal_datasets.causalab.env.ChatProtocol` (the environment's own
+protocol): a reply with no readable step is asked again (``reask`` times, each counted in the step's
+``info``); optional verification before each submission."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from causal_datasets.causalab.dsl import parse_step
+from causal_datasets.causalab.env import ChatProtocol
 from causal_datasets.causalab.episode import AgentFailure, AgentStep, LabView
-from causal_datasets.causalab.prompts import (
-    VERIFICATION_PROMPT,
-    build_messages,
-    feedback_message,
-    reask_message,
-)
+from causal_datasets.causalab.prompts import build_messages, feedback_message
 from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.llm import LLMError
 from causal_datasets.llm.chat import ChatClient
@@ -37,29 +33,18 @@ class ChatAgent:
         return f"model:{self.client.config.model}"
 
     def act(self, view: LabView) -> AgentStep:
+        protocol = ChatProtocol(reask=self.reask, verify=self.verify)
         if not self.opening:
             self.opening = build_messages(self.episode)
             prompt: dict[str, str] | None = None
+            protocol.start(self.opening)
         else:
             prompt = {"role": "user", "content": feedback_message(view)}
-        reply = self._ask(prompt)
-        parsed = parse_step(reply)
-        info: dict[str, object] = {"prompt": prompt["content"] if prompt else self.opening}
-        unreadable: list[dict[str, str | None]] = []
-        while parsed.step is None and len(unreadable) < self.reask:
-            unreadable.append({"reply": reply, "error": parsed.error})
-            reply = self._ask({"role": "user", "content": reask_message(parsed.error or "no step")})
-            parsed = parse_step(reply)
-        if unreadable:
-            info |= {"reasks": len(unreadable), "unreadable": unreadable}
-        if self.verify and parsed.step is not None and parsed.step.action == "submit":
-            first = reply
-            reply = self._ask({"role": "user", "content": VERIFICATION_PROMPT})
-            revised = parse_step(reply)
-            info["verification"] = {"before": first, "after": reply, "revised_parse_error": revised.error}
-            if revised.step is not None:
-                parsed = revised
-        return AgentStep(step=parsed.step, raw=reply, error=parsed.error, warnings=parsed.warnings, info=info)
+            protocol.start(prompt["content"])
+        answer = protocol.receive(self._ask(prompt))
+        while isinstance(answer, str):
+            answer = protocol.receive(self._ask({"role": "user", "content": answer}))
+        return answer
 
     def _ask(self, prompt: dict[str, str] | None) -> str:
         if self.history is None:
