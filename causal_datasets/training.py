@@ -47,6 +47,24 @@ def tiny_tool_model(seed: int = 0) -> tuple[Any, Any]:
     return _tiny_model(seed, TOOL_SPECIAL_TOKENS, template)
 
 
+def one_step_config(output_dir: str, batch_size: int, max_completion_length: int, num_generations: int = 2) -> Any:
+    """A ``GRPOConfig`` for one optimisation step on the CPU (seeded, nothing saved or reported): a dry run."""
+    trl = _optional("trl")
+    return trl.GRPOConfig(
+        output_dir=output_dir,
+        max_steps=1,
+        per_device_train_batch_size=batch_size,
+        num_generations=num_generations,
+        max_completion_length=max_completion_length,
+        use_cpu=True,
+        report_to="none",
+        save_strategy="no",
+        logging_steps=1,
+        seed=0,
+        disable_tqdm=True,
+    )
+
+
 def _tiny_model(seed: int, special_tokens: tuple[str, ...], chat_template: str) -> tuple[Any, Any]:
     """The model and its tokenizer: the first special token pads, the second ends a turn and the text."""
     transformers, torch = _optional("transformers"), _optional("torch")

@@ -22,10 +22,10 @@ from typing import Any
 
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
-from trl import GRPOConfig, GRPOTrainer  # noqa: E402
+from trl import GRPOTrainer  # noqa: E402
 
 from causal_datasets.integrations.trl_env import CausaLabEnvironment, ShapeWorldEnvironment, episode_rows  # noqa: E402
-from causal_datasets.training import tiny_tool_model  # noqa: E402
+from causal_datasets.training import one_step_config, tiny_tool_model  # noqa: E402
 
 ENVIRONMENTS = {"shapeworld": ShapeWorldEnvironment, "causalab": CausaLabEnvironment}
 PROMPTS, GENERATIONS = 2, 2
@@ -59,19 +59,7 @@ def main(argv: list[str] | None = None) -> int:
 
     model, tokenizer = tiny_tool_model(seed=0)
     with tempfile.TemporaryDirectory() as folder:
-        config = GRPOConfig(
-            output_dir=folder,
-            max_steps=1,
-            per_device_train_batch_size=PROMPTS * GENERATIONS,
-            num_generations=GENERATIONS,
-            max_completion_length=args.max_completion_length,
-            use_cpu=True,
-            report_to="none",
-            save_strategy="no",
-            logging_steps=1,
-            seed=0,
-            disable_tqdm=True,
-        )
+        config = one_step_config(folder, PROMPTS * GENERATIONS, args.max_completion_length, GENERATIONS)
         trainer = GRPOTrainer(
             model=model,
             processing_class=tokenizer,

@@ -99,7 +99,7 @@ class RLEpisode:
             raise EpisodeError(f"no interactive benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}")
         self.benchmark = benchmark
         self.task: Task[Any, Any, Any] = SHAPEWORLD if benchmark == "shapeworld" else CAUSALAB
-        self.options = self.task.options.model_validate(options or {})
+        self.options: Any = self.task.options.model_validate(options or {})  # ShapeWorld's or CausaLab's options
         self.reward_name = reward or HEADLINE[benchmark]
         self.context = TaskContext(self.task, RunSettings(), self.options, (), clients={})
         self.row: ShapeWorldTask | CausaLabEpisode | None = None

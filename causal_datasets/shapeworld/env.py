@@ -102,11 +102,13 @@ class ShapeWorldEnv:
         theme: Theme = DEFAULT_THEME,
     ):
         self.variant, self.system_role, self.theme = variant, system_role, theme
-        self.reset(task)
+        self.task = task
+        self.reset()
 
     def reset(self, task: ShapeWorldTask | None = None) -> list[Message]:
         """Start ``task`` (or the current one) again; the opening messages, exactly as ``eval`` sends them."""
-        self.task = task or self.task
+        if task is not None:
+            self.task = task
         self.world = world_of(self.task, self.theme)
         self.question = question_of(self.task, self.theme)
         self.cause, self.effect = self.world.shapes[self.task.cause], self.world.shapes[self.task.effect]
@@ -210,7 +212,8 @@ class ShapeWorldEnv:
         self.prediction = parsed.value
         return self._ended(None, None)
 
-    def _ended(self, error: ErrorMode | None, detail: str | None) -> None:
+    def _ended(self, error: ErrorMode | None, detail: str | None) -> Phase | None:
+        """Finish the episode: no next phase."""
         self.end(error, detail)
         return None
 

@@ -18,6 +18,7 @@ from types import SimpleNamespace
 import pytest
 from transformers.utils import get_json_schema
 from trl.chat_template_utils import add_response_schema, parse_response
+from verl.interactions.utils.interaction_registry import initialize_interactions_from_config
 
 from causal_datasets.causalab.episode import run_episode
 from causal_datasets.causalab.experimenter import ExperimenterAgent
@@ -26,6 +27,7 @@ from causal_datasets.causalab.play import CausaLabGeneration
 from causal_datasets.causalab.random_agent import RandomAgent as LabRandomAgent
 from causal_datasets.integrations.rl_episodes import EPISODE_OVER, EpisodeError, RLEpisode, draw_episode
 from causal_datasets.integrations.trl_env import CausaLabEnvironment, ShapeWorldEnvironment, episode_rows
+from causal_datasets.integrations.verl_interaction import interaction_rows
 from causal_datasets.llm import LLMTimeout
 from causal_datasets.runners.task import Item, Transcript
 from causal_datasets.shapeworld.agents import OracleAgent, RandomAgent
@@ -155,11 +157,13 @@ def test_a_tool_call_parsed_by_trl_steps_the_episode_like_the_reply_itself():
     direct, through_trl = ShapeWorldEnvironment(), ShapeWorldEnvironment()
     direct.reset(seed=2)
     through_trl.reset(seed=2)
-    prefix = tokenizer.apply_chat_template([{"role": "user", "content": "go"}], add_generation_prompt=True, tokenize=True)
+    prefix = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "go"}], add_generation_prompt=True, tokenize=True, return_dict=False
+    )
     for reply in replies:
         call = json.dumps({"name": "send", "arguments": {"message": reply}})
         ids = tokenizer(f"<tool_call>\n{call}\n</tool_call><|im_end|>")["input_ids"]
-        parsed = parse_response(tokenizer, ids, prefix=list(prefix["input_ids"] if "input_ids" in prefix else prefix))
+        parsed = parse_response(tokenizer, ids, prefix=list(prefix))
         (tool_call,) = parsed["tool_calls"]
         function = tool_call["function"]
         assert getattr(through_trl, function["name"])(**function["arguments"]) == direct.send(reply)
@@ -222,7 +226,6 @@ def test_one_grpo_step_in_environment_mode(benchmark, tmp_path):
 
 
 def test_verl_loads_the_interactions_and_they_reward_evals_scores(tmp_path):
-    registry = pytest.importorskip("verl.interactions.utils.interaction_registry")
     config = tmp_path / "interaction.yaml"
     config.write_text(
         "interaction:\n"
@@ -233,10 +236,8 @@ def test_verl_loads_the_interactions_and_they_reward_evals_scores(tmp_path):
         "    class_name: causal_datasets.integrations.verl_interaction.CausaLabInteraction\n"
         "    config: {reward: task_accuracy}\n"
     )
-    interactions = registry.initialize_interactions_from_config(str(config))
+    interactions = initialize_interactions_from_config(str(config))
     assert set(interactions) == {"shapeworld", "causalab"}
-    from causal_datasets.integrations.verl_interaction import interaction_rows
-
     for benchmark, agent in [("shapeworld", "oracle"), ("shapeworld", "random"), ("causalab", "random")]:
         (row,) = interaction_rows(benchmark, [5])
         kwargs = row["extra_info"]["interaction_kwargs"]
