@@ -1,13 +1,14 @@
 """CausaLab as an environment: reset to an episode, step with the model's message, get the next prompt back.
 
 :class:`ChatProtocol` reads a model's replies as DSL steps, exactly as ``causal-datasets eval causalab``
-does with a model (:class:`~causal_datasets.causalab.llm_agent.ChatAgent` is built on it): a reply with
-no readable step is asked again (``reask`` times), a submission is checked first when ``verify`` is on.
-:class:`CausaLabEnv` is the episode's :class:`~causal_datasets.causalab.episode.LabSession` (the one loop
-every agent goes through) with that protocol on top, for trainers that hand it one message at a time
-(:mod:`causal_datasets.integrations.trl_env`, :mod:`causal_datasets.integrations.verl_interaction`): its
-opening messages and every prompt it returns are the ones ``eval`` sends, byte for byte, and the
-episode's steps, step limit (budget + submissions + 8 turns) and record are those of ``eval``.
+does with a model: a reply with no readable step is asked again (``reask`` times), a submission is checked
+first when ``verify`` is on. :class:`CausaLabEnv` is the episode's
+:class:`~causal_datasets.causalab.episode.LabSession` (the one loop every agent goes through) with that
+protocol on top, stepped one message at a time: ``eval`` plays a model's episodes through it
+(:class:`~causal_datasets.causalab.llm_agent.ChatAgent`), and so do the trainers
+(:mod:`causal_datasets.integrations.trl_env`, :mod:`causal_datasets.integrations.verl_interaction`): the
+same opening messages and prompts, byte for byte, the same steps, step limit (budget + submissions + 8
+turns) and record.
 """
 
 from __future__ import annotations

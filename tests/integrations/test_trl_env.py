@@ -62,7 +62,7 @@ def eval_play(benchmark: str, row, replies: list[str]):
     if benchmark == "shapeworld":
         generation = play_episode(row, ChatPolicy(client), "basic", "model:scripted")
     else:
-        generation = CausaLabGeneration.of(run_episode(row, ChatAgent(client, row)), "model:scripted")
+        generation = CausaLabGeneration.of(ChatAgent(client, row).play(), "model:scripted")
     scores = episode.task.score(Item(row.id, benchmark, row), Transcript((), generation), episode.context)
     prompts = [sent[-1]["content"] for sent in client.sent[1:]]
     return generation, episode.task.item_scores(scores), prompts
