@@ -19,6 +19,7 @@ from typing import Any, Literal, get_args
 from causal_datasets.causalab.env import CausaLabEnv
 from causal_datasets.causalab.generator import generate_episode
 from causal_datasets.causalab.play import CausaLabGeneration
+from causal_datasets.causalab.properties import PROPERTY_POOL
 from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.causalab.regimes import REGIMES, RegimeName, with_setting
 from causal_datasets.causalab.suites import HiddenSpec, SuiteSpec
@@ -79,7 +80,8 @@ def _shapeworld_task(seed: int, num_variables: int = 3, structure: str | None = 
 
 
 def _causalab_episode(seed: int, nodes: int = 4, hidden: int = 0, regime: RegimeName | None = None) -> CausaLabEpisode:
-    if not 3 <= nodes <= 12 or not 0 <= hidden < nodes or (regime is not None and regime not in REGIMES):
+    known_regime = regime is None or regime in REGIMES
+    if not 3 <= nodes <= len(PROPERTY_POOL) + 1 or not 0 <= hidden < nodes or not known_regime:
         raise EpisodeError(f"no CausaLab episode with {nodes} nodes, {hidden} hidden shifts and regime {regime!r}")
     name = f"{nodes}nodes" + (f"_hidden_n{hidden}" if hidden else "")
     spec = SuiteSpec(name, nodes, hidden=HiddenSpec(hidden) if hidden else None)

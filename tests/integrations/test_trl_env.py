@@ -174,6 +174,7 @@ def test_episodes_are_drawn_by_seed_and_difficulty_and_bad_ones_are_refused():
     assert draw_episode("shapeworld", 3, num_variables=6) == draw_episode("shapeworld", 3, num_variables=6)
     assert draw_episode("shapeworld", 3, num_variables=6).num_variables == 6
     assert draw_episode("causalab", 3, nodes=5, hidden=2) == draw_episode("causalab", 3, nodes=5, hidden=2)
+    assert len(draw_episode("causalab", 3, nodes=9, hidden=8).nodes) == 9
     observed = draw_episode("causalab", 3, nodes=5, regime="observation-only")
     assert observed.budget == 0 and len(observed.observation_crystals) == 12
     assert draw_episode("causalab", 3, nodes=5) != draw_episode("causalab", 4, nodes=5)
@@ -182,6 +183,7 @@ def test_episodes_are_drawn_by_seed_and_difficulty_and_bad_ones_are_refused():
         ("shapeworld", {"structure": "spiral"}),
         ("shapeworld", {"size": 4}),
         ("causalab", {"nodes": 2}),
+        ("causalab", {"nodes": 10}),
         ("causalab", {"nodes": 4, "hidden": 4}),
         ("causalab", {"regime": "dreaming"}),
         ("cladder", {}),
