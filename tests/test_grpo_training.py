@@ -11,12 +11,12 @@ import sys
 import datasets
 import pytest
 import torch
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 from causal_datasets import rewards
 from causal_datasets.errors import MissingExtra
 from causal_datasets.registry import get_builder
-from causal_datasets.training import tiny_random_model
+from causal_datasets.training import one_step_config, tiny_random_model
 from tests.support.prompt_builds import prompt_builds
 
 ROWS = 4  # two prompts per step, two generations each
@@ -71,19 +71,7 @@ def test_one_grpo_step_on_the_config_the_reward_scores(hub, tmp_path, reward):
 
     recorded.__name__ = reward.__name__  # TRL logs the reward under its function's name
     model, tokenizer = tiny_random_model()
-    args = GRPOConfig(
-        output_dir=str(tmp_path),
-        max_steps=1,
-        per_device_train_batch_size=ROWS,
-        num_generations=2,
-        max_completion_length=8,
-        use_cpu=True,
-        report_to="none",
-        save_strategy="no",
-        logging_steps=1,
-        seed=0,
-        disable_tqdm=True,
-    )
+    args = one_step_config(str(tmp_path), batch_size=ROWS, max_completion_length=8)
     trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=recorded, train_dataset=rows, args=args)
     trainer.train()
 

@@ -164,57 +164,84 @@ def run_episode(episode: CausaLabEpisode, agent: Agent, *, max_turns: int | None
     """Play one episode with ``agent``; never raises for bad agent output. An :class:`AgentFailure`
     ends the episode as ``llm_error``, any other agent exception as ``agent_error``; the steps so far
     are kept either way."""
-    lab = Lab(episode)
-    view = LabView.open(lab)
-    max_turns = max_turns or episode.budget + episode.max_submissions + EXTRA_TURNS
-    steps: list[dict[str, Any]] = []
-    hypothesis: Hypothesis | None = None
-    invalid, consecutive_invalid = 0, 0
-    refusals: dict[str, int] = {}
-    outcome: Outcome | None = None
-    error = None
-    for _ in range(max_turns):
+    session = LabSession(episode, max_turns=max_turns)
+    while not session.done:
         try:
-            turn = agent.act(view)
+            turn = agent.act(session.view)
         except AgentFailure as failure:
-            outcome, error = "llm_error", str(failure)
-            break
+            session.fail("llm_error", str(failure))
         except Exception as failure:  # an agent's own bug ends only this episode, steps kept
-            outcome, error = "agent_error", f"{type(failure).__name__}: {failure}"
-            break
-        event = _apply(lab, turn)
+            session.fail("agent_error", f"{type(failure).__name__}: {failure}")
+        else:
+            session.apply(turn)
+    return session.result()
+
+
+class LabSession:
+    """One episode in play, one step at a time: the lab, what the agent sees (``view``), the steps so far.
+
+    It ends when the reactor is activated, the submissions are used up, the agent stops, three readable-less
+    steps come in a row (``invalid_format``), :meth:`fail` is called, or ``max_turns`` steps were taken
+    (default: budget + submissions + :data:`EXTRA_TURNS`). The environment of the RL integrations
+    (:class:`causal_datasets.causalab.env.CausaLabEnv`) is this session with the chat protocol on top."""
+
+    def __init__(self, episode: CausaLabEpisode, *, max_turns: int | None = None):
+        self.episode = episode
+        self.lab = Lab(episode)
+        self.view = LabView.open(self.lab)
+        self.max_turns = max_turns or episode.budget + episode.max_submissions + EXTRA_TURNS
+        self.steps: list[dict[str, Any]] = []
+        self.hypothesis: Hypothesis | None = None
+        self.invalid, self.consecutive_invalid = 0, 0
+        self.refusals: dict[str, int] = {}
+        self.outcome: Outcome | None = None
+        self.error: str | None = None
+        self.ended = False
+
+    @property
+    def done(self) -> bool:
+        return self.ended or len(self.steps) >= self.max_turns
+
+    def apply(self, turn: AgentStep) -> Event:
+        """Carry out one step of the agent's and tell the view what happened."""
+        event = _apply(self.lab, turn)
         if turn.step is not None and turn.error is None:
-            hypothesis = turn.step.hypothesis
+            self.hypothesis = turn.step.hypothesis
         if event.kind in ("invalid_step", "refused"):
-            invalid += 1
-            consecutive_invalid += 1
+            self.invalid += 1
+            self.consecutive_invalid += 1
             if event.kind == "refused":
                 reason = event.message.split(":", 1)[0]
-                refusals[reason] = refusals.get(reason, 0) + 1
+                self.refusals[reason] = self.refusals.get(reason, 0) + 1
         else:
-            consecutive_invalid = 0
-        steps.append(step_log(turn, event))
-        _update(view, lab, turn, event)
-        if lab.finished:
-            break
-        if event.kind == "stopped":
-            break
-        if consecutive_invalid >= MAX_CONSECUTIVE_INVALID and turn.step is None:
-            outcome = "invalid_format"
-            break
-    return EpisodeResult.ended(
-        episode,
-        steps,
-        hypothesis,
-        solved=lab.solved,
-        predictions=[s.prediction for s in lab.submissions],
-        interventions_used=lab.uses,
-        invalid_steps=invalid,
-        readings=[r["values"] for r in view.readings],
-        refusals=refusals,
-        outcome=outcome,
-        error=error,
-    )
+            self.consecutive_invalid = 0
+        self.steps.append(step_log(turn, event))
+        _update(self.view, self.lab, turn, event)
+        if self.lab.finished or event.kind == "stopped":
+            self.ended = True
+        elif self.consecutive_invalid >= MAX_CONSECUTIVE_INVALID and turn.step is None:
+            self.outcome, self.ended = "invalid_format", True
+        return event
+
+    def fail(self, outcome: Outcome, error: str) -> None:
+        """End the episode for a reason outside the lab (the agent could not produce a step)."""
+        self.outcome, self.error, self.ended = outcome, error, True
+
+    def result(self) -> EpisodeResult:
+        """The episode as it stands (an unfinished one has no submission, or a wrong one)."""
+        return EpisodeResult.ended(
+            self.episode,
+            self.steps,
+            self.hypothesis,
+            solved=self.lab.solved,
+            predictions=[s.prediction for s in self.lab.submissions],
+            interventions_used=self.lab.uses,
+            invalid_steps=self.invalid,
+            readings=[r["values"] for r in self.view.readings],
+            refusals=self.refusals,
+            outcome=self.outcome,
+            error=self.error,
+        )
 
 
 def data_record(values: dict[str, float]) -> dict[str, Any]:

@@ -1,19 +1,15 @@
-"""A chat model as a CausaLab agent: the prompts of :mod:`~causal_datasets.causalab.prompts`, one
-DSL step per reply, parsed tolerantly; a reply with no readable step is asked again (``reask``
-times, each counted in the step's ``info``); optional verification before each submission."""
+"""A chat model playing CausaLab: the environment :class:`~causal_datasets.causalab.env.CausaLabEnv` (the
+one the RL integrations step) stepped with the model's replies, so ``eval`` and a trainer send the same
+prompts: one DSL step per reply, parsed tolerantly; a reply with no readable step is asked again (``reask``
+times, each counted in the step's ``info``); optional verification before each submission. The model may
+be sent only the last ``history`` exchanges after the opening messages."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from causal_datasets.causalab.dsl import parse_step
-from causal_datasets.causalab.episode import AgentFailure, AgentStep, LabView
-from causal_datasets.causalab.prompts import (
-    VERIFICATION_PROMPT,
-    build_messages,
-    feedback_message,
-    reask_message,
-)
+from causal_datasets.causalab.env import CausaLabEnv, Message
+from causal_datasets.causalab.episode import EpisodeResult
 from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.llm import LLMError
 from causal_datasets.llm.chat import ChatClient
@@ -21,57 +17,43 @@ from causal_datasets.llm.chat import ChatClient
 
 @dataclass
 class ChatAgent:
-    """Sends the conversation (opening messages + the last ``history`` exchanges) to the model; each
-    step's ``info`` keeps the prompt it answered (the opening messages on the first step)."""
+    """Plays ``episode`` with the model behind ``client``; each step's ``info`` keeps the prompt it answered
+    (the opening messages on the first step)."""
 
     client: ChatClient
     episode: CausaLabEpisode
     verify: bool = False
     history: int | None = None
     reask: int = 1
-    opening: list[dict[str, str]] = field(default_factory=list)
-    exchanges: list[list[dict[str, str]]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
         return f"model:{self.client.config.model}"
 
-    def act(self, view: LabView) -> AgentStep:
-        if not self.opening:
-            self.opening = build_messages(self.episode)
-            prompt: dict[str, str] | None = None
-        else:
-            prompt = {"role": "user", "content": feedback_message(view)}
-        reply = self._ask(prompt)
-        parsed = parse_step(reply)
-        info: dict[str, object] = {"prompt": prompt["content"] if prompt else self.opening}
-        unreadable: list[dict[str, str | None]] = []
-        while parsed.step is None and len(unreadable) < self.reask:
-            unreadable.append({"reply": reply, "error": parsed.error})
-            reply = self._ask({"role": "user", "content": reask_message(parsed.error or "no step")})
-            parsed = parse_step(reply)
-        if unreadable:
-            info |= {"reasks": len(unreadable), "unreadable": unreadable}
-        if self.verify and parsed.step is not None and parsed.step.action == "submit":
-            first = reply
-            reply = self._ask({"role": "user", "content": VERIFICATION_PROMPT})
-            revised = parse_step(reply)
-            info["verification"] = {"before": first, "after": reply, "revised_parse_error": revised.error}
-            if revised.step is not None:
-                parsed = revised
-        return AgentStep(step=parsed.step, raw=reply, error=parsed.error, warnings=parsed.warnings, info=info)
+    def play(self, *, max_turns: int | None = None) -> EpisodeResult:
+        """The whole episode; never raises for what the model replies. A failed call (``LLMError``) ends it as
+        ``llm_error``, any other exception as ``agent_error``; the steps so far are kept either way."""
+        env = CausaLabEnv(self.episode, max_turns=max_turns, reask=self.reask, verify=self.verify)
+        opening = len(env.messages)
+        while not env.done:
+            try:
+                reply = self.client.chat(window(env.messages, opening, self.history)).text
+            except LLMError as error:
+                env.fail("llm_error", f"{type(error).__name__}: {error}")
+            except Exception as error:  # a client's own bug ends only this episode, steps kept
+                env.fail("agent_error", f"{type(error).__name__}: {error}")
+            else:
+                env.step(reply)
+        return env.result()
 
-    def _ask(self, prompt: dict[str, str] | None) -> str:
-        if self.history is None:
-            recent = self.exchanges
-        else:
-            recent = self.exchanges[-self.history :] if self.history > 0 else []
-        messages = [*self.opening, *(m for exchange in recent for m in exchange)]
-        if prompt is not None:
-            messages.append(prompt)
-        try:
-            text = self.client.chat(messages).text
-        except LLMError as error:
-            raise AgentFailure(f"{type(error).__name__}: {error}") from error
-        self.exchanges.append(([prompt] if prompt else []) + [{"role": "assistant", "content": text}])
-        return text
+
+def window(messages: list[Message], opening: int, history: int | None) -> list[Message]:
+    """What the model is sent: the ``opening`` messages, the last ``history`` exchanges (a reply with the prompt
+    it answered; the first reply answered the opening) and the prompt to answer now (all of it when None)."""
+    if history is None:
+        return list(messages)
+    later = messages[opening:]
+    pending, answered = later[-1:], later[:-1]
+    exchanges = [answered[:1], *(answered[i : i + 2] for i in range(1, len(answered), 2))] if answered else []
+    recent = exchanges[-history:] if history > 0 else []
+    return [*messages[:opening], *(m for exchange in recent for m in exchange), *pending]

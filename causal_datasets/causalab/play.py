@@ -57,9 +57,13 @@ def solve(item: Item, context: TaskContext) -> CausaLabGeneration:
         agent, name = RandomAgent(seed=options.agent_seed), "agent:random"
     else:
         client = context.clients["model"]
-        agent = ChatAgent(client, episode, verify=options.verify, history=options.history, reask=options.reask)
-        name = f"model:{client.config.model}"
-    result = run_episode(episode, agent, max_turns=options.max_turns)
+        model = ChatAgent(client, episode, verify=options.verify, history=options.history, reask=options.reask)
+        return _generation(model.play(max_turns=options.max_turns), model.name)
+    return _generation(run_episode(episode, agent, max_turns=options.max_turns), name)
+
+
+def _generation(result: EpisodeResult, name: str) -> CausaLabGeneration:
+    """The generation of a finished episode; one the model server could not finish is a failed item."""
     if result.outcome == "llm_error":
         raise CallFailed(result.error)
     return CausaLabGeneration.of(result, name)

@@ -7,7 +7,6 @@ import json
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
-from causal_datasets.causalab.episode import run_episode
 from causal_datasets.causalab.llm_agent import ChatAgent
 from causal_datasets.causalab.prompts import VERIFICATION_PROMPT, build_messages
 from causal_datasets.causalab.upstream import load_suite
@@ -72,7 +71,7 @@ def test_a_scripted_episode_with_verification_and_a_history_window():
         step("submit", prediction=truth + 1),  # the revised step replaces it
     ]
     client = ScriptedClient(list(replies))
-    result = run_episode(episode, ChatAgent(client, episode, verify=True, history=1, reask=0))
+    result = ChatAgent(client, episode, verify=True, history=1, reask=0).play()
     assert result.outcome == "solved" and result.predictions == [truth + 1]
     assert [s["event"]["kind"] for s in result.steps] == ["reading", "invalid_step", "submission"]
     assert result.steps[2]["info"]["verification"]["before"] == replies[2]
@@ -92,7 +91,7 @@ def test_an_endpoint_failure_ends_the_episode_as_llm_error():
             LLMTimeout("no answer in 60 s", kind="timeout"),
         ]
     )
-    result = run_episode(episode, ChatAgent(client, episode))
+    result = ChatAgent(client, episode).play()
     assert result.outcome == "llm_error" and "LLMTimeout" in result.error and len(result.steps) == 1
 
 
@@ -101,7 +100,7 @@ def test_an_unreadable_reply_is_asked_again_and_counted():
     truth = episode.reactor_frequency
     replies = ["Let me think about density first.", step("submit", prediction=truth)]
     client = ScriptedClient(list(replies))
-    result = run_episode(episode, ChatAgent(client, episode))
+    result = ChatAgent(client, episode).play()
     assert result.outcome == "solved" and result.reasks == 1 and result.invalid_steps == 0
     (only,) = result.steps
     assert only["info"]["reasks"] == 1 and only["info"]["unreadable"][0]["reply"] == replies[0]
@@ -111,6 +110,6 @@ def test_an_unreadable_reply_is_asked_again_and_counted():
 def test_re_asks_are_bounded_and_an_unreadable_step_is_reported_after_them():
     episode = load_suite(RELEASE, "3nodes")[0]
     client = ScriptedClient(["no json", "still none", "nothing", step("stop")])
-    result = run_episode(episode, ChatAgent(client, episode, reask=2))
+    result = ChatAgent(client, episode, reask=2).play()
     assert [s["event"]["kind"] for s in result.steps] == ["invalid_step", "stopped"]
     assert result.reasks == 2 and result.invalid_steps == 1 and len(client.sent) == 4
