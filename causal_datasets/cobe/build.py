@@ -51,6 +51,7 @@ def build_from(source: Path) -> BuildOutcome:
         records["responses"] = {"test": parsed.responses}
     else:
         notes.append("no model outputs in this source: config 'responses' not built")
+    notes.append("config 'variations' not built: it comes from a construction (build cobe --construct CORE)")
     return BuildOutcome(
         records=records,
         notes=notes,

@@ -99,7 +99,10 @@ def test_construct_builds_core_and_verified_variations_with_provenance(tmp_path)
     sent = {prompt_sha256(r["messages"]) for r in requests if r["messages"][0]["content"] == SYSTEM}
     assert {v.prompt_sha256 for v in variations} <= sent and all(v.model == "stub" for v in variations)
     manifest = json.loads((hub / "cobe" / "manifest.json").read_text())
-    assert manifest["version"] == "1.2.0" and "variations" in (hub / "cobe" / "README.md").read_text()
+    card = (hub / "cobe" / "README.md").read_text()
+    assert manifest["version"] == "1.2.0" and "### Construction (paper §3.1)" in card
+    assert "| `prompt_sha256` |" in card and "| `verdicts.code` |" in card
+    assert "| all | 15 | 6 |" in card  # the construction table: asked, accepted
     # the prose reply was asked again once (the re-ask), then given up: two generator calls per request
     line = next(json.loads(x) for x in (out / RESULTS_FILE).read_text().splitlines() if NO_JSON in x)
     assert [c["role"] for c in line["calls"]] == ["generator", "generator"]
