@@ -14,6 +14,8 @@ from pathlib import Path
 from causal_datasets.cobe.construct import construct
 from causal_datasets.cobe.records import VARIATION_KINDS
 from causal_datasets.errors import RunConfigurationError
+from causal_datasets.flags import dest, flag, given_values
+from causal_datasets.llm.config import LLMConfig
 from causal_datasets.llm.options import add_model_arguments, spec_from_args
 
 #: where a construction is kept unless ``--construct-out`` says otherwise
@@ -55,6 +57,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def run_construction(args: argparse.Namespace) -> None:
+    """With ``--construct``: run the construction the flags ask for and make its folder ``args.source``. Without
+    it, a model flag given is an error (it would be ignored)."""
+    if args.construct is not None:
+        args.source = construct_from_args(args)
+        return
+    for prefix in ("", "judge-"):
+        given = given_values(LLMConfig, args, prefix=prefix, exclude=OWN_FLAGS)
+        if given or getattr(args, dest("model_config", prefix)) is not None:
+            name = flag(next(iter(given), "model_config"), prefix)
+            raise RunConfigurationError(f"{name} is for `build cobe --construct CORE` alone")
+
+
 def construct_from_args(args: argparse.Namespace) -> Path:
     """Run the construction the flags ask for; the folder to build from."""
     if args.all or args.name != "cobe" or args.source is not None:
@@ -78,8 +93,9 @@ def construct_from_args(args: argparse.Namespace) -> Path:
             kinds=list(dict.fromkeys(args.kinds)), per_kind=args.variations_per_kind,
             concurrency=generator.config.concurrency,
         )  # fmt: skip
+    again = " (asked again when the same command runs again)" if counts["failed"] else ""
     print(
         f"construction {args.construct_out}: {counts['accepted']} variations accepted, {counts['rejected']} "
-        f"rejected, {counts['failed']} failed (asked again when the same command runs again)"
+        f"rejected, {counts['failed']} failed{again}"
     )
     return Path(args.construct_out)

@@ -57,8 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.construct is not None:  # the construction's folder is the source of this build
-        args.source = construct_args.construct_from_args(args)
+    construct_args.run_construction(args)  # build cobe --construct: the construction's folder is the source
     if args.all:
         if args.source:
             raise CommandError("--source names one dataset's source; with --all use --sources DIR")

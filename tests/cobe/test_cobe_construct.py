@@ -169,6 +169,8 @@ def test_construct_flags_are_checked(tmp_path, capsys):
     assert "builds cobe alone" in capsys.readouterr().err
     assert main(["build", "cobe", "--construct", str(tmp_path / "missing.json"), "--model", "m"]) == 2
     assert "is not a file" in capsys.readouterr().err
+    assert main(["build", "cobe", "--source", core, "--judge-model", "j", "--hub-dir", str(tmp_path / "h")]) == 2
+    assert "--judge-model is for `build cobe --construct CORE` alone" in capsys.readouterr().err
     broken = tmp_path / "broken.json"
     broken.write_text('{"examples": [{"example_id": "1v1"}]}')
     with StubServer(stub) as server:
