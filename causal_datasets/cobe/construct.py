@@ -156,22 +156,28 @@ def read_settings(out: Path) -> ConstructionSettings:
 
 
 def _start(out: Path, settings: ConstructionSettings, core_bytes: bytes) -> None:
-    """Write the settings and the core copy into a new folder, or check that ``out`` was started with these."""
-    if (Path(out) / MANIFEST).exists():
+    """Start a construction in ``out`` (the core copy, then the settings), or check that ``out`` was started with
+    these settings; a folder holding only a core copy (a start a kill cut short) is started again."""
+    out, manifest = Path(out), Path(out) / MANIFEST
+    if manifest.exists():
         earlier = read_settings(out)
-        if earlier != settings:
-            fields = ConstructionSettings.model_fields
-            changed = [name for name in fields if getattr(earlier, name) != getattr(settings, name)]
+        changed = [
+            name for name in ConstructionSettings.model_fields if getattr(earlier, name) != getattr(settings, name)
+        ]
+        if changed:
             raise RunConfigurationError(
                 f"{out} holds a CoBe construction with other settings ({', '.join(changed)}); "
                 "run it with its own settings to resume it, or choose another --construct-out"
             )
-        return
-    if Path(out).exists() and any(Path(out).iterdir()):
-        raise RunConfigurationError(f"{out} is not empty and holds no {MANIFEST}; choose another --construct-out")
-    Path(out).mkdir(parents=True, exist_ok=True)
-    write_text_atomic(Path(out) / CORE_FILE, core_bytes.decode("utf-8"))
-    write_json_atomic(Path(out) / MANIFEST, settings.model_dump(mode="json"))
+    elif out.exists() and (
+        not out.is_dir() or any(p.name != CORE_FILE and not p.name.startswith(".") for p in out.iterdir())
+    ):
+        raise RunConfigurationError(
+            f"{out} is not an empty folder and holds no {MANIFEST}; choose another --construct-out"
+        )
+    if not manifest.exists():  # the core first: a folder with settings always has its core
+        write_text_atomic(out / CORE_FILE, core_bytes.decode("utf-8"))
+        write_json_atomic(manifest, settings.model_dump(mode="json"))
 
 
 def _reply_settings(client: ChatClient) -> dict[str, Any]:

@@ -165,6 +165,15 @@ def test_a_folder_of_other_settings_is_refused(tmp_path):
             construct(CORE, tmp_path / "c", client, client, kinds=["domain"], per_kind=1, progress=False)
             with pytest.raises(RunConfigurationError, match="per_kind"):
                 construct(CORE, tmp_path / "c", client, client, kinds=["domain"], per_kind=2, progress=False)
+            (tmp_path / "busy").mkdir()
+            (tmp_path / "busy" / "notes.txt").write_text("mine")
+            with pytest.raises(RunConfigurationError, match="not an empty folder"):
+                construct(CORE, tmp_path / "busy", client, client, kinds=["domain"], per_kind=1, progress=False)
+            (tmp_path / "cut").mkdir()  # a start a kill cut short: the core copy, no settings
+            (tmp_path / "cut" / "core.json").write_text("[]")
+            counts = construct(CORE, tmp_path / "cut", client, client, kinds=["domain"], per_kind=1, progress=False)
+    assert sum(counts.values()) == 5 and (tmp_path / "cut" / "core.json").read_bytes() == CORE.read_bytes()
+    assert (tmp_path / "busy" / "notes.txt").read_text() == "mine" and len(list((tmp_path / "busy").iterdir())) == 1
 
 
 def test_construct_flags_are_checked(tmp_path, capsys):
