@@ -1,7 +1,8 @@
 """CoBe: counterfactual text-edit scenarios, their query phrasings and published model responses.
 
 Source: the paper-format JSON or the project website's ``category-examples.json`` (which also
-carries nine models' outputs and verdicts). The full dataset is not distributed with this package.
+carries nine models' outputs and verdicts), or a construction folder (``build cobe --construct``).
+The full dataset is not distributed with this package.
 Thin: the build itself is :mod:`causal_datasets.cobe.build`.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from causal_datasets.builder import BuildContext, BuildOutcome, DatasetBuilder, Release
 from causal_datasets.cobe.build import build_from, card_context
-from causal_datasets.cobe.records import CoBePromptRow, CoBeQuery, CoBeResponse, CoBeScenario
+from causal_datasets.cobe.records import CoBePromptRow, CoBeQuery, CoBeResponse, CoBeScenario, CoBeVariation
 
 
 def build(context: BuildContext) -> BuildOutcome:
@@ -27,9 +28,21 @@ BUILDER = DatasetBuilder(
             "The `prompts` rows carry their request as TRL's conversational `prompt` column (was `messages`, which "
             "TRL's trainers read as a whole conversation to imitate, not as a prompt).",
         ),
+        Release(
+            "1.2.0",
+            "Built from a construction folder too (`build cobe --construct CORE`, the paper's §3.1 augmentation): "
+            "a core set and its verified variations, with the config `variations` (every variation asked for, kept "
+            "or not, with its provenance); `source_format` gains the label `constructed`.",
+        ),
     ),
     pretty_name="CoBe: Conversational Counterfactual Text Editing",
-    configs={"scenarios": CoBeScenario, "queries": CoBeQuery, "responses": CoBeResponse, "prompts": CoBePromptRow},
+    configs={
+        "scenarios": CoBeScenario,
+        "queries": CoBeQuery,
+        "responses": CoBeResponse,
+        "prompts": CoBePromptRow,
+        "variations": CoBeVariation,
+    },
     build=build,
     source_description="CoBe website file eval-results/category-examples.json "
     "(cobe-benchmark/cobe-benchmark.github.io) or the paper-format JSON",

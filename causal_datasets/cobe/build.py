@@ -6,15 +6,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
 from causal_datasets.builder import BuildOutcome, BuiltRecords
+from causal_datasets.cobe.constructed import build_constructed, construction_table, is_construction
 from causal_datasets.cobe.dataset import card_tables, query_records
 from causal_datasets.cobe.formats import CoBeFormatError, read_source
 from causal_datasets.cobe.prompts import build_messages
 from causal_datasets.cobe.quality import findings
-from causal_datasets.cobe.records import CoBePromptRow, CoBeQuery, CoBeResponse, CoBeScenario
+from causal_datasets.cobe.records import CoBePromptRow, CoBeQuery, CoBeResponse, CoBeScenario, CoBeVariation
 from causal_datasets.errors import SourceUnavailable
 from causal_datasets.records.base import Record
 from causal_datasets.records.prompts import chat_messages
@@ -29,7 +31,11 @@ SOURCES = {
 
 def build_from(source: Path) -> BuildOutcome:
     """The configs of the paper-format JSON or website file ``source`` (``responses`` only when it has model
-    outputs); :class:`SourceUnavailable` for a file in neither format."""
+    outputs), or of a construction folder (``variations`` instead); :class:`SourceUnavailable` for anything else."""
+    if is_construction(source):
+        outcome = build_constructed(source)
+        queries = cast(Sequence[CoBeQuery], outcome.records["queries"]["test"])
+        return replace(outcome, records={**outcome.records, "prompts": {"test": [prompt_row(q) for q in queries]}})
     try:
         parsed = read_source(source)
     except CoBeFormatError as error:
@@ -45,6 +51,7 @@ def build_from(source: Path) -> BuildOutcome:
         records["responses"] = {"test": parsed.responses}
     else:
         notes.append("no model outputs in this source: config 'responses' not built")
+    notes.append("config 'variations' not built: it comes from a construction (build cobe --construct CORE)")
     return BuildOutcome(
         records=records,
         notes=notes,
@@ -70,4 +77,6 @@ def card_context(records: BuiltRecords) -> dict[str, Any]:
     """The card's tables of the built configs (the builder declares their row types)."""
     scenarios = cast(Sequence[CoBeScenario], records["scenarios"]["test"])
     responses = cast(Sequence[CoBeResponse], records.get("responses", {}).get("test", []))
-    return card_tables(scenarios, responses)
+    variations = cast(Sequence[CoBeVariation], records.get("variations", {}).get("test", []))
+    construction = construction_table(variations) if variations else ""
+    return card_tables(scenarios, responses) | {"construction_table": construction}

@@ -2,7 +2,9 @@
 
 Three configs share these types: ``scenarios`` (one row per ``XXXvYY`` scenario), ``queries`` (one
 row per scenario × query phrasing, the unit a model answers) and ``responses`` (one row per query ×
-model, with the verdict published alongside, when the source carries model outputs).
+model, with the verdict published alongside, when the source carries model outputs). A constructed
+set (``build cobe --construct``) adds ``variations``: every variation asked for, kept or not, with
+its provenance.
 """
 
 from __future__ import annotations
@@ -35,13 +37,13 @@ GRAPH_TYPES: tuple[GraphType, ...] = get_args(GraphType)
 Phrasing = Literal["A", "B", "C"]
 PHRASINGS: tuple[Phrasing, ...] = get_args(Phrasing)
 
-SourceFormat = Literal["paper_json", "website"]
 
 #: the keys that tie a config's rows to each other, described once
 CoreSetId = Annotated[int, Field(description="The core-set example `XXX`.")]
 VariationId = Annotated[int, Field(description="The variation `YY`.")]
 ScenarioId = Annotated[str, Field(description="The scenario's `id` in `scenarios`.")]
 QueryId = Annotated[str, Field(description="The query's `id` in `queries`.")]
+SourceFormat = Literal["paper_json", "website", "constructed"]
 Verdict = Literal["correct", "wrong", "unknown"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
@@ -105,7 +107,7 @@ class CoBeScenario(Record):
     should_change: list[str] = Field(description="Events that must change (E2: descendants of the intervention).")
     numerical_change: list[str] = Field(description="Expected directions of quantities (E4).")
     latent_factors: list[str] = Field(description="Unobserved conditions to hold fixed (E5).")
-    source_format: SourceFormat = Field(description="Format of the source file: `paper_json` or `website`.")
+    source_format: SourceFormat = Field(description="Format of the source file: `paper_json`, `website` or `constructed`.")
     source_groups: list[str] = Field(
         description="Where the source lists the scenario, e.g. `by_domain/Engineering`; "
         "more than one for a repeated listing."
@@ -159,3 +161,56 @@ class CoBePromptRow(PromptRow):
     phrasing: Phrasing = Field(description="Phrasing A, B or C (slice).")
     domain: Domain | None = Field(description="Domain of the scenario (slice).")
     graph_type: GraphType | None = Field(description="Causal-graph family of the scenario (slice).")
+
+
+#: the paper's three kinds of variation (§3.1 "Augmentation"): sentence structure, clause order, domain
+VariationKind = Literal["sentence_structure", "clause_order", "domain"]
+VARIATION_KINDS: tuple[VariationKind, ...] = get_args(VariationKind)
+#: accepted: kept as a scenario; rejected: the reply or the checks failed it; failed: the model call failed
+VariationStatus = Literal["accepted", "rejected", "failed"]
+#: why a variation was not kept: a malformed reply, a copy of its core, a criteria check, the judge, a failed call
+VariationCategory = Literal[
+    "reply_no_json",
+    "reply_unreadable",
+    "reply_invalid",
+    "same_as_core",
+    "criterion_not_in_text",
+    "criterion_in_both_lists",
+    "query_off_template",
+    "unknown_domain",
+    "unknown_graph_type",
+    "missing_criteria",
+    "answer_fails_criteria",
+    "judge_unresolved",
+    "call_failed",
+]
+VARIATION_CATEGORIES: tuple[VariationCategory, ...] = get_args(VariationCategory)
+
+
+class CriterionCheck(Record):
+    """The judge's verdict on one criterion of a variation's own representative answer."""
+
+    code: str = Field(description="Criterion code E1-E5.")
+    passed: bool | None = Field(description="True/False, or null when the judge gave no valid answer.")
+    error: str | None = Field(description="Why there is no verdict (the judge's error category), else null.")
+
+
+class CoBeVariation(Record):
+    """One variation a construction asked a generator model for, kept or not, with its provenance."""
+
+    id: str = Field(description="`<core scenario id>/<kind>/<n>`: the request, fixed before any model call.")
+    core_id: str = Field(description="The core scenario it varies (`XXXvYY` of the core file).")
+    core_set_id: CoreSetId
+    kind: VariationKind = Field(description="Sentence structure, clause order or domain (paper §3.1).")
+    index: int = Field(description="The n-th variation of this kind asked for this core scenario (from 1).")
+    target_domain: Domain | None = Field(description="The domain asked for (domain variations; else the core's).")
+    status: VariationStatus = Field(description="`accepted` (a row of `scenarios`), `rejected` or `failed`.")
+    category: VariationCategory | None = Field(description="Why it was not kept; null when accepted.")
+    detail: str | None = Field(description="What the check or the call said, when it was not kept.")
+    scenario_id: str | None = Field(description="Its `XXXvYY` id in `scenarios` when accepted, else null.")
+    model: str = Field(description="The generator model.")
+    judge_model: str = Field(description="The judge model of the representative-answer check.")
+    prompt_sha256: str = Field(description="sha256 of the generation request's messages (canonical JSON).")
+    reply: str | None = Field(description="The generator's last reply (null when no call succeeded).")
+    verdicts: list[CriterionCheck] = Field(description="The judge's verdicts on the representative answer.")
+    quality_issues: list[QualityIssue] = Field(description="The CoBe criteria checks' findings on the variation.")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from causal_datasets import registry
 from causal_datasets.builder import BuildContext, DatasetBuilder
+from causal_datasets.cobe import construct_args
 from causal_datasets.commands._errors import CommandError
 from causal_datasets.commands._task_options import add_options, options_from_args
 from causal_datasets.commands._types import at_least
@@ -48,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="workers generating a generated config (default: the CPUs available); "
         "the rows are the same for any number",
     )
+    construct_args.add_arguments(parser)  # build cobe --construct CORE --model M: causal_datasets/cobe/construct
     for builder in registry.builders().values():  # a builder's own options, e.g. shapeworld's --sizes
         if builder.options is not None:
             add_options(parser, builder.options, title=f"{builder.name} options")
@@ -55,6 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    construct_args.run_construction(args)  # build cobe --construct: the construction's folder is the source
     if args.all:
         if args.source:
             raise CommandError("--source names one dataset's source; with --all use --sources DIR")

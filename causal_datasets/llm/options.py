@@ -12,7 +12,7 @@ they or pydantic reject is an ``LLMConfigError`` naming the flag or the file.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,16 +33,22 @@ NOT_FLAGS = ("concurrency",)
 
 
 def add_model_arguments(
-    parser: argparse.ArgumentParser, prefix: str = "", *, purpose: str | None = None, omitted: str | None = None
+    parser: argparse.ArgumentParser,
+    prefix: str = "",
+    *,
+    purpose: str | None = None,
+    omitted: str | None = None,
+    exclude: Collection[str] = (),
 ) -> None:
     """Add ``--{prefix}model``, ``--{prefix}base-url`` … to ``parser`` (see ``spec_from_args``).
 
-    ``purpose`` says what the model is for and ``omitted`` what happens without it (both in the help).
+    ``purpose`` says what the model is for and ``omitted`` what happens without it (both in the help);
+    ``exclude`` names fields the command sets with a flag of its own (e.g. ``build``'s ``--seed``).
     """
     who = f"{prefix.rstrip('-')} " if prefix else ""
     group = parser.add_argument_group(f"{who}model".strip(), purpose)
     model_help = f"{who}model name as the server knows it (omitted: {omitted or f'no {who}model'})"
-    add_flags(group, LLMConfig, prefix=prefix, exclude=NOT_FLAGS, helps={"model": model_help})
+    add_flags(group, LLMConfig, prefix=prefix, exclude=(*NOT_FLAGS, *exclude), helps={"model": model_help})
     group.add_argument(
         flag("model_config", prefix),
         type=Path,

@@ -237,3 +237,13 @@ def _write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def write_json_atomic(path: Path, value: Any) -> None:
+    """``value`` as an indented JSON document (keys sorted, secrets redacted), written atomically."""
+    _write_atomic(path, _json_text(value, indent=2))
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """``text`` written as it is, atomically (a sibling temporary file renamed over ``path``)."""
+    _write_atomic(path, text)
