@@ -57,7 +57,7 @@ def solve(item: Item, context: TaskContext) -> CausaLabGeneration:
         agent, name = RandomAgent(seed=options.agent_seed), "agent:random"
     else:
         client = context.clients["model"]
-        agent = ChatAgent(client, episode, verify=options.verify, history=options.history, reask=options.reask)
+        agent = ChatAgent(client, episode, verify=options.verifies(), history=options.history, reask=options.reask)
         name = f"model:{client.config.model}"
     result = run_episode(episode, agent, max_turns=options.max_turns)
     if result.outcome == "llm_error":
