@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypedDict, Unpack, get_args
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from causal_datasets.shapeworld.entities import DEFAULT_THEME, THEMES, Theme
 from causal_datasets.shapeworld.failures import FailurePattern, failure_pattern
@@ -38,6 +38,7 @@ from causal_datasets.shapeworld.prompts import (
     question_of,
 )
 from causal_datasets.shapeworld.records import ShapeWorldTask
+from causal_datasets.shapeworld.theme_file import ThemeSpec
 from causal_datasets.shapeworld.world import World
 
 Phase = Literal["action", "choice", "answer"]
@@ -91,6 +92,9 @@ class EpisodePlay(BaseModel):
     policy: str
     variant: Variant
     theme: str
+    theme_file: ThemeSpec | None = Field(
+        default=None, description="the theme of an --entities-file, whole (None: the built-in theme named)"
+    )
     prediction: Literal["yes", "no"] | None
     error: ErrorMode | None
     error_detail: str | None
@@ -157,6 +161,7 @@ def play_episode(
         policy=policy_name,
         variant=variant,
         theme=theme.name,
+        theme_file=None if theme in THEMES.values() else ThemeSpec.of(theme),
         prediction=episode.prediction,
         error=episode.error,
         error_detail=episode.detail,
@@ -167,7 +172,7 @@ def play_episode(
 
 def score_play(task: ShapeWorldTask, play: EpisodePlay) -> EpisodeScores:
     """The scores of a played episode of ``task``: a pure function of the task and the play."""
-    theme = next(t for t in THEMES.values() if t.name == play.theme)
+    theme = play.theme_file.theme() if play.theme_file else next(t for t in THEMES.values() if t.name == play.theme)
     world = world_of(task, theme)
     initial = {world.shapes[v] for v in task.initially_moving}
     pattern = failure_pattern(
