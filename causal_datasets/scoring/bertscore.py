@@ -69,9 +69,7 @@ def score(
     if len(candidates) != len(references):
         raise ValueError(f"{len(candidates)} candidates for {len(references)} references")
     encoder = load_encoder(model)
-    layer = encoder.layers if num_layers is None else num_layers
-    if not 0 <= layer <= encoder.layers:
-        raise BertScoreModelError(f"{model} has layers 0 to {encoder.layers}, not {num_layers}")
+    layer = check_layer(model, num_layers)
     special = {encoder.tokenizer.cls_token_id, encoder.tokenizer.sep_token_id} - {None}
     weights = _idf(encoder, references) if idf else None
     ids = {text: _encode(encoder, text) for text in dict.fromkeys([*candidates, *references])}
@@ -86,6 +84,15 @@ def score(
         recall.append(r)
         f1.append(f)
     return BertScores(precision, recall, f1)
+
+
+def check_layer(model: str, num_layers: int | None) -> int:
+    """The layer BERTScore reads from ``model`` (None: its last), once the encoder loads; else
+    :class:`BertScoreModelError`."""
+    layers = load_encoder(model).layers
+    if num_layers is not None and not 0 <= num_layers <= layers:
+        raise BertScoreModelError(f"{model} has layers 0 to {layers}, not {num_layers}")
+    return layers if num_layers is None else num_layers
 
 
 @lru_cache(maxsize=2)

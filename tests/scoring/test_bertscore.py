@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import pytest
-import torch
 from bert_score import score as reference_score
-from transformers import BertConfig, BertModel, BertTokenizer
 
 from causal_datasets.scoring.bertscore import BertScoreModelError, score
+from tests.support.tiny_bert import write_tiny_bert
 
-WORDS = ["p", "y", "x", "z", "v1", "v2", "do", "sum", "the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "(", ")", "|", "=", ",", "+", "-", *WORDS, "##s", "##1"]
 CANDIDATES = [
     "P(Y | X)",
     "P(Y | do(X))",
@@ -33,25 +30,9 @@ REFERENCES = [
 ]
 
 
-#: 3 layers of width 32: a few thousand parameters
-TINY = {
-    "hidden_size": 32,
-    "num_hidden_layers": 3,
-    "num_attention_heads": 2,
-    "intermediate_size": 64,
-    "max_position_embeddings": 64,
-}
-
-
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
-    """A random 3-layer BERT with a 30-token WordPiece vocabulary, saved as a model folder."""
-    folder = tmp_path_factory.mktemp("tiny-bert")
-    (folder / "vocab.txt").write_text("\n".join(VOCAB) + "\n")
-    BertTokenizer(str(folder / "vocab.txt"), model_max_length=64).save_pretrained(folder)
-    torch.manual_seed(46)
-    BertModel(BertConfig(vocab_size=len(VOCAB), **TINY)).save_pretrained(folder)
-    return str(folder)
+    return write_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
 
 
 def package(folder: str, layers: int, **options) -> list[list[float]]:
