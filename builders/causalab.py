@@ -36,6 +36,14 @@ BUILDER = DatasetBuilder(
             "follows the authors' definition (an intervention's base is solved on the undisturbed crystal and "
             "rounded; prior records and the reactor are undisturbed), for every config. Generated rows are unchanged.",
         ),
+        Release(
+            "1.2.0",
+            "`4nodes_golden` and `6nodes_golden`: the offline chains are designed as the paper's low-MEC controls "
+            "(interventions chosen greedily to orient every edge the observational Markov equivalence class leaves "
+            "undirected, so the chain's interventional MEC is the one DAG; values drawn away from the property's "
+            "reading) instead of cycling through the properties in alphabetical order; `--golden legacy` rebuilds "
+            "1.1.0's rows byte for byte. Other configs are unchanged.",
+        ),
     ),
     pretty_name="CausaLab: interactive causal discovery episodes",
     configs={

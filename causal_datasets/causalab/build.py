@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from causal_datasets.builder import BuildContext, BuildOutcome, BuiltRecords
 from causal_datasets.causalab.generator import generate_suites
+from causal_datasets.causalab.golden import GoldenDesign
 from causal_datasets.causalab.quality import upstream_findings
 from causal_datasets.causalab.records import CausaLabEpisode
 from causal_datasets.causalab.statistics import suite_table
@@ -27,6 +28,11 @@ class CausaLabBuildOptions(BaseModel):
         le=1_000_000,
         description="episodes of every generated suite (the release's 50)",
     )
+    golden: GoldenDesign = Field(
+        default="designed",
+        description="the Golden suites' intervention chains: designed to orient the graph's Markov equivalence class "
+        "(1.2.0 on), or legacy (properties in alphabetical order, random values: rebuilds the rows of 1.1.0)",
+    )
 
 
 def build_episodes(context: BuildContext, source_help: str) -> BuildOutcome:
@@ -42,7 +48,9 @@ def build_episodes(context: BuildContext, source_help: str) -> BuildOutcome:
         if release is None
         else {UPSTREAM_PREFIX + suite: load_suite(release, suite, context.seed) for suite in SUITES}
     )
-    generated = generate_suites(list(SUITE_SPECS.values()), context.seed, options.episodes_per_suite, context.num_proc)
+    generated = generate_suites(
+        list(SUITE_SPECS.values()), context.seed, options.episodes_per_suite, context.num_proc, options.golden
+    )
     records: BuiltRecords = {name: {SPLIT: episodes} for name, episodes in {**generated, **upstream}.items()}
     notes = (
         []

@@ -9,7 +9,8 @@ range per size) drawn among order-respecting pairs, redrawn until the target has
 weights in {1, 2, 3}; ``base_freq`` an integer in [15, 25]. The hard-quadratic family gives each
 edge ``u·p² + w·p`` with u ∈ {0.008, 0.012, 0.016} and a vertex ``-w/(2u)`` uniform in [35, 65].
 Hidden suites add H on k nodes (the target among them for the freqnode variant); Golden suites
-add an offline chain of interventions on the first observation crystal.
+add an offline chain of interventions on the first observation crystal (:mod:`.golden`: designed to
+orient the graph's Markov equivalence class, or the legacy chain of versions up to 1.1.0).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from collections.abc import Sequence
 from functools import partial
 from typing import cast
 
-from causal_datasets.causalab.crystals import assemble_episode, bases_of, measurement, stable_seed
-from causal_datasets.causalab.mechanism import Mechanism
+from causal_datasets.causalab.crystals import assemble_episode, stable_seed
+from causal_datasets.causalab.golden import GoldenDesign, golden_chain
 from causal_datasets.causalab.properties import PROPERTY_POOL, TARGET
 from causal_datasets.causalab.records import (
     CausaLabEpisode,
@@ -29,8 +30,6 @@ from causal_datasets.causalab.records import (
     Edge,
     EdgeAxis,
     Equation,
-    Intervention,
-    Measurement,
     QuadraticMetadata,
     Term,
 )
@@ -40,7 +39,6 @@ from causal_datasets.sharding import chunks, generate_sharded
 WEIGHTS = (1, 2, 3)
 QUADRATIC_U = (0.008, 0.012, 0.016)
 VERTEX_RANGE = (35.0, 65.0)
-GOLDEN_CHAIN = 6
 _DECIMALS = 6
 
 
@@ -51,30 +49,37 @@ SHARD_EPISODES = 50
 SHARDS_PER_WORKER = 20
 
 
-def generate_suite(spec: SuiteSpec, seed: int = 0, count: int = EPISODES_PER_SUITE) -> list[CausaLabEpisode]:
-    return _shard(seed, (spec, 0, count))
+def generate_suite(
+    spec: SuiteSpec, seed: int = 0, count: int = EPISODES_PER_SUITE, golden: GoldenDesign = "designed"
+) -> list[CausaLabEpisode]:
+    return _shard(seed, golden, (spec, 0, count))
 
 
 def generate_suites(
-    specs: Sequence[SuiteSpec], seed: int = 0, count: int = EPISODES_PER_SUITE, num_proc: int = 1
+    specs: Sequence[SuiteSpec],
+    seed: int = 0,
+    count: int = EPISODES_PER_SUITE,
+    num_proc: int = 1,
+    golden: GoldenDesign = "designed",
 ) -> dict[str, list[CausaLabEpisode]]:
     """``count`` episodes of every suite, generated in shards of :data:`SHARD_EPISODES` episodes by
-    ``num_proc`` workers: the same episodes as :func:`generate_suite`, whatever the number of workers."""
+    ``num_proc`` workers: the same episodes as :func:`generate_suite`, whatever the number of workers
+    (``golden``: the Golden suites' chains, :mod:`causal_datasets.causalab.golden`)."""
     shards = [(spec, start, stop) for spec in specs for start, stop in chunks(count, SHARD_EPISODES)]
     # generate_sharded gives the rows as Records: the rows of ``model``, CausaLabEpisode
     episodes = cast(
         list[CausaLabEpisode],
-        generate_sharded(partial(_shard, seed), shards, CausaLabEpisode, num_proc, SHARDS_PER_WORKER),
+        generate_sharded(partial(_shard, seed, golden), shards, CausaLabEpisode, num_proc, SHARDS_PER_WORKER),
     )
     return {spec.name: episodes[number * count : (number + 1) * count] for number, spec in enumerate(specs)}
 
 
-def _shard(seed: int, shard: tuple[SuiteSpec, int, int]) -> list[CausaLabEpisode]:
+def _shard(seed: int, golden: GoldenDesign, shard: tuple[SuiteSpec, int, int]) -> list[CausaLabEpisode]:
     spec, start, stop = shard
-    return [generate_episode(spec, index, seed) for index in range(start, stop)]
+    return [generate_episode(spec, index, seed, golden) for index in range(start, stop)]
 
 
-def generate_episode(spec: SuiteSpec, index: int, seed: int = 0) -> CausaLabEpisode:
+def generate_episode(spec: SuiteSpec, index: int, seed: int = 0, golden: GoldenDesign = "designed") -> CausaLabEpisode:
     episode_seed = stable_seed(seed, spec.name, index)
     rng = random.Random(episode_seed)
     structure = random.Random(stable_seed(seed, spec.topology, index))
@@ -105,7 +110,8 @@ def generate_episode(spec: SuiteSpec, index: int, seed: int = 0) -> CausaLabEpis
         quadratic_metadata=_quadratic_metadata(equations) if spec.family == "quadratic" else None,
     )
     if spec.golden:
-        episode = episode.model_copy(update={"prior_records": episode.prior_records + _golden_chain(rng, episode)})
+        chain = golden_chain(rng, episode, golden)
+        episode = episode.model_copy(update={"prior_records": episode.prior_records + chain})
     return episode
 
 
@@ -160,21 +166,3 @@ def _disturbance(rng: random.Random, spec: SuiteSpec, props: list[str]) -> Distu
     affected = [TARGET, *rng.sample(props, k - 1)] if spec.hidden.includes_target else rng.sample(props, k)
     v = spec.hidden.magnitude
     return Disturbance(value_space=[-v, 0.0, v], weight=1.0, affected_nodes=affected, initial_value=0.0)
-
-
-def _golden_chain(rng: random.Random, episode: CausaLabEpisode) -> list[Measurement]:
-    """Interventions on the first observation crystal, cycling through the controllable
-    properties in alphabetical order, each recorded with the intervention that produced it."""
-    mechanism = Mechanism.from_episode(episode)
-    bases = bases_of(episode.observation_crystals[0])
-    targets = sorted(episode.controllable)
-    chain = []
-    for step in range(GOLDEN_CHAIN):
-        prop = targets[step % len(targets)]
-        value = float(rng.randint(0, 100))
-        bases[prop] = mechanism.base_for(prop, value, bases[prop], mechanism.evaluate(bases))
-        record_id = f"{len(episode.prior_records) + step}/golden"
-        chain.append(
-            measurement(record_id, mechanism.evaluate(bases), Intervention(target_prop=prop, target_value=value))
-        )
-    return chain

@@ -1,10 +1,12 @@
-"""The options of ``causal-datasets eval causalab``: the model's protocol and the interaction regime."""
+"""The options of ``causal-datasets eval causalab``: the model's protocol (its scaffold, :mod:`.scaffolds`) and the
+interaction regime."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
 from causal_datasets.causalab.regimes import REGIMES, RegimeName, Setting
+from causal_datasets.causalab.scaffolds import SCAFFOLDS, ScaffoldName
 
 #: bounds of the regime options (a run of 1000 records or interventions per episode is a typo)
 MAX_PRIOR_OBSERVATIONS = MAX_BUDGET = 1000
@@ -12,8 +14,15 @@ MAX_PRIOR_OBSERVATIONS = MAX_BUDGET = 1000
 
 class CausaLabOptions(BaseModel):
     agent_seed: int = Field(default=0, ge=0, description="seed of the random agent")
-    verify: bool = Field(
-        default=False, description="ask the model to check its hypothesis against past data before submitting"
+    scaffold: ScaffoldName = Field(
+        default="react-memory",
+        description="the paper's agent scaffold: react-memory (its ReAct loop with memory, every main table) or "
+        "react-memory-verify (RQ4: the hypothesis checked against past data before each submission)",
+    )
+    verify: bool | None = Field(
+        default=None,
+        description="ask the model to check its hypothesis against past data before submitting (default: the "
+        "scaffold's)",
     )
     max_turns: int | None = Field(
         default=None,
@@ -44,6 +53,10 @@ class CausaLabOptions(BaseModel):
         le=MAX_BUDGET,
         description="interventions allowed per episode (default: the dataset's 4(n-1))",
     )
+
+    def verifies(self) -> bool:
+        """Whether the agent verifies before submitting: ``--verify`` when given, else the scaffold's."""
+        return SCAFFOLDS[self.scaffold].verify if self.verify is None else self.verify
 
     def setting(self) -> Setting:
         """The regime's counts, with the explicit ones taking precedence."""

@@ -57,7 +57,7 @@ def solve(item: Item, context: TaskContext) -> CausaLabGeneration:
         agent, name = RandomAgent(seed=options.agent_seed), "agent:random"
     else:
         client = context.clients["model"]
-        model = ChatAgent(client, episode, verify=options.verify, history=options.history, reask=options.reask)
+        model = ChatAgent(client, episode, verify=options.verifies(), history=options.history, reask=options.reask)
         return _generation(model.play(max_turns=options.max_turns), model.name)
     return _generation(run_episode(episode, agent, max_turns=options.max_turns), name)
 

@@ -59,6 +59,9 @@ class CladderMetrics(BenchmarkMetrics):
     token_f1: float | None = Field(
         default=None, title="token F1", description="mean token-multiset F1 against the reference"
     )
+    bertscore: float | None = Field(
+        default=None, title="BERTScore F1", description="mean BERTScore F1 against the reference (--bertscore-model)"
+    )
     accuracy_own_graph: float | None = Field(
         default=None,
         title="right under the model's graph",
@@ -162,6 +165,7 @@ def _rates(scores: list[CladderScores], judged: bool, options: CladderOptions) -
         "judge": _share(s.judge is True for s in scores) if judged else None,
         "bleu": _mean(s.bleu for s in scores),
         "token_f1": _mean(s.token_f1 for s in scores),
+        "bertscore": _mean(s.bertscore for s in scores),
         "accuracy_own_graph": _share(is_credited(s, rule, suffix="_own_graph") for s in scores) if paper else None,
         "answer_accuracy": _share(s.answer_correct is True for s in scores) if paper else None,
         "graph_edge_f1": _mean(s.graph_edge_f1 for s in scores) if paper else None,
@@ -243,6 +247,8 @@ def item_scores(scores: CladderScores) -> dict[str, float]:
         "bleu": scores.bleu,
         "token_f1": scores.token_f1,
     }
+    if scores.bertscore is not None:
+        result["bertscore"] = scores.bertscore
     if scores.judge_answers is not None:
         result["judge"] = float(scores.judge is True)
     if scores.feedback is not None:

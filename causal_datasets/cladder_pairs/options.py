@@ -13,6 +13,7 @@ from causal_datasets.docalc.scoring_rules import ScoringRule
 from causal_datasets.errors import RunConfigurationError
 from causal_datasets.runners.records import Role
 from causal_datasets.runners.task import RunSettings
+from causal_datasets.scoring.bertscore import check_layer
 
 
 class CladderOptions(BaseModel):
@@ -53,6 +54,14 @@ class CladderOptions(BaseModel):
     judge_attempts: int = Field(
         default=DEFAULT_ATTEMPTS, ge=1, description="judge asks per answer until a verdict line"
     )
+    bertscore_model: str | None = Field(
+        default=None,
+        description="also score each answer by BERTScore F1 against the estimand with this encoder (a folder or a "
+        "Hugging Face id; DoVerifier App. I Table 4)",
+    )
+    bertscore_layers: int | None = Field(
+        default=None, ge=0, description="the encoder layer BERTScore reads (default: the last)"
+    )
     graph_families: list[GraphFamily] | None = Field(default=None, description="only questions of these graph families")
     query_types: list[QueryType] | None = Field(default=None, description="only questions of these query types")
 
@@ -81,3 +90,5 @@ def check(settings: RunSettings, options: CladderOptions, roles: frozenset[Role]
         raise RunConfigurationError(
             "--judge-graph generated goes with --prompt paper (only that prompt asks the model for a graph)"
         )
+    if options.bertscore_model:
+        check_layer(options.bertscore_model, options.bertscore_layers)  # the encoder loads before any item

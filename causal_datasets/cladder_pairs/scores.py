@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from causal_datasets.cladder_pairs import estimand_task
+from causal_datasets.cladder_pairs.bertscore import bertscore_f1
 from causal_datasets.cladder_pairs.generation import CladderGeneration
 from causal_datasets.cladder_pairs.judge import ask_judge
 from causal_datasets.cladder_pairs.options import CladderOptions
@@ -58,6 +59,7 @@ class CladderScores(ReadReply):
     string_match: bool
     bleu: float
     token_f1: float
+    bertscore: float | None = Field(default=None, description="BERTScore F1 (None: no --bertscore-model)")
     detail: str | None
     derivation: dict[str, Any] | None = None
     derivation_valid_share: float | None = None
@@ -98,6 +100,10 @@ def score(item: Item, transcript: Transcript[CladderGeneration], context: TaskCo
         **first.fields(),
         **score_reply(first, q, options),
     }
+    if options.bertscore_model:
+        fields["bertscore"] = bertscore_f1(
+            first.expression, q.estimand, options.bertscore_model, options.bertscore_layers
+        )
     judge = context.client("judge")
     if judge is not None:
         graph, source = judge_graph(first, q, options)

@@ -103,7 +103,14 @@ TASK = Task(
     options=CladderOptions,
     from_files=True,
     check=check,
-    scoring_options=("scoring", "verifier_seed", "judge_graph", "judge_attempts"),
+    scoring_options=(
+        "scoring",
+        "verifier_seed",
+        "judge_graph",
+        "judge_attempts",
+        "bertscore_model",
+        "bertscore_layers",
+    ),
     judge_options=("judge_graph", "judge_attempts"),
     rescore_notes=rescore_notes,
     view=View(

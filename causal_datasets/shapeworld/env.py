@@ -25,9 +25,9 @@ import json
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from causal_datasets.shapeworld.entities import DEFAULT_THEME, Theme
+from causal_datasets.shapeworld.entities import DEFAULT_THEME, THEMES, Theme
 from causal_datasets.shapeworld.generate import world_of
 from causal_datasets.shapeworld.parsing import parse_action, parse_answer, parse_choice
 from causal_datasets.shapeworld.prompts import (
@@ -40,6 +40,7 @@ from causal_datasets.shapeworld.prompts import (
     question_of,
 )
 from causal_datasets.shapeworld.records import ShapeWorldTask
+from causal_datasets.shapeworld.theme_file import ThemeSpec
 
 Phase = Literal["action", "choice", "answer"]
 ErrorMode = Literal["invalid_action", "invalid_format", "too_many_attempts", "invalid_answer", "llm_error"]
@@ -82,6 +83,9 @@ class EpisodePlay(BaseModel):
     policy: str
     variant: Variant
     theme: str
+    theme_file: ThemeSpec | None = Field(
+        default=None, description="the theme of an --entities-file, whole (None: the built-in theme named)"
+    )
     prediction: Literal["yes", "no"] | None
     error: ErrorMode | None
     error_detail: str | None
@@ -160,6 +164,7 @@ class ShapeWorldEnv:
             policy=policy,
             variant=self.variant,
             theme=self.theme.name,
+            theme_file=None if self.theme in THEMES.values() else ThemeSpec.of(self.theme),
             prediction=self.prediction,
             error=self.error,
             error_detail=self.detail,

@@ -91,7 +91,7 @@ def play_episode(
 
 def score_play(task: ShapeWorldTask, play: EpisodePlay) -> EpisodeScores:
     """The scores of a played episode of ``task``: a pure function of the task and the play."""
-    theme = next(t for t in THEMES.values() if t.name == play.theme)
+    theme = play.theme_file.theme() if play.theme_file else next(t for t in THEMES.values() if t.name == play.theme)
     world = world_of(task, theme)
     initial = {world.shapes[v] for v in task.initially_moving}
     pattern = failure_pattern(

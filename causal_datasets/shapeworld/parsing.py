@@ -85,5 +85,10 @@ def _last_with(text: str, keys: tuple[str, ...]) -> dict[str, Any] | None:
     return found[-1] if found else None
 
 
+def normal_text(text: str) -> str:
+    """How a reply's value is compared: lower-cased, whitespace runs as one space, no trailing full stop."""
+    return " ".join(text.split()).lower().rstrip(".")
+
+
 def _normal(value: Any) -> Any:
-    return " ".join(value.split()).lower().rstrip(".") if isinstance(value, str) else value
+    return normal_text(value) if isinstance(value, str) else value

@@ -10,16 +10,18 @@ the played episode is the item's generation, scored afterwards by
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from causal_datasets.runners.task import CallFailed, Estimates, Item, RoleSpec, Task, TaskContext, Transcript
 from causal_datasets.shapeworld.agents import AGENTS
 from causal_datasets.shapeworld.chat import ChatPolicy
-from causal_datasets.shapeworld.entities import THEMES, ThemeName
+from causal_datasets.shapeworld.entities import THEMES, Theme, ThemeName
 from causal_datasets.shapeworld.episode import EpisodePlay, EpisodeScores, Policy, play_episode, score_play
 from causal_datasets.shapeworld.records import ShapeWorldTask, Variant
 from causal_datasets.shapeworld.summary import ShapeWorldMetrics, summarize
+from causal_datasets.shapeworld.theme_file import ThemeSpec, read_theme_file
 from causal_datasets.shapeworld.view import VIEW
 from causal_datasets.uncertainty import Mean, ratio
 
@@ -29,6 +31,22 @@ class ShapeWorldOptions(BaseModel):
     entities: ThemeName = Field(
         default="shapes", description="what the world's entities are called (the graphs stay the same)"
     )
+    entities_file: ThemeSpec | None = Field(
+        default=None,
+        description="a JSON file naming the entities instead (name, noun, plural, 8 entities; see "
+        "docs/benchmarks/shapeworld.md); replaces --entities, and the run records the theme itself",
+    )
+
+    @field_validator("entities_file", mode="before")
+    @classmethod
+    def _read(cls, value: object) -> object:
+        """A path (the flag's text) is read here; a recorded run's options hold the theme already."""
+        return read_theme_file(Path(value)) if isinstance(value, str | Path) else value
+
+    def theme(self) -> Theme:
+        """The theme the episodes are played in: the file's, else the built-in one named."""
+        return THEMES[self.entities] if self.entities_file is None else self.entities_file.theme()
+
     system_role: bool = Field(
         default=True,
         description="send the rules as a system message, not in the first user "
@@ -45,7 +63,7 @@ def solve(item: Item, context: TaskContext) -> EpisodePlay:
     task: ShapeWorldTask = item.row
     options: ShapeWorldOptions = context.options
     agent = context.settings.agent
-    theme = THEMES[options.entities]
+    theme = options.theme()
     policy: Policy
     if agent is not None:
         policy, name = AGENTS[agent](task, options.agent_seed, theme), f"agent:{agent}"
