@@ -9,7 +9,9 @@ the whole command: the synthetic config's N rows (in shards of 500), the synthet
 time over the local one with the same number of workers) and whether every file of the four builds is the
 same (sha256). One run each: a figure of a loaded machine, not a median.
 
-    .venv/bin/python scripts/bench_ray.py [--rows 6000]     # --rows 200000: the issue's size (about 50 min a run on a loaded 2-CPU machine)
+    .venv/bin/python scripts/bench_ray.py [--rows 6000]
+
+``--rows 200000`` is the issue's size: about 50 minutes a run on a loaded 2-CPU machine.
 """
 
 from __future__ import annotations
