@@ -4,10 +4,11 @@
 The build is written and loaded back in a local temporary folder (:func:`~.folder.build_to_folder`, the same
 bytes as a local build), then copied file by file: the old manifest is removed first, the data files and the
 card are put (an object store makes each object visible only once its upload is complete), files the new
-manifest does not list are deleted, and the manifest is put last, so a folder with a manifest holds a
-complete build (a kill mid-copy leaves a folder without one, which the next build replaces). Every copied
-file is read back and checked against the manifest's sha256. Without ``replace`` the target must be absent
-or a build of the same dataset holding only the files its manifest lists (as for a local folder).
+manifest does not list are deleted, every copied file is read back and checked against the manifest's
+sha256, and the manifest is put last, so a folder with a manifest holds a complete build (a kill mid-copy
+leaves a folder without one, which the next build replaces with ``--force``). Without ``replace`` the
+target must be absent or a build of the same dataset holding only the files its manifest lists (as for a
+local folder).
 A ``file://`` URL is a local folder (:func:`hub_root`), written with the local folder's atomic swap.
 """
 
@@ -55,10 +56,10 @@ def build_to_url(
             fs.put_file(str(written.folder / relative), f"{target}/{relative}")
         for stale in sorted(set(_files(fs, target)) - listed - {MANIFEST}):
             fs.rm(f"{target}/{stale}")
+        for relative, digest in manifest["files"].items():
+            if file_sha256(f"{target}/{relative}", fs.open) != digest:
+                raise DatasetFolderError(f"{url}/{relative} does not hold the bytes the build wrote after the copy")
         fs.put_file(str(written.folder / MANIFEST), f"{target}/{MANIFEST}")
-    for relative, digest in manifest["files"].items():
-        if file_sha256(f"{target}/{relative}", fs.open) != digest:
-            raise DatasetFolderError(f"{url}/{relative} does not hold the bytes its manifest lists after the copy")
     return written, loaded, url
 
 
