@@ -199,6 +199,10 @@ class LocalModelUnavailable(CausalDatasetsError):
     """The bundled model or the local extra (torch, transformers, gguf) is missing, or its server did not come up."""
 
 
+class ClusterError(CausalDatasetsError):
+    """A Ray cluster could not be reached, or a task on it was lost more often than it may be retried."""
+
+
 class MissingExtra(CausalDatasetsError, ImportError):
     """A feature needs an optional dependency; the message names the extra that installs it."""
 

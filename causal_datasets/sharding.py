@@ -7,8 +7,8 @@ order, so the output is byte-identical whatever the number of workers.
 
 With ``num_proc > 1`` the shards run in ``Dataset.from_generator(..., num_proc=N)``: ``datasets``
 hands each worker a contiguous run of the ``shards`` list and concatenates the workers' Arrow files
-in order. The same ``make_rows(shard)`` function runs unchanged on a cluster engine (one task per
-shard; see docs/ARCHITECTURE.md, "Sharded generation").
+in order. Inside :func:`on_ray` (``build --ray``) the same ``make_rows(shard)`` runs as one Ray task per
+shard instead (:func:`causal_datasets.cluster.ray_map`), the rows again in shard order: the same bytes.
 """
 
 from __future__ import annotations
@@ -16,16 +16,35 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import datasets
 
+from causal_datasets.cluster import RayCluster, connected, ray_map
 from causal_datasets.records.base import Record, records_from_dataset
 
 
 def available_cpus() -> int:
     """CPUs this process may run on (the default number of build workers)."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+#: the Ray cluster the shards of this context run on (:func:`on_ray`), or None: this machine's pool
+_RAY: ContextVar[RayCluster | None] = ContextVar("causal_datasets_ray", default=None)
+
+
+@contextmanager
+def on_ray(cluster: RayCluster) -> Iterator[None]:
+    """Every :func:`generate_sharded` in the block runs its shards as Ray tasks on ``cluster`` (connected once
+    for the block)."""
+    with connected(cluster):
+        token = _RAY.set(cluster)
+        try:
+            yield
+        finally:
+            _RAY.reset(token)
 
 
 def generate_sharded(
@@ -41,7 +60,11 @@ def generate_sharded(
     (``make_rows`` must then be picklable: a module-level function or a ``functools.partial`` of one),
     at most one worker per ``shards_per_worker`` shards: the pool takes about a second to start and
     each row goes to Arrow and back into a record, more than cheap shards take. The pool's cache goes to a
-    temporary folder, so a rebuild never reuses rows of older code."""
+    temporary folder, so a rebuild never reuses rows of older code. Inside :func:`on_ray`, one Ray task per
+    shard instead."""
+    cluster = _RAY.get()
+    if cluster is not None:
+        return [row for rows in ray_map(make_rows, shards, cluster) for row in rows]
     num_proc = min(num_proc, len(shards) // shards_per_worker)
     if num_proc <= 1:
         return [row for shard in shards for row in make_rows(shard)]

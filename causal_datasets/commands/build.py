@@ -7,20 +7,23 @@ and said so; ``--force`` rebuilds it."""
 from __future__ import annotations
 
 import argparse
+from contextlib import nullcontext
 from pathlib import Path
 
 from causal_datasets import registry
 from causal_datasets.builder import BuildContext, DatasetBuilder
+from causal_datasets.cluster import RayCluster
 from causal_datasets.cobe import construct_args
 from causal_datasets.commands._errors import CommandError
 from causal_datasets.commands._task_options import add_options, options_from_args
 from causal_datasets.commands._types import at_least
 from causal_datasets.errors import SourceUnavailable
-from causal_datasets.hub.folder import build_to_folder, current_build, verify_folder
+from causal_datasets.hub.folder import WrittenDataset, build_to_folder, current_build, verify_folder
 from causal_datasets.hub.layout import CARD
+from causal_datasets.hub.remote import build_to_url, hub_root
 from causal_datasets.markdown import markdown_table
 from causal_datasets.paths import DEFAULT_HUB_DIR, SOURCES_ENV, sources_dir
-from causal_datasets.sharding import available_cpus
+from causal_datasets.sharding import available_cpus, on_ray
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,7 +31,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("name", nargs="?", help="dataset name")
     target.add_argument("--all", action="store_true", help="every dataset whose sources are available")
-    parser.add_argument("--hub-dir", type=Path, default=DEFAULT_HUB_DIR, help="root of built datasets (default hub/)")
+    parser.add_argument(
+        "--hub-dir",
+        type=hub_root,
+        default=DEFAULT_HUB_DIR,
+        help="root of built datasets: a folder (default hub/) or an fsspec URL (s3://BUCKET/PATH, gs://...)",
+    )
     parser.add_argument("--seed", type=at_least(0), help="generator seed (default: the dataset's own)")
     parser.add_argument(
         "--force",
@@ -50,6 +58,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the rows are the same for any number",
     )
     construct_args.add_arguments(parser)  # build cobe --construct CORE --model M: causal_datasets/cobe/construct
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="run each shard of a generated config as a Ray task (the ray extra): on the cluster at ADDRESS "
+        "(auto, HOST:PORT, ray://HOST:10001), or without one on a local Ray runtime of --num-proc CPUs; "
+        "the same bytes as without",
+    )
     for builder in registry.builders().values():  # a builder's own options, e.g. shapeworld's --sizes
         if builder.options is not None:
             add_options(parser, builder.options, title=f"{builder.name} options")
@@ -85,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
             options=options,
             num_proc=args.num_proc,
         )
-        if not args.force and (folder := current_build(builder, args.hub_dir, context)) is not None:
+        local = isinstance(args.hub_dir, Path)  # an fsspec URL is built anew
+        if not args.force and local and (folder := current_build(builder, args.hub_dir, context)) is not None:
             kept.append(builder.name)
             print(
                 f"kept {builder.name}: {folder} is already this build (version {builder.version}, seed {context.seed}, "
@@ -93,16 +111,15 @@ def run(args: argparse.Namespace) -> int:
             )
             continue
         try:
-            written = build_to_folder(builder, args.hub_dir, context, replace=args.force)
+            written, loaded, where = _build(builder, args, context)
         except SourceUnavailable as error:
             if not args.all:
                 raise
             skipped.append((builder.name, str(error)))
             continue
-        loaded = verify_folder(written.folder)
         for config, splits in loaded.items():
             for split, rows in splits.items():
-                summary.append([builder.name, builder.version, config, split, rows, str(written.folder)])
+                summary.append([builder.name, builder.version, config, split, rows, where])
         for note in written.notes:
             print(f"note: {builder.name}: {note}")
         found = [finding.summary() for finding in written.findings if finding.ids]
@@ -110,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
             findings = "finding" if len(found) == 1 else "findings"
             print(
                 f"note: {builder.name}: {len(found)} data-quality {findings}, each with its ids and what the build "
-                f"did under Data Quality in {written.folder / CARD}:"
+                f"did under Data Quality in {where}/{CARD}:"
             )
             print("\n".join(f"  {line}" for line in found))
     if summary:
@@ -118,6 +135,18 @@ def run(args: argparse.Namespace) -> int:
     for name, reason in skipped:
         print(f"skipped {name}: {reason}")
     return 0 if summary or kept or not chosen else 1
+
+
+def _build(
+    builder: DatasetBuilder, args: argparse.Namespace, context: BuildContext
+) -> tuple[WrittenDataset, dict[str, dict[str, int]], str]:
+    """``builder`` built into ``--hub-dir`` (a folder or an fsspec URL), its shards on Ray with ``--ray``: what was
+    written, the rows loaded back, and where."""
+    with on_ray(RayCluster(args.ray or None, args.num_proc)) if args.ray is not None else nullcontext():
+        if isinstance(args.hub_dir, str):
+            return build_to_url(builder, args.hub_dir, context, replace=args.force)
+        written = build_to_folder(builder, args.hub_dir, context, replace=args.force)
+    return written, verify_folder(written.folder), str(written.folder)
 
 
 def _source_under(builder: DatasetBuilder, sources: Path | None) -> Path | None:

@@ -18,6 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from causal_datasets.cluster import RayCluster
 from causal_datasets.commands._errors import CommandError
 from causal_datasets.commands._help import command_parser
 from causal_datasets.commands._task_options import (
@@ -57,6 +58,14 @@ def run(args: argparse.Namespace) -> int:
     parser.add_argument("--out", type=Path, required=True, help="the new run folder (results.jsonl, summary.json)")
     parser.add_argument("--concurrency", type=at_least(1), default=4, help="items scored at once (default 4)")
     parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="score the items as Ray tasks (the ray extra) on the cluster at ADDRESS, or without one on a local "
+        "Ray runtime; recorded calls only (no model asked anew); the same results",
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print the new summary.json instead of the table of headline scores"
     )
     add_dataset_arguments(
@@ -95,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         models=models,
         location=location_from_args(given) if explicit else None,
         concurrency=given.concurrency,
+        cluster=None if given.ray is None else RayCluster(given.ray or None),
     )
     print(summary.model_dump_json(indent=2) if given.json else result_table(task, summary, given.out))
     print(

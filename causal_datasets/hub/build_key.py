@@ -6,6 +6,7 @@ are byte-identical), so ``build`` keeps it (``hub.folder.current_build``)."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,10 +46,10 @@ def _hidden(relative: Path) -> bool:
     return any(part.startswith(".") for part in relative.parts)
 
 
-def file_sha256(path: Path) -> str:
-    """The sha256 of a file's bytes, read a megabyte at a time."""
+def file_sha256(path: Path | str, open_file: Callable[..., Any] = open) -> str:
+    """The sha256 of a file's bytes, read a megabyte at a time (``open_file``: e.g. an fsspec file system's)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_file(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

@@ -22,12 +22,14 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from causal_datasets import __version__
+from causal_datasets.cluster import RayCluster, ray_map
 from causal_datasets.errors import NotInTranscript, RunConfigurationError, RunFolderError
 from causal_datasets.hub.layout import MANIFEST
 from causal_datasets.hub.location import DatasetLocation
@@ -57,10 +59,13 @@ from causal_datasets.runners.results import (
 )
 from causal_datasets.runners.selection import limited_items
 from causal_datasets.runners.task import Item, RunSettings, Task, TaskContext, Transcript
+from causal_datasets.sharding import chunks
 
 _HUB_ID = re.compile(r"[\w.-]+/[\w.-]+@\S+")
 #: what the message of an --out that holds results suggests (rescore and score-upstream-run have no --resume)
 NEW_FOLDER_HINT = "this command writes a new run folder: choose another --out"
+#: items scored again per Ray task (``rescore --ray``)
+RAY_BATCH = 200
 
 
 def rescore_run(
@@ -72,16 +77,20 @@ def rescore_run(
     location: DatasetLocation | None = None,
     concurrency: int = 4,
     progress: bool | None = None,
+    cluster: RayCluster | None = None,
 ) -> RunSummary[Any]:
     """Score the run in ``source`` again into ``out`` (see the module); ``options``: scoring options to
     change, by field name; ``models``: scoring roles to ask anew; ``location``: where to read the
-    dataset (default: where the run read it)."""
+    dataset (default: where the run read it); ``cluster``: score the items as Ray tasks of :data:`RAY_BATCH`
+    items there (the recorded calls replayed only: no model asked anew), the same results."""
     source, out = Path(source), Path(out)
     task, before = read_typed_summary(source, "rescore")
     if out.resolve() == source.resolve():
         raise RunConfigurationError("rescore writes a new run folder: give an --out other than the run rescored")
     check_out(out, hint=NEW_FOLDER_HINT)  # refused before any work, nothing created
     models = dict(models or {})
+    if cluster is not None and models:
+        raise RunConfigurationError("rescore --ray replays the recorded calls only: ask a model anew without --ray")
     new_options = _scoring_options(task, before, dict(options or {}), frozenset(models))
     settings = RunSettings(
         out=out,
@@ -113,9 +122,11 @@ def rescore_run(
                 return dict(line.model_dump(mode="json"))
             return _rescored(task, by_id[line.id], line, context, roles, live)
 
-        outcomes = map_concurrent(
-            rescore_line, list(lines.values()), concurrency=concurrency, desc=f"{task.name} rescore", progress=progress
-        )
+        todo, desc = list(lines.values()), f"{task.name} rescore"
+        if cluster is None:
+            outcomes = map_concurrent(rescore_line, todo, concurrency=concurrency, desc=desc, progress=progress)
+        else:
+            outcomes = _on_ray(rescore_line, todo, cluster)
         for item_id, outcome in zip(lines, outcomes, strict=True):
             if isinstance(outcome, NotInTranscript):
                 raise NotInTranscript(
@@ -162,6 +173,13 @@ def rescore_run(
             usage_total=total,
             rescored=rescored,
         )
+
+
+def _on_ray(rescore_line: Any, lines: list[Any], cluster: RayCluster) -> list[Any]:
+    """``map_concurrent``'s outcomes (a result or the exception raised, per line, in order), batches as Ray tasks."""
+    batches = [lines[start:stop] for start, stop in chunks(len(lines), RAY_BATCH)]
+    one_by_one = partial(map_concurrent, rescore_line, concurrency=1, progress=False)
+    return [outcome for batch in ray_map(one_by_one, batches, cluster) for outcome in batch]
 
 
 def _version_notes(task: Task[Any, Any, Any], before: RunSummary[Any]) -> list[str]:
