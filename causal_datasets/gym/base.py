@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from causal_datasets.errors import CausalDatasetsError
+from causal_datasets.reward_guards import over_length
 
 Entry = dict[str, Any]
 Difficulty = dict[str, Any]
@@ -103,7 +104,7 @@ class GymDataset(Sequence[Entry]):
 
 
 def score_with(generator: Generator, answer: str | None, entry: Entry) -> float:
-    """``generator.score``, with None and blank answers scoring 0.0 and the result kept in [0, 1]."""
-    if not isinstance(answer, str) or not answer.strip():
+    """``generator.score``, with None, blank and over-long answers scoring 0.0 and the result kept in [0, 1]."""
+    if not isinstance(answer, str) or not answer.strip() or over_length(answer):
         return 0.0
     return min(1.0, max(0.0, float(generator.score(answer, entry))))

@@ -31,6 +31,7 @@ from causal_datasets.causalab.regimes import REGIMES, with_setting
 from causal_datasets.causalab.suites import HiddenSpec, SuiteSpec
 from causal_datasets.gym.base import Difficulty, Entry, Generator, Knob
 from causal_datasets.llm.structured import strip_thinking
+from causal_datasets.reward_guards import statement_problem
 
 #: the regimes, easiest first (docs/generators.md measures them)
 REGIME_ORDER = ("observation-only", "mixed", "intervention-only")
@@ -83,17 +84,18 @@ def _entry(rng: random.Random, difficulty: Difficulty) -> Entry:
 
 
 def prediction(reply: str) -> float | None:
-    """The reply's prediction: its ``Prediction:`` lines when they all state the same plain number, else the
-    whole reply when it is one plain number; None otherwise (several predictions, an expression, no number)."""
+    """The reply's prediction: its ``Prediction:`` lines when they all state the same plain number (at most
+    three times), else the whole reply when it is one plain number; None otherwise (several predictions, an
+    expression, no number)."""
     visible = strip_thinking(reply)
     stated = [match.group(1) for match in _PREDICTION.finditer(visible)] or [visible]
-    values = set()
+    values = []
     for text in stated:
         number = _PLAIN_NUMBER.fullmatch(text)
         if number is None:
             return None
-        values.add(float(number.group(1)))
-    return values.pop() if len(values) == 1 else None
+        values.append(float(number.group(1)))
+    return None if statement_problem(values) else values[-1]
 
 
 def _score(answer: str, entry: Entry) -> float:

@@ -128,7 +128,8 @@ def _identification_entry(rng: random.Random, difficulty: Difficulty) -> Entry:
 
 def _identification_score(answer: str, entry: Entry) -> float:
     meta = entry["metadata"]
-    return identify_reward([None], [answer], query=[meta["query"]], graph=[meta["graph"]])[0]
+    columns = {"query": [meta["query"]], "graph": [meta["graph"]], "reference": [entry["answer"]]}
+    return identify_reward([None], [answer], **columns)[0]
 
 
 def _identification_measure(entries: Sequence[Entry]) -> dict[str, float]:
