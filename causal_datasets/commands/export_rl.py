@@ -49,11 +49,11 @@ def run(args: argparse.Namespace) -> int:
 
         records = DatasetLocation(hub_dir=args.hub_dir).load(args.name, args.config, args.split).records
         rows, split = verl.prompts_rows(args.name, args.config, records, args.split), args.split
-    path = _write(rows, args.out, split)
+    path = _write(rows, args.out, split).resolve()
     print(f"{len(rows)} rows of {rows[0]['data_source'] if rows else args.config} in {path}")
     print(
-        f"verl: data.train_files={path} custom_reward_function.path={Path(verl.__file__).resolve()} "
-        "custom_reward_function.name=compute_score"
+        f"verl: data.train_files={path} reward.custom_reward_function.path={Path(verl.__file__).resolve()} "
+        "reward.custom_reward_function.name=compute_score"
     )
     return 0
 

@@ -1,15 +1,16 @@
 """``export-rl --format verl`` rows scored by ``compute_score`` loaded the way verl's reward loader loads it.
 
 verl 0.9.1 cannot be installed beside this package's stack (it pins ``transformers<5.11``, hence
-``huggingface_hub<2``; the package needs ``huggingface_hub>=2``), so the loader is verl's own steps, by
-file path: ``importlib.util.spec_from_file_location("custom_module", path)``, the module executed, the
-function ``custom_reward_function.name`` taken from it (verl's ``get_custom_reward_fn``).
+``huggingface_hub<2``; the package needs ``huggingface_hub>=2`` and its ``local`` extra ``transformers>=5.24``),
+so the loader here repeats verl's own steps: ``get_custom_reward_fn`` reads ``reward.custom_reward_function``'s
+``path`` and ``name`` and calls ``verl.utils.import_utils.load_extern_object``, which loads the file with
+``importlib.util.spec_from_file_location`` under a name of its own (not in ``sys.modules``), executes it and
+takes the named attribute.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import sys
 
 import pandas as pd
 import pytest
@@ -28,14 +29,10 @@ def hub(tmp_path_factory):
 
 
 def load_like_verl(path: str, name: str = "compute_score"):
-    """verl's custom reward function loading: the file as module ``custom_module``, then the named function."""
-    spec = importlib.util.spec_from_file_location("custom_module", path)
+    """verl's ``load_extern_object(module_path=path, object_name=name)`` for a file path."""
+    spec = importlib.util.spec_from_file_location("custom_module_verl", path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["custom_module"] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules["custom_module"]
+    spec.loader.exec_module(module)
     return getattr(module, name)
 
 
@@ -43,9 +40,9 @@ def exported(argv, capsys) -> tuple[pd.DataFrame, object]:
     assert main(["export-rl", *argv]) == 0
     printed = capsys.readouterr().out
     settings = dict(part.split("=", 1) for part in printed.split("verl: ", 1)[1].split())
-    assert settings["custom_reward_function.name"] == "compute_score"
+    assert settings["reward.custom_reward_function.name"] == "compute_score"
     rows = pd.read_parquet(settings["data.train_files"])
-    return rows, load_like_verl(settings["custom_reward_function.path"])
+    return rows, load_like_verl(settings["reward.custom_reward_function.path"])
 
 
 def check_rows(rows: pd.DataFrame, compute_score, data_source: str, limit: int) -> None:
