@@ -39,9 +39,9 @@ class Knob:
         """``value`` when it is one of the levels (or, for a numeric knob, within their range)."""
         numeric = all(isinstance(level, (int, float)) and not isinstance(level, bool) for level in self.levels)
         if numeric and isinstance(value, (int, float)) and not isinstance(value, bool):
-            low, high = min(self.levels), max(self.levels)
-            if low <= value <= high and (isinstance(value, int) or any(isinstance(v, float) for v in self.levels)):
-                return value
+            continuous = any(isinstance(level, float) for level in self.levels)
+            if min(self.levels) <= value <= max(self.levels) and (continuous or isinstance(value, int)):
+                return float(value) if continuous else value  # 5 and 5.0 name the same difficulty
         elif value in self.levels:
             return value
         shown = f"{min(self.levels)}..{max(self.levels)}" if numeric else ", ".join(map(str, self.levels))

@@ -54,6 +54,15 @@ def test_every_knob_level_builds(name):
             assert gym.score_answer(entry["answer"], entry) == 1.0
 
 
+def test_a_number_names_one_difficulty_however_written():
+    assert gym.make("causalab", size=2, hidden=5)[1] == gym.make("causalab", size=2)[1]
+    assert (
+        gym.make("identification", size=1, conditional_share=1)[0]["metadata"]["difficulty"]["conditional_share"] == 1.0
+    )
+    with pytest.raises(GymError, match="nodes must be one of 4..8"):
+        gym.make("identification", nodes=5.5)
+
+
 def test_bad_knobs_are_typed_errors():
     with pytest.raises(GymError, match="no generator"):
         gym.make("nope")
