@@ -5,7 +5,9 @@ Each function has TRL's signature ``reward(prompts, completions, **kwargs) -> li
 the answer (conversational format, e.g. ``[{"role": "assistant", "content": "..."}]``); every other
 dataset column arrives as a keyword holding one value per completion (class labels may come as
 their integer index, as ``datasets`` stores them); anything else TRL adds (``trainer_state``,
-``completion_ids``, ``log_metric`` ...) is ignored. Rewards lie in [0, 1] and are deterministic.
+``completion_ids``, ``log_metric`` ...) is ignored. Rewards lie in [0, 1] and are deterministic. A
+completion over :data:`~causal_datasets.reward_guards.MAX_COMPLETION_CHARS` (32,000) characters,
+or one stating several different answers, gets the lowest reward (:mod:`causal_datasets.reward_guards`).
 
 No function raises on a completion or a column value: an unusable one gets the lowest reward,
 0.0, and each call logs at most one warning (logger ``causal_datasets.rewards``) counting the
@@ -17,7 +19,6 @@ with those columns).
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
@@ -25,9 +26,10 @@ from numbers import Integral
 from typing import Any
 
 from causal_datasets.cladder_pairs.cladder import cladder_reading, family_graph
-from causal_datasets.cladder_pairs.estimand_task import ERROR_PREFIXES, extract_estimand
+from causal_datasets.cladder_pairs.estimand_task import ERROR_PREFIXES, stated_estimands
 from causal_datasets.cladder_pairs.records import CladderPromptRow, CladderQuestionRow
 from causal_datasets.cladder_pairs.synthetic_latent import NOT_IDENTIFIABLE
+from causal_datasets.cladder_pairs.yes_no import cladder_answer
 from causal_datasets.docalc.budget import DEFAULT_TIME_LIMIT
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.docalc.graph import DoGraph
@@ -41,9 +43,11 @@ from causal_datasets.recast.parsing import (
     AnswerFormatError,
     parse_graph_answer,
     read_prediction,
+    relationships_objects,
 )
+from causal_datasets.reward_guards import extreme_constant, over_length, statement_problem
 from causal_datasets.scoring.graph_compare import GraphComparison, compare_graphs
-from causal_datasets.shapeworld.parsing import parse_answer
+from causal_datasets.shapeworld.parsing import json_objects, parse_answer
 from causal_datasets.shapeworld.records import ShapeWorldTask
 
 logger = logging.getLogger(__name__)
@@ -105,7 +109,10 @@ def _rewards(name: str, completions: Sequence[Any], columns: Mapping[str, Any], 
     reasons: Counter[str] = Counter()
     for index, completion in enumerate(completions):
         try:
-            rewards.append(score(_completion_text(completion), _Row(columns, index)))
+            text = _completion_text(completion)
+            if over_length(text):
+                raise _Lowest("over_length")
+            rewards.append(score(text, _Row(columns, index)))
         except _Lowest as low:
             reasons[low.reason] += 1
             rewards.append(LOWEST)
@@ -194,17 +201,24 @@ def _estimand_score(text: str, row: _Row, scoring: str) -> float:
 
 
 def _answer(text: str) -> tuple[str, bool]:
-    """The answer of a completion: the last ``Estimand: ...`` line (and True), else the whole completion outside
-    ``<think>`` (and False)."""
-    extracted = extract_estimand(text)
-    return (extracted, True) if extracted is not None else (strip_thinking(text).strip(), False)
+    """The answer of a completion: its ``Estimand: ...`` lines' expression (and True; lines stating different
+    ones, or too many: :func:`~causal_datasets.reward_guards.statement_problem`), else the whole completion
+    outside ``<think>`` (and False)."""
+    stated = stated_estimands(text)
+    problem = statement_problem(stated)
+    if problem:
+        raise _Lowest(problem)
+    return (stated[-1], True) if stated else (strip_thinking(text).strip(), False)
 
 
 def _expression(answer: str, labelled: bool) -> Expr:
     try:
-        return parse(answer)
+        expression = parse(answer)
     except ExprParseError:
         raise _Lowest("unparsable" if labelled else "no_expression") from None
+    if extreme_constant(expression):
+        raise _Lowest("extreme_constant")
+    return expression
 
 
 def _decided(verdict: Verdict) -> float:
@@ -308,7 +322,7 @@ def _verdict(expression: Expr, reference: str, key: GraphKey, *, latent_as_obser
 
 
 def identify_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
-    """1.0 when the completion identifies the row's query under its graph, else 0.0; no reference answer is read.
+    """1.0 when the completion identifies the row's query under its graph, else 0.0; no reference answer is needed.
 
     The answer is the last ``Estimand: ...`` line (or the whole completion outside ``<think>``). ``not
     identifiable`` earns 1.0 exactly when :func:`~causal_datasets.docalc.identify` finds a hedge (ID and IDC
@@ -320,7 +334,9 @@ def identify_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs
 
     Columns: ``query`` (``P(Y | do(X))``, ``P(Y | do(X), Z)``) and ``graph`` (edge text, ``A<->B`` for a latent
     common cause; its other graph columns are not read: ``edges`` holds the directed edges only), as the
-    ``cladder_pairs`` ``synthetic_latent`` config holds them (reasons ``bad graph``, ``bad query`` when
+    ``cladder_pairs`` ``synthetic_latent`` config holds them; its ``reference``, when the row has one, is
+    ID/IDC's estimand: an answer that is the same expression is right without a check (a large one may not
+    be decided within the time limit) (reasons ``bad graph``, ``bad query`` when
     ``identify`` refuses them).
     """
 
@@ -334,9 +350,20 @@ def identify_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs
         shape = identification_error(expression, _graph(key).latent)
         if shape is not None:
             raise _Lowest(shape)
+        if expression == _parsed(row.get("reference")):  # ID/IDC's own estimand: right by construction
+            return 1.0
         return _decided(_verdict(expression, query, key, latent_as_observed=False))
 
     return _rewards("identify_reward", completions, kwargs, score)
+
+
+@lru_cache(maxsize=65_536)
+def _parsed(reference: Any) -> Expr | None:
+    """The row's reference estimand parsed (None: no reference column, or not an expression)."""
+    try:
+        return parse(reference) if isinstance(reference, str) else None
+    except ExprParseError:
+        return None
 
 
 @lru_cache(maxsize=65_536)
@@ -393,6 +420,12 @@ def _recast_comparison(text: str, row: _Row) -> GraphComparison:
     reference = _reference_graph(row.text("reference"))
     if isinstance(reference, str):
         raise _Lowest(reference)
+    stated = relationships_objects(strip_thinking(text))
+    if not stated:  # the benchmark also reads a graph left inside an unclosed <think>; a reward does not
+        raise _Lowest("no relationships JSON")
+    problem = statement_problem(stated)
+    if problem:
+        raise _Lowest(problem)
     try:
         prediction = parse_graph_answer(text).graph
     except AnswerFormatError:
@@ -424,6 +457,9 @@ def shapeworld_answer_reward(prompts: Sequence[Any], completions: Sequence[Any],
 
     def score(text: str, row: _Row) -> float:
         expected = row.label("answer", SHAPEWORLD_ANSWERS)
+        problem = statement_problem(obj["answer"] for obj in json_objects(text) if "answer" in obj)
+        if problem:
+            raise _Lowest(problem)
         parsed = parse_answer(text)
         if parsed.error:
             raise _Lowest(parsed.error)
@@ -432,23 +468,8 @@ def shapeworld_answer_reward(prompts: Sequence[Any], completions: Sequence[Any],
     return _rewards("shapeworld_answer_reward", completions, kwargs, score)
 
 
-_ANSWER_MARKER = re.compile(r"\banswer\b[\W_]{0,8}?(?:is[\W_]{1,8}?)?\b(yes|no)\b", re.IGNORECASE)
-_OPENING = re.compile(r"^[\W_]{0,8}(yes|no)\b", re.IGNORECASE)
-
-
-def cladder_answer(text: str) -> str | None:
-    """The final yes/no of a reply to a CLadder question, outside ``<think>``: the last ``answer``
-    marker followed by yes or no (``Answer: Yes``, ``"answer": "no"``, ``the answer is **no**``),
-    else the reply's first word when it is yes or no (CLadder's convention: ``No, because ...``);
-    None when neither."""
-    visible = strip_thinking(text)
-    markers = list(_ANSWER_MARKER.finditer(visible))
-    found = markers[-1] if markers else _OPENING.match(visible.strip())
-    return found.group(1).lower() if found else None
-
-
 def cladder_answer_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float]:
-    """1.0 when the completion's final yes/no (:func:`cladder_answer`) equals the question's answer, else 0.0.
+    """1.0 when the completion's yes/no (:func:`cladder_answer`) equals the question's answer, else 0.0.
 
     Column: ``answer`` of the ``cladder_pairs`` ``yes_no_prompts`` config (or ``questions``;
     ``yes``/``no`` or its class-label index; a row without one gets 0.0, reason ``no answer column``).

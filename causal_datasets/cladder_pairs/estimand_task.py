@@ -185,13 +185,19 @@ _ANSWER_LINE = labelled_line("estimand")
 def extract_labelled(text: str, line: re.Pattern) -> str | None:
     """The value of the last ``line`` match outside any think block, markdown, LaTeX or quote
     delimiters stripped; None when there is none."""
-    matches = list(line.finditer(strip_thinking(text or "")))
-    if not matches:
-        return None
-    value = matches[-1].group("value")  # greedy to the line's end: linear time
-    value = value[_run_at_start(_OPENING, value) :]
-    value = value[: len(value) - _run_at_start(_CLOSING_REVERSED, value[::-1])]
-    return value.replace("\\\\", "\\") or None
+    values = labelled_values(text, line)
+    return (values[-1] or None) if values else None
+
+
+def labelled_values(text: str, line: re.Pattern) -> list[str]:
+    """The value of every ``line`` match outside any think block, in order, delimiters stripped (maybe empty)."""
+    values = []
+    for match in line.finditer(strip_thinking(text or "")):
+        value = match.group("value")  # greedy to the line's end: linear time
+        value = value[_run_at_start(_OPENING, value) :]
+        value = value[: len(value) - _run_at_start(_CLOSING_REVERSED, value[::-1])]
+        values.append(value.replace("\\\\", "\\"))
+    return values
 
 
 def _run_at_start(pattern: re.Pattern, text: str) -> int:
@@ -204,6 +210,11 @@ def extract_estimand(text: str) -> str | None:
     """The expression of the last ``Estimand: ...`` line (also ``"estimand": "..."`` in JSON, markdown
     or LaTeX delimiters around it), outside any think block; None when there is none."""
     return extract_labelled(text, _ANSWER_LINE)
+
+
+def stated_estimands(text: str) -> list[str]:
+    """The expression of every ``Estimand: ...`` line outside any think block, in order (empty ones left out)."""
+    return [value for value in labelled_values(text, _ANSWER_LINE) if value]
 
 
 def question_graph(q: CladderQuestionRow) -> DoGraph:

@@ -64,18 +64,31 @@ def shard_random(seed: int, shard: int) -> random.Random:
     return random.Random(f"docalc-synthetic/{seed}/{shard}")
 
 
-def random_dag(rng: random.Random, max_nodes: int = 10, edge_probability: float = 0.5) -> DoGraph:
-    """Nodes V1..Vn (n in 3..max_nodes) in a random causal order; each forward edge with the given probability."""
-    n = rng.randint(3, max_nodes)
+def random_dag(
+    rng: random.Random, max_nodes: int = 10, edge_probability: float = 0.5, *, min_nodes: int = 3, latents: int = 0
+) -> DoGraph:
+    """Nodes V1..Vn (n in min_nodes..max_nodes) in a random causal order; each forward edge with the given
+    probability; ``latents`` unobserved common causes U1..Uk, each of a random pair of nodes (drawn last, so a
+    graph without them is the one drawn before they existed)."""
+    n = rng.randint(min_nodes, max_nodes)
     order = [f"V{i}" for i in range(1, n + 1)]
     rng.shuffle(order)
     edges = [(order[i], order[j]) for i in range(n) for j in range(i + 1, n) if rng.random() < edge_probability]
-    return DoGraph.from_edges(edges, nodes=sorted(order, key=lambda name: int(name[1:])))
+    observed = sorted(order, key=lambda name: int(name[1:]))
+    hidden = [f"U{i}" for i in range(1, latents + 1)]
+    for latent in hidden:
+        edges += [(latent, child) for child in sorted(rng.sample(observed, 2), key=lambda name: int(name[1:]))]
+    return DoGraph.from_edges(edges, nodes=observed + hidden, latent=hidden)
+
+
+def observed_nodes(graph: DoGraph) -> list[str]:
+    """The graph's nodes a probability term may name (the latent ones left out)."""
+    return [node for node in graph.nodes if node not in graph.latent]
 
 
 def random_start(rng: random.Random, graph: DoGraph) -> Prob:
     """``P(Y | do(X...), W...)`` with 1–2 actions and 0–2 observations on distinct nodes."""
-    nodes = list(graph.nodes)
+    nodes = observed_nodes(graph)
     rng.shuffle(nodes)
     outcome, rest = nodes[0], nodes[1:]
     n_do = rng.randint(1, min(2, len(rest)))
@@ -90,7 +103,7 @@ def random_walk(rng: random.Random, start: Expr, graph: DoGraph, steps: int) -> 
 
     Visited expressions are compared as objects, which is comparing their canonical text here (every
     value is a symbol, never a number), without printing every option."""
-    ctx = RuleContext(graph, tuple((n, n) for n in graph.nodes))
+    ctx = RuleContext(graph, tuple((n, n) for n in observed_nodes(graph)))
     seen = [start]
     current = start
     proof_steps = []
@@ -126,7 +139,7 @@ def mistake_makers(e: Expr, graph: DoGraph) -> list[tuple[str, Callable[[], Expr
                 action = (atom.var, atom.value)
                 makers.append(("observation_as_action", partial(Prob, e.event, e.do + (action,), other_observations)))
             makers.append(("dropped_observation", partial(Prob, e.event, e.do, other_observations)))
-        for var in graph.nodes:
+        for var in observed_nodes(graph):
             if var not in used:
                 makers.append(("added_observation", partial(Prob, e.event, e.do, e.given + (Atom(var, var),))))
     kids = children(e)
@@ -139,15 +152,25 @@ def _replace_child(e: Expr, kids: tuple[Expr, ...], i: int, make: Callable[[], E
     return rebuild(e, kids[:i] + (make(),) + kids[i + 1 :])
 
 
-def positive_pair(rng: random.Random, max_nodes: int = 10, seed: int = 0, models: int = 1) -> SyntheticPair:
-    """A verified equivalent pair from 1–4 random rule applications (retries until a walk succeeds).
+def positive_pair(
+    rng: random.Random,
+    max_nodes: int = 10,
+    seed: int = 0,
+    models: int = 1,
+    *,
+    min_nodes: int = 3,
+    steps: int | None = None,
+    latents: int = 0,
+) -> SyntheticPair:
+    """A verified equivalent pair from ``steps`` random rule applications (1–4 drawn when None; retries until a
+    walk succeeds), on a graph of :func:`random_dag` (``min_nodes``..``max_nodes`` nodes, ``latents`` latent ones).
 
     The walk is a proof by construction; its conclusion is still re-checked on ``models``
     random models and a failure raises :class:`UnsoundProof`."""
     while True:
-        graph = random_dag(rng, max_nodes)
+        graph = random_dag(rng, max_nodes, min_nodes=min_nodes, latents=latents)
         start = random_start(rng, graph)
-        walk = random_walk(rng, start, graph, rng.randint(1, 4))
+        walk = random_walk(rng, start, graph, rng.randint(1, 4) if steps is None else steps)
         if walk is None:
             continue
         end, proof = walk

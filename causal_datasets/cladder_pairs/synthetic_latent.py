@@ -47,13 +47,20 @@ def latent_random(seed: int) -> random.Random:
     return random.Random(f"docalc-synthetic-latent/{seed}")
 
 
-def random_admg(rng: random.Random) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]:
-    """Nodes V1..Vn (n in 4..8) in a random causal order, directed edges forward along it, confounded pairs."""
-    n = rng.randint(4, 8)
+def random_admg(
+    rng: random.Random, *, min_nodes: int = 4, max_nodes: int = 8, latents: int | None = None
+) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]:
+    """Nodes V1..Vn (n in min_nodes..max_nodes) in a random causal order, directed edges forward along it,
+    confounded pairs: each pair with probability 0.2, or exactly ``latents`` of them drawn among all pairs."""
+    n = rng.randint(min_nodes, max_nodes)
     order = [f"V{i}" for i in range(1, n + 1)]
     rng.shuffle(order)
     directed = [(order[i], order[j]) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.4]
-    confounded = [_ordered(order[i], order[j]) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.2]
+    pairs = [(order[i], order[j]) for i in range(n) for j in range(i + 1, n)]
+    if latents is None:
+        confounded = [_ordered(a, b) for a, b in pairs if rng.random() < 0.2]
+    else:
+        confounded = [_ordered(a, b) for a, b in rng.sample(pairs, min(latents, len(pairs)))]
     return sorted(order, key=_number), sorted(directed, key=_numbers), sorted(confounded, key=_numbers)
 
 
@@ -78,9 +85,11 @@ def graph_text(nodes: list[str], directed: list[tuple[str, str]], confounded: li
     return ",".join(parts + [node for node in nodes if node not in touched])
 
 
-def random_query(rng: random.Random, nodes: list[str], directed: list[tuple[str, str]]) -> str | None:
-    """``P(Y... | do(X...))`` with outcomes among the treatments' descendants, sometimes one condition; None
-    when no node has a descendant."""
+def random_query(
+    rng: random.Random, nodes: list[str], directed: list[tuple[str, str]], conditional_share: float = 0.25
+) -> str | None:
+    """``P(Y... | do(X...))`` with outcomes among the treatments' descendants, one condition with probability
+    ``conditional_share``; None when no node has a descendant."""
     dag = nx.DiGraph(directed)
     dag.add_nodes_from(nodes)
     causes = [node for node in nodes if dag.out_degree(node)]
@@ -92,7 +101,7 @@ def random_query(rng: random.Random, nodes: list[str], directed: list[tuple[str,
         return None
     outcomes = sorted(rng.sample(effects, rng.randint(1, min(2, len(effects)))), key=_number)
     rest = [node for node in nodes if node not in treatments and node not in outcomes]
-    conditions = [rng.choice(rest)] if rest and rng.random() < 0.25 else []
+    conditions = [rng.choice(rest)] if rest and rng.random() < conditional_share else []
     given = ", ".join([f"do({', '.join(treatments)})", *conditions])
     return f"P({', '.join(outcomes)} | {given})"
 

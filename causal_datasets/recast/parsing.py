@@ -75,14 +75,20 @@ def _find_relationships(text: str) -> dict[str, Any] | None:
 
 def _last_relationships(text: str) -> dict[str, Any] | None:
     """The last object with a ``relationships`` key among the reply's JSON values (at any depth)."""
-    found = None
+    found = relationships_objects(text)
+    return found[-1] if found else None
+
+
+def relationships_objects(text: str) -> list[dict[str, Any]]:
+    """Every object with a ``relationships`` key among the reply's JSON values (at any depth), in document order."""
+    found = []
     # depth first, in document order: a stack holding the values still to visit, last one on top
     pending = bare_json_values(text)[::-1] if len(text) <= MAX_REPLY_CHARS else []  # bounded and linear
     while pending:
         value = pending.pop()
         if isinstance(value, dict):
             if "relationships" in value:
-                found = value
+                found.append(value)
             pending.extend(reversed(value.values()))
         elif isinstance(value, list):
             pending.extend(reversed(value))
