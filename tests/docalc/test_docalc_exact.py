@@ -144,14 +144,14 @@ def test_exact_terms_match_an_enumeration_of_the_joint():
 
         for y, x, z in itertools.product(range(2), range(2), range(3)):
             expr = parse(f"P(Y={y} | X={x}, Z={z})")
-            got = exact_factor(expr, exact, graph, {}).array[member]
+            got = exact_factor(expr, exact, graph, {}).values()[member]
             assert got == probability(Y=y, X=x, Z=z) / probability(X=x, Z=z)
         # an intervention: the truncated product, summed by hand
         want = sum(
             (probability(Z=z) * probability(Y=1, X=0, Z=z) / probability(X=0, Z=z) for z in range(3)),
             start=Fraction(0),
         )
-        assert exact_factor(parse("P(Y=1 | do(X=0))"), exact, graph, {}).array[member] == want
+        assert exact_factor(parse("P(Y=1 | do(X=0))"), exact, graph, {}).values()[member] == want
 
 
 def test_exact_values_lie_within_the_float_error_bounds():
@@ -163,7 +163,7 @@ def test_exact_values_lie_within_the_float_error_bounds():
     assert exact.names == ("X", "Y")
     for env in domains.assignments(["X", "Y"]):
         bounded = float_evaluate(expr, model, model.graph, env, bounded=True)
-        values = exact.array[:, env["X"], env["Y"]]
+        values = exact.values()[:, env["X"], env["Y"]]
         for value, error, rational in zip(bounded.value, bounded.error, values, strict=True):
             assert abs(Fraction(float(value)) - rational) <= Fraction(float(error))
 
