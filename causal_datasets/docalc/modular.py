@@ -100,11 +100,11 @@ def modular_product(moduli: tuple[int, ...], tables: list[Table], out: tuple[str
 
 
 def _spread(table: Table, names: tuple[str, ...]) -> np.ndarray:
-    """The table's array over (row, *names): its axes in that order, size 1 where it has no name."""
+    """The table's array over (row, *names): its axes in that order, size 1 where it has no name (a view)."""
     own = [n for n in names if n in table.names]
     array = np.transpose(table.array, [0, *(1 + table.names.index(n) for n in own)])
-    shape = [array.shape[0], *(table.array.shape[1 + table.names.index(n)] if n in table.names else 1 for n in names)]
-    return array.reshape(shape)
+    spread: np.ndarray = array[(slice(None), *(slice(None) if n in table.names else np.newaxis for n in names))]
+    return spread
 
 
 def reconstruct(stacked: np.ndarray, moduli: tuple[int, ...]) -> np.ndarray:
