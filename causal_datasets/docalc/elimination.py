@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 
@@ -39,26 +38,14 @@ class Table:
     array: np.ndarray
 
 
-class Product(Protocol):
-    """Another arithmetic for each step's sum of products onto (axis 0, *out) (:mod:`.modular`'s);
-    ``lanes`` rows of axis 0 hold one member model."""
-
-    @property
-    def lanes(self) -> int: ...
-
-    def __call__(self, tables: list[Table], out: tuple[str, ...]) -> np.ndarray: ...
-
-
 def contract(
-    tables: Sequence[Table], keep: Sequence[str], sizes: Mapping[str, int], limit: int, product: Product | None = None
+    tables: Sequence[Table], keep: Sequence[str], sizes: Mapping[str, int], limit: int
 ) -> tuple[np.ndarray, float]:
     """``sum over the other variables of the product of tables`` as an array over (member, *keep),
     every kept axis at its full size from ``sizes``, and a bound on the relative rounding error of
-    each entry (of float tables). Raises :class:`TooLarge` if a step would touch more than ``limit``
-    entries (members included: limits and the time budget count member models, not ``product``'s
-    lanes). Each step is one ``numpy.einsum``, or ``product``."""
-    step = product or _float_einsum
-    members = (max(t.array.shape[0] for t in tables) if tables else 1) // (product.lanes if product else 1)
+    each entry. Raises :class:`TooLarge` if a step would touch more than ``limit`` entries (members
+    included)."""
+    members = max(t.array.shape[0] for t in tables) if tables else 1
     work: list[tuple[Table, float]] = [(t, 0.0) for t in tables]  # (table, its relative error in roundings)
     kept = set(keep)
     pending = sorted({n for t in tables for n in t.names} - kept)
@@ -67,7 +54,7 @@ def contract(
         names = tuple(n for n in dict.fromkeys(n for t in tables for n in t.names) if n in kept)
         summed = math.prod(sizes[n] for n in pending)
         charge("a term's elimination", members * space)
-        work = [(Table(names, step(list(tables), names)), len(tables) - 1 + summed - 1)]
+        work = [(Table(names, _einsum(list(tables), names)), len(tables) - 1 + summed - 1)]
         pending = []
     while pending:
         _, touched, variable = min(_cost(work, v, sizes) for v in pending)
@@ -78,21 +65,21 @@ def contract(
         work = [(t, e) for t, e in work if variable not in t.names]
         names = tuple(dict.fromkeys(n for t, _ in group for n in t.names if n != variable))
         error = sum(e for _, e in group) + len(group) - 1 + sizes[variable] - 1
-        work.append((Table(names, step([t for t, _ in group], names)), error))
+        work.append((Table(names, _einsum([t for t, _ in group], names)), error))
         pending.remove(variable)
     total = math.prod(sizes[n] for n in keep)
     if members * total > limit:
         raise TooLarge(f"the result has {members * total:,} entries (limit {limit:,})")
     present = tuple(n for n in keep if any(n in t.names for t, _ in work))
     if work:
-        result = step([t for t, _ in work], present)
+        product = _einsum([t for t, _ in work], present)
         error = sum(e for _, e in work) + len(work) - 1
     else:
-        result, error = np.ones((1,), dtype=np.int64 if product else float), 0.0
-    shape = (result.shape[0], *(sizes[n] if n in present else 1 for n in keep))
+        product, error = np.ones((1,)), 0.0
+    shape = (product.shape[0], *(sizes[n] if n in present else 1 for n in keep))
     order = sorted(range(len(present)), key=lambda i: keep.index(present[i]))
-    aligned = np.transpose(result, [0, *(1 + i for i in order)]).reshape(shape)
-    return np.broadcast_to(aligned, (result.shape[0], *(sizes[n] for n in keep))), error * EPSILON
+    aligned = np.transpose(product, [0, *(1 + i for i in order)]).reshape(shape)
+    return np.broadcast_to(aligned, (product.shape[0], *(sizes[n] for n in keep))), error * EPSILON
 
 
 def _cost(work: list[tuple[Table, float]], variable: str, sizes: Mapping[str, int]) -> tuple[int, int, str]:
@@ -103,7 +90,7 @@ def _cost(work: list[tuple[Table, float]], variable: str, sizes: Mapping[str, in
     return touched // sizes[variable], touched, variable
 
 
-def _float_einsum(tables: list[Table], out: tuple[str, ...]) -> np.ndarray:
+def _einsum(tables: list[Table], out: tuple[str, ...]) -> np.ndarray:
     """The product of ``tables`` summed onto (member, *out), in one ``numpy.einsum`` call."""
     labels = {name: i + 1 for i, name in enumerate(dict.fromkeys(n for t in tables for n in t.names))}
     operands: list[np.ndarray | list[int]] = []

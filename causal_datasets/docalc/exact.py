@@ -13,10 +13,9 @@ cannot tell apart is therefore decided here, without rounding:
 * a term ``P(E | do(D), G)`` of a table model is ``mass(E, G) / mass(G)``, each mass a sum over
   the tables of the ancestors of products of one entry per table, so ``mass = M / 2^(sum of their
   b)`` with ``M`` an integer. The integers ``M`` are read from one joint count table per term
-  (every value of its indices at once), contracted in machine integers modulo primes and put back
-  together exactly by the Chinese remainder theorem (:mod:`.modular`); of a response model, the
-  sums of the integer weights of the exogenous states where the event (and condition) hold. The
-  common power of two cancels;
+  (every value of its indices at once; :meth:`~.semantics.TableModel.contract` run on the integer
+  counts with Python integers); of a response model, the sums of the integer weights of the
+  exogenous states where the event (and condition) hold. The common power of two cancels;
 * every value is held as an integer numerator and denominator (not reduced but after a sum over an
   index, where their common divisor is divided out); sums, products, quotients and the
   expression's constants (exact decimals) are integer arithmetic on them; a quotient by an exact
@@ -44,7 +43,6 @@ from causal_datasets.docalc.atoms import Atom
 from causal_datasets.docalc.elimination import Table
 from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, free_indices
 from causal_datasets.docalc.graph import DoGraph
-from causal_datasets.docalc.modular import ModularProduct, primes, reconstruct, residues
 from causal_datasets.docalc.semantics import (
     Actions,
     EvaluationError,
@@ -83,13 +81,10 @@ class ExactTables:
     def __init__(self, model: TableModel) -> None:
         self.graph = model.graph
         self.members = model.members
-        # a joint count is at most the sum of the whole table: 2 to the sum of the grid bits of the tables
-        self._moduli = primes(sum(grid_bits(self.graph.domain(n)) for n in model.factors))
         factors = {
-            n: Table(t.names, residues(counts(t.array, grid_bits(self.graph.domain(n))), self._moduli))
-            for n, t in model.factors.items()
+            n: Table(t.names, counts(t.array, grid_bits(self.graph.domain(n)))) for n, t in model.factors.items()
         }
-        self._residues = TableModel(self.graph, factors)  # the counts modulo each prime (:mod:`.modular`)
+        self._counts = TableModel(self.graph, factors)
         self._joints: dict[tuple[tuple[str, ...], Actions], np.ndarray] = {}
         self._memo: dict[TermKey, Pair] = {}
         self._terms: dict[Prob, ExactFactor] = {}  # terms over all the values of their indices
@@ -111,11 +106,7 @@ class ExactTables:
         key = (names, do)
         found = self._joints.get(key)
         if found is None:
-            stacked = self._residues.contract(
-                names, frozenset(v for v, _ in do), dict(do), ModularProduct(self._moduli)
-            )
-            rows = (len(self._moduli) * self.members, *stacked[0].shape[1:])
-            found = self._joints[key] = reconstruct(np.broadcast_to(stacked[0], rows), self._moduli)
+            found = self._joints[key] = self._counts.contract(names, frozenset(v for v, _ in do), dict(do))[0]
         return found
 
     def term(self, p: Prob, graph: DoGraph) -> ExactFactor | None:

@@ -34,7 +34,7 @@ import numpy as np
 from causal_datasets.docalc.atoms import Assign, Atom, Potential, Subscript, Value
 from causal_datasets.docalc.bounded import Bounded, Floats, rounding, safe_divide
 from causal_datasets.docalc.budget import charge
-from causal_datasets.docalc.elimination import EPSILON, Product, Table, TooLarge, contract
+from causal_datasets.docalc.elimination import EPSILON, Table, TooLarge, contract
 from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, leaf_values
 from causal_datasets.docalc.graph import DoGraph
 
@@ -61,6 +61,9 @@ class EvaluationError(ValueError):
 
 class ModelTooLarge(EvaluationError):
     """The graph's relevant part has too many states to evaluate exactly."""
+
+
+# ---- models -------------------------------------------------------------------------------
 
 
 def _positive_simplex(rng: np.random.Generator, size: int, count: int = 1) -> np.ndarray:
@@ -150,13 +153,11 @@ class TableModel:
         given = self.graph.parents(node) + (node,)
         return np.transpose(factor.array[member], [factor.names.index(n) for n in given])
 
-    def contract(
-        self, keep: tuple[str, ...], do: frozenset[str], fixed: dict[str, int], product: Product | None = None
-    ) -> tuple[np.ndarray, float]:
+    def contract(self, keep: tuple[str, ...], do: frozenset[str], fixed: dict[str, int]) -> tuple[np.ndarray, float]:
         """The joint distribution under ``do(do)`` of the ``keep`` variables and the ``fixed`` ones
         read at their values: an array over (member, *keep) — a kept action has its action values
-        on its axis — and a bound on its relative rounding error. Only the tables of the ancestors
-        of the variables (edges into the actions cut) take part, summed by ``product`` if given."""
+        on its axis — and a bound on its relative rounding error. Only the tables of the
+        ancestors of the variables (edges into the actions cut) take part."""
         for var, value in fixed.items():
             if not 0 <= value < self.graph.domain(var):
                 raise EvaluationError(f"value {value} is outside the domain of {var} (0..{self.graph.domain(var) - 1})")
@@ -168,7 +169,7 @@ class TableModel:
             tables.append(Table(tuple(n for n in factor.names if n not in fixed), factor.array[index]))
         sizes = {n: self.graph.domain(n) for n in (*keep, *(n for t in tables for n in t.names))}
         try:
-            return contract(tables, keep, sizes, MAX_TERM_ENTRIES, product)
+            return contract(tables, keep, sizes, MAX_TERM_ENTRIES)
         except TooLarge as error:
             raise ModelTooLarge(f"exact evaluation of a term is too large: {error}") from None
 
@@ -369,7 +370,7 @@ Actions = tuple[tuple[str, int], ...]
 TermKey = tuple[tuple[Atom, ...], Subscript, tuple[Atom, ...]]
 
 
-# ---- evaluation (above: the models) ----------------------------------------------------------
+# ---- evaluation ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
