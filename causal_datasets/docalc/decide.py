@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from causal_datasets.docalc.bounded import Bounded
-from causal_datasets.docalc.exact import exact_factor, exact_model
+from causal_datasets.docalc.exact import ExactTables, exact_factor, exact_model
 from causal_datasets.docalc.expr import Expr, contains_counterfactual, free_indices, variables
 from causal_datasets.docalc.families import random_models
 from causal_datasets.docalc.graph import DoGraph
@@ -153,6 +153,8 @@ def _compare(
     if not exact:
         return SemanticResult(True, models, latent_values=sizes, arithmetic="float")
     twin = exact_model(family)
+    if isinstance(twin, ExactTables):
+        twin.share(graph, a, b)
     (num_a, den_a), (num_b, den_b) = (
         (np.broadcast_to(x, shape) for x in exact_factor(e, twin, graph, domains.sizes).aligned(tuple(names)))
         for e in (a, b)

@@ -32,16 +32,15 @@ part: two different numbers are never counted equal.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
-from causal_datasets.docalc.atoms import Atom
+from causal_datasets.docalc.atoms import Atom, Value
 from causal_datasets.docalc.elimination import Table
-from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, free_indices
+from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, children, free_indices
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.semantics import (
     Actions,
@@ -85,7 +84,7 @@ class ExactTables:
             n: Table(t.names, counts(t.array, grid_bits(self.graph.domain(n)))) for n, t in model.factors.items()
         }
         self._counts = TableModel(self.graph, factors)
-        self._joints: dict[tuple[tuple[str, ...], Actions], np.ndarray] = {}
+        self._joints: dict[tuple[tuple[str, ...], Actions, frozenset[str]], np.ndarray] = {}
         self._memo: dict[TermKey, Pair] = {}
         self._terms: dict[Prob, ExactFactor] = {}  # terms over all the values of their indices
 
@@ -101,65 +100,79 @@ class ExactTables:
             found = self._memo[key] = (_mass(joint, names, event + given, actions), _mass(joint, names, given, actions))
         return found
 
-    def joint(self, names: tuple[str, ...], do: Actions) -> np.ndarray:
-        """Counts over (member, *names) under ``do``: the joint distribution times a power of two."""
-        key = (names, do)
+    def joint(self, names: tuple[str, ...], do: Actions, acting: frozenset[str] = frozenset()) -> np.ndarray:
+        """Counts over (member, *names) under ``do`` and the actions on the variables ``acting`` (among
+        ``names``: their axes hold the action's values): the joint distribution times a power of two.
+        Summed out of a joint already contracted over more variables under the same actions if there
+        is one (its power of two may differ: a term's numerator and denominator share it)."""
+        key = (names, do, acting)
         found = self._joints.get(key)
         if found is None:
-            found = self._joints[key] = self._counts.contract(names, frozenset(v for v, _ in do), dict(do))[0]
+            wider = next((k for k in self._joints if k[1:] == key[1:] and set(names) < set(k[0])), None)
+            if wider is None:
+                found = self._counts.contract(names, acting | {v for v, _ in do}, dict(do))[0]
+            else:
+                found = self._joints[wider].sum(axis=tuple(1 + i for i, n in enumerate(wider[0]) if n not in names))
+            self._joints[key] = found
         return found
 
+    def share(self, graph: DoGraph, *exprs: Expr) -> None:
+        """Contract the joints the terms of ``exprs`` read, widest first, so that a term whose variables
+        are among another's (under the same actions) sums that joint instead of contracting its own."""
+        wanted: set[tuple[tuple[str, ...], Actions, frozenset[str]]] = set()
+        pending = list(exprs)
+        while pending:
+            e = pending.pop()
+            pending.extend(children(e))
+            shape = _whole(e) if isinstance(e, Prob) else None
+            if isinstance(e, Prob) and shape is not None:
+                names, acting = shape
+                wanted.add((names, bind_do(tuple((v, x) for v, x in e.do if v not in acting), graph, {}), acting))
+        for names, do, acting in sorted(wanted, key=lambda k: (-len(k[0]), k[0], k[1], sorted(k[2]))):
+            self.joint(names, do, acting)
+
     def term(self, p: Prob, graph: DoGraph) -> ExactFactor | None:
-        """``p`` over every value of its indices at once: one joint table per value of the indexed
-        actions, read for every value of the other indices. None for the shapes this does not
-        cover (an index twice in the term, a variable twice, a counterfactual or valueless atom),
-        which the caller evaluates value by value."""
+        """``p`` over every value of its indices at once, read from one joint table (an indexed
+        action's values on its axis). None for the shapes this does not cover (an index twice in the
+        term, a variable twice, a counterfactual or valueless atom), which the caller evaluates value
+        by value."""
         found = self._terms.get(p)
         if found is None:
-            atoms = p.event + p.given
-            variables = [a.var for a in atoms] + [v for v, _ in p.do]
-            acting = [(v, x) for v, x in p.do if isinstance(x, str)]
-            indexed = sorted((a.var, a.value) for a in atoms if isinstance(a.value, str))  # as ``_read`` keeps them
-            labels = [x for _, x in acting] + [x for _, x in indexed]
-            if (
-                any(a.cf or a.value is None for a in atoms)
-                or len(set(variables)) != len(variables)
-                or len(set(labels)) != len(labels)
-            ):
+            shape = _whole(p)
+            if shape is None:
                 return None
+            names, acting = shape
+            atoms = p.event + p.given
             bind_atoms(tuple(a for a in atoms if isinstance(a.value, int)), graph, {})  # domains checked
-            names = tuple(sorted(a.var for a in atoms))
-            pairs = [
-                self._read(names, p, bind_do(p.do, graph, dict(zip((x for _, x in acting), values, strict=True))))
-                for values in itertools.product(*(range(graph.domain(v)) for v, _ in acting))
-            ]
-            shape = tuple(graph.domain(v) for v, _ in acting)
-            numerator, denominator = (_stacked([pair[i] for pair in pairs], shape) for i in (0, 1))
-            order = sorted(range(len(labels)), key=lambda i: labels[i])
-            axes = [0, *(1 + i for i in order)]
+            joint = self.joint(names, bind_do(tuple((v, x) for v, x in p.do if v not in acting), graph, {}), acting)
+            values: dict[str, Value | None] = {a.var: a.value for a in atoms} | {v: x for v, x in p.do if v in acting}
+            event = {a.var for a in p.event}
+            numerator = joint[(slice(None), *(_pick(values[n]) for n in names))]
+            summed = joint.sum(axis=tuple(1 + i for i, n in enumerate(names) if n in event), keepdims=True)
+            picks = (
+                _pick(values[n]) if n not in event else 0 if isinstance(values[n], int) else slice(None) for n in names
+            )
+            denominator = np.broadcast_to(summed[(slice(None), *picks)], numerator.shape)
+            labels = [str(values[n]) for n in names if isinstance(values[n], str)]  # the kept axes, in order
+            axes = [0, *(1 + i for i in sorted(range(len(labels)), key=labels.__getitem__))]
             found = self._terms[p] = ExactFactor(
                 tuple(sorted(labels)), np.transpose(numerator, axes), np.transpose(denominator, axes)
             )
         return found
 
-    def _read(self, names: tuple[str, ...], p: Prob, do: Actions) -> Pair:
-        """``p`` under the bound actions ``do``, over (member, *its atoms' indices in ``names`` order)."""
-        joint = self.joint(names, do)
-        values = {a.var: a.value for a in p.event + p.given}
-        event = {a.var for a in p.event}
-        numerator = joint[(slice(None), *(_pick(values[n]) for n in names))]
-        summed = joint.sum(axis=tuple(1 + i for i, n in enumerate(names) if n in event), keepdims=True)
-        picks = (
-            _pick(values[n]) if n not in event else 0 if isinstance(values[n], int) else slice(None) for n in names
-        )
-        return numerator, np.broadcast_to(summed[(slice(None), *picks)], numerator.shape)
 
-
-def _stacked(arrays: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
-    """Arrays over (member, *rest), one per position of ``shape``, as one over (member, *shape, *rest)."""
-    first = arrays[0]
-    stacked: np.ndarray = np.stack(arrays, axis=1).reshape(first.shape[0], *shape, *first.shape[1:])
-    return stacked
+def _whole(p: Prob) -> tuple[tuple[str, ...], frozenset[str]] | None:
+    """The variables of the joint table ``p`` is read from for all its index values (sorted) and its
+    indexed actions; None for a shape :meth:`ExactTables.term` does not cover."""
+    atoms = p.event + p.given
+    variables = [a.var for a in atoms] + [v for v, _ in p.do]
+    acting = frozenset(v for v, x in p.do if isinstance(x, str))
+    labels = [a.value for a in atoms if isinstance(a.value, str)] + [x for _, x in p.do if isinstance(x, str)]
+    if any(a.cf or a.value is None for a in atoms) or len(set(variables)) != len(variables):
+        return None
+    if len(set(labels)) != len(labels):
+        return None
+    return tuple(sorted({a.var for a in atoms} | acting)), acting
 
 
 def _pick(value: object) -> int | slice:
