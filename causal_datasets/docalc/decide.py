@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from causal_datasets.docalc.bounded import Bounded
-from causal_datasets.docalc.exact import exact_factor, exact_model, undefined
+from causal_datasets.docalc.exact import ExactTables, exact_factor, exact_model
 from causal_datasets.docalc.expr import Expr, contains_counterfactual, free_indices, variables
 from causal_datasets.docalc.families import random_models
 from causal_datasets.docalc.graph import DoGraph
@@ -153,21 +153,25 @@ def _compare(
     if not exact:
         return SemanticResult(True, models, latent_values=sizes, arithmetic="float")
     twin = exact_model(family)
-    exact_a, exact_b = (
-        np.broadcast_to(exact_factor(e, twin, graph, domains.sizes).aligned(tuple(names)), shape) for e in (a, b)
+    if isinstance(twin, ExactTables):
+        twin.share(graph, a, b)
+    (num_a, den_a), (num_b, den_b) = (
+        (np.broadcast_to(x, shape) for x in exact_factor(e, twin, graph, domains.sizes).aligned(tuple(names)))
+        for e in (a, b)
     )
-    counted = ~(undefined(exact_a) | undefined(exact_b)).reshape(models, -1).any(axis=1)  # defined everywhere
+    counted = ~((den_a == 0) | (den_b == 0)).reshape(models, -1).any(axis=1)  # defined everywhere
     checked = int(counted.sum())
     if checked == 0:
         return SemanticResult(
             None, 0, reason="an expression is undefined (division by zero) on every sampled model", latent_values=sizes
         )
-    for where in np.ndindex(*shape):
-        if counted[where[0]] and exact_a[where] != exact_b[where]:
-            x, y = exact_a[where], exact_b[where]
-            counterexample = _counterexample(family, whole, graph, names, where, float(x), float(y))
-            counterexample.model["difference"] = _difference(x - y)
-            return SemanticResult(False, checked, counterexample, latent_values=sizes)
+    differ = (num_a * den_b != num_b * den_a) & counted.reshape((models,) + (1,) * len(names))
+    if differ.any():
+        where = np.unravel_index(int(np.argmax(differ)), shape)
+        x, y = Fraction(num_a[where], den_a[where]), Fraction(num_b[where], den_b[where])
+        counterexample = _counterexample(family, whole, graph, names, where, float(x), float(y))
+        counterexample.model["difference"] = _difference(x - y)
+        return SemanticResult(False, checked, counterexample, latent_values=sizes)
     return SemanticResult(True, checked, latent_values=sizes)
 
 

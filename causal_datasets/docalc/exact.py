@@ -11,16 +11,19 @@ cannot tell apart is therefore decided here, without rounding:
   plus the bit length of its row's size), so the model *is* a rational model, held exactly by
   integer counts: ``P(v | parents) = n / 2^b``;
 * a term ``P(E | do(D), G)`` of a table model is ``mass(E, G) / mass(G)``, each mass a sum over
-  the tables of the ancestors (:meth:`~.semantics.TableModel.contract`, run on the integer counts
-  with Python integers) of products of one entry per table, so ``mass = M / 2^(sum of their b)``
-  with ``M`` an integer; of a response model, the sums of the integer weights of the exogenous
-  states where the event (and condition) hold, whose common denominator cancels;
-* sums, products, quotients and the expression's constants (exact decimals) are
-  :class:`~fractions.Fraction` arithmetic; a quotient by an exact zero is undefined on that model.
+  the tables of the ancestors of products of one entry per table, so ``mass = M / 2^(sum of their
+  b)`` with ``M`` an integer. The integers ``M`` are read from one joint count table per term
+  (every value of its indices at once; :meth:`~.semantics.TableModel.contract` run on the integer
+  counts with Python integers); of a response model, the sums of the integer weights of the
+  exogenous states where the event (and condition) hold. The common power of two cancels;
+* every value is held as an integer numerator and denominator (not reduced but after a sum over an
+  index, where their common divisor is divided out); sums, products, quotients and the
+  expression's constants (exact decimals) are integer arithmetic on them; a quotient by an exact
+  zero is undefined on that model (denominator 0).
 
-So ``a - b`` on each model is computed exactly, and "equal on this model" means the difference is
-zero, not small. What stays random is only the choice of models, as before: a false identity is a
-nonzero rational function of the model's parameters, and it vanishes on a random grid model only if
+So ``a - b`` on each model is computed exactly, and "equal on this model" means the difference's
+numerator is zero, not small. What stays random is only the choice of models, as before: a false
+identity is a nonzero rational function of the model's parameters, and it vanishes on a random grid model only if
 the parameters hit the zero set of its numerator, a polynomial of degree ``d``; each free parameter
 takes about 2^20 values, so (Schwartz–Zippel) that happens with probability about ``d / 2^20`` per
 model, for every one of the independent models at once (``models``, default 3). No tolerance takes
@@ -35,9 +38,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from causal_datasets.docalc.atoms import Atom
+from causal_datasets.docalc.atoms import Atom, Value
 from causal_datasets.docalc.elimination import Table
-from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, free_indices
+from causal_datasets.docalc.expr import Add, Div, Expect, Expr, Mul, Neg, Num, Prob, Sum, children, free_indices
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.semantics import (
     Actions,
@@ -53,8 +56,9 @@ from causal_datasets.docalc.semantics import (
     grid_bits,
 )
 
-#: one value per member model: an exact number, or NaN where it is undefined (a quotient by zero)
-Values = tuple[Fraction | float, ...]
+#: exact values, one per member model: numerators and denominators (Python integers in object
+#: arrays, not reduced); a denominator 0 marks a value that is undefined (a quotient by zero)
+Pair = tuple[np.ndarray, np.ndarray]
 
 
 def counts(array: np.ndarray, bits: int) -> np.ndarray:
@@ -80,10 +84,11 @@ class ExactTables:
             n: Table(t.names, counts(t.array, grid_bits(self.graph.domain(n)))) for n, t in model.factors.items()
         }
         self._counts = TableModel(self.graph, factors)
-        self._joints: dict[tuple[tuple[str, ...], Actions], np.ndarray] = {}
-        self._memo: dict[TermKey, Values] = {}
+        self._joints: dict[tuple[tuple[str, ...], Actions, frozenset[str]], np.ndarray] = {}
+        self._memo: dict[TermKey, Pair] = {}
+        self._terms: dict[Prob, ExactFactor] = {}  # terms over all the values of their indices
 
-    def prob(self, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...]) -> Values:
+    def prob(self, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...]) -> Pair:
         key = (event, do, given)
         found = self._memo.get(key)
         if found is None:
@@ -91,21 +96,88 @@ class ExactTables:
                 raise EvaluationError("counterfactual terms need a response model")
             actions = dict(do)
             names = tuple(sorted({a.var for a in event + given} - actions.keys()))
-            joint = self._joint(names, do)
-            numerator = _mass(joint, names, event + given, actions)
-            denominator = _mass(joint, names, given, actions)
-            found = self._memo[key] = tuple(
-                Fraction(int(n), int(d)) if d else NAN for n, d in zip(numerator, denominator, strict=True)
+            joint = self.joint(names, do)
+            found = self._memo[key] = (_mass(joint, names, event + given, actions), _mass(joint, names, given, actions))
+        return found
+
+    def joint(self, names: tuple[str, ...], do: Actions, acting: frozenset[str] = frozenset()) -> np.ndarray:
+        """Counts over (member, *names) under ``do`` and the actions on the variables ``acting`` (among
+        ``names``: their axes hold the action's values): the joint distribution times a power of two.
+        Summed out of a joint already contracted over more variables under the same actions if there
+        is one (its power of two may differ: a term's numerator and denominator share it)."""
+        key = (names, do, acting)
+        found = self._joints.get(key)
+        if found is None:
+            wider = next((k for k in self._joints if k[1:] == key[1:] and set(names) < set(k[0])), None)
+            if wider is None:
+                found = self._counts.contract(names, acting | {v for v, _ in do}, dict(do))[0]
+            else:
+                found = self._joints[wider].sum(axis=tuple(1 + i for i, n in enumerate(wider[0]) if n not in names))
+            self._joints[key] = found
+        return found
+
+    def share(self, graph: DoGraph, *exprs: Expr) -> None:
+        """Contract the joints the terms of ``exprs`` read, widest first, so that a term whose variables
+        are among another's (under the same actions) sums that joint instead of contracting its own."""
+        wanted: set[tuple[tuple[str, ...], Actions, frozenset[str]]] = set()
+        pending = list(exprs)
+        while pending:
+            e = pending.pop()
+            pending.extend(children(e))
+            shape = _whole(e) if isinstance(e, Prob) else None
+            if isinstance(e, Prob) and shape is not None:
+                names, acting = shape
+                wanted.add((names, bind_do(tuple((v, x) for v, x in e.do if v not in acting), graph, {}), acting))
+        for names, do, acting in sorted(wanted, key=lambda k: (-len(k[0]), k[0], k[1], sorted(k[2]))):
+            self.joint(names, do, acting)
+
+    def term(self, p: Prob, graph: DoGraph) -> ExactFactor | None:
+        """``p`` over every value of its indices at once, read from one joint table (an indexed
+        action's values on its axis). None for the shapes this does not cover (an index twice in the
+        term, a variable twice, a counterfactual or valueless atom), which the caller evaluates value
+        by value."""
+        found = self._terms.get(p)
+        if found is None:
+            shape = _whole(p)
+            if shape is None:
+                return None
+            names, acting = shape
+            atoms = p.event + p.given
+            bind_atoms(tuple(a for a in atoms if isinstance(a.value, int)), graph, {})  # domains checked
+            joint = self.joint(names, bind_do(tuple((v, x) for v, x in p.do if v not in acting), graph, {}), acting)
+            values: dict[str, Value | None] = {a.var: a.value for a in atoms} | {v: x for v, x in p.do if v in acting}
+            event = {a.var for a in p.event}
+            numerator = joint[(slice(None), *(_pick(values[n]) for n in names))]
+            summed = joint.sum(axis=tuple(1 + i for i, n in enumerate(names) if n in event), keepdims=True)
+            picks = (
+                _pick(values[n]) if n not in event else 0 if isinstance(values[n], int) else slice(None) for n in names
+            )
+            denominator = np.broadcast_to(summed[(slice(None), *picks)], numerator.shape)
+            labels = [str(values[n]) for n in names if isinstance(values[n], str)]  # the kept axes, in order
+            axes = [0, *(1 + i for i in sorted(range(len(labels)), key=labels.__getitem__))]
+            found = self._terms[p] = ExactFactor(
+                tuple(sorted(labels)), np.transpose(numerator, axes), np.transpose(denominator, axes)
             )
         return found
 
-    def _joint(self, names: tuple[str, ...], do: Actions) -> np.ndarray:
-        """Counts over (member, *names) under ``do``: the joint distribution times a power of two."""
-        key = (names, do)
-        found = self._joints.get(key)
-        if found is None:
-            found = self._joints[key] = self._counts.contract(names, frozenset(v for v, _ in do), dict(do))[0]
-        return found
+
+def _whole(p: Prob) -> tuple[tuple[str, ...], frozenset[str]] | None:
+    """The variables of the joint table ``p`` is read from for all its index values (sorted) and its
+    indexed actions; None for a shape :meth:`ExactTables.term` does not cover."""
+    atoms = p.event + p.given
+    variables = [a.var for a in atoms] + [v for v, _ in p.do]
+    acting = frozenset(v for v, x in p.do if isinstance(x, str))
+    labels = [a.value for a in atoms if isinstance(a.value, str)] + [x for _, x in p.do if isinstance(x, str)]
+    if any(a.cf or a.value is None for a in atoms) or len(set(variables)) != len(variables):
+        return None
+    if len(set(labels)) != len(labels):
+        return None
+    return tuple(sorted({a.var for a in atoms} | acting)), acting
+
+
+def _pick(value: object) -> int | slice:
+    """The axis position of a constant value, or every position for an index."""
+    return value if isinstance(value, int) else slice(None)
 
 
 def _mass(joint: np.ndarray, names: tuple[str, ...], atoms: tuple[Atom, ...], actions: dict[str, int]) -> np.ndarray:
@@ -133,9 +205,9 @@ class ExactResponses:
             table = counts(probs, grid_bits(probs.shape[-1]))
             weights = weights * table[:, model._latent_config(node), model.types[node]]
         self.weights = weights  # every state's probability times one common power of two
-        self._memo: dict[TermKey, Values] = {}
+        self._memo: dict[TermKey, Pair] = {}
 
-    def prob(self, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...]) -> Values:
+    def prob(self, event: tuple[Atom, ...], do: Actions, given: tuple[Atom, ...]) -> Pair:
         key = (event, do, given)
         found = self._memo.get(key)
         if found is None:
@@ -145,11 +217,7 @@ class ExactResponses:
             joint = condition.copy()
             for atom in event:
                 joint &= self.model.mask(atom, do)
-            numerator = self.weights[:, joint].sum(axis=1)
-            denominator = self.weights[:, condition].sum(axis=1)
-            found = self._memo[key] = tuple(
-                Fraction(int(n), int(d)) if d else NAN for n, d in zip(numerator, denominator, strict=True)
-            )
+            found = self._memo[key] = (self.weights[:, joint].sum(axis=1), self.weights[:, condition].sum(axis=1))
         return found
 
 
@@ -170,70 +238,112 @@ def exact_model(model: Model) -> ExactModel:
 @dataclass(frozen=True)
 class ExactFactor:
     """Exact values over free indices: axis 0 = member model (size 1 for constants), then one axis per
-    name in ``names`` (sorted); entries are Fractions, or NaN where the value is undefined (a NaN
-    absorbs any arithmetic with it and is never equal to anything)."""
+    name in ``names`` (sorted); each value is ``numerator / denominator`` (Python integers, not
+    reduced), undefined where the denominator is 0 (an undefined value makes undefined anything
+    computed with it, and is never equal to anything)."""
 
     names: tuple[str, ...]
-    array: np.ndarray
+    numerator: np.ndarray
+    denominator: np.ndarray
 
-    def aligned(self, names: tuple[str, ...]) -> np.ndarray:
-        """The values broadcastable over ``names`` (a sorted superset of ``self.names``)."""
-        shape = [self.array.shape[0]]
-        shape += [self.array.shape[1 + self.names.index(n)] if n in self.names else 1 for n in names]
-        return self.array.reshape(shape)
+    def aligned(self, names: tuple[str, ...]) -> Pair:
+        """Numerators and denominators broadcastable over ``names`` (a sorted superset of ``self.names``)."""
+        shape = [self.numerator.shape[0]]
+        shape += [self.numerator.shape[1 + self.names.index(n)] if n in self.names else 1 for n in names]
+        return self.numerator.reshape(shape), self.denominator.reshape(shape)
+
+    def values(self) -> np.ndarray:
+        """The values as :class:`~fractions.Fraction` (NaN where undefined), same axes."""
+        array: np.ndarray = _FRACTION(self.numerator, self.denominator)
+        return array
 
 
 def exact_factor(e: Expr, model: ExactModel, graph: DoGraph, sizes: dict[str, int]) -> ExactFactor:
     """``e`` exactly, over its free indices (``sizes``: the values of each index): the arithmetic
-    with numpy over object arrays, each probability term looked up per value of its own indices."""
+    on integer numerators and denominators with numpy over object arrays; a probability term of a
+    table model read for all the values of its indices at once (:meth:`ExactTables.term`), any
+    other looked up value by value."""
     if isinstance(e, Num):
-        return ExactFactor((), np.array([e.value], dtype=object))
+        value = Fraction(e.value)
+        return ExactFactor((), np.array([value.numerator], dtype=object), np.array([value.denominator], dtype=object))
     if isinstance(e, Prob | Expect):
-        names = tuple(sorted(free_indices(e)))
-        array = np.empty((model.members, *(sizes[n] for n in names)), dtype=object)
-        for position in np.ndindex(*array.shape[1:]):
-            array[(slice(None), *position)] = _term(e, model, graph, dict(zip(names, position, strict=True)))
-        return ExactFactor(names, array)
+        whole = model.term(e, graph) if isinstance(e, Prob) and isinstance(model, ExactTables) else None
+        return whole if whole is not None else _by_value(e, model, graph, sizes)
     if isinstance(e, Neg):
         inner = exact_factor(e.arg, model, graph, sizes)
-        return ExactFactor(inner.names, -inner.array)
+        return ExactFactor(inner.names, -inner.numerator, inner.denominator)
     if isinstance(e, Add):
-        return _combine([exact_factor(t, model, graph, sizes) for t in e.terms], np.add)
+        return _combine([exact_factor(t, model, graph, sizes) for t in e.terms], _add)
     if isinstance(e, Mul):
-        return _combine([exact_factor(f, model, graph, sizes) for f in e.factors], np.multiply)
+        return _combine([exact_factor(f, model, graph, sizes) for f in e.factors], _multiply)
     if isinstance(e, Div):
-        return _combine([exact_factor(e.num, model, graph, sizes), exact_factor(e.den, model, graph, sizes)], _DIVIDE)
+        return _combine([exact_factor(e.num, model, graph, sizes), exact_factor(e.den, model, graph, sizes)], _divide)
     if isinstance(e, Sum):
         m = graph.domain(e.var)
         body = exact_factor(e.body, model, graph, {**sizes, e.index: m})
         if e.index not in body.names:
-            return ExactFactor(body.names, body.array * m)
-        axis = body.names.index(e.index)
-        return ExactFactor(body.names[:axis] + body.names[axis + 1 :], body.array.sum(axis=1 + axis))
+            return ExactFactor(body.names, body.numerator * m, body.denominator)
+        axis = 1 + body.names.index(e.index)
+        numerator, denominator = np.moveaxis(body.numerator, axis, 0), np.moveaxis(body.denominator, axis, 0)
+        total = (numerator[0], denominator[0])
+        for i in range(1, m):
+            total = _add(total, (numerator[i], denominator[i]))
+        names = body.names[: axis - 1] + body.names[axis:]
+        return ExactFactor(names, *_reduced(total))
     raise EvaluationError(f"cannot evaluate {type(e).__name__}")
 
 
-def undefined(array: np.ndarray) -> np.ndarray:
-    """Where exact values are undefined (NaN), as booleans."""
-    flags: np.ndarray = np.frompyfunc(lambda x: isinstance(x, float), 1, 1)(array).astype(bool)
-    return flags
+def _by_value(e: Prob | Expect, model: ExactModel, graph: DoGraph, sizes: dict[str, int]) -> ExactFactor:
+    """A term over its free indices, looked up for one value of them at a time."""
+    names = tuple(sorted(free_indices(e)))
+    numerator = np.empty((model.members, *(sizes[n] for n in names)), dtype=object)
+    denominator = np.empty_like(numerator)
+    for position in np.ndindex(*numerator.shape[1:]):
+        where = (slice(None), *position)
+        numerator[where], denominator[where] = _term(e, model, graph, dict(zip(names, position, strict=True)))
+    return ExactFactor(names, numerator, denominator)
 
 
-def _combine(factors: list[ExactFactor], op: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> ExactFactor:
+def _add(x: Pair, y: Pair) -> Pair:
+    """``x + y`` (over a common denominator, the product unless both are the same)."""
+    if x[1].shape == y[1].shape and bool((x[1] == y[1]).all()):
+        return x[0] + y[0], x[1]
+    return x[0] * y[1] + y[0] * x[1], x[1] * y[1]
+
+
+def _reduced(x: Pair) -> Pair:
+    """``x`` with each numerator and denominator divided by their greatest common divisor (keeps the
+    integers of sums over many values short)."""
+    common = np.gcd(x[0], x[1])
+    common[common == 0] = 1  # 0 / 0: undefined, kept
+    return x[0] // common, x[1] // common
+
+
+def _multiply(x: Pair, y: Pair) -> Pair:
+    return x[0] * y[0], x[1] * y[1]
+
+
+def _divide(x: Pair, y: Pair) -> Pair:
+    """``x / y``: undefined where ``y`` is zero or undefined."""
+    denominator: np.ndarray = np.where(y[1] == 0, 0, x[1] * y[0])
+    return x[0] * y[1], denominator
+
+
+def _combine(factors: list[ExactFactor], op: Callable[[Pair, Pair], Pair]) -> ExactFactor:
     names = tuple(sorted(set().union(*(f.names for f in factors))))
     result = factors[0].aligned(names)
     for other in factors[1:]:
         result = op(result, other.aligned(names))
-    return ExactFactor(names, result)
+    return ExactFactor(names, *result)
 
 
-def _term(e: Prob | Expect, model: ExactModel, graph: DoGraph, env: dict[str, int]) -> Values:
-    """A probability term or expectation with its indices bound by ``env``, in each member (NaN: undefined)."""
+def _term(e: Prob | Expect, model: ExactModel, graph: DoGraph, env: dict[str, int]) -> Pair:
+    """A probability term or expectation with its indices bound by ``env``, in each member."""
     if isinstance(e, Prob):
         event, given = bind_atoms(e.event, graph, env), bind_atoms(e.given, graph, env)
         return model.prob(event, bind_do(e.do, graph, env), given)
     do, given = bind_do(e.do, graph, env), bind_atoms(e.given, graph, env)
-    total: Values = (Fraction(0),) * model.members
+    total: Pair = (np.zeros(model.members, dtype=object), np.ones(model.members, dtype=object))
     for coef, atom in e.body:
         if atom.value is None:  # the variable itself: its values times their probabilities
             cf = bind_subscript(atom.cf, graph, env)
@@ -243,14 +353,14 @@ def _term(e: Prob | Expect, model: ExactModel, graph: DoGraph, env: dict[str, in
         else:
             weighted = [(coef, bind_atoms((atom,), graph, env))]
         for weight, bound in weighted:
-            total = tuple(t + weight * p for t, p in zip(total, model.prob(bound, do, given), strict=True))
+            numerator, denominator = model.prob(bound, do, given)
+            total = _add(total, (weight * numerator, denominator))
     return total
 
 
-def _quotient(num: Fraction | float, den: Fraction | float) -> Fraction | float:
-    """``num / den``, NaN where ``den`` is zero (or undefined)."""
-    return num / den if den else NAN
+def _fraction(numerator: int, denominator: int) -> Fraction | float:
+    return Fraction(numerator, denominator) if denominator else NAN
 
 
 NAN = float("nan")
-_DIVIDE = np.frompyfunc(_quotient, 2, 1)
+_FRACTION = np.frompyfunc(_fraction, 2, 1)

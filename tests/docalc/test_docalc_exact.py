@@ -20,6 +20,7 @@ import pytest
 
 from causal_datasets import rewards
 from causal_datasets.docalc import check_equivalence, parse
+from causal_datasets.docalc.atoms import Atom
 from causal_datasets.docalc.exact import ExactTables, counts, exact_factor
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.identification import identify
@@ -144,14 +145,14 @@ def test_exact_terms_match_an_enumeration_of_the_joint():
 
         for y, x, z in itertools.product(range(2), range(2), range(3)):
             expr = parse(f"P(Y={y} | X={x}, Z={z})")
-            got = exact_factor(expr, exact, graph, {}).array[member]
+            got = exact_factor(expr, exact, graph, {}).values()[member]
             assert got == probability(Y=y, X=x, Z=z) / probability(X=x, Z=z)
         # an intervention: the truncated product, summed by hand
         want = sum(
             (probability(Z=z) * probability(Y=1, X=0, Z=z) / probability(X=0, Z=z) for z in range(3)),
             start=Fraction(0),
         )
-        assert exact_factor(parse("P(Y=1 | do(X=0))"), exact, graph, {}).array[member] == want
+        assert exact_factor(parse("P(Y=1 | do(X=0))"), exact, graph, {}).values()[member] == want
 
 
 def test_exact_values_lie_within_the_float_error_bounds():
@@ -163,7 +164,7 @@ def test_exact_values_lie_within_the_float_error_bounds():
     assert exact.names == ("X", "Y")
     for env in domains.assignments(["X", "Y"]):
         bounded = float_evaluate(expr, model, model.graph, env, bounded=True)
-        values = exact.array[:, env["X"], env["Y"]]
+        values = exact.values()[:, env["X"], env["Y"]]
         for value, error, rational in zip(bounded.value, bounded.error, values, strict=True):
             assert abs(Fraction(float(value)) - rational) <= Fraction(float(error))
 
@@ -175,3 +176,31 @@ def test_grid_rows_are_positive_and_sum_to_one_exactly():
     assert rows.min() > 0
     with pytest.raises(ValueError, match="not on the grid"):
         counts(np.array([1 / 3, 2 / 3]), 22)
+
+
+def test_a_term_read_at_once_equals_the_term_read_value_by_value():
+    """ExactTables.term reads a term for every value of its indices (indexed actions included) from
+    one joint count table per action value; each value must equal the term read for that value alone."""
+    graph = DoGraph.parse("Z->X,Z->Y,X->Y,W->Y", domains={"Z": 3, "Y": 3})
+    exact = ExactTables(TableModel.random(graph, np.random.default_rng(5), members=3))
+    labels = {"x": "X", "y": "Y", "z": "Z", "w": "W"}
+    cases = {
+        "P(Y=y | do(X=x), Z=z)": ("x", "y", "z"),
+        "P(Y=y, W=w | do(X=x))": ("w", "x", "y"),
+        "P(Y=2 | Z=z, X=1)": ("z",),
+        "P(Y=y, Z=z)": ("y", "z"),
+    }
+    for text, names in cases.items():
+        term = parse(text)
+        whole = exact.term(term, graph)
+        assert whole is not None and whole.names == names, text
+        for position in itertools.product(*(range(graph.domain(labels[n])) for n in whole.names)):
+            env = dict(zip(whole.names, position, strict=True))
+            event, given = (
+                tuple(Atom(a.var, env.get(str(a.value), a.value)) for a in atoms) for atoms in (term.event, term.given)
+            )
+            do = tuple((v, env.get(str(x), x)) for v, x in term.do)
+            numerator, denominator = exact.prob(event, do, given)
+            want = [Fraction(n, d) for n, d in zip(numerator, denominator, strict=True)]
+            assert list(whole.values()[(slice(None), *position)]) == want, (text, env)
+    assert exact.term(parse("P(Y=y | X=y)"), graph) is None  # an index twice: read value by value
