@@ -30,7 +30,7 @@ from causal_datasets.cladder_pairs.estimand_task import ERROR_PREFIXES, stated_e
 from causal_datasets.cladder_pairs.records import CladderPromptRow, CladderQuestionRow
 from causal_datasets.cladder_pairs.synthetic_latent import NOT_IDENTIFIABLE
 from causal_datasets.cladder_pairs.yes_no import cladder_answer
-from causal_datasets.docalc.budget import DEFAULT_TIME_LIMIT
+from causal_datasets.docalc.budget import REWARD_TIME_BACKSTOP, REWARD_WORK_LIMIT
 from causal_datasets.docalc.expr import Expr, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.identification import QueryError, identify
@@ -160,9 +160,10 @@ def estimand_equivalence_reward(
     It is compared with the reference under the row's graph by
     :func:`~causal_datasets.docalc.verdict.check_equivalence` on random models of the graph (the proof
     search, which only explains a verdict, is skipped; a graph too large for exact models, or a pair
-    not decided within :data:`~causal_datasets.docalc.budget.DEFAULT_TIME_LIMIT` (1 s), gets no
-    verdict: 0.0, reason ``undecided`` — never scored as correct). Verdicts are memoized (an undecided
-    one too: the same answer scores the same for the rest of the run).
+    not decided within :data:`~causal_datasets.docalc.budget.REWARD_WORK_LIMIT` table entries of work
+    (about 1 s; the same on any machine and load, unlike a time limit), gets no verdict: 0.0, reason
+    ``undecided`` — never scored as correct). Verdicts are memoized (an undecided one too: the same
+    answer scores the same for the rest of the run).
 
     ``scoring`` (:mod:`~causal_datasets.docalc.scoring_rules`): ``identification``, the default,
     also asks for an estimand, as the prompts do — no ``do()``, no counterfactual subscript (reason
@@ -314,7 +315,8 @@ def _verdict(expression: Expr, reference: str, key: GraphKey, *, latent_as_obser
         reference,
         all_observed(graph) if latent_as_observed else graph,
         prove=False,
-        time_limit=DEFAULT_TIME_LIMIT,  # a batch waits for its slowest reward
+        work_limit=REWARD_WORK_LIMIT,  # a batch waits for its slowest reward; the same verdict on any machine
+        time_limit=REWARD_TIME_BACKSTOP,
     )
 
 
@@ -329,7 +331,8 @@ def identify_reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs
     are complete: no estimand exists then). An expression earns 1.0 when it is in observed probabilities only
     (reasons ``not_identified``, ``unobserved_variable``) and :func:`~causal_datasets.docalc.check_equivalence`
     finds it equal to the query itself on random models of the graph (the proof search is skipped; a graph too
-    large for exact models, or a pair not decided within 1 s, gets no verdict: 0.0, reason ``undecided``). Any
+    large for exact models, or a pair not decided within the work budget, gets no verdict: 0.0, reason
+    ``undecided``). Any
     correct estimand counts, however it is written. Verdicts are memoized.
 
     Columns: ``query`` (``P(Y | do(X))``, ``P(Y | do(X), Z)``) and ``graph`` (edge text, ``A<->B`` for a latent

@@ -189,6 +189,7 @@ def check_equivalence(
     prove: bool = True,
     values: Mapping[str, int] | None = None,
     time_limit: float | None = None,
+    work_limit: int | None = None,
 ) -> Verdict:
     """Decide whether ``a`` and ``b`` are equal in every model of ``graph``.
 
@@ -208,9 +209,12 @@ def check_equivalence(
     speed (the dataset builder and the tests rely on that). Past the limit the verdict is undecided
     (``equivalent=None``, method ``"error"``) with the reason "undecided: time limit of ... s reached
     before ..." (:mod:`.budget`), never a hang; the proof search gets what is left of the limit.
+    ``work_limit``: table entries of work for the call (None: none of its own), the budget that gives
+    the same verdict on any machine (the rewards': :data:`.budget.REWARD_WORK_LIMIT`); past it the
+    verdict is undecided in the same way ("undecided: work limit of ... table entries reached before ...").
     """
-    if time_limit is not None:  # the same call, within its budget
-        with within(time_limit):
+    if time_limit is not None or work_limit is not None:  # the same call, within its budget
+        with within(time_limit, entries=work_limit):
             return check_equivalence(
                 a, b, graph, latent, seed=seed, models=models, limits=limits, prove=prove, values=values
             )

@@ -60,3 +60,49 @@ def test_budgets_nest_and_refuse_steps_that_would_overrun():
     with pytest.raises(ValueError, match="positive"):
         with within(0):
             pass
+
+
+def test_work_budgets_count_entries_in_every_open_budget():
+    with within(None, entries=5_000):
+        charge("a step", 3_500)
+        with within(None, entries=10**9):  # the enclosing work budget still counts the inner steps
+            with pytest.raises(OutOfTime, match="work limit of 5,000 table entries reached before b"):
+                charge("b", 2_500)
+        charge("a small step")  # counts STEP_ENTRIES
+        with pytest.raises(OutOfTime, match="work limit of 5,000"):
+            charge("c")
+    charge("anything", 10**12)  # closed: nothing is counted or refused
+    with pytest.raises(ValueError, match="work_limit must be a positive"):
+        with within(None, entries=0):
+            pass
+
+
+def test_a_work_budget_gives_the_same_undecided_verdict_on_any_machine():
+    """Counted, not timed: the same pair stops at the same step, however fast the machine or loaded."""
+    estimand = identify(QUERY, SARS, check=False).estimand
+    verdicts = [check_equivalence(QUERY, estimand, SARS, prove=False, work_limit=2_000_000) for _ in range(2)]
+    assert verdicts[0].equivalent is None and not verdicts[0].invalid
+    assert verdicts[0].error.startswith("undecided: work limit of 2,000,000 table entries reached before ")
+    assert verdicts[0] == verdicts[1]
+
+
+def test_the_rewards_verdicts_are_counted_not_timed(monkeypatch, caplog):
+    """The rewards' verdicts run under a work budget (the same on any machine), the wall clock only far beyond it."""
+    from causal_datasets import rewards
+    from causal_datasets.docalc import budget
+
+    assert budget.REWARD_WORK_LIMIT * budget.SECONDS_PER_ENTRY == pytest.approx(budget.DEFAULT_TIME_LIMIT)
+    assert budget.REWARD_TIME_BACKSTOP >= 10 * budget.DEFAULT_TIME_LIMIT
+    monkeypatch.setattr(rewards, "REWARD_WORK_LIMIT", 2_000_000)
+    monkeypatch.setattr(rewards, "REWARD_TIME_BACKSTOP", 3600.0)  # no clock can decide it
+    rewards._verdict.cache_clear()
+    estimand = identify(QUERY, SARS, check=False).estimand.text
+    for _ in range(2):
+        rewards._verdict.cache_clear()
+        caplog.clear()
+        scores = rewards.estimand_equivalence_reward(
+            [""], [QUERY], reference=[estimand], graph=[SARS], scoring="equivalence"
+        )
+        assert scores == [0.0]
+        assert "undecided: 1" in caplog.text
+    rewards._verdict.cache_clear()
