@@ -12,6 +12,7 @@ caller as raised (Ray's ``RayTaskError`` is an instance of the original type).
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ R = TypeVar("R")
 
 #: times Ray runs a task again after its worker died (a killed process, a lost node)
 MAX_RETRIES = 3
+#: seconds a ``HOST:PORT`` address has to accept a connection before the cluster counts as unreachable
+PROBE_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ def connected(cluster: RayCluster) -> Iterator[None]:
         if cluster.address is None:
             ray.init(num_cpus=cluster.num_cpus, include_dashboard=False, log_to_driver=False)
         else:
+            _probe(cluster.address)
             ray.init(address=cluster.address, log_to_driver=False)
     except (ConnectionError, ValueError, RuntimeError) as error:
         where = cluster.address or "a local runtime"
@@ -73,6 +77,19 @@ def ray_map(function: Callable[[T], R], arguments: Sequence[T], cluster: RayClus
                 f"a Ray task's worker died {MAX_RETRIES + 1} times (its first run and {MAX_RETRIES} retries): "
                 f"{type(error).__name__}"
             ) from None
+
+
+def _probe(address: str) -> None:
+    """Refuse at once a ``HOST:PORT`` (or ``ray://HOST:PORT``) address where nothing accepts a connection:
+    Ray itself keeps trying such an address for minutes. ``auto`` and other forms are left to Ray."""
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not colon or not host or not port.isdigit():
+        return
+    try:
+        with socket.create_connection((host, int(port)), timeout=PROBE_SECONDS):
+            pass
+    except OSError as error:
+        raise ClusterError(f"cannot reach Ray at {address}: nothing answers there ({error})") from None
 
 
 def _ray() -> Any:

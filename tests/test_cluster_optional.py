@@ -3,6 +3,7 @@ error; a build written to an fsspec URL has the local build's bytes; ``score_bat
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 
@@ -34,6 +35,18 @@ def test_ray_asked_for_without_ray_installed_is_one_clear_error(tmp_path, monkey
     monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` sees when it is not installed
     assert main(["build", *SMALL, "--ray", "--hub-dir", str(tmp_path)]) == 2
     assert "pip install 'causal-datasets[ray]'" in capsys.readouterr().err
+    assert not (tmp_path / "shapeworld").exists()
+
+
+def test_an_address_where_nothing_answers_is_one_clear_error_at_once(tmp_path, capsys):
+    with socket.socket() as listener:  # a port this machine just had free: nothing listens on it now
+        listener.bind(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        assert main(["build", *SMALL, "--ray", address, "--hub-dir", str(tmp_path)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert f"cannot reach Ray at {address}: nothing answers there" in err and "\n" not in err
+        assert "ray" not in sys.modules or not sys.modules["ray"].is_initialized()
     assert not (tmp_path / "shapeworld").exists()
 
 
