@@ -79,7 +79,7 @@ ESTIMATES = Estimates(
 
 TASK = Task(
     name="cladder_pairs",
-    version=1,
+    version=2,  # 2: the paper prompt carries the legend, answers are scored against both references
     help="CLadder estimand task (DoVerifier). Each answer is scored against CLadder's estimand and its formal form "
     "(--reference picks the headline; formal-form, the paper's, by default with --prompt paper) under both rules: "
     "equivalence (DoVerifier's: equal under the question's graph, do() answers allowed) and identification (the "
