@@ -719,6 +719,7 @@ def test_report_shows_table_1_and_table_2(dataset_dir, tmp_path):
         "run",
         "questions",
         "scoring rule",
+        "reference",
         "accuracy (the run's scoring rule)",
         "equivalent (DoVerifier's rule)",
         "identified (stricter)",
@@ -728,7 +729,7 @@ def test_report_shows_table_1_and_table_2(dataset_dir, tmp_path):
     ]
     row = next(line for line in report.splitlines() if line.startswith("| model:stub (run) | 2 |"))
     cells = dict(zip(columns, (c.strip() for c in row.strip("|").split("|")), strict=True))
-    assert cells["scoring rule"] == "identification"
+    assert (cells["scoring rule"], cells["reference"]) == ("identification", "estimand")
     shown = (cells["equivalent (DoVerifier's rule)"], cells["string match"], cells["LLM judge"])
     assert all(cell.split(" [")[0] == "0" for cell in shown)  # each with its interval: two questions, two stories
     assert cells["accuracy after feedback"].split(" [")[0] == "1"
