@@ -180,9 +180,9 @@ def cladder_reading(e: Expr, query_type: str) -> Expr:
       ``E[Y_{X=1, V2_{X=0}} - Y_{X=0, V2_{X=0}}]``: a mediator's subscript value k beside ``X`` stands for
       the mediator's own value under ``X=k`` (its NDE and NIE numbers follow from that reading only; read
       literally, the string is a controlled effect).
-    - Contrasts (every query type but ``marginal``): a distribution written for the contrast, the treatment
-      ``X`` left without a value, is the contrast between its two values, and an outcome ``Y`` left without a
-      value is ``Y=1`` (CLadder reports ``P(Y=1)``): ``P(Y | X)`` — the correlation questions' formal form,
+    - Contrasts (every query type but ``marginal``): a distribution (one probability term) written for the
+      contrast, the treatment ``X`` left without a value, is the contrast between its two values, and an
+      outcome ``Y`` left without a value is ``Y=1`` (CLadder reports ``P(Y=1)``): ``P(Y | X)`` — the correlation questions' formal form,
       the fork ATE's estimand — is ``P(Y=1 | X=1) - P(Y=1 | X=0)``, and ``P(Y | X=1) - P(Y | X=0)`` is the
       same. CLadder's ``groundtruth`` numbers follow from this reading.
 
@@ -197,7 +197,9 @@ def _contrast(e: Expr) -> Expr:
     free = free_indices(e)
     if "Y" in free:
         e = substitute(e, {"Y": 1})
-    return sub(substitute(e, {"X": 1}), substitute(e, {"X": 0})) if "X" in free else e
+    if isinstance(e, Prob) and "X" in free:  # one distribution, not any expression with a free X
+        return sub(substitute(e, {"X": 1}), substitute(e, {"X": 0}))
+    return e
 
 
 @cache

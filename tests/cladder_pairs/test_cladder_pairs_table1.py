@@ -91,7 +91,8 @@ def test_cladders_shorthand_read_as_a_contrast_gives_cladders_numbers(cladder, q
 
 def test_an_answer_with_the_outcome_left_free_is_read_at_y_1(cladder, asked):
     """``P(Y | X=1) - P(Y | X=0)`` in a correlation question is CLadder's contrast at ``Y=1``: its value on
-    CLadder's model is the question's number; in a marginal question, ``P(Y)`` keeps its free outcome."""
+    CLadder's model is the question's number; in a marginal question, ``P(Y)`` keeps its free outcome; only a
+    single distribution is read as a contrast."""
     models = {(q.source_file, q.question_id): q for q in cladder}
     rows = [q for q in asked if q.query_type == "correlation" and q.source_file.startswith("test-generate")]
     checked = 0
@@ -105,6 +106,11 @@ def test_an_answer_with_the_outcome_left_free_is_read_at_y_1(cladder, asked):
     assert checked > 50
     marginal = next(q for q in asked if q.query_type == "marginal")
     assert read_answer_expression("P(Y)", marginal).text == "P(Y)"
+    # only a distribution is shorthand: a free X elsewhere stays free, so an added term is not cancelled
+    assert read_answer_expression("P(Y | X) + P(X=1)", rows[0]).text == "P(X=1) + P(Y=1 | X)"
+    options = _options()
+    assert _scored(rows[0], "P(Y | X) + P(X=1)", options)["equivalent"] is False
+    assert _scored(rows[0], "P(Y | X)", options)["equivalent"] is True
 
 
 def test_the_cladder_config_pairs_shorthand_and_contrast_as_equal(labels, pairs):
