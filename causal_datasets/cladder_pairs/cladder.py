@@ -182,9 +182,9 @@ def cladder_reading(e: Expr, query_type: str) -> Expr:
       literally, the string is a controlled effect).
     - Contrasts (every query type but ``marginal``): a distribution (one probability term) written for the
       contrast, the treatment ``X`` left without a value, is the contrast between its two values, and an
-      outcome ``Y`` left without a value is ``Y=1`` (CLadder reports ``P(Y=1)``): ``P(Y | X)`` — the correlation questions' formal form,
-      the fork ATE's estimand — is ``P(Y=1 | X=1) - P(Y=1 | X=0)``, and ``P(Y | X=1) - P(Y | X=0)`` is the
-      same. CLadder's ``groundtruth`` numbers follow from this reading.
+      outcome ``Y`` left without a value is ``Y=1`` (CLadder reports ``P(Y=1)``): ``P(Y | X)`` — the
+      correlation questions' formal form, the fork ATE's estimand — is ``P(Y=1 | X=1) - P(Y=1 | X=0)``, and
+      ``P(Y | X=1) - P(Y | X=0)`` is the same. CLadder's ``groundtruth`` numbers follow from this reading.
 
     Other expressions are unchanged."""
     if query_type in NESTED_QUERY_TYPES:
