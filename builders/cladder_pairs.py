@@ -105,6 +105,18 @@ BUILDER = DatasetBuilder(
             "9,853 `synthetic` rows shows its model's probabilities as those grid values (e.g. 0.7321 for 0.732101). "
             "No pair, label, verdict or proof changed.",
         ),
+        Release(
+            "1.11.0",
+            "CLadder's shorthand `P(Y | X)` for a contrast is read as CLadder means it, "
+            "`P(Y=1 | X=1) - P(Y=1 | X=0)` (its numbers follow from that reading only): the 791 `cladder` "
+            "correlation pairs and the 81 fork ATE pairs are now equal (canonical forms, verdicts and proofs "
+            "changed; the fork ATE estimand's value now matches CLadder's number on its 68 questions with a model), "
+            "the 644 hard negatives that used the fork's literal `P(Y | X)` as another family's estimand are gone "
+            "(read as the contrast, each repeats another negative); the 791 correlation `prompts` show the "
+            "quantity as that contrast. `synthetic_latent`: the 216 estimands with an index the query lacks "
+            "are reduced to the minimal estimand (`reference` and `estimand`; checked equal). `questions` and "
+            "`yes_no_prompts` are unchanged.",
+        ),
     ),
     pretty_name="CLadder-pairs: causal expression equivalence under a DAG",
     configs={

@@ -192,8 +192,9 @@ def _estimand_score(text: str, row: _Row, scoring: str) -> float:
         raise _Lowest(problem)
     expression = _expression(*_answer(text))
     query_type = row.get("query_type")
-    if query_type is not None:
+    if query_type is not None:  # answer and reference read in CLadder's notation (its shorthand P(Y | X) included)
         expression = cladder_reading(expression, _query_type(query_type))
+        reference = cladder_reading(parse(reference), _query_type(query_type)).text
     graph = _graph(key)
     shape = identification_error(expression, graph.latent)
     if scoring == "identification" and shape is not None:

@@ -26,7 +26,7 @@ import numpy as np
 
 from causal_datasets.builder import reading_source
 from causal_datasets.docalc.atoms import Atom, Potential
-from causal_datasets.docalc.expr import Expr, Mul, Prob, Sum, free_indices, map_atoms, sub, variables
+from causal_datasets.docalc.expr import Expr, Mul, Prob, Sum, free_indices, map_atoms, sub, substitute, variables
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.parser import ExprParseError, parse
 from causal_datasets.docalc.semantics import EvaluationError, TableModel, evaluate
@@ -154,25 +154,52 @@ def _question(source_file: str, record: dict, model: TableModel | None, story: s
 
 #: query types whose formal form writes a mediator's nested counterfactual as a plain value
 NESTED_QUERY_TYPES = frozenset({"nde", "nie"})
+#: query types whose quantity is a contrast between the treatment's two values (all but the marginal)
+CONTRAST_QUERY_TYPES = frozenset({"correlation", "exp_away", "ate", "ett", "nde", "nie"})
 
 
 def formal_expression(q) -> Expr | None:
     """The formal form of ``q`` (a :class:`CladderQuestion` or a ``questions`` row: anything with
-    ``formal_form`` and ``query_type``) as CLadder means it, or None if it is not an expression.
-
-    In the natural-effect questions CLadder writes ``E[Y_{X=1, V2=0} - Y_{X=0, V2=0}]`` for
-    ``E[Y_{X=1, V2_{X=0}} - Y_{X=0, V2_{X=0}}]``: a mediator's subscript value k stands for the
-    mediator's own value under ``X=k`` (its NDE and NIE numbers follow from that reading only).
-    Read literally, the string is a controlled effect."""
+    ``formal_form`` and ``query_type``) as CLadder means it (:func:`cladder_reading`), or None if it is not an
+    expression."""
     e = try_parse(q.formal_form)
     return None if e is None else cladder_reading(e, q.query_type)
 
 
+def estimand_expression(q) -> Expr | None:
+    """CLadder's estimand of ``q`` as CLadder means it (:func:`cladder_reading`), or None if it is not an
+    expression."""
+    e = try_parse(q.estimand)
+    return None if e is None else cladder_reading(e, q.query_type)
+
+
 def cladder_reading(e: Expr, query_type: str) -> Expr:
-    """``e`` read in CLadder's notation for a ``query_type`` question: in the natural-effect questions a
-    mediator's plain subscript value k beside ``X`` stands for its own value under ``X=k`` (see
-    :func:`formal_expression`); other expressions are unchanged."""
-    return _nested_mediators(e) if query_type in NESTED_QUERY_TYPES else e
+    """``e`` (a formal form, an estimand or an answer) read in CLadder's notation for a ``query_type`` question.
+
+    - Natural effects (``nde``, ``nie``): CLadder writes ``E[Y_{X=1, V2=0} - Y_{X=0, V2=0}]`` for
+      ``E[Y_{X=1, V2_{X=0}} - Y_{X=0, V2_{X=0}}]``: a mediator's subscript value k beside ``X`` stands for
+      the mediator's own value under ``X=k`` (its NDE and NIE numbers follow from that reading only; read
+      literally, the string is a controlled effect).
+    - Contrasts (every query type but ``marginal``): a distribution (one probability term) written for the
+      contrast, the treatment ``X`` left without a value, is the contrast between its two values, and an
+      outcome ``Y`` left without a value is ``Y=1`` (CLadder reports ``P(Y=1)``): ``P(Y | X)`` — the
+      correlation questions' formal form, the fork ATE's estimand — is ``P(Y=1 | X=1) - P(Y=1 | X=0)``, and
+      ``P(Y | X=1) - P(Y | X=0)`` is the same. CLadder's ``groundtruth`` numbers follow from this reading.
+
+    Other expressions are unchanged."""
+    if query_type in NESTED_QUERY_TYPES:
+        e = _nested_mediators(e)
+    return _contrast(e) if query_type in CONTRAST_QUERY_TYPES else e
+
+
+@cache
+def _contrast(e: Expr) -> Expr:
+    free = free_indices(e)
+    if "Y" in free:
+        e = substitute(e, {"Y": 1})
+    if isinstance(e, Prob) and "X" in free:  # one distribution, not any expression with a free X
+        return sub(substitute(e, {"X": 1}), substitute(e, {"X": 0}))
+    return e
 
 
 @cache

@@ -14,8 +14,14 @@ import re
 from functools import cache, lru_cache
 from typing import Any
 
-from causal_datasets.cladder_pairs.cladder import cladder_reading, family_graph, formal_expression, try_parse
-from causal_datasets.cladder_pairs.records import CladderPromptRow, CladderQuestionRow, Edge
+from causal_datasets.cladder_pairs.cladder import (
+    cladder_reading,
+    estimand_expression,
+    family_graph,
+    formal_expression,
+    try_parse,
+)
+from causal_datasets.cladder_pairs.records import CladderPromptRow, CladderQuestionRow, Edge, Reference
 from causal_datasets.cladder_pairs.rows import PROOF_LIMITS
 from causal_datasets.docalc.baselines import surface_scores
 from causal_datasets.docalc.expr import Expr, variables
@@ -266,8 +272,8 @@ def reference_unobserved(q: CladderQuestionRow) -> bool:
 
 
 def read_answer_expression(expression: str, q: CladderQuestionRow) -> Expr:
-    """An answer's expression as the verifier reads it for ``q``: parsed, and in a natural-effect
-    question read in CLadder's notation as CLadder's own formal forms are (:func:`.cladder.cladder_reading`).
+    """An answer's expression as the verifier reads it for ``q``: parsed, and read in CLadder's notation as
+    CLadder's own formal forms and estimands are (:func:`.cladder.cladder_reading`: natural effects, contrasts).
     Raises :class:`~causal_datasets.docalc.parser.ExprParseError`."""
     return cladder_reading(parse(expression), q.query_type)
 
@@ -279,12 +285,23 @@ ERROR_PREFIXES = (
 )
 
 
+def reference_text(q: CladderQuestionRow, reference: Reference) -> str:
+    """The reference answer of ``q`` verbatim: its formal form or its estimand."""
+    return q.formal_form if reference == "formal-form" else q.estimand
+
+
 def score_answer(
-    expression: str | None, q: CladderQuestionRow, *, seed: int = 0, graph: DoGraph | None = None
+    expression: str | None,
+    q: CladderQuestionRow,
+    *,
+    seed: int = 0,
+    graph: DoGraph | None = None,
+    reference: Reference = "estimand",
 ) -> dict[str, Any]:
-    """An extracted answer expression against the question's estimand, under both scoring rules
-    (:mod:`~causal_datasets.docalc.scoring_rules`), beside the surface baselines (``string_match``, ``bleu``,
-    ``token_f1``).
+    """An extracted answer expression against the question's ``reference`` (its estimand, or its formal form:
+    both read as CLadder means them, :func:`.cladder.cladder_reading`), under both scoring rules
+    (:mod:`~causal_datasets.docalc.scoring_rules`), beside the surface baselines against the reference's own
+    text (``string_match``, ``bleu``, ``token_f1``).
 
     ``equivalent``: the verifier's verdict (True/False/None) under the question's graph (or ``graph``,
     e.g. the one a model wrote) — DoVerifier's rule: ``do()``, counterfactual terms and unobserved
@@ -294,7 +311,7 @@ def score_answer(
     ``unobserved_variable`` otherwise). ``method`` and ``proof_length`` explain the verdict; ``error``
     names why it was not decided (``no_expression``, ``reference_unobserved`` — see
     :func:`reference_unobserved` —, ``unparsable``, ``unknown_variable``, ``undecided``, ``scoring_error``)."""
-    surface = surface_scores(expression, q.estimand)
+    surface = surface_scores(expression, reference_text(q, reference))
     unscored = {
         "equivalent": None,
         "identified": None,
@@ -317,15 +334,19 @@ def score_answer(
         return unscored | {"error": "unparsable", "detail": f"parse error: {error}"}
     except RecursionError as error:  # the parser bounds nesting; this is the last line of defence
         return unscored | {"error": "unparsable", "detail": f"RecursionError: {error}"}
+    target = formal_expression(q) if reference == "formal-form" else estimand_expression(q)
+    if target is None:  # a questions row's formal form and estimand both parse
+        raise ValueError(f"question {q.id}: its {reference} is not an expression")
     shape = identification_error(answer, latent)
-    observed = bool(variables(answer) & set(latent))  # equivalence allows unobserved variables, as ordinary nodes
+    # equivalence allows unobserved variables, as ordinary nodes
+    observed = bool((variables(answer) | variables(target)) & set(latent))
     try:
         if graph is None:
-            verdict = _verdict(answer.text, q.estimand, q.graph_id, latent, seed, observed)
+            verdict = _verdict(answer.text, target.text, q.graph_id, latent, seed, observed)
         else:
             linked = {n for edge in graph.edges for n in edge}
             text = ",".join([f"{s}->{t}" for s, t in graph.edges] + [n for n in graph.nodes if n not in linked])
-            verdict = _verdict_under(answer.text, q.estimand, text, latent, seed, observed)
+            verdict = _verdict_under(answer.text, target.text, text, latent, seed, observed)
     except Exception as crash:  # noqa: BLE001 - e.g. RecursionError on absurdly nested answers: one item, not the run
         return unscored | {
             "identification_error": shape,

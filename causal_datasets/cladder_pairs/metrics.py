@@ -15,7 +15,8 @@ from pydantic import Field
 from causal_datasets.agreement import agreement
 from causal_datasets.cladder_pairs.generation import CladderGeneration
 from causal_datasets.cladder_pairs.options import CladderOptions
-from causal_datasets.cladder_pairs.replies import is_credited
+from causal_datasets.cladder_pairs.records import Reference
+from causal_datasets.cladder_pairs.replies import REFERENCES, is_credited
 from causal_datasets.cladder_pairs.scores import CladderScores
 from causal_datasets.docalc.scoring_rules import ScoringRule
 from causal_datasets.runners.records import BenchmarkMetrics, Slices
@@ -36,6 +37,14 @@ class CladderMetrics(BenchmarkMetrics):
         title="scoring rule",
         description="the rule of `accuracy`: equivalence (DoVerifier's) or identification (the package's stricter "
         "task)",
+    )
+    reference: Reference = Field(
+        default="estimand", title="reference", description="what answers were scored against: formal-form or estimand"
+    )
+    by_reference: dict[str, dict[str, float]] | None = Field(
+        default=None,
+        title="Table 1 against each reference",
+        description="equivalent, identified and string match against CLadder's formal form and its estimand",
     )
     accuracy: float = Field(
         title="accuracy (the run's scoring rule)", description="share of answers right under the run's scoring rule"
@@ -128,6 +137,8 @@ def summarize(results: list[Question], context: TaskContext) -> tuple[CladderMet
     paper = options.prompt == "paper"
     metrics = CladderMetrics(
         scoring=options.rule,
+        reference=options.reference or "estimand",
+        by_reference=_by_reference(scores),
         **_rates(scores, judged, options),
         derivation_valid_share=_mean(s.derivation_valid_share for s in scores) if options.derivation else None,
         errors=_counts(s.error for s in scores),
@@ -172,6 +183,23 @@ def _rates(scores: list[CladderScores], judged: bool, options: CladderOptions) -
         "accuracy_after_feedback": _share(is_credited(s, rule, suffix="_after_feedback") for s in scores)
         if options.feedback_rounds
         else None,
+    }
+
+
+def _by_reference(scores: list[CladderScores]) -> dict[str, dict[str, float]] | None:
+    """The verifier's and string match's rates against each reference (None: lines scored before both were kept)."""
+    if not scores or any(s.by_reference is None for s in scores):
+        return None
+    return {
+        reference: {
+            name: _share(bool((s.by_reference or {})[reference][field]) for s in scores)
+            for name, field in (
+                ("equivalence_accuracy", "equivalent"),
+                ("identification_accuracy", "identified"),
+                ("string_match", "string_match"),
+            )
+        }
+        for reference in REFERENCES
     }
 
 

@@ -1,5 +1,5 @@
-"""The options of ``causal-datasets eval cladder_pairs`` (prompt, headline rule, feedback, judge, derivations,
-the questions asked) and the combinations the run refuses."""
+"""The options of ``causal-datasets eval cladder_pairs`` (prompt, reference, headline rule, feedback, judge,
+derivations, the questions asked) and the combinations the run refuses."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from causal_datasets.cladder_pairs.judge import DEFAULT_ATTEMPTS
-from causal_datasets.cladder_pairs.records import GraphFamily, QueryType
+from causal_datasets.cladder_pairs.records import GraphFamily, QueryType, Reference
 from causal_datasets.docalc.scoring_rules import ScoringRule
 from causal_datasets.errors import RunConfigurationError
 from causal_datasets.runners.records import Role
@@ -23,6 +23,12 @@ class CladderOptions(BaseModel):
         description="estimand: the package's task, the graph is given and the answer is the "
         "identified estimand; paper: DoVerifier's App. G prompt verbatim, the model writes the expression, its graph "
         "and a yes/no answer",
+    )
+    reference: Reference | None = Field(
+        default=None,
+        description="what answers are scored against (both are recorded for every answer): formal-form, CLadder's "
+        "formal form, the paper's ground truth (Table 1); estimand, CLadder's identified estimand, the package's "
+        "task. Default: formal-form with --prompt paper, estimand with --prompt estimand",
     )
     scoring: ScoringRule | None = Field(
         default=None,
@@ -74,6 +80,8 @@ class CladderOptions(BaseModel):
     def _defaults_by_prompt(self) -> CladderOptions:
         """The paper's rule and judge input with the paper's prompt; the package's own with its own."""
         paper = self.prompt == "paper"
+        if self.reference is None:
+            self.reference = "formal-form" if paper else "estimand"
         if self.scoring is None:
             self.scoring = "equivalence" if paper else "identification"
         if self.judge_graph is None:

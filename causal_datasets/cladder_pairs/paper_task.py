@@ -5,8 +5,11 @@ The prompt is App. G of the DoVerifier paper as printed (:data:`PAPER_PROMPT`; a
 data, so it is quoted verbatim): five numbered instructions, two worked examples on CLadder's
 "liking spicy food" story whose ``Expression:`` line holds CLadder's formal form (``P(Y | X)``,
 ``E[Y | do(X = 1)] - E[Y | do(X = 0)]``) and whose ``Reasoning:`` starts from the estimand, and the
-request to solve the question's description (CLadder's own prompt text: the story, the stated
-probabilities, the question) in the same format, all in one user message. The graph is not given: the
+request to solve the question's description in the same format, all in one user message. The
+description is placed as App. G's examples place theirs: CLadder's own prompt text (the story, the stated
+probabilities, the question) after ``Prompt:``, then CLadder's legend of the variable names on its own
+line (``Let V2 = water company; V1 = poverty; X = liking spicy food; Y = cholera``), since the answer is
+scored in those names. The graph is not given: the
 model writes it (``Graphical Representation:``). :func:`read_answer` reads the ``Expression:``,
 ``Graphical Representation:`` and ``Final Answer:`` lines; :func:`model_graph` turns the model's edges
 into a :class:`DoGraph` or a typed reason it cannot (``no_graph``, ``unreadable_graph``,
@@ -25,9 +28,10 @@ from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.graph import GraphError
 
 #: App. G of "Uncovering Hidden Correctness in LLM Causal Reasoning via Symbolic Verification"
-#: (DoVerifier), verbatim as printed, its wrapped listing lines joined; ``{description}`` is the
-#: question. (The examples' first sentence reads as printed; CLadder's stories say "... causal
-#: relationships: Poverty has a direct effect on liking spicy food and cholera.")
+#: (DoVerifier), verbatim as printed, its wrapped listing lines joined and the damage of the text
+#: extraction repaired (:data:`APP_G_REPAIRS`); ``{description}`` is the question. (The examples' first
+#: sentence reads as printed; CLadder's stories say "... causal relationships: Poverty has a direct effect
+#: on liking spicy food and cholera.")
 PAPER_PROMPT = """## Instructions:
 1. For each problem, identify the correct expression that represents the query
 2. Draw the graphical representation as a text description of edges
@@ -77,6 +81,16 @@ Solve the following problem using the format above. Begin your response with "So
 the expression, graphical representation, reasoning, and final answer.
 Prompt: {description}"""
 
+#: the three places where the paper's text, as extracted from its PDF, differs from App. G's listing, and the
+#: repair: the wrapped ``0)]`` of Example 2's ``Expression:`` and ``Reasoning:`` lines was set over the
+#: ``1)]`` before it (each line reads "E[Y | do(X = 1)] - E[Y | do(X = 1)] 0)]"), and the opening quote of
+#: "Solution:" was lost
+APP_G_REPAIRS = (
+    ("Expression: E[Y | do(X = 1)] - E[Y | do(X = 1)] 0)]", "Expression: E[Y | do(X = 1)] - E[Y | do(X = 0)]"),
+    ("Reasoning: E[Y | do(X = 1)] - E[Y | do(X = 1)] 0)]", "Reasoning: E[Y | do(X = 1)] - E[Y | do(X = 0)]"),
+    ('with Solution:" and', 'with "Solution:" and'),
+)
+
 #: how a revised answer is asked for (verifier feedback under this prompt)
 ANSWER_FORMAT = (
     "Answer in the same format: the lines Expression:, Graphical Representation:, Reasoning: and "
@@ -95,9 +109,14 @@ def question_story(q: CladderQuestionRow, separator: str = " ") -> str:
     return separator.join(part.strip() for part in parts if part and part.strip())
 
 
+def description(q: CladderQuestionRow) -> str:
+    """The question as App. G's examples give theirs: CLadder's prompt text, then its legend on its own line."""
+    return "\n".join(part for part in (question_story(q), (q.legend or "").strip()) if part)
+
+
 def build_messages(q: CladderQuestionRow) -> Messages:
-    """App. G with the question's description filled in, as one user message."""
-    return [{"role": "user", "content": PAPER_PROMPT.replace("{description}", question_story(q))}]
+    """App. G with the question's description (:func:`description`) filled in, as one user message."""
+    return [{"role": "user", "content": PAPER_PROMPT.replace("{description}", description(q))}]
 
 
 @dataclass(frozen=True)

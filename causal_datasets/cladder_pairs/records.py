@@ -23,6 +23,8 @@ GraphFamily = Literal[
 ]
 QueryType = Literal["correlation", "marginal", "exp_away", "ate", "ett", "nde", "nie"]
 Method = Literal["identical", "proof", "semantic"]
+#: what an answer to a CLadder question is scored against: its formal form or its identified estimand
+Reference = Literal["formal-form", "estimand"]
 
 
 RowType = TypeVar("RowType", bound=Record)

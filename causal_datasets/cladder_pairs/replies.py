@@ -1,6 +1,6 @@
 """One model reply: the request that asks for it, what it says read without the reference (its
 expression and, with the paper's prompt, its graph and yes/no answer), and its scores against the question
-under both rules (:func:`score_reply`)."""
+under both rules and against both references (:func:`score_reply`)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,16 @@ from typing import Any
 from causal_datasets.cladder_pairs import estimand_task, paper_task
 from causal_datasets.cladder_pairs.cladder import formal_expression
 from causal_datasets.cladder_pairs.options import CladderOptions
-from causal_datasets.cladder_pairs.records import CladderQuestionRow
+from causal_datasets.cladder_pairs.records import CladderQuestionRow, Reference
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST, same_expression, score_derivation
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.scoring_rules import credited
 from causal_datasets.scoring.graph_compare import compare_graphs
 
 ESTIMAND_FORMAT = "End your reply with one line `Estimand: <expression>` and nothing after it."
+#: the references every answer is scored against, and what each result line keeps of each (``by_reference``)
+REFERENCES: tuple[Reference, ...] = ("formal-form", "estimand")
+REFERENCE_FIELDS = ("equivalent", "identified", "string_match", "bleu", "token_f1", "error")
 
 
 @dataclass(frozen=True)
@@ -63,10 +66,15 @@ def request(q: CladderQuestionRow, options: CladderOptions) -> list[dict[str, st
 
 
 def score_reply(reply: Reply, q: CladderQuestionRow, options: CladderOptions) -> dict[str, Any]:
-    """A reply's scores: both rules' verdicts and the surface baselines under the question's graph;
+    """A reply's scores: both rules' verdicts and the surface baselines under the question's graph against
+    the run's reference, and those against each reference (``by_reference``, so a rescore can switch);
     with the paper's prompt also the verdicts under the model's own graph, its graph's edge F1 and SHD
     and its yes/no answer; with ``--derivation`` every step of the written derivation."""
-    scores = estimand_task.score_answer(reply.expression, q, seed=options.verifier_seed)
+    seed, chosen = options.verifier_seed, options.reference or "estimand"
+    both = {ref: estimand_task.score_answer(reply.expression, q, seed=seed, reference=ref) for ref in REFERENCES}
+    scores = both[chosen] | {
+        "by_reference": {ref: {name: one[name] for name in REFERENCE_FIELDS} for ref, one in both.items()}
+    }
     if options.derivation:
         scores |= _derivation(reply.raw, q, seed=options.verifier_seed)
     if options.prompt != "paper":
@@ -80,7 +88,7 @@ def score_reply(reply: Reply, q: CladderQuestionRow, options: CladderOptions) ->
             "graph_edge_f1": 0.0,
             "graph_shd": None,
         }
-    own = estimand_task.score_answer(reply.expression, q, seed=options.verifier_seed, graph=reply.graph)
+    own = estimand_task.score_answer(reply.expression, q, seed=seed, graph=reply.graph, reference=chosen)
     comparison = compare_graphs(list(reply.graph.edges), [(e.source, e.target) for e in q.edges])
     return scores | {
         "equivalent_own_graph": own["equivalent"],

@@ -11,6 +11,7 @@ from causal_datasets.cladder_pairs.cladder import (
     NUMBER_TOLERANCE,
     CladderQuestion,
     candidate_mistakes,
+    estimand_expression,
     estimand_value,
     formal_expression,
     try_parse,
@@ -121,7 +122,7 @@ def cladder_rows(questions: Sequence[CladderQuestion], seed: int) -> list[Cladde
 
 
 def _pair_row(q: CladderQuestion, verify: _Verifier, kind: str = "formal_vs_estimand", wrong: Expr | None = None):
-    a, b = formal_expression(q), wrong if wrong is not None else try_parse(q.estimand)
+    a, b = formal_expression(q), wrong if wrong is not None else estimand_expression(q)
     if a is None or b is None:
         return None
     verdict, proof_rows, counterexample = verify(a, b, q.graph, required=wrong is None)
@@ -175,7 +176,7 @@ def _question_fields(q: CladderQuestion) -> dict:
 
 def _negative_rows(questions: Iterable[CladderQuestion], verify: _Verifier):
     """For every ATE question: each candidate mistake that the verifier refutes under its graph."""
-    parsed = [(q, try_parse(q.estimand)) for q in questions if q.query_type == "ate"]
+    parsed = [(q, estimand_expression(q)) for q in questions if q.query_type == "ate"]
     ate = [(q, estimand) for q, estimand in parsed if estimand is not None]
     estimands: dict[str, Expr] = {}
     for q, estimand in ate:

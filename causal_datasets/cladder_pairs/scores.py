@@ -13,7 +13,7 @@ from causal_datasets.cladder_pairs.bertscore import bertscore_f1
 from causal_datasets.cladder_pairs.generation import CladderGeneration
 from causal_datasets.cladder_pairs.judge import ask_judge
 from causal_datasets.cladder_pairs.options import CladderOptions
-from causal_datasets.cladder_pairs.records import CladderQuestionRow
+from causal_datasets.cladder_pairs.records import CladderQuestionRow, Reference
 from causal_datasets.cladder_pairs.replies import Reply, read_reply, score_reply
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.scoring_rules import ScoringRule
@@ -49,6 +49,10 @@ class CladderScores(ReadReply):
     feedback rounds where the run has them (None otherwise)."""
 
     reference: str
+    reference_kind: Reference = Field(default="estimand", description="what `reference` is: formal-form or estimand")
+    by_reference: dict[str, dict[str, Any]] | None = Field(
+        default=None, description="the verdicts and surface scores against each reference (formal-form, estimand)"
+    )
     rung: int
     query_type: str
     graph_id: str
@@ -91,8 +95,10 @@ def score(item: Item, transcript: Transcript[CladderGeneration], context: TaskCo
     if len(replies) != 1 + len(given):
         raise ValueError(f"the transcript has {len(replies)} model replies for {len(given)} feedback rounds")
     first = read_reply(replies[0], q, options)
+    reference = estimand_task.reference_text(q, options.reference or "estimand")
     fields: dict[str, Any] = {
-        "reference": q.estimand,
+        "reference": reference,
+        "reference_kind": options.reference,
         "rung": q.rung,
         "query_type": q.query_type,
         "graph_id": q.graph_id,
@@ -107,7 +113,7 @@ def score(item: Item, transcript: Transcript[CladderGeneration], context: TaskCo
     judge = context.client("judge")
     if judge is not None:
         graph, source = judge_graph(first, q, options)
-        verdict = ask_judge(judge, first.expression, q.estimand, graph, options.judge_attempts)
+        verdict = ask_judge(judge, first.expression, reference, graph, options.judge_attempts)
         fields |= {
             "judge": verdict.equivalent,
             "judge_error": verdict.error,

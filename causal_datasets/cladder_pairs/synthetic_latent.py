@@ -5,7 +5,11 @@ forward edge with probability 0.4, each pair of nodes confounded by a latent com
 with probability 0.2), and a query ``P(Y | do(X))`` (1–2 treatments, 1–2 outcomes among their
 descendants, a quarter of the queries conditioned on one more node). :func:`~causal_datasets.docalc.identify`
 (Shpitser & Pearl's ID, IDC for a conditional query, every derivation step checked) gives the estimand or
-the hedge that proves there is none. The request asks for the estimand or "not identifiable";
+the hedge that proves there is none. An estimand ID leaves with an index the query lacks (line 3 fixes a
+non-ancestor of the outcome at an arbitrary value, so the estimand is the same for every value of it) is
+reduced to the minimal estimand (:func:`minimal_estimand`): the index dropped from every conditioning set
+where that stays equal, else averaged out over its own distribution, so the reference names no free
+variable the query lacks. The request asks for the estimand or "not identifiable";
 :func:`causal_datasets.rewards.identify_reward` scores a reply from the query and the graph alone.
 Everything is drawn from one ``random.Random`` seeded by a string (SHA-512, never ``hash()``).
 """
@@ -17,7 +21,10 @@ import random
 import networkx as nx
 
 from causal_datasets.cladder_pairs.records import ConfoundedPair, Edge, SyntheticLatentRow, rows_of_type
+from causal_datasets.docalc.atoms import Atom
+from causal_datasets.docalc.expr import Expr, Mul, Prob, Sum, children, rebuild
 from causal_datasets.docalc.identification import identify
+from causal_datasets.docalc.verdict import check_equivalence
 from causal_datasets.records.prompts import chat_messages
 from causal_datasets.sharding import chunks, generate_sharded
 
@@ -163,10 +170,11 @@ def identified_row(
     graph = graph_text(nodes, directed, confounded)
     found = identify(query, graph)
     hedge = found.hedge
+    estimand = None if found.estimand is None else minimal_estimand(found.estimand, found.arbitrary, graph)
     return SyntheticLatentRow(
         id=f"synthetic_latent-{number}",
         prompt=chat_messages(build_messages(graph, query)),
-        reference=NOT_IDENTIFIABLE if found.estimand is None else found.estimand.text,
+        reference=NOT_IDENTIFIABLE if estimand is None else estimand.text,
         num_nodes=len(nodes),
         nodes=nodes,
         edges=[Edge(source=a, target=b) for a, b in directed],
@@ -175,8 +183,37 @@ def identified_row(
         query=query,
         algorithm=found.algorithm,
         identifiable=found.identifiable,
-        estimand=None if found.estimand is None else found.estimand.text,
+        estimand=None if estimand is None else estimand.text,
         derivation_steps=len(found.derivation),
         hedge_forest=sorted(hedge.forest.nodes, key=_number) if hedge else [],
         hedge_sub_forest=sorted(hedge.sub_forest.nodes, key=_number) if hedge else [],
     )
+
+
+class UnequalReduction(AssertionError):
+    """A reduced estimand differs from ID's on a model of the graph: a bug, never hidden."""
+
+
+def minimal_estimand(estimand: Expr, arbitrary: tuple[str, ...], graph: str) -> Expr:
+    """``estimand`` without the free indices ``arbitrary`` (ID's arbitrary values, which the query lacks):
+    each dropped from every conditioning set where it is free when the verifier finds the result equal,
+    else averaged out (``\\sum_{V} P(V) * ...``, equal since the estimand is the same for every value of V).
+    The result is checked equal to ``estimand`` under ``graph``."""
+    reduced = estimand
+    for name in arbitrary:
+        dropped = _without_condition(reduced, name)
+        if check_equivalence(dropped, reduced, graph).equivalent is not True:
+            dropped = Sum(name, name, Mul((Prob((Atom(name, name),)), reduced)))
+        reduced = dropped
+    if reduced != estimand and check_equivalence(reduced, estimand, graph).equivalent is not True:
+        raise UnequalReduction(f"{reduced.text} is not {estimand.text} under {graph}")
+    return reduced
+
+
+def _without_condition(e: Expr, name: str) -> Expr:
+    """``e`` with the free index ``name`` removed from every conditioning set (a sum binding it hides it)."""
+    if isinstance(e, Prob):
+        return Prob(e.event, e.do, tuple(a for a in e.given if (a.var, a.value) != (name, name)))
+    if isinstance(e, Sum) and e.index == name:
+        return e
+    return rebuild(e, tuple(_without_condition(child, name) for child in children(e)))

@@ -5,7 +5,9 @@ Each question of the ``cladder_pairs/questions`` config is sent as one of two pr
 is given, the answer is an ``Estimand:`` line) or ``paper`` (:mod:`causal_datasets.cladder_pairs.paper_task`:
 DoVerifier's App. G prompt verbatim; the model writes the expression, its own graph and a yes/no
 answer, and the expression is also verified under that graph). Every expression is scored against
-CLadder's estimand under both rules of :mod:`~causal_datasets.docalc.scoring_rules` — ``equivalence``
+CLadder's estimand and its formal form (``--reference`` picks the headline, both are kept; CLadder's shorthand
+read as CLadder means it, :func:`~causal_datasets.cladder_pairs.cladder.cladder_reading`) under both rules of
+:mod:`~causal_datasets.docalc.scoring_rules` — ``equivalence``
 (DoVerifier's: equal under the question's graph) and ``identification`` (also a formula in observed
 probabilities) —, ``--scoring`` picks the headline (default: the paper's rule under the paper's prompt,
 identification under the estimand prompt, which asks for an estimand), beside string match, BLEU,
@@ -77,12 +79,14 @@ ESTIMATES = Estimates(
 
 TASK = Task(
     name="cladder_pairs",
-    version=1,
-    help="CLadder estimand task (DoVerifier). Each answer is scored against CLadder's estimand under both rules: "
+    version=2,  # 2: the paper prompt carries the legend, answers are scored against both references
+    help="CLadder estimand task (DoVerifier). Each answer is scored against CLadder's estimand and its formal form "
+    "(--reference picks the headline; formal-form, the paper's, by default with --prompt paper) under both rules: "
     "equivalence (DoVerifier's: equal under the question's graph, do() answers allowed) and identification (the "
     "package's stricter task: also a formula in observed probabilities); --scoring picks the headline. Beside them: "
     "string match, BLEU, token F1 and optionally an LLM judge; optional feedback rounds, derivation checking. "
-    "DoVerifier's Table 1 is --prompt paper (App. G verbatim, scored by equivalence), its Table 2 adds "
+    "DoVerifier's Table 1 is --prompt paper (App. G verbatim with CLadder's legend, scored against the formal form by "
+    "equivalence), its Table 2 adds "
     "--feedback-rounds N (App. H's graph-only feedback). Questions whose estimand uses a variable the story calls "
     "unobserved (the arrowhead natural effects) are left out",
     configs=("questions",),
@@ -105,13 +109,14 @@ TASK = Task(
     check=check,
     scoring_options=(
         "scoring",
+        "reference",
         "verifier_seed",
         "judge_graph",
         "judge_attempts",
         "bertscore_model",
         "bertscore_layers",
     ),
-    judge_options=("judge_graph", "judge_attempts"),
+    judge_options=("judge_graph", "judge_attempts"),  # a new --reference: the judge replays fail without its model
     rescore_notes=rescore_notes,
     view=View(
         "CLadder pairs (estimand equivalence, DoVerifier)",

@@ -107,7 +107,9 @@ class CoBeScenario(Record):
     should_change: list[str] = Field(description="Events that must change (E2: descendants of the intervention).")
     numerical_change: list[str] = Field(description="Expected directions of quantities (E4).")
     latent_factors: list[str] = Field(description="Unobserved conditions to hold fixed (E5).")
-    source_format: SourceFormat = Field(description="Format of the source file: `paper_json`, `website` or `constructed`.")
+    source_format: SourceFormat = Field(
+        description="Format of the source file: `paper_json`, `website` or `constructed`."
+    )
     source_groups: list[str] = Field(
         description="Where the source lists the scenario, e.g. `by_domain/Engineering`; "
         "more than one for a repeated listing."

@@ -71,15 +71,29 @@ def describe(doc: FieldDoc) -> str:
     return f"{doc.description} Class label: {values}."
 
 
+#: a finding with more ids than this lists them in the manifest (its ``notes``), which the card links to
+MAX_LISTED_IDS = 20
+
+
 def findings_section(findings: Sequence[Finding]) -> str:
-    """A table of the build's data-quality findings, then the ids of each finding."""
+    """A table of the build's data-quality findings, then the ids of each finding: inline up to
+    :data:`MAX_LISTED_IDS`, a longer list in ``manifest.json``'s ``notes`` (every finding with all its ids), linked."""
     if not findings:
         return "No data-quality findings in this build."
     table = markdown_table(
         ["config", "finding", "count", "what the build did"],
         [[f"`{f.config}`", f.issue, f"{len(f.ids)} {f.unit}", f.action] for f in findings],
     )
-    listed = [f"- `{f.config}`, {f.issue}: {', '.join(f.ids)}" for f in findings if f.ids]
+    listed = [
+        f"- `{f.config}`, {f.issue}: "
+        + (
+            ", ".join(f.ids)
+            if len(f.ids) <= MAX_LISTED_IDS
+            else f"{len(f.ids)} ids, in [manifest.json](manifest.json) (`notes`)"
+        )
+        for f in findings
+        if f.ids
+    ]
     return table + ("\n\nIds per finding:\n\n" + "\n".join(listed) if listed else "")
 
 

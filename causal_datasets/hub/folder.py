@@ -52,7 +52,7 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 @dataclass(frozen=True)
 class WrittenDataset:
     """A build written to ``folder``: its rows per config and split, the builder's notes (configs left out,
-    facts of the source) and its data-quality findings (the manifest and the card list them in full)."""
+    facts of the source) and its data-quality findings (the manifest lists them in full, the card up to 20 ids each)."""
 
     folder: Path
     row_counts: dict[str, dict[str, int]]

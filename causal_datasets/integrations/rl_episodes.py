@@ -118,7 +118,9 @@ class RLEpisode:
         if isinstance(row, CausaLabEpisode):
             options = self.options
             self.row = with_setting(row, options.setting())
-            self.env = CausaLabEnv(self.row, max_turns=options.max_turns, reask=options.reask, verify=options.verifies())
+            self.env = CausaLabEnv(
+                self.row, max_turns=options.max_turns, reask=options.reask, verify=options.verifies()
+            )
         else:
             self.row = row
             theme = THEMES[self.options.entities]

@@ -12,9 +12,15 @@ import numpy as np
 import pytest
 
 from causal_datasets.cladder_pairs.records import SyntheticLatentRow
-from causal_datasets.cladder_pairs.synthetic_latent import NOT_IDENTIFIABLE, synthetic_latent_rows
+from causal_datasets.cladder_pairs.synthetic_latent import (
+    NOT_IDENTIFIABLE,
+    identified_row,
+    minimal_estimand,
+    synthetic_latent_rows,
+)
 from causal_datasets.docalc.expr import free_indices
 from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.identification import identify
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import check_equivalence
 from causal_datasets.rewards import identify_reward
@@ -80,7 +86,37 @@ def test_every_estimand_equals_its_query_and_every_decision_is_tians_or_idcs():
         model = LatentModel(graph, np.random.default_rng(0))
         estimand = parse(row.estimand)
         free = sorted(free_indices(estimand) - set(outcomes + treatments + conditions))
+        assert not free, row.id  # the minimal estimand: no free variable the query lacks
         assert largest_difference(model, estimand, outcomes, treatments, conditions, free) < 1e-9, row.id
+
+
+@pytest.mark.parametrize(
+    ("graph", "query", "minimal"),
+    [
+        ("V1->V3,V2->V1,V3->V4,V5->V2,V3<->V5", "P(V4 | do(V3))", "P(V4 | V3)"),  # ID: P(V4 | V1, V2, V3, V5)
+        (  # V5 cannot be dropped from either term alone or from both: averaged out
+            "V1->V2,V4->V1,V5->V1,V5->V3,V5->V4,V2<->V4",
+            "P(V2 | do(V1), V3)",
+            "\\sum_{V5} P(V5) * (\\sum_{V4} P(V2 | V1, V4, V5) * P(V4 | V5))",
+        ),
+    ],
+)
+def test_ids_arbitrary_indices_are_reduced_away(graph, query, minimal):
+    found = identify(query, graph)
+    assert found.arbitrary and free_indices(found.estimand) & set(found.arbitrary)
+    reduced = minimal_estimand(found.estimand, found.arbitrary, graph)
+    assert reduced.text == minimal and check_equivalence(reduced, found.estimand, graph).equivalent is True
+    row = identified_row(0, *draw_like(graph), query)
+    assert row.estimand == row.reference == minimal
+
+
+def draw_like(graph: str) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]:
+    """``graph`` as the drawn nodes, directed edges and confounded pairs."""
+    parts = graph.split(",")
+    pairs = [tuple(part.split("<->")) for part in parts if "<->" in part]
+    directed = [tuple(part.split("->")) for part in parts if "->" in part and "<->" not in part]
+    nodes = sorted({n for pair in directed + pairs for n in pair}, key=lambda n: int(n[1:]))
+    return nodes, directed, pairs  # type: ignore[return-value]
 
 
 # ---- identify_reward ------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from causal_datasets.cladder_pairs.estimand_task import (
     build_messages,
     example_for,
     extract_estimand,
+    read_answer_expression,
     reference_unobserved,
     score_answer,
 )
@@ -24,7 +25,6 @@ from causal_datasets.cli import main
 from causal_datasets.docalc.baselines import normalize_string
 from causal_datasets.docalc.derivation import DERIVATION_REQUEST
 from causal_datasets.docalc.expr import is_observational
-from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.verdict import check_equivalence
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.runners.records import ModelCall
@@ -173,16 +173,18 @@ def test_scoring_hand_written_answers(questions):
 
 
 def test_formal_forms_are_credited_exactly_where_the_cladder_config_says_they_equal_the_estimand(questions, labels):
-    """Every question answered with its own formal form, verbatim (natural effects read in CLadder's
-    notation, as its formal forms are): the equivalence rule credits exactly the questions whose
+    """Every question answered with its own formal form, verbatim (read in CLadder's notation, as its formal
+    forms are), scored against the estimand: the equivalence rule credits exactly the questions whose
     ``cladder`` pair (formal form, estimand) is labelled equivalent; the identification rule credits
-    only the do-free ones (the marginal questions, whose formal form is ``P(Y)``)."""
+    only the do-free ones (the marginal questions' ``P(Y)``, the correlation questions' ``P(Y | X)``, read as
+    the contrast ``P(Y=1 | X=1) - P(Y=1 | X=0)``)."""
     asked = [q for q in questions if not reference_unobserved(q)]
     scores = {q.id: score_answer(q.formal_form, q) for q in asked}
     assert {i for i, s in scores.items() if s["equivalent"] is True} == {q.id for q in asked if labels[q.id]}
     identified = {q.id for q in asked if scores[q.id]["identified"] is True}
-    assert identified == {q.id for q in asked if labels[q.id] and q.query_type == "marginal"}
-    assert (len(asked), sum(labels[q.id] for q in asked), len(identified)) == (3410, 2357, 809)
+    do_free = {"marginal", "correlation"}
+    assert identified == {q.id for q in asked if labels[q.id] and q.query_type in do_free}
+    assert (len(asked), sum(labels[q.id] for q in asked), len(identified)) == (3410, 3229, 1600)
     copied = {q.id: score_answer(formal_expression(q).text, q) for q in asked if q.rung > 1}  # the prompt's quantity
     assert all(s["identified"] is False and s["identification_error"] == "not_identified" for s in copied.values())
     assert {i for i, s in copied.items() if s["equivalent"] is True} == {i for i in copied if labels[i]}
@@ -190,14 +192,15 @@ def test_formal_forms_are_credited_exactly_where_the_cladder_config_says_they_eq
 
 @pytest.mark.parametrize("scoring", ["equivalence", "identification"])
 def test_a_model_that_answers_with_the_formal_form(dataset_dir, tmp_path, questions, labels, scoring):
-    """App. G's examples put the formal form on the Expression line: a model that does so for each of the
-    first 150 questions is credited, under ``--scoring equivalence``, exactly where the ``cladder`` config
+    """App. G's examples put the formal form on the Expression line: a model that does so for each of 150
+    questions, scored against the estimand (``--reference estimand``), is credited, under ``--scoring
+    equivalence``, exactly where the ``cladder`` config
     labels the formal form equal to the estimand, and under ``identification`` only for do-free answers;
     every result line holds both verdicts."""
     by_story = {paper_task.question_story(q): q for q in questions}
 
     def respond(request, index):
-        q = by_story[request["messages"][-1]["content"].rsplit("Prompt: ", 1)[1]]
+        q = by_story[request["messages"][-1]["content"].rsplit("Prompt: ", 1)[1].rsplit("\n", 1)[0]]
         return StubReply(
             body=completion_body(
                 f"Solution:\nExpression: {q.formal_form}\nGraphical Representation: "
@@ -206,7 +209,10 @@ def test_a_model_that_answers_with_the_formal_form(dataset_dir, tmp_path, questi
         )
 
     summary, requests = stub_run(
-        tmp_path / "run", dataset_dir, respond, "--prompt", "paper", "--scoring", scoring, "--limit", "150"
+        tmp_path / "run",
+        dataset_dir,
+        respond,
+        *("--prompt", "paper", "--reference", "estimand", "--scoring", scoring, "--limit", "150"),
     )
     items = item_fields(tmp_path / "run")
     assert len(items) == len(requests) == 150 and all(
@@ -214,7 +220,8 @@ def test_a_model_that_answers_with_the_formal_form(dataset_dir, tmp_path, questi
     )
     equivalent = {i["id"] for i in items if i["equivalent"] is True}
     assert equivalent == {i["id"] for i in items if labels[i["id"]]} and 0 < len(equivalent) < len(items)
-    do_free = {i["id"] for i in items if is_observational(parse(i["expression"]))}
+    rows = by_story_id(questions)
+    do_free = {i["id"] for i in items if is_observational(read_answer_expression(i["expression"], rows[i["id"]]))}
     assert {i["id"] for i in items if i["identified"] is True} == equivalent & do_free
     credited = equivalent if scoring == "equivalence" else equivalent & do_free
     assert summary.metrics.accuracy == len(credited) / 150 and summary.metrics.scoring == scoring
@@ -274,19 +281,16 @@ def test_runner_on_a_stub_model_with_resume(dataset_dir, tmp_path):
 
 def test_the_paper_prompt_is_app_g_verbatim():
     """App. G as the seed paper prints it: its listing's wrapped lines joined, compared with every
-    whitespace removed. The extraction of the PDF damaged two places, each repaired here explicitly."""
+    whitespace removed. The extraction of the PDF damaged three places: each of ``APP_G_REPAIRS`` (listed in the
+    card and on the docs page) occurs exactly once in the extracted text, and nothing else differs."""
     seed = (SHARED_DATA_DIR.parent / "seeds" / "004_483d16a96a84e334.txt").read_text()
     block = seed[seed.index("## Instructions:") : seed.index("Prompt: {description}") + len("Prompt: {description}")]
     block = re.sub(r"^\s*\d+(\s+\d+)*\s*$", "", block, flags=re.MULTILINE)  # page numbers at a page break
     for mark in ("```", "$\\hookrightarrow$", "\\hookrightarrow~", "\\hookrightarrow", "→", "⇔"):  # wrap marks
         block = block.replace(mark, "")
     block = " ".join(block.replace("\\mid", "|").split())  # | set in math mode
-    repairs = {
-        "do(X = 1)] - E[Y | do(X = 1)] 0)]": "do(X = 1)] - E[Y | do(X = 0)]",  # the wrapped `0)]` of Example 2
-        'with Solution:" and': 'with "Solution:" and',
-    }  # the opening quote
-    for broken, repaired in repairs.items():
-        assert broken in block
+    for broken, repaired in paper_task.APP_G_REPAIRS:
+        assert block.count(broken) == 1
         block = block.replace(broken, repaired)
     assert re.sub(r"\s", "", paper_task.PAPER_PROMPT) == re.sub(r"\s", "", block)
 
@@ -295,7 +299,7 @@ def test_the_paper_prompt_is_one_user_message_with_the_question(questions):
     q = question(questions, "confounding", "ate")
     (message,) = paper_task.build_messages(q)
     assert message["role"] == "user" and message["content"].startswith("## Instructions:\n1. For each problem")
-    assert message["content"].endswith(f"Prompt: {q.background} {q.given_info} {q.question}")
+    assert message["content"].endswith(f"Prompt: {q.background} {q.given_info} {q.question}\n{q.legend}")
     assert "Expression: E[Y | do(X = 1)] - E[Y | do(X = 0)]" in message["content"]
     assert q.estimand not in message["content"]
 
@@ -500,7 +504,7 @@ def test_graph_feedback_is_the_same_with_any_reference_and_reaches_right_answers
     the equivalence rule, is still flagged (its back-door path through V1) and revised; the reference
     only scores. The oracle loop, by contrast, stops at once for a right answer and goes on for a wrong one."""
     q = question(questions, "confounding", "ate")
-    other = q.model_copy(update={"estimand": "P(Y=1)"})
+    other = q.model_copy(update={"estimand": "P(Y=1)", "formal_form": "P(Y=1)"})
     options = {"prompt": "paper", "feedback_rounds": 3}
     fields, sent = solve_with(q, [PAPER_ATE, PAPER_ADJUSTED], **options)
     other_fields, other_sent = solve_with(other, [PAPER_ATE, PAPER_ADJUSTED], **options)
@@ -711,10 +715,11 @@ def test_report_shows_table_1_and_table_2(dataset_dir, tmp_path):
     report = (tmp_path / "report" / "report.md").read_text()
     header = next(line for line in report.splitlines() if line.startswith("| run | questions |"))
     columns = [c.strip() for c in header.strip("|").split("|")]
-    assert columns[:9] == [
+    assert columns[:10] == [
         "run",
         "questions",
         "scoring rule",
+        "reference",
         "accuracy (the run's scoring rule)",
         "equivalent (DoVerifier's rule)",
         "identified (stricter)",
@@ -724,7 +729,7 @@ def test_report_shows_table_1_and_table_2(dataset_dir, tmp_path):
     ]
     row = next(line for line in report.splitlines() if line.startswith("| model:stub (run) | 2 |"))
     cells = dict(zip(columns, (c.strip() for c in row.strip("|").split("|")), strict=True))
-    assert cells["scoring rule"] == "identification"
+    assert (cells["scoring rule"], cells["reference"]) == ("identification", "estimand")
     shown = (cells["equivalent (DoVerifier's rule)"], cells["string match"], cells["LLM judge"])
     assert all(cell.split(" [")[0] == "0" for cell in shown)  # each with its interval: two questions, two stories
     assert cells["accuracy after feedback"].split(" [")[0] == "1"
