@@ -176,12 +176,7 @@ VariationCategory = Literal[
     "reply_unreadable",
     "reply_invalid",
     "same_as_core",
-    "criterion_not_in_text",
-    "criterion_in_both_lists",
-    "query_off_template",
-    "unknown_domain",
-    "unknown_graph_type",
-    "missing_criteria",
+    QualityKind,  # a criteria check's finding on the variation
     "answer_fails_criteria",
     "judge_unresolved",
     "call_failed",
