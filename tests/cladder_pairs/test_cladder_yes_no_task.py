@@ -1,0 +1,83 @@
+"""``causal-datasets eval cladder_yes_no``: CLadder's own yes/no questions sent to a stub model and scored."""
+
+import datasets
+import pytest
+
+from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
+from causal_datasets.runners.results import read_summary
+from tests.support.builds import small_cladder_build
+from tests.support.runs import item_fields, run_eval
+from tests.support.stub_flags import stub_flags
+
+
+@pytest.fixture(scope="module")
+def dataset_dir(tmp_path_factory):
+    return small_cladder_build(tmp_path_factory.mktemp("hub"))
+
+
+@pytest.fixture(scope="module")
+def answers(dataset_dir):
+    """CLadder's answer to each yes/no request, by the request's text (two questions share a text and an answer)."""
+    rows = datasets.load_dataset(str(dataset_dir / "cladder_pairs"), "yes_no_prompts", split="test")
+    label = rows.features["answer"].int2str
+    found = {(row["prompt"][-1]["content"], label(row["answer"])) for row in rows}
+    assert len(rows) == 3627 and len(found) == 3626 == len({text for text, _ in found})
+    return dict(found)
+
+
+def stub_run(out, dataset_dir, reply, *flags):
+    """``eval cladder_yes_no`` with the stub model answering ``reply(request text)``, one item at a time."""
+    with StubServer(
+        lambda request, index: StubReply(body=completion_body(reply(request["messages"][-1]["content"])))
+    ) as server:
+        summary = run_eval(
+            "cladder_yes_no",
+            "--out",
+            str(out),
+            "--hub-dir",
+            str(dataset_dir),
+            "--concurrency",
+            "1",
+            "--max-retries",
+            "0",
+            *stub_flags(server.base_url),
+            *flags,
+        )
+    return summary, item_fields(out)
+
+
+def test_an_oracle_scores_one_overall_and_in_every_slice_with_clustered_intervals(tmp_path, dataset_dir, answers):
+    summary, items = stub_run(tmp_path / "run", dataset_dir, lambda text: f"Let me think.\nAnswer: {answers[text]}")
+    assert summary.status == "complete" and summary.metrics.count == 3627
+    assert summary.metrics.accuracy == 1.0 and summary.metrics.errors == {}
+    assert summary.slices["by_rung"].keys() == {"1", "2", "3"}
+    assert sum(entry["n"] for entry in summary.slices["by_query_type"].values()) == 3627
+    assert all(entry["accuracy"] == 1.0 for name in summary.slices for entry in summary.slices[name].values())
+    assert all(i["correct"] and i["answer"] == i["reference"] and i["error"] is None for i in items)
+    intervals = summary.intervals
+    assert intervals.unit == "CLadder story and causal model" and 1 < intervals.clusters < 3627
+    assert intervals.metrics["accuracy"].estimate == 1.0
+    assert intervals.slices["by_graph_family"].keys() == summary.slices["by_graph_family"].keys()
+    assert read_summary(tmp_path / "run")["benchmark"] == "cladder_yes_no"
+
+
+def test_always_yes_scores_the_yes_share_overall_and_per_rung(tmp_path, dataset_dir, answers):
+    summary, items = stub_run(tmp_path / "run", dataset_dir, lambda text: "Yes, because the data say so.")
+    yes = sum(i["reference"] == "yes" for i in items) / len(items)
+    assert 0 < yes < 1 and len(items) == 3627
+    assert summary.metrics.accuracy == pytest.approx(yes) == summary.metrics.reference_yes_share
+    assert yes == pytest.approx(sum(answer == "yes" for answer in answers.values()) / len(answers), abs=1e-3)
+    assert summary.metrics.yes_share == 1.0
+    for rung, entry in summary.slices["by_rung"].items():
+        references = [i["reference"] for i in items if str(i["rung"]) == rung]
+        assert entry["accuracy"] == pytest.approx(references.count("yes") / len(references))
+    interval = summary.intervals.metrics["accuracy"]
+    assert interval.ci_low < yes < interval.ci_high
+
+
+def test_unreadable_replies_are_typed_failures_scored_wrong(tmp_path, dataset_dir):
+    replies = iter(["<think>yes</think>", "Maybe yes or no.", "It depends."] * 2)
+    summary, items = stub_run(tmp_path / "run", dataset_dir, lambda text: next(replies), "--limit", "6")
+    assert summary.status == "complete" and summary.metrics.count == 6
+    assert summary.metrics.accuracy == 0.0 and summary.metrics.errors == {"empty_reply": 2, "no_answer": 4}
+    assert all(i["answer"] is None and not i["correct"] for i in items)
