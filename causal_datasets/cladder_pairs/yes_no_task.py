@@ -152,5 +152,5 @@ TASK = Task(
         cluster=lambda item: item.row.causal_model,
         groups=lambda item, context: {name: str(getattr(item.row.row, field)) for name, field in SLICES},
     ),
-    inspect={},
+    inspect={"cladder_yes_no": CONFIG},
 )

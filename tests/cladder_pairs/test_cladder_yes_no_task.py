@@ -2,10 +2,15 @@
 
 import datasets
 import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ModelOutput, get_model
 
+from causal_datasets.integrations import inspect_tasks
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.runners.results import read_summary
 from tests.support.builds import small_cladder_build
+from tests.support.inspect_offline import use_offline_encoding
 from tests.support.runs import item_fields, run_eval
 from tests.support.stub_flags import stub_flags
 
@@ -81,3 +86,25 @@ def test_unreadable_replies_are_typed_failures_scored_wrong(tmp_path, dataset_di
     assert summary.status == "complete" and summary.metrics.count == 6
     assert summary.metrics.accuracy == 0.0 and summary.metrics.errors == {"empty_reply": 2, "no_answer": 4}
     assert all(i["answer"] is None and not i["correct"] for i in items)
+
+
+def test_the_inspect_task_reads_and_scores_each_reply_as_the_engine_does(tmp_path, dataset_dir):
+    """``inspect eval causal_datasets/cladder_yes_no`` with a mock model that always answers yes."""
+    use_offline_encoding()
+    always_yes = get_model(
+        "mockllm/model", custom_outputs=[ModelOutput.from_content("mockllm/model", "Answer: yes")] * 5
+    )
+    [log] = inspect_eval(
+        inspect_tasks.cladder_yes_no(hub_dir=str(dataset_dir)),
+        model=always_yes,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        limit=5,
+    )
+    assert log.status == "success", log.error
+    scored = [sample.scores["engine_scorer"] for sample in read_eval_log(log.location).samples]
+    assert len(scored) == 5
+    for score in scored:
+        line = score.metadata["scores"]
+        assert line["answer"] == "yes" and line["correct"] == (line["reference"] == "yes")
+        assert score.value == {"accuracy": float(line["correct"])}
