@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from causal_datasets.cladder_pairs.metrics import SLICES
 from causal_datasets.cladder_pairs.records import CladderQuestionRow, CladderYesNoPromptRow
 from causal_datasets.cladder_pairs.yes_no import cladder_answer
+from causal_datasets.errors import RunConfigurationError
 from causal_datasets.llm.structured import strip_thinking
 from causal_datasets.runners.records import BenchmarkMetrics, Slices
 from causal_datasets.runners.task import Estimates, Item, NoGeneration, Scored, Task, TaskContext, Transcript
@@ -67,11 +68,16 @@ class CladderYesNoMetrics(BenchmarkMetrics):
 
 
 def items(context: TaskContext) -> list[Item]:
-    """Every ``yes_no_prompts`` row, with its causal model from the ``questions`` row of the same id."""
+    """Every ``yes_no_prompts`` row, with its causal model from the ``questions`` row of the same id (a
+    :class:`RunConfigurationError` when that row is missing: the two configs come from different builds)."""
     models = {q.id: q.causal_model for q in context.rows("questions", CladderQuestionRow)}
-    return [
-        Item(row.id, CONFIG, YesNoQuestion(row, models[row.id])) for row in context.rows(CONFIG, CladderYesNoPromptRow)
-    ]
+    rows = context.rows(CONFIG, CladderYesNoPromptRow)
+    missing = [row.id for row in rows if row.id not in models]
+    if missing:
+        raise RunConfigurationError(
+            f"cladder_pairs: {len(missing)} {CONFIG} rows have no questions row (first {missing[0]!r}): rebuild it"
+        )
+    return [Item(row.id, CONFIG, YesNoQuestion(row, models[row.id])) for row in rows]
 
 
 def solve(item: Item, context: TaskContext) -> NoGeneration:

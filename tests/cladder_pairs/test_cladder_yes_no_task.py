@@ -1,15 +1,24 @@
 """``causal-datasets eval cladder_yes_no``: CLadder's own yes/no questions sent to a stub model and scored."""
 
+import re
+from types import SimpleNamespace
+
 import datasets
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelOutput, get_model
 
+from causal_datasets.cladder_pairs import yes_no_task
+from causal_datasets.cladder_pairs.cladder import read_questions
+from causal_datasets.cladder_pairs.rows import question_rows
+from causal_datasets.cladder_pairs.yes_no import yes_no_prompt_rows
+from causal_datasets.errors import RunConfigurationError
 from causal_datasets.integrations import inspect_tasks
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.runners.results import read_summary
 from tests.support.builds import small_cladder_build
+from tests.support.data import SHARED_DATA_DIR
 from tests.support.inspect_offline import use_offline_encoding
 from tests.support.runs import item_fields, run_eval
 from tests.support.stub_flags import stub_flags
@@ -108,3 +117,15 @@ def test_the_inspect_task_reads_and_scores_each_reply_as_the_engine_does(tmp_pat
         line = score.metadata["scores"]
         assert line["answer"] == "yes" and line["correct"] == (line["reference"] == "yes")
         assert score.value == {"accuracy": float(line["correct"])}
+
+
+def test_a_yes_no_row_without_its_question_is_a_typed_error():
+    questions = question_rows(read_questions(SHARED_DATA_DIR / "cladder"))[:6]
+    configs = {"questions": questions[1:], "yes_no_prompts": yes_no_prompt_rows(questions)}
+    context = SimpleNamespace(rows=lambda config, kind: configs[config])
+    with pytest.raises(
+        RunConfigurationError, match=f"1 yes_no_prompts rows have no questions row.*{re.escape(questions[0].id)}"
+    ):
+        yes_no_task.items(context)
+    configs["questions"] = questions
+    assert [item.row.causal_model for item in yes_no_task.items(context)] == [q.causal_model for q in questions]
