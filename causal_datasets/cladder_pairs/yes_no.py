@@ -5,8 +5,8 @@ The request is one user turn: the question as CLadder asks it — the story's ca
 probabilities and the question, as paragraphs, as CLadder's README lays its prompts out — then one
 sentence asking for a final ``Answer: yes`` / ``Answer: no`` line, which
 :func:`cladder_answer` reads (and ``cladder_answer_reward`` scores) (it also takes a reply that opens with yes or
-no). No runner sends this request: ``eval cladder_pairs`` asks for the estimand, and its ``--prompt
-paper`` asks the same question inside DoVerifier's App. G prompt.
+no). ``eval cladder_yes_no`` (:mod:`.yes_no_task`) sends it; ``eval cladder_pairs`` asks for the estimand
+instead, and its ``--prompt paper`` asks the same question inside DoVerifier's App. G prompt.
 """
 
 from __future__ import annotations

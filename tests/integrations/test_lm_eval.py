@@ -102,6 +102,7 @@ def test_the_module_prints_the_task_folder():
     assert folder.is_absolute() and folder == tasks_dir()
     assert {p.name for p in folder.glob("*.yaml")} == {
         "causal_cladder_estimand.yaml",
+        "causal_cladder_yes_no.yaml",
         "causal_recast_graph.yaml",
         "causal_cobe_queries.yaml",
         "causal_reasoning.yaml",
@@ -190,6 +191,33 @@ def test_lm_eval_sends_the_prompts_messages_and_scores_like_the_runner(hub, tmp_
         "causal_cladder_estimand"
     ]
     assert results["accuracy,none"] == sum(s["accuracy"] for s in samples) / LIMIT
+
+
+def test_the_yes_no_task_scores_each_reply_as_the_runner_does(hub, tmp_path):
+    """``causal_cladder_yes_no`` and ``eval cladder_yes_no`` on the same stub replies (yes, no, or unreadable by
+    the request): the same per-question correctness, and the mean as lm-eval's accuracy."""
+    selected = selected_ids("cladder_yes_no", "--limit", str(LIMIT), "--model", STUB_MODEL, "--hub-dir", str(hub))
+    loaded = datasets.load_dataset(str(hub / "cladder_pairs"), "yes_no_prompts", split="test")
+    rows = [row for row in loaded if row["id"] in selected]
+    replies = ("Answer: yes", "No, it does not.", "Maybe.")
+    answers = {row["prompt"][-1]["content"]: replies[index % 3] for index, row in enumerate(rows)}
+    metadata = {"hub_dir": str(hub)}
+    with StubServer(replying(answers)) as server:
+        samples_of = lm_eval_samples("causal_cladder_yes_no", selected, metadata)
+        results, samples = in_process(
+            ["causal_cladder_yes_no"], server.base_url, metadata, limit=None, samples=samples_of
+        )
+        run_on_stub("cladder_yes_no", server.base_url, hub, tmp_path / "cd", "--limit", str(LIMIT))
+    runner = {r["id"]: r for r in item_fields(tmp_path / "cd")}
+    scored = samples["causal_cladder_yes_no"]
+    assert sorted(s["doc"]["id"] for s in scored) == sorted(runner) == sorted(selected) and len(rows) == LIMIT
+    for sample in scored:
+        ran = runner[sample["doc"]["id"]]
+        assert sample["accuracy"] == float(ran["correct"]) and sample["answered"] == float(ran["answer"] is not None)
+    assert {s["answered"] for s in scored} == {0.0, 1.0} and {s["accuracy"] for s in scored} == {0.0, 1.0}
+    assert results["causal_cladder_yes_no"]["accuracy,none"] == pytest.approx(
+        sum(r["correct"] for r in runner.values()) / LIMIT
+    )
 
 
 def test_the_group_runs_recast_and_cobe_on_their_prompts(hub):

@@ -17,6 +17,7 @@ TASK_ARGS = {
     "shapeworld": ["--config", "core"],
     "causalab": ["--config", "3nodes", "--max-turns", "2"],
     "cladder_pairs": [],
+    "cladder_yes_no": [],
     "recast": ["--ids", "91", "98", "--max-attempts", "1"],
     "cobe": ["--config", "queries", "--max-attempts", "1"],
 }

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 import datasets
 
-from causal_datasets.cladder_pairs.records import CladderPromptRow, CladderQuestionRow
+from causal_datasets.cladder_pairs.records import CladderPromptRow, CladderQuestionRow, CladderYesNoPromptRow
 from causal_datasets.cobe.prompts import CriteriaSet
 from causal_datasets.cobe.records import CoBePromptRow, CoBeQuery
 from causal_datasets.docalc.scoring_rules import SCORING_RULES
@@ -80,6 +80,17 @@ def _records(where: DatasetLocation, name: str, config: str, kind: type[RecordT]
 
 def _dataset(rows: list[dict[str, Any]]) -> datasets.DatasetDict:
     return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
+
+
+def load_cladder_yes_no(**metadata: Any) -> datasets.DatasetDict:
+    """``cladder_pairs/yes_no_prompts``: CLadder's own yes/no questions, each with CLadder's ``answer``."""
+    where = location("cladder_pairs", metadata)
+    return _dataset(
+        [
+            row.model_dump(mode="json")
+            for row in _records(where, "cladder_pairs", "yes_no_prompts", CladderYesNoPromptRow)
+        ]
+    )
 
 
 def load_cladder_estimand(**metadata: Any) -> datasets.DatasetDict:

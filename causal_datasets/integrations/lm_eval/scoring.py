@@ -10,6 +10,7 @@ from typing import Any
 
 from causal_datasets.cladder_pairs.estimand_task import extract_estimand, score_answer
 from causal_datasets.cladder_pairs.records import CladderQuestionRow
+from causal_datasets.cladder_pairs.yes_no import cladder_answer
 from causal_datasets.docalc.scoring_rules import credited
 from causal_datasets.recast.parsing import AnswerFormatError, parse_graph_answer
 from causal_datasets.records.base import record_from_json
@@ -31,6 +32,14 @@ def score_cladder_estimand(doc: Mapping[str, Any], results: Sequence[str]) -> di
         "identification_accuracy": float(verdicts["identification"] is True),
         "string_match": float(scores["string_match"]),
     }
+
+
+def score_cladder_yes_no(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float]:
+    """``accuracy`` (0/1: the reply's final yes/no, read by
+    :func:`~causal_datasets.cladder_pairs.yes_no.cladder_answer`, equals CLadder's) and ``answered`` (0/1: a
+    yes/no could be read), as ``causal-datasets eval cladder_yes_no`` scores an item."""
+    answer = cladder_answer(results[0])
+    return {"accuracy": float(answer == doc["answer"]), "answered": float(answer is not None)}
 
 
 def score_recast_graph(doc: Mapping[str, Any], results: Sequence[str]) -> dict[str, float]:
