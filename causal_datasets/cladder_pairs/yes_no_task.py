@@ -1,5 +1,5 @@
 """``causal-datasets eval cladder_yes_no``: CLadder's own yes/no questions (the ``yes_no_prompts`` config of
-``cladder_pairs``), scored as the CLadder paper scores them (Table 2: accuracy overall, by rung and by query type).
+``cladder_pairs``), scored as the CLadder paper scores them (accuracy overall, by rung and by query type).
 
 Each question's request (:func:`~causal_datasets.cladder_pairs.yes_no.build_messages`: CLadder's story, data
 and question, then a request for an ``Answer: yes`` / ``Answer: no`` line) is sent as built; the reply's
@@ -57,7 +57,7 @@ class YesNoScores(BaseModel):
 
 
 class CladderYesNoMetrics(BenchmarkMetrics):
-    """The CLadder paper's Table 2 row: accuracy overall (slices: by rung, query type and graph family)."""
+    """The CLadder paper's headline row: accuracy overall (slices: by rung, query type and graph family)."""
 
     benchmark: Literal["cladder_yes_no"] = "cladder_yes_no"
     count: int = Field(title="questions")
@@ -142,7 +142,7 @@ TASK = Task(
     dataset="cladder_pairs",
     version=1,
     help="CLadder's own yes/no questions (the yes_no_prompts config): the reply's final yes/no against CLadder's "
-    "answer; accuracy overall, by rung, query type and graph family (the CLadder paper's Table 2), intervals "
+    "answer; accuracy overall, by rung, query type and graph family (as the CLadder paper reports), intervals "
     "clustered by CLadder causal model",
     configs=(CONFIG,),
     items=items,
