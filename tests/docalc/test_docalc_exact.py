@@ -104,11 +104,15 @@ def test_padded_answers_earn_nothing_from_any_reward_metric_or_the_api():
     completions = [f"Estimand: {answer}" for answer in PADDED] + [f"Estimand: {reference}{PADDING}"]
     for scoring in ("identification", "equivalence"):
         reward = functools.partial(rewards.estimand_equivalence_reward, scoring=scoring)
-        assert trl_call(reward, [row] * 4, completions) == [0.0, 0.0, 0.0, 1.0]
+        # the right estimand padded the same way is equal (the API below says so) but earns nothing either:
+        # a reward refuses any constant beyond reward_guards.LARGEST_CONSTANT, a gaming shape of its own
+        assert trl_call(reward, [row] * 4, completions) == [0.0, 0.0, 0.0, 0.0]
+        assert trl_call(reward, [row], [f"Estimand: {reference}"]) == [1.0]
     metric = evaluate.load(str(metric_path("do_calculus_equivalence")))
     result = metric.compute(predictions=PADDED, references=[reference] * 3, graphs=[BACKDOOR] * 3)
     assert result["verdicts"] == [False, False, False] and result["accuracy"] == 0.0
     assert [check_equivalence(p, reference, BACKDOOR).equivalent for p in PADDED] == [False, False, False]
+    assert check_equivalence(reference + PADDING, reference, BACKDOOR).equivalent is True  # exact, not a tolerance
 
 
 # ---- the exact values, against an independent computation --------------------------------------

@@ -165,7 +165,7 @@ def check_exempt_block(block: Block) -> None:
         return
     from causal_datasets.cli import build_parser
 
-    for line in block.body.splitlines():
+    for line in block.body.replace("\\\n", " ").splitlines():  # a command continued over lines is one command
         words = shlex.split(line, comments=True)
         if words[:1] == ["causal-datasets"] and words[1] != "serve-local":
             build_parser().parse_args(words[1:])  # SystemExit on an unknown flag
