@@ -101,8 +101,8 @@ def test_every_benchmark_runs_with_the_local_model_and_reports(hub, local_llm, t
     cladder = cladder_summary["metrics"]
     cladder_row = next(v for k, v in _table(report, "| run | questions |").items() if "cladder-llm" in k)
     assert int(cladder_row[0]) == cladder["count"] == 2 - cladder_summary["items"]["failed"]
-    assert cladder_row[1] == cladder["scoring"]
-    assert _number(cladder_row[2]) == pytest.approx(cladder["accuracy"], abs=1e-4)
+    assert (cladder_row[1], cladder_row[2]) == (cladder["scoring"], cladder["reference"])
+    assert _number(cladder_row[3]) == pytest.approx(cladder["accuracy"], abs=1e-4)
     experimenter = read_summary(tmp_path / "causalab-experimenter")
     assert experimenter["metrics"]["task_accuracy"] == 1.0 and set(experimenter["slices"]["by_num_nodes"]) == {"3", "4"}
     pngs = sorted(out.glob("*.png"))

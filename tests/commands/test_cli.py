@@ -1,4 +1,5 @@
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -241,7 +242,10 @@ def test_build_notes_are_one_short_line_per_finding_and_none_that_counts_zero(tm
     )
     assert "  questions: a minus sign written as U+2212 (`−`): 103 rows" in notes
     assert all(len(line) < 160 and not line.endswith(": 0 rows") for line in notes[1:])
-    assert "test-generate-easy.json-5, test-generate-easy.json-6" in card  # the ids are in the card
+    # a long id list is in the manifest's notes, which the card links to
+    assert "103 ids, in [manifest.json](manifest.json) (`notes`)" in card
+    manifest = json.loads((hub / "cladder_pairs" / "manifest.json").read_text())
+    assert any("test-generate-easy.json-5, test-generate-easy.json-6" in note for note in manifest["notes"])
     assert "| `synthetic` | repeats an earlier pair" in card  # and so is the check that found nothing
 
 
