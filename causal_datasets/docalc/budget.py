@@ -78,20 +78,24 @@ def within(seconds: float | None, *, entries: int | None = None) -> Iterator[Non
 def charge(what: str, entries: int = 0) -> None:
     """Raise :class:`OutOfTime` if an open budget has ended, or would end before a step touching
     ``entries`` table entries (``what``, for the reason) could finish; else count the step's work."""
-    estimate = f" (about {entries:,} table entries)" if entries else ""
-    works = _WORK.get()
+    works, active = _WORK.get(), _ACTIVE.get()
+    if not works and active is None:  # the common case, on the verifier's hot path: no budget open
+        return
     cost = max(entries, STEP_ENTRIES)
     for work in works:
         if work.spent + cost > work.limit:
-            raise OutOfTime(f"work limit of {work.limit:,} table entries reached before {what}{estimate}")
-    active = _ACTIVE.get()
+            raise OutOfTime(f"work limit of {work.limit:,} table entries reached before {what}{_size(entries)}")
     if active is not None:
         end, seconds = active
         left = end - time.perf_counter()
         if left <= 0 or entries * SECONDS_PER_ENTRY > left:
-            raise OutOfTime(f"time limit of {seconds:g} s reached before {what}{estimate}")
+            raise OutOfTime(f"time limit of {seconds:g} s reached before {what}{_size(entries)}")
     for work in works:
         work.spent += cost
+
+
+def _size(entries: int) -> str:
+    return f" (about {entries:,} table entries)" if entries else ""
 
 
 def remaining() -> float | None:
