@@ -48,7 +48,12 @@ def yes_no_prompt_rows(questions: list[CladderQuestionRow]) -> list[CladderYesNo
     ]
 
 
-_ANSWER_MARKER = re.compile(r"\banswer\b[\W_]{0,8}?(?:is[\W_]{1,8}?)?\b(yes|no)\b", re.IGNORECASE)
+#: ``answer`` (``the answer to this question``, ``the answer for the question``) then, after an optional ``is``,
+#: yes or no
+_ANSWER_MARKER = re.compile(
+    r"\banswer\b(?:\s+(?:to|for)\s+(?:this|the)\s+question\b)?[\W_]{0,8}?(?:is[\W_]{1,8}?)?\b(yes|no)\b",
+    re.IGNORECASE,
+)
 #: the reply's first word, yes or no, ending its sentence or clause (``No, because ...``; not ``No idea``)
 _OPENING = re.compile(r"^[\W_]{0,8}(yes|no)\b(?=[\W_]*?(?:[.,;:!?)]|$))", re.IGNORECASE | re.MULTILINE)
 #: a further yes/no right after one (``yes/no``, ``yes or no``, ``no, yes``), or arithmetic (``yes + 1e20 * 0``)
@@ -58,9 +63,9 @@ _ARITHMETIC = re.compile(r"[\W_]{0,8}?[-+*/^=<>]\s*[\d(]")
 
 def cladder_answer(text: str) -> str | None:
     """The final yes/no of a reply to a CLadder question, outside ``<think>``: the ``answer`` markers followed
-    by yes or no (``Answer: Yes``, ``"answer": "no"``, ``the answer is **no**``), else the reply's first word
-    when it is yes or no and ends a clause (CLadder's convention: ``No, because ...``); None when neither, or
-    when the reply states both (markers that disagree, ``yes/no``, ``yes or no``), states it more than three times
+    by yes or no (``Answer: Yes``, ``"answer": "no"``, ``the answer is **no**``, ``The answer to this question
+    is yes.``), else the reply's first word when it is yes or no and ends a clause (CLadder's convention: ``No,
+    because ...``); None when neither, or when the reply states both (markers that disagree, ``yes/no``, ``yes or no``), states it more than three times
     (:func:`~causal_datasets.reward_guards.statement_problem`) or does arithmetic on it."""
     visible = strip_thinking(text).strip()
     found = list(_ANSWER_MARKER.finditer(visible)) or list(filter(None, [_OPENING.match(visible)]))

@@ -140,7 +140,7 @@ def summarize(
 TASK = Task(
     name="cladder_yes_no",
     dataset="cladder_pairs",
-    version=1,
+    version=2,  # 2: "the answer to this question is yes" is read (it was unanswered)
     help="CLadder's own yes/no questions (the yes_no_prompts config): the reply's final yes/no against CLadder's "
     "answer; accuracy overall, by rung, query type and graph family (as the CLadder paper reports), intervals "
     "clustered by CLadder causal model",
