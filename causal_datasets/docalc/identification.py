@@ -57,7 +57,7 @@ from causal_datasets.docalc.budget import OutOfTime, charge, within
 from causal_datasets.docalc.expr import Expr, Prob, Sum, children, div, free_indices, mul, rebuild, substitute
 from causal_datasets.docalc.factorization import RULE, c_component_factorization
 from causal_datasets.docalc.graph import DoGraph
-from causal_datasets.docalc.id_distribution import Distribution, symbolic_term
+from causal_datasets.docalc.id_distribution import Claim, Distribution, symbolic_term
 from causal_datasets.docalc.identified import DerivationStep, Hedge, Identification
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rules import (
@@ -70,11 +70,13 @@ from causal_datasets.docalc.rules import (
     total_probability,
 )
 from causal_datasets.docalc.search import vocabulary
+from causal_datasets.docalc.subproblem import RULE as SUBPROBLEM
+from causal_datasets.docalc.subproblem import NotDerivable, subproblem_formula
 from causal_datasets.docalc.verdict import GraphLike, as_graph, canonical_indices, check_equivalence
 
-#: the rule name of ID's line 4 (checked by :mod:`.factorization`) and of the identity no rule gives
+#: the rule names of ID's line 4 (checked by :mod:`.factorization`) and of lines 1 and 6 after a line 7
+#: (:data:`SUBPROBLEM`, checked by :mod:`.subproblem`)
 FACTORIZATION = RULE
-SUBPROBLEM = "formula of the subproblem's distribution"
 #: IDC's line 2 (one rule application for one condition)
 CONDITIONAL = "definition of conditional probability"
 #: the rule checker's function for each probability rule the derivation applies (the do-calculus
@@ -243,6 +245,7 @@ class _Identifier:
         self.start = start
         self.current: Expr = start
         self.steps: list[DerivationStep] = []
+        self.claims: dict[int, tuple[Claim, ...]] = {}  # a substitution step's distribution, by step number
 
     # -- derivation --
     def _rewrite(self, term: Prob, new: Expr, line: str, rule: str, reason: str) -> None:
@@ -291,14 +294,14 @@ class _Identifier:
         make equal whole expressions); once the time budget has run out, the steps left are "undecided"."""
         out: list[DerivationStep] = []
         previous: Expr = self.start
-        for step in self.steps:
+        for number, step in enumerate(self.steps):
             try:
                 charge("checking the next step")
             except OutOfTime:
                 out.append(replace(step, check="undecided"))
                 previous = step.whole
                 continue
-            conditions = self._by_the_rule(step)
+            conditions = self._by_the_rule(step, self.claims.get(number, ()))
             if conditions is not None:
                 step = replace(step, condition=conditions, check="rule")
             else:  # each rewritten term against its replacement: equal terms make equal wholes, at less cost
@@ -312,8 +315,15 @@ class _Identifier:
             previous = step.whole
         return tuple(out)
 
-    def _by_the_rule(self, step: DerivationStep) -> str | None:
-        """The conditions the rule checker states if it makes each of the step's applications, else None."""
+    def _by_the_rule(self, step: DerivationStep, claims: tuple[Claim, ...]) -> str | None:
+        """The conditions the rule checker states if it makes each of the step's applications, else None
+        (a substitution step by :func:`.subproblem.subproblem_formula` from the claims of its distribution)."""
+        if step.rule == SUBPROBLEM:
+            try:
+                formula = subproblem_formula(step.term, claims, self.admg.order, self.graph)
+            except NotDerivable:
+                return None
+            return formula.condition if formula.result == step.result else None
         if step.rule not in DO_CALCULUS_RULES and step.rule not in PROBABILITY_RULES:
             return None
         conditions = []
@@ -478,7 +488,10 @@ class _Identifier:
         """A term of the call's distribution ``P(V | do(z))`` replaced by its formula (nothing to do when
         ``z`` is empty: the term is then the observed probability itself)."""
         if term != formula:
+            number = len(self.steps)
             self._rewrite(term, formula, line, SUBPROBLEM, "; ".join(dist.origin))
+            if len(self.steps) > number:
+                self.claims[number] = dist.claims
 
 
 def step_counts(identification: Identification) -> dict[str, int]:
