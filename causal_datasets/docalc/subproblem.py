@@ -65,8 +65,9 @@ def subproblem_formula(term: Prob, claims: tuple[Claim, ...], order: tuple[str, 
         if claim.part not in parts:
             raise NotDerivable(f"{_names(claim.part)} is not a district of G[{_names(nodes)}]")
         stated.append(
-            f"{_names(claim.part)} is a district of G[{_names(nodes)}], whose observed ancestors lie in it "
-            f"or in {_names(set_aside)} (ID line 7)"
+            f"{_names(claim.part)} is a district of G[{_names(nodes)}], whose observed ancestors lie in it"
+            + (f" or in {_names(set_aside)}" if set_aside else "")
+            + " (ID line 7)"
         )
         dist = dist.component(claim.part, ordering, "ID line 7", set_aside)
         set_aside |= nodes - claim.part
