@@ -219,16 +219,16 @@ def _replace(e: Expr, old: Prob, new: Expr) -> Expr:
 def _rule_application(old: Prob, new: Expr, rule: str, graph: DoGraph) -> Rewrite | None:
     """The rule checker's rewrite of ``old`` into exactly ``new`` by ``rule``, if it makes that one: the
     do-calculus rule applied to the variable that changes place, or the probability rule's rewrites."""
-    context = RuleContext(graph, vocabulary(old, new))
-    if rule in DO_CALCULUS_RULES:
+    if rule in DO_CALCULUS_RULES:  # a do-calculus rule inserts only the variable named, no vocabulary
         if not isinstance(new, Prob):
             return None
+        context = RuleContext(graph, ())
         moved = (set(old.do) ^ set(new.do)) | {(a.var, a.value) for a in set(old.given) ^ set(new.given)}
         candidates: Iterable[Rewrite | None] = (
             do_calculus_rule(old, rule, var, value, context) for var, value in moved if value is not None
         )
     else:
-        candidates = PROBABILITY_RULES[rule](old, context)
+        candidates = PROBABILITY_RULES[rule](old, RuleContext(graph, vocabulary(old, new)))
     return next((r for r in candidates if r is not None and r.rule == rule and r.result == new), None)
 
 
