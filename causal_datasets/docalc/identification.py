@@ -21,21 +21,22 @@ rewrites one probability term (every occurrence of it) and names the ID/IDC line
   actions; line 6: delete later treatments), rule 2 (line 6 and IDC's line 1: exchange actions and
   observations), marginalization, the product rule, the definition of conditional probability, and
   the c-component factorization of line 4 (Tian's, :mod:`.factorization`);
-* an identity of ID that no single rule of the checker gives: the substitution of a term of
-  ``P(V | do(z))`` by its formula in observed probabilities, built by lines 7
-  (``P(S' | do(z)) = Π_{V_i ∈ S'} P(v_i | v_π^(i-1))``) and 2 (a marginal).
+* the substitution (lines 1 and 6 after a line 7) of a term of ``P(V | do(z))`` by its formula in
+  observed probabilities, built by lines 7 (``P(S' | do(z)) = Π_{V_i ∈ S'} P(v_i | v_π^(i-1))``) and 2
+  (a marginal): the rule of :mod:`.subproblem`.
 
 With ``check=True`` (the default) every step is checked, and ``check`` says how. ``"rule"``: the
-package's rule checker makes each application — the function of :mod:`.rules` for the named rule
-(:func:`.rules.do_calculus_rule` for the rule and variable, ``total_probability``, ``product_rule``,
-``conditional_definition``, :func:`.factorization.c_component_factorization`) rewrites the term into
-exactly the new expression, the rule's graph condition holding in the graph; the conditions it states
-become the step's ``condition``. Otherwise (the identities, and a rule step the checker does not produce,
-such as IDC's conditional with several conditions) ``"equivalence"``: :func:`.verdict.check_equivalence`
-finds each rewritten term equal to its replacement on random models of the graph; ``"undecided"`` where the
-graph is too large for exact models, or the checks ran out of their ``time_limit`` (:mod:`.budget`; the
-steps after that are not checked). A refuted step raises :class:`UnsoundIdentification`. With
-``check=False`` every step is ``"unchecked"`` and its condition is the algorithm's own reason.
+rule checker's function for the named rule (:func:`.rules.do_calculus_rule`, ``total_probability``,
+``product_rule``, ``conditional_definition``, :func:`.factorization.c_component_factorization`,
+:func:`.subproblem.subproblem_formula`) rewrites each application's term into exactly the new
+expression, its graph condition holding (read by code apart from the algorithm's :mod:`.admg`); the
+conditions it states become the step's ``condition`` (:mod:`.subproblem` says what a substitution's check
+no longer confirms on random models). Otherwise (a step the checker does not produce, such as IDC's
+conditional with several conditions) ``"equivalence"``: :func:`.verdict.check_equivalence` finds each
+rewritten term equal to its replacement on random models; ``"undecided"`` where the graph is too large
+for exact models, or the checks ran out of their ``time_limit`` (:mod:`.budget`; the steps after that
+are not checked). A refuted step raises :class:`UnsoundIdentification`. With ``check=False`` every step
+is ``"unchecked"`` and its condition is the algorithm's own reason.
 
 The derivation works with symbolic values (``P(Y | do(X))``); a query with constants
 (``P(Y=1 | do(X=0))``) gets the symbolic derivation and the estimand with its constants put in, which
@@ -74,9 +75,7 @@ from causal_datasets.docalc.subproblem import RULE as SUBPROBLEM
 from causal_datasets.docalc.subproblem import NotDerivable, subproblem_formula
 from causal_datasets.docalc.verdict import GraphLike, as_graph, canonical_indices, check_equivalence
 
-#: the rule names of ID's line 4 (checked by :mod:`.factorization`) and of lines 1 and 6 after a line 7
-#: (:data:`SUBPROBLEM`, checked by :mod:`.subproblem`)
-FACTORIZATION = RULE
+FACTORIZATION = RULE  # ID's line 4 (:mod:`.factorization`); SUBPROBLEM: lines 1 and 6 after a 7 (:mod:`.subproblem`)
 #: IDC's line 2 (one rule application for one condition)
 CONDITIONAL = "definition of conditional probability"
 #: the rule checker's function for each probability rule the derivation applies (the do-calculus
@@ -316,8 +315,7 @@ class _Identifier:
         return tuple(out)
 
     def _by_the_rule(self, step: DerivationStep, claims: tuple[Claim, ...]) -> str | None:
-        """The conditions the rule checker states if it makes each of the step's applications, else None
-        (a substitution step by :func:`.subproblem.subproblem_formula` from the claims of its distribution)."""
+        """The conditions the rule checker states if it makes each of the step's applications, else None."""
         if step.rule == SUBPROBLEM:
             try:
                 formula = subproblem_formula(step.term, claims, self.admg.order, self.graph)
