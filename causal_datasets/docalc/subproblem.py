@@ -23,8 +23,10 @@ the graph alone, and states what it checked:
 
 Not re-verified per step: the algebra that writes a marginal or conditional of a product of factors
 (:func:`~.id_distribution.sum_out` and :func:`~.id_distribution.divide`: sums pushed inwards, factors that
-sum to one dropped, common factors cancelled) — the replay calls the same functions. They hold for any
-distribution, whatever the graph; the tests check their results against the numeric oracle.
+sum to one dropped, common factors cancelled) — the replay calls the same functions. That algebra holds
+for every distribution whatever the graph, and is no longer confirmed on random models at each call; the
+tests re-check whole derivations on random models (:func:`.verdict.check_proof`) and the estimands
+against an independent evaluator of latent-variable models.
 """
 
 from __future__ import annotations
