@@ -3,19 +3,25 @@ in one run: y0's example catalogue, random ADMGs of 4-8 nodes (the tests' seeded
 graphs (a chain of 20, 40, 80 mediators).
 
     .venv/bin/python scripts/bench_identify.py [--random 200] [--seed 35] [--repeats 3] [--long 20,40,80]
+        [--old /tmp/old]
 
 Needs the ``y0`` extra (``pip install -e '.[y0]'``). Each query is timed best-of-``repeats`` for each
 tool, the tools interleaved query by query so both see the same machine load. ``ours`` builds the
-derivation (rule steps checked by the rule checker) without the equivalence checks; ``ours+check``
-also confirms the other steps with ``check_equivalence`` (the default of ``identify``). Graph
-conversion is outside the timings. "p99 of this / y0 per query": the 99th percentile over the queries of
-the tool's time divided by y0's on the same query.
+derivation without checking it (``check=False``); ``ours+check`` checks every step (the default of
+``identify``). With ``--old`` (a source tree, e.g. ``git archive e881281 causal_datasets | tar -x -C
+/tmp/old``), ``ours+check, old`` is the same call timed by that tree's code in a subprocess (with
+``PYTHONPATH``) just before the workload's queries. Graph conversion is outside the timings.
+"p50 / p99 of this / y0 per query": the median and 99th percentile over the queries of the tool's time
+divided by y0's on the same query.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
 import warnings
 from itertools import pairwise
@@ -24,7 +30,8 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' catalogue and random ADMGs
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT))  # after PYTHONPATH (--old): the tests' catalogue and random ADMGs
 
 from timing import best_of  # noqa: E402
 
@@ -66,20 +73,44 @@ def workloads(count: int, seed: int, sizes: list[int]) -> dict[str, list[tuple[C
     }
 
 
+def time_checked(queries: list[list[str]], repeats: int) -> list[float]:
+    """Best-of-``repeats`` seconds of ``identify(query, graph)`` (with its checks) per ``[query, graph]``."""
+    return [best_of(lambda q=q, g=g: identify(q, g), repeats)[0] for q, g in queries]
+
+
+def time_old(old: str, queries: list[list[str]], repeats: int) -> list[float]:
+    """:func:`time_checked` run by the code of the source tree ``old`` in a subprocess."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [old, os.environ.get("PYTHONPATH")])))
+    command = [sys.executable, __file__, "--time-checked", "--repeats", str(repeats)]
+    done = subprocess.run(command, input=json.dumps(queries), env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--random", type=int, default=200, help="random ADMG queries (default 200)")
     parser.add_argument("--seed", type=int, default=35)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--long", default="20,40,80", help="sizes of the long graphs (comma-separated)")
+    parser.add_argument("--old", help="a source tree whose identify (with checks) is timed beside")
+    parser.add_argument("--time-checked", action="store_true", help=argparse.SUPPRESS)  # the --old subprocess
     args = parser.parse_args()
     warnings.filterwarnings("ignore")  # y0's deprecation warnings
+    if args.time_checked:
+        print(json.dumps(time_checked(json.load(sys.stdin), args.repeats)))
+        return
     rows = []
     for name, cases in workloads(args.random, args.seed, [int(n) for n in args.long.split(",") if n]).items():
-        times: dict[str, list[float]] = {"ours": [], "ours+check": [], "y0": []}
+        if not cases:
+            continue
+        tools = ["ours", "ours+check"] + (["ours+check, old"] if args.old else []) + ["y0"]
+        times: dict[str, list[float]] = {tool: [] for tool in tools}
         timed: list[Case] = []
         identified = disagreements = failures = 0
+        if args.old:
+            old_times = iter(time_old(args.old, [[case.query, text] for case, text in cases], args.repeats))
         for case, text in cases:
+            old_seconds = next(old_times) if args.old else None
             try:
                 seconds, theirs = best_of(lambda case=case: y0_identify(case), args.repeats)
             except (KeyError, nx.NetworkXError):  # y0 0.2.11 on a graph with a node without edges
@@ -89,13 +120,17 @@ def main() -> None:
             timed.append(case)
             seconds, ours = best_of(lambda q=case.query, g=text: identify(q, g, check=False), args.repeats)
             times["ours"].append(seconds)
-            times["ours+check"].append(best_of(lambda q=case.query, g=text: identify(q, g), args.repeats)[0])
+            times["ours+check"].append(time_checked([[case.query, text]], args.repeats)[0])
+            if old_seconds is not None:
+                times["ours+check, old"].append(old_seconds)
             identified += ours.identifiable
             disagreements += ours.identifiable is not (theirs is not None)
         total = {tool: sum(values) for tool, values in times.items()}
         for tool, values in times.items():
             slowest = max(range(len(values)), key=values.__getitem__)
-            ratios = sorted(ours / theirs for ours, theirs in zip(values, times["y0"], strict=True))
+            ranked = sorted((ours / y0, case.name) for ours, y0, case in zip(values, times["y0"], timed, strict=True))
+            ratios, names = [r for r, _ in ranked], [n for _, n in ranked]
+            p99 = min(len(ratios) - 1, int(0.99 * len(ratios)))
             rows.append(
                 [
                     name,
@@ -107,7 +142,8 @@ def main() -> None:
                     f"{1000 * statistics.median(values):.2f} ms",
                     f"{total[tool]:.2f} s",
                     f"{total['y0'] / total[tool]:.1f}×",
-                    f"{ratios[min(len(ratios) - 1, int(0.99 * len(ratios)))]:.1f}×",
+                    f"{statistics.median(ratios):.1f}×",
+                    f"{ratios[p99]:.1f}× ({names[p99]})",
                     f"{1000 * values[slowest]:.1f} ms ({timed[slowest].name})",
                 ]
             )
@@ -123,7 +159,8 @@ def main() -> None:
                 "median",
                 "total",
                 "y0 total / this",
-                "p99 of this / y0 per query",
+                "p50 of this / y0 per query",
+                "p99 of this / y0 per query (query)",
                 "slowest",
             ],
             rows,

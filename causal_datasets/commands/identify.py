@@ -63,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--latent", action="append", default=[], help="an unobserved node (repeat or comma-separate)")
     parser.add_argument("--proof", action="store_true", help="print the derivation step by step")
     parser.add_argument(
-        "--no-check", action="store_true", help="skip the equivalence check of the steps that no single rule gives"
+        "--no-check", action="store_true", help="leave the derivation's steps unchecked (no rule or equivalence check)"
     )
     parser.add_argument(
         "--seed", type=at_least(0), default=0, help="seed of the models the steps are checked on (default 0)"

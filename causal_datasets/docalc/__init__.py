@@ -16,8 +16,9 @@ text, LaTeX), :mod:`.parser`, :mod:`.y0_dsl` (y0's DSL text and objects); graphs
 :mod:`.semantics`, :mod:`.bounded`, :mod:`.vectorized`, :mod:`.elimination`, :mod:`.latent`, :mod:`.exact`),
 :mod:`.search` and :mod:`.rules` (proofs), :mod:`.independence` (independence statements instead of a
 graph), :mod:`.budget` (a time limit per call); identification: :mod:`.identification` (with
-:mod:`.id_distribution`, :mod:`.identified` for its answer, :mod:`.factorization`, Tian's, as a checked
-rule); scoring answers: :mod:`.scoring_rules`, :mod:`.scoring`, :mod:`.baselines`, :mod:`.derivation`.
+:mod:`.id_distribution`, :mod:`.identified` for its answer, :mod:`.factorization`, Tian's, and
+:mod:`.subproblem`, the formula of a call's distribution, as checked rules); scoring answers:
+:mod:`.scoring_rules`, :mod:`.scoring`, :mod:`.baselines`, :mod:`.derivation`.
 """
 
 from __future__ import annotations

@@ -46,14 +46,30 @@ class CForest:
         }
 
 
-class ADMG:
+class TopologicalOrder:
+    """Nodes in a topological order: sorting by it and the nodes before one (``v_π^(i-1)``)."""
+
+    def __init__(self, order: tuple[str, ...]) -> None:
+        self.order = order
+        self.position = {node: i for i, node in enumerate(order)}
+
+    def sorted(self, nodes: Iterable[str]) -> tuple[str, ...]:
+        """``nodes`` in the topological order."""
+        return tuple(sorted(nodes, key=self.position.__getitem__))
+
+    def before(self, node: str, within: frozenset[str]) -> frozenset[str]:
+        """The nodes of ``within`` that come before ``node`` in the topological order (v_π^(i-1))."""
+        i = self.position[node]
+        return frozenset(n for n in within if self.position[n] < i)
+
+
+class ADMG(TopologicalOrder):
     """Observed nodes in a topological order, their observed parents, and bidirected neighbours."""
 
     def __init__(
         self, order: tuple[str, ...], parents: dict[str, frozenset[str]], siblings: dict[str, frozenset[str]]
     ) -> None:
-        self.order = order
-        self.position = {node: i for i, node in enumerate(order)}
+        super().__init__(order)
         self.parents = parents
         self.children = {node: frozenset(c for c in order if node in parents[c]) for node in order}
         self.siblings = siblings  # bidirected neighbours
@@ -69,15 +85,6 @@ class ADMG:
             for a in reached:
                 siblings[a] |= reached - {a}
         return cls(observed, parents, {n: frozenset(s) for n, s in siblings.items()})
-
-    def sorted(self, nodes: Iterable[str]) -> tuple[str, ...]:
-        """``nodes`` in the topological order."""
-        return tuple(sorted(nodes, key=self.position.__getitem__))
-
-    def before(self, node: str, within: frozenset[str]) -> frozenset[str]:
-        """The nodes of ``within`` that come before ``node`` in the topological order (v_π^(i-1))."""
-        i = self.position[node]
-        return frozenset(n for n in within if self.position[n] < i)
 
     def ancestors(
         self, targets: Iterable[str], within: frozenset[str], cut_in: frozenset[str] = frozenset()

@@ -17,11 +17,11 @@ code independent of the algorithm that wrote it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator
 
 from causal_datasets.docalc.expr import Prob, mul
 from causal_datasets.docalc.graph import DoGraph
-from causal_datasets.docalc.latent import projection
+from causal_datasets.docalc.latent import Projection, projection
 from causal_datasets.docalc.rules import Rewrite, RuleContext
 
 RULE = "c-component factorization"
@@ -39,17 +39,9 @@ def c_component_factorization(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     if not isinstance(ctx.graph, DoGraph):  # statements alone have no districts
         return
     shape = projection(ctx.graph)
-    ancestors, stack = set(), list(event)
-    while stack:  # observed ancestors of the event with the edges into the actions cut
-        node = stack.pop()
-        if node in ancestors:
-            continue
-        ancestors.add(node)
-        if node not in actions:
-            stack.extend(shape.parents[node])
-    if not ancestors <= event | actions:
+    if not observed_ancestors(event, actions, shape) <= event | actions:
         return
-    parts = _districts(event, [set(children) & event for children in shape.sources.values()])
+    parts = districts(event, [set(children) & event for children in shape.sources.values()])
     if len(parts) < 2:
         return
     values = {a.var: a for a in p.event}
@@ -62,7 +54,20 @@ def c_component_factorization(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     yield Rewrite(mul(*factors), RULE, f"the districts of {{{', '.join(sorted(event))}}} are {names}")
 
 
-def _districts(nodes: set[str], links: list[set[str]]) -> list[frozenset[str]]:
+def observed_ancestors(nodes: Iterable[str], cut_in: Collection[str], shape: Projection) -> set[str]:
+    """``nodes`` and their observed ancestors in the latent projection with the edges into ``cut_in`` cut."""
+    found, stack = set[str](), list(nodes)
+    while stack:
+        node = stack.pop()
+        if node in found:
+            continue
+        found.add(node)
+        if node not in cut_in:
+            stack.extend(shape.parents[node])
+    return found
+
+
+def districts(nodes: set[str], links: list[set[str]]) -> list[frozenset[str]]:
     """The classes of ``nodes`` joined by the ``links`` (each a set of nodes with a common latent cause)."""
     owner = {v: frozenset([v]) for v in nodes}
     for link in links:

@@ -204,7 +204,7 @@ class DoGraph:
             ) from None
 
     def _names(self, mask: int) -> frozenset[str]:
-        return frozenset(n for n, b in self._bit.items() if mask & b)
+        return frozenset(self.nodes[i] for i in _indices(mask))
 
     # -- d-separation --
     def d_separated(self, xs: Nodes, ys: Nodes, zs: Nodes = (), cut_in: Nodes = (), cut_out: Nodes = ()) -> bool:

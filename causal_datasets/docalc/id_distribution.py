@@ -4,7 +4,9 @@ Each recursive call of :mod:`.identification`'s ID works in the distribution of 
 after earlier lines set treatments aside: the observational joint at the top, a product of
 conditionals after line 7 (:meth:`Distribution.component`), a marginal of either after line 2. Its
 marginals and conditionals become expressions with the summed variables pushed inwards
-(:func:`sum_out`) and common factors of a quotient cancelled (:func:`divide`).
+(:func:`sum_out`) and common factors of a quotient cancelled (:func:`divide`). A distribution keeps the
+lines that built it as ``claims`` (:class:`Margin`, :class:`Component`), which :mod:`.subproblem` checks
+against the graph and replays.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from causal_datasets.docalc.admg import ADMG
+from causal_datasets.docalc.admg import TopologicalOrder
 from causal_datasets.docalc.atoms import Atom
 from causal_datasets.docalc.expr import Expr, Prob, Sum, div, free_indices, mul
 
@@ -21,6 +23,23 @@ from causal_datasets.docalc.expr import Expr, Prob, Sum, div, free_indices, mul
 def symbolic_term(event: Iterable[str], do: Iterable[str] = (), given: Iterable[str] = ()) -> Prob:
     """``P(event | do(do), given)`` with every value the variable's own index."""
     return Prob(tuple(Atom(v, v) for v in event), tuple((v, v) for v in do), tuple(Atom(v, v) for v in given))
+
+
+@dataclass(frozen=True)
+class Margin:
+    """Line 2: the distribution's marginal over ``kept``."""
+
+    kept: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Component:
+    """Line 7: ``P(part | do(z, rest))`` for the district ``part`` of the distribution's variables."""
+
+    part: frozenset[str]
+
+
+Claim = Margin | Component
 
 
 class Factor(NamedTuple):
@@ -34,41 +53,48 @@ class Factor(NamedTuple):
 class Distribution:
     """``P(variables | do(z))`` in observed probabilities: the observational marginal ``P(variables)``
     when ``factors`` is None, else ``Σ_{hidden} Π factors`` (a product of conditionals in the
-    topological order, from line 7, with ``hidden`` summed out by line 2). ``origin`` says how it was built."""
+    topological order, from line 7, with ``hidden`` summed out by line 2). ``origin`` says how it was built,
+    ``claims`` the lines that built it from the observational joint."""
 
     variables: frozenset[str]
     factors: tuple[Factor, ...] | None = None
     hidden: frozenset[str] = frozenset()
     origin: tuple[str, ...] = ()
+    claims: tuple[Claim, ...] = ()
 
     def restricted(self, keep: frozenset[str], line: str) -> Distribution:
         """The marginal over ``keep`` (line 2)."""
+        claims = self.claims + (Margin(keep),)
         if self.factors is None:
-            return Distribution(keep)
+            return Distribution(keep, claims=claims)
         note = f"summed over {', '.join(sorted(self.variables - keep))} ({line})"
-        return Distribution(keep, self.factors, self.hidden | (self.variables - keep), self.origin + (note,))
+        return Distribution(keep, self.factors, self.hidden | (self.variables - keep), self.origin + (note,), claims)
 
-    def component(self, part: frozenset[str], admg: ADMG, line: str, context: frozenset[str]) -> Distribution:
+    def component(
+        self, part: frozenset[str], order: TopologicalOrder, line: str, context: frozenset[str]
+    ) -> Distribution:
         """``P(part | do(z, rest))`` for a c-component ``part``: Π_{V_i ∈ part} P(v_i | v_π^(i-1)) (line 7)."""
-        factors = tuple(Factor(self.conditional(v, admg.before(v, self.variables), admg), v) for v in admg.sorted(part))
-        target = symbolic_term(admg.sorted(part), context | (self.variables - part))
+        factors = tuple(
+            Factor(self.conditional(v, order.before(v, self.variables), order), v) for v in order.sorted(part)
+        )
+        target = symbolic_term(order.sorted(part), context | (self.variables - part))
         note = f"{target.text} = {mul(*(f.expr for f in factors)).text} ({line})"
-        return Distribution(part, factors, frozenset(), self.origin + (note,))
+        return Distribution(part, factors, frozenset(), self.origin + (note,), self.claims + (Component(part),))
 
-    def marginal(self, names: frozenset[str], admg: ADMG) -> Expr:
+    def marginal(self, names: frozenset[str], order: TopologicalOrder) -> Expr:
         if self.factors is None:
-            return symbolic_term(admg.sorted(names))
-        return mul(*sum_out(self.factors, (self.variables | self.hidden) - names, admg))
+            return symbolic_term(order.sorted(names))
+        return mul(*sum_out(self.factors, (self.variables | self.hidden) - names, order))
 
-    def conditional(self, var: str, given: frozenset[str], admg: ADMG) -> Expr:
+    def conditional(self, var: str, given: frozenset[str], order: TopologicalOrder) -> Expr:
         """``P(var | given)`` under this distribution."""
         if self.factors is None:
             return symbolic_term((var,), (), given)
         every = self.variables | self.hidden
-        return divide(sum_out(self.factors, every - given - {var}, admg), sum_out(self.factors, every - given, admg))
+        return divide(sum_out(self.factors, every - given - {var}, order), sum_out(self.factors, every - given, order))
 
 
-def sum_out(factors: tuple[Factor, ...], names: frozenset[str], admg: ADMG) -> list[Expr]:
+def sum_out(factors: tuple[Factor, ...], names: frozenset[str], order: TopologicalOrder) -> list[Expr]:
     """``Σ_{names} Π factors`` as a list of factors: a variable that only its own conditional mentions
     sums to one and goes; the factors free of the rest stand outside the sums; the others are grouped
     by the summed variables they share, one (nested) sum per group."""
@@ -76,7 +102,7 @@ def sum_out(factors: tuple[Factor, ...], names: frozenset[str], admg: ADMG) -> l
     dropped = True
     while dropped:
         dropped = False
-        for name in reversed(admg.sorted(left)):
+        for name in reversed(order.sorted(left)):
             users = [f for f in kept if name in free_indices(f.expr)]
             if len(users) == 1 and users[0].head == name:
                 kept.remove(users[0])
@@ -94,7 +120,7 @@ def sum_out(factors: tuple[Factor, ...], names: frozenset[str], admg: ADMG) -> l
         groups = [g for g in groups if not g[0] & shared] + [merged]
     for summed, exprs in groups:
         body = mul(*exprs)
-        for name in reversed(admg.sorted(summed)):
+        for name in reversed(order.sorted(summed)):
             body = Sum(name, name, body)
         outside.append(body)
     return outside

@@ -21,21 +21,22 @@ rewrites one probability term (every occurrence of it) and names the ID/IDC line
   actions; line 6: delete later treatments), rule 2 (line 6 and IDC's line 1: exchange actions and
   observations), marginalization, the product rule, the definition of conditional probability, and
   the c-component factorization of line 4 (Tian's, :mod:`.factorization`);
-* an identity of ID that no single rule of the checker gives: the substitution of a term of
-  ``P(V | do(z))`` by its formula in observed probabilities, built by lines 7
-  (``P(S' | do(z)) = Π_{V_i ∈ S'} P(v_i | v_π^(i-1))``) and 2 (a marginal).
+* the substitution (lines 1 and 6 after a line 7) of a term of ``P(V | do(z))`` by its formula in
+  observed probabilities, built by lines 7 (``P(S' | do(z)) = Π_{V_i ∈ S'} P(v_i | v_π^(i-1))``) and 2
+  (a marginal): the rule of :mod:`.subproblem`.
 
 With ``check=True`` (the default) every step is checked, and ``check`` says how. ``"rule"``: the
-package's rule checker makes each application — the function of :mod:`.rules` for the named rule
-(:func:`.rules.do_calculus_rule` for the rule and variable, ``total_probability``, ``product_rule``,
-``conditional_definition``, :func:`.factorization.c_component_factorization`) rewrites the term into
-exactly the new expression, the rule's graph condition holding in the graph; the conditions it states
-become the step's ``condition``. Otherwise (the identities, and a rule step the checker does not produce,
-such as IDC's conditional with several conditions) ``"equivalence"``: :func:`.verdict.check_equivalence`
-finds each rewritten term equal to its replacement on random models of the graph; ``"undecided"`` where the
-graph is too large for exact models, or the checks ran out of their ``time_limit`` (:mod:`.budget`; the
-steps after that are not checked). A refuted step raises :class:`UnsoundIdentification`. With
-``check=False`` every step is ``"unchecked"`` and its condition is the algorithm's own reason.
+rule checker's function for the named rule (:func:`.rules.do_calculus_rule`, ``total_probability``,
+``product_rule``, ``conditional_definition``, :func:`.factorization.c_component_factorization`,
+:func:`.subproblem.subproblem_formula`) rewrites each application's term into exactly the new
+expression, its graph condition holding (read by code apart from the algorithm's :mod:`.admg`); the
+conditions it states become the step's ``condition`` (:mod:`.subproblem` says what a substitution's check
+no longer confirms on random models). Otherwise (a step the checker does not produce, such as IDC's
+conditional with several conditions) ``"equivalence"``: :func:`.verdict.check_equivalence` finds each
+rewritten term equal to its replacement on random models; ``"undecided"`` where the graph is too large
+for exact models, or the checks ran out of their ``time_limit`` (:mod:`.budget`; the steps after that
+are not checked). A refuted step raises :class:`UnsoundIdentification`. With ``check=False`` every step
+is ``"unchecked"`` and its condition is the algorithm's own reason.
 
 The derivation works with symbolic values (``P(Y | do(X))``); a query with constants
 (``P(Y=1 | do(X=0))``) gets the symbolic derivation and the estimand with its constants put in, which
@@ -57,7 +58,7 @@ from causal_datasets.docalc.budget import OutOfTime, charge, within
 from causal_datasets.docalc.expr import Expr, Prob, Sum, children, div, free_indices, mul, rebuild, substitute
 from causal_datasets.docalc.factorization import RULE, c_component_factorization
 from causal_datasets.docalc.graph import DoGraph
-from causal_datasets.docalc.id_distribution import Distribution, symbolic_term
+from causal_datasets.docalc.id_distribution import Claim, Distribution, symbolic_term
 from causal_datasets.docalc.identified import DerivationStep, Hedge, Identification
 from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.rules import (
@@ -70,11 +71,11 @@ from causal_datasets.docalc.rules import (
     total_probability,
 )
 from causal_datasets.docalc.search import vocabulary
+from causal_datasets.docalc.subproblem import RULE as SUBPROBLEM
+from causal_datasets.docalc.subproblem import NotDerivable, subproblem_formula
 from causal_datasets.docalc.verdict import GraphLike, as_graph, canonical_indices, check_equivalence
 
-#: the rule name of ID's line 4 (checked by :mod:`.factorization`) and of the identity no rule gives
-FACTORIZATION = RULE
-SUBPROBLEM = "formula of the subproblem's distribution"
+FACTORIZATION = RULE  # ID's line 4 (:mod:`.factorization`); SUBPROBLEM: lines 1 and 6 after a 7 (:mod:`.subproblem`)
 #: IDC's line 2 (one rule application for one condition)
 CONDITIONAL = "definition of conditional probability"
 #: the rule checker's function for each probability rule the derivation applies (the do-calculus
@@ -217,16 +218,16 @@ def _replace(e: Expr, old: Prob, new: Expr) -> Expr:
 def _rule_application(old: Prob, new: Expr, rule: str, graph: DoGraph) -> Rewrite | None:
     """The rule checker's rewrite of ``old`` into exactly ``new`` by ``rule``, if it makes that one: the
     do-calculus rule applied to the variable that changes place, or the probability rule's rewrites."""
-    context = RuleContext(graph, vocabulary(old, new))
-    if rule in DO_CALCULUS_RULES:
+    if rule in DO_CALCULUS_RULES:  # a do-calculus rule inserts only the variable named, no vocabulary
         if not isinstance(new, Prob):
             return None
+        context = RuleContext(graph, ())
         moved = (set(old.do) ^ set(new.do)) | {(a.var, a.value) for a in set(old.given) ^ set(new.given)}
         candidates: Iterable[Rewrite | None] = (
             do_calculus_rule(old, rule, var, value, context) for var, value in moved if value is not None
         )
     else:
-        candidates = PROBABILITY_RULES[rule](old, context)
+        candidates = PROBABILITY_RULES[rule](old, RuleContext(graph, vocabulary(old, new)))
     return next((r for r in candidates if r is not None and r.rule == rule and r.result == new), None)
 
 
@@ -243,6 +244,7 @@ class _Identifier:
         self.start = start
         self.current: Expr = start
         self.steps: list[DerivationStep] = []
+        self.claims: dict[int, tuple[Claim, ...]] = {}  # a substitution step's distribution, by step number
 
     # -- derivation --
     def _rewrite(self, term: Prob, new: Expr, line: str, rule: str, reason: str) -> None:
@@ -291,14 +293,14 @@ class _Identifier:
         make equal whole expressions); once the time budget has run out, the steps left are "undecided"."""
         out: list[DerivationStep] = []
         previous: Expr = self.start
-        for step in self.steps:
+        for number, step in enumerate(self.steps):
             try:
                 charge("checking the next step")
             except OutOfTime:
                 out.append(replace(step, check="undecided"))
                 previous = step.whole
                 continue
-            conditions = self._by_the_rule(step)
+            conditions = self._by_the_rule(step, self.claims.get(number, ()))
             if conditions is not None:
                 step = replace(step, condition=conditions, check="rule")
             else:  # each rewritten term against its replacement: equal terms make equal wholes, at less cost
@@ -312,8 +314,14 @@ class _Identifier:
             previous = step.whole
         return tuple(out)
 
-    def _by_the_rule(self, step: DerivationStep) -> str | None:
+    def _by_the_rule(self, step: DerivationStep, claims: tuple[Claim, ...]) -> str | None:
         """The conditions the rule checker states if it makes each of the step's applications, else None."""
+        if step.rule == SUBPROBLEM:
+            try:
+                formula = subproblem_formula(step.term, claims, self.admg.order, self.graph)
+            except NotDerivable:
+                return None
+            return formula.condition if formula.result == step.result else None
         if step.rule not in DO_CALCULUS_RULES and step.rule not in PROBABILITY_RULES:
             return None
         conditions = []
@@ -478,7 +486,10 @@ class _Identifier:
         """A term of the call's distribution ``P(V | do(z))`` replaced by its formula (nothing to do when
         ``z`` is empty: the term is then the observed probability itself)."""
         if term != formula:
+            number = len(self.steps)
             self._rewrite(term, formula, line, SUBPROBLEM, "; ".join(dist.origin))
+            if len(self.steps) > number:
+                self.claims[number] = dist.claims
 
 
 def step_counts(identification: Identification) -> dict[str, int]:

@@ -40,8 +40,6 @@ from tests.support.admgs import (
 BACKDOOR = "Z->X,Z->Y,X->Y"
 FRONTDOOR = "X->M,M->Y,X<->Y"
 NAPKIN = "X->Y,Z1->X,Z2->Z1,X<->Z2,Y<->Z2"
-#: rules the derivation names that are rules of the package's rule checker (the others are ID identities)
-ID_IDENTITIES = {SUBPROBLEM}
 
 
 def mixed(text: str) -> MixedGraph:
@@ -191,35 +189,34 @@ def test_random_admgs_are_identified_exactly_when_identifiable_and_correctly():
 
 
 def test_derivations_are_checked_step_by_step():
-    """On random ADMGs (every line of ID and IDC at work): every step that names a rule is an
-    application of that rule the package's rule checker accepts (line 4's factorization included), the ID
-    identities are confirmed by
-    check_equivalence, and check_proof re-checks every step on random models."""
+    """On random ADMGs (every line of ID and IDC at work): every step is an application of the rule it
+    names that the package's rule checker accepts (line 4's factorization and the subproblem formula of
+    lines 1 and 6 after a line 7 included; IDC's ratio with several conditions may go to
+    check_equivalence), and check_proof re-checks every step on random models."""
     counts: dict[str, int] = {}
     lines: set[str] = set()
-    identified = line7 = factorized = 0
+    identified = line7 = factorized = substituted = 0
     for graph, ys, xs, zs in _random_cases(seed=8, count=150, p_bidirected=0.3):
         result = identify(query_text(ys, xs, zs), graph.text)
         if not result.identifiable:
             continue
         identified += 1
         for step in result.derivation:
-            if step.rule in ID_IDENTITIES:
-                assert step.check == "equivalence", step
-            elif step.rule == CONDITIONAL:  # one rule application for one condition, several otherwise
+            if step.rule == CONDITIONAL:  # one rule application for one condition, several otherwise
                 assert step.check in ("rule", "equivalence"), step
             else:
                 assert step.check == "rule", step
             lines.add(step.line)
             line7 += "(ID line 7)" in step.condition
             factorized += step.rule == FACTORIZATION  # Tian's factorization is a rule of the checker
+            substituted += step.rule == SUBPROBLEM
         for check, n in step_counts(result).items():
             counts[check] = counts.get(check, 0) + n
         check_proof(result.proof(), as_graph(graph.text))
         assert result.proof().end == result.estimand.text
-    assert identified > 40 and counts["rule"] > counts["equivalence"] > 0, counts
+    assert identified > 40 and counts["rule"] > 10 * counts.get("equivalence", 0), counts
     assert {"ID line 1", "ID line 2", "ID line 3", "ID line 4", "ID line 6", "IDC line 1", "IDC line 2"} <= lines
-    assert line7 > 0 and factorized > 0
+    assert line7 > 0 and factorized > 0 and substituted > 0
 
 
 def test_without_checks_the_steps_say_so():
@@ -349,7 +346,10 @@ def test_cli_identified(capsys):
     assert "ID line 4, c-component factorization" in out
     assert "(checked by the rule checker)" in out and "(checked by check_equivalence)" not in out
     assert main(["identify", "P(Y | do(X))", "--graph", FRONTDOOR, "--proof"]) == 0
-    assert "(checked by check_equivalence)" in capsys.readouterr().out  # the subproblem's formula
+    out = capsys.readouterr().out  # the subproblem's formula is a rule too
+    assert "formula of the subproblem's distribution" in out and "(checked by check_equivalence)" not in out
+    assert main(["identify", "P(Y | do(X), W, Z)", "--graph", "X->Y,Y->Z,Y->W,X<->Z", "--proof"]) == 0
+    assert "(checked by check_equivalence)" in capsys.readouterr().out  # IDC's ratio with two conditions
 
 
 def test_cli_names_the_summed_copy_of_a_free_variable_apart(capsys):
