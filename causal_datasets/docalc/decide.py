@@ -27,6 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from causal_datasets.docalc.bounded import Bounded
+from causal_datasets.docalc.districts import district_graph
 from causal_datasets.docalc.exact import ExactTables, exact_factor, exact_model
 from causal_datasets.docalc.expr import Expr, contains_counterfactual, free_indices, variables
 from causal_datasets.docalc.families import random_models
@@ -80,7 +81,9 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
     Models whose latent sources have two values come first, in floats (cheap; a difference there
     beyond the error bounds is a counterexample); the pair is then decided on models with as many
     latent values as :mod:`.latent` proves enough: in floats where they show a difference, else in
-    exact rationals (:mod:`.exact`). Raises :class:`~.semantics.EvaluationError` for expressions
+    exact rationals (:mod:`.exact`). Where those models are too large, an equality may still be shown
+    on the district model (:mod:`.districts`: one source per district, which has every model of the
+    graph); a difference there is not taken. Raises :class:`~.semantics.EvaluationError` for expressions
     that cannot be evaluated (among them :class:`~.semantics.ModelTooLarge` where those models
     would have more than :data:`MAX_MODEL_ENTRIES` table entries, or a term's exact evaluation is
     too large) and ``ValueError`` for ``models`` outside 1..:data:`MAX_MODELS` (no model cannot show
@@ -107,6 +110,9 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
     try:
         return compare(needed, exact=True)
     except ModelTooLarge as error:
+        equal = _equal_by_districts(a, b, relevant, seed, models)
+        if equal is not None:
+            return equal
         binary = compare(fewer, exact=True)
         if binary.equal is not True:
             return binary
@@ -115,6 +121,20 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
             f"with the latent values this pair needs to show any difference ({shown}), {error}; with "
             "two values per latent the two are equal, which does not decide them"
         ) from None
+
+
+def _equal_by_districts(a: Expr, b: Expr, graph: DoGraph, seed: int, models: int) -> SemanticResult | None:
+    """The pair decided "equivalent" on the district model of ``graph`` (:mod:`.districts`: it has every
+    model of the graph, and smaller tables), or None: no district model, too large, or not shown equal
+    there (a difference there need not be one of the graph)."""
+    coarse = district_graph(graph)
+    if coarse is None:
+        return None
+    try:
+        result = semantic_check(a, b, coarse, seed, models)
+    except ModelTooLarge:
+        return None
+    return result if result.equal is True else None
 
 
 def _compare(
