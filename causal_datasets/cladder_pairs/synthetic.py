@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 
 from causal_datasets.docalc.atoms import Atom, Value
@@ -175,8 +175,8 @@ def mistake_makers(e: Expr, graph: DoGraph) -> list[Mistake]:
     kids = children(e)
     for i, child in enumerate(kids):
         makers.extend(
-            replace(mistake, make=partial(_replace_child, e, kids, i, mistake.make))
-            for mistake in mistake_makers(child, graph)
+            Mistake(m.kind, m.term, m.var, m.value, partial(_replace_child, e, kids, i, m.make))
+            for m in mistake_makers(child, graph)
         )
     return makers
 

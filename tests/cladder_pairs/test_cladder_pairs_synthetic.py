@@ -52,8 +52,9 @@ def test_an_unsound_rule_is_caught_by_the_float_recheck(monkeypatch):
     (every rewrite applied as if its condition held) still gets a walk refused as unsound."""
     real = rules._do_rule
 
-    def unchecked(p, roles, rule, var, value, g):
-        return real(p, roles, rule, var, value, g) or rules.Rewrite(rules._do_result(p, rule, var, value), rule, "none")
+    def unchecked(p, roles, rule, var, value, g, above=None):
+        applied = real(p, roles, rule, var, value, g, above)
+        return applied or rules.Rewrite(rules._do_result(p, rule, var, value), rule, "none")
 
     monkeypatch.setattr(rules, "_do_rule", unchecked)
     with pytest.raises(UnsoundProof, match="fails the semantic check"):
