@@ -15,6 +15,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
 from causal_datasets.docalc.atoms import Atom, Value
 from causal_datasets.docalc.decide import Counterexample, semantic_check
@@ -130,10 +131,10 @@ MISTAKE_RULES = {
 }
 
 
-@dataclass(frozen=True)
-class Mistake:
+class Mistake(NamedTuple):
     """One realistic mistake: its kind, the probability term it changes and the variable it moves, and a
-    function that builds the whole mistaken expression (built only when tried)."""
+    function that builds the whole mistaken expression (built only when tried). A tuple: thousands are
+    listed per shard and few are tried."""
 
     kind: str
     term: Prob
