@@ -56,6 +56,7 @@ def test_causalab_episodes_are_the_same_for_any_number_of_workers(monkeypatch):
 
 def test_latent_queries_are_the_same_for_any_number_of_workers(monkeypatch):
     monkeypatch.setattr(synthetic_latent, "SHARD_QUERIES", 20)  # three shards, the last one short
+    monkeypatch.setattr(synthetic_latent, "SHARDS_PER_WORKER", 1)  # so that two workers do run
     alone, pooled = synthetic_latent.synthetic_latent_rows(3, 50, 1), synthetic_latent.synthetic_latent_rows(3, 50, 2)
     assert alone == pooled
     assert [row.id for row in pooled] == [f"synthetic_latent-{i}" for i in range(50)]

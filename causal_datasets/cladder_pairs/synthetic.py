@@ -15,12 +15,13 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
-from causal_datasets.docalc.atoms import Atom
+from causal_datasets.docalc.atoms import Atom, Value
 from causal_datasets.docalc.decide import Counterexample, semantic_check
 from causal_datasets.docalc.expr import Expr, Prob, children, rebuild
 from causal_datasets.docalc.graph import DoGraph
-from causal_datasets.docalc.rules import RuleContext, neighbours
+from causal_datasets.docalc.rules import RuleContext, do_calculus_rule, neighbours
 from causal_datasets.docalc.search import Proof, ProofStep
 from causal_datasets.docalc.verdict import UnsoundProof
 
@@ -120,31 +121,64 @@ def random_walk(rng: random.Random, start: Expr, graph: DoGraph, steps: int) -> 
     return current, Proof(start.text, tuple(proof_steps))
 
 
-def mistake_makers(e: Expr, graph: DoGraph) -> list[tuple[str, Callable[[], Expr]]]:
-    """Every single realistic mistake in one probability term of ``e``: (kind, a function that
-    builds the mistaken expression). A negative is usually found among the first few tried, so
-    the rest are never built."""
-    makers: list[tuple[str, Callable[[], Expr]]] = []
+#: the do-calculus rewrite each kind of mistake is where the rule's condition holds (it is then no mistake)
+MISTAKE_RULES = {
+    "dropped_action": "rule 3: delete action",
+    "action_as_observation": "rule 2: action to observation",
+    "observation_as_action": "rule 2: observation to action",
+    "dropped_observation": "rule 1: delete observation",
+    "added_observation": "rule 1: insert observation",
+}
+
+
+class Mistake(NamedTuple):
+    """One realistic mistake: its kind, the probability term it changes and the variable it moves, and a
+    function that builds the whole mistaken expression (built only when tried). A tuple: thousands are
+    listed per shard and few are tried."""
+
+    kind: str
+    term: Prob
+    var: str
+    value: Value | None
+    make: Callable[[], Expr]
+
+    def is_valid_rewrite(self, graph: DoGraph) -> bool:
+        """True when the change is the do-calculus rule of its kind with its condition holding in ``graph``:
+        a proof that the "mistake" is equal to the expression it changes, so no model can refute it."""
+        if self.value is None:  # a bare variable: no rule moves it
+            return False
+        rule = MISTAKE_RULES[self.kind]
+        return do_calculus_rule(self.term, rule, self.var, self.value, RuleContext(graph, ())) is not None
+
+
+def mistake_makers(e: Expr, graph: DoGraph) -> list[Mistake]:
+    """Every single realistic mistake in one probability term of ``e``. A negative is usually found
+    among the first few tried, so the rest are never built."""
+    makers: list[Mistake] = []
     if isinstance(e, Prob) and e.is_interventional:
         used = {a.var for a in e.event + e.given} | {v for v, _ in e.do}
         for var, value in e.do:
             other_actions = tuple(a for a in e.do if a[0] != var)
-            makers.append(("dropped_action", partial(Prob, e.event, other_actions, e.given)))
-            makers.append(
-                ("action_as_observation", partial(Prob, e.event, other_actions, e.given + (Atom(var, value),)))
-            )
+            makers.append(Mistake("dropped_action", e, var, value, partial(Prob, e.event, other_actions, e.given)))
+            as_observation = partial(Prob, e.event, other_actions, e.given + (Atom(var, value),))
+            makers.append(Mistake("action_as_observation", e, var, value, as_observation))
         for atom in e.given:
             other_observations = tuple(a for a in e.given if a != atom)
             if atom.value is not None:  # a bare variable (inside E[...]) has no value to set
-                action = (atom.var, atom.value)
-                makers.append(("observation_as_action", partial(Prob, e.event, e.do + (action,), other_observations)))
-            makers.append(("dropped_observation", partial(Prob, e.event, e.do, other_observations)))
+                as_action = partial(Prob, e.event, e.do + ((atom.var, atom.value),), other_observations)
+                makers.append(Mistake("observation_as_action", e, atom.var, atom.value, as_action))
+            dropped = partial(Prob, e.event, e.do, other_observations)
+            makers.append(Mistake("dropped_observation", e, atom.var, atom.value, dropped))
         for var in observed_nodes(graph):
             if var not in used:
-                makers.append(("added_observation", partial(Prob, e.event, e.do, e.given + (Atom(var, var),))))
+                added = partial(Prob, e.event, e.do, e.given + (Atom(var, var),))
+                makers.append(Mistake("added_observation", e, var, var, added))
     kids = children(e)
     for i, child in enumerate(kids):
-        makers.extend((kind, partial(_replace_child, e, kids, i, make)) for kind, make in mistake_makers(child, graph))
+        makers.extend(
+            Mistake(m.kind, m.term, m.var, m.value, partial(_replace_child, e, kids, i, m.make))
+            for m in mistake_makers(child, graph)
+        )
     return makers
 
 
@@ -165,8 +199,13 @@ def positive_pair(
     """A verified equivalent pair from ``steps`` random rule applications (1–4 drawn when None; retries until a
     walk succeeds), on a graph of :func:`random_dag` (``min_nodes``..``max_nodes`` nodes, ``latents`` latent ones).
 
-    The walk is a proof by construction; its conclusion is still re-checked on ``models``
-    random models and a failure raises :class:`UnsoundProof`."""
+    The walk is a proof by construction (each rewrite applied by the rule engine, its graph condition
+    checked), which decides the label. Its conclusion is still re-checked on ``models`` random models, as a
+    guard against rule bugs: in floats with rigorous error bounds (``refute_only``), where a difference beyond
+    the bounds is a real one and raises :class:`UnsoundProof`. A wrong rewrite changes the value as a rational
+    function of the model's parameters, so on a random model it differs by far more than the rounding
+    bounds (about 1e-15) save with probability about zero; the exact confirmation of equality adds nothing
+    to a label the proof decides, and cost a third of the build."""
     while True:
         graph = random_dag(rng, max_nodes, min_nodes=min_nodes, latents=latents)
         start = random_start(rng, graph)
@@ -174,8 +213,8 @@ def positive_pair(
         if walk is None:
             continue
         end, proof = walk
-        result = semantic_check(start, end, graph, seed=seed, models=models)
-        if result.equal is not True:
+        result = semantic_check(start, end, graph, seed=seed, models=models, refute_only=True)
+        if result.equal is False:
             raise UnsoundProof(f"generated walk {proof.lines()} fails the semantic check: {result}")
         return SyntheticPair(graph, start, end, True, proof)
 
@@ -183,14 +222,19 @@ def positive_pair(
 def negative_pair(rng: random.Random, positive: SyntheticPair, seed: int = 0) -> SyntheticPair | None:
     """A mistake in the positive's end expression that the semantic check refutes, or None.
 
-    One model suffices: exact values that differ on a model are a counterexample."""
+    One model suffices: float values that differ by more than their rigorous error bounds are a
+    counterexample (the label rests on it). A mistake that is a valid rewrite of its term
+    (:meth:`Mistake.is_valid_rewrite`) is passed over unchecked, as is one floats cannot tell apart:
+    neither is ever confirmed in exact arithmetic (on these pairs such a mistake is an equal expression)."""
     options = mistake_makers(positive.b, positive.graph)
     rng.shuffle(options)
-    for kind, make in options:
-        wrong = make()
-        result = semantic_check(positive.a, wrong, positive.graph, seed=seed, models=1)
+    for mistake in options:
+        if mistake.is_valid_rewrite(positive.graph):
+            continue
+        wrong = mistake.make()
+        result = semantic_check(positive.a, wrong, positive.graph, seed=seed, models=1, refute_only=True)
         if result.equal is False:
-            return SyntheticPair(positive.graph, positive.a, wrong, False, None, kind, result.counterexample)
+            return SyntheticPair(positive.graph, positive.a, wrong, False, None, mistake.kind, result.counterexample)
     return None
 
 

@@ -73,7 +73,9 @@ class SemanticResult:
     arithmetic: Arithmetic = "rational"
 
 
-def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int = 3) -> SemanticResult:
+def semantic_check(
+    a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int = 3, *, refute_only: bool = False
+) -> SemanticResult:
     """Compare ``a`` and ``b`` on a family of ``models`` random models of ``graph`` (of its part
     that can matter: the ancestors of the variables they mention), for every free-index value.
     Models where either expression is undefined are not counted.
@@ -88,6 +90,10 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
     would have more than :data:`MAX_MODEL_ENTRIES` table entries, or a term's exact evaluation is
     too large) and ``ValueError`` for ``models`` outside 1..:data:`MAX_MODELS` (no model cannot show
     equality).
+
+    ``refute_only``: the same models in floats only: a difference beyond the error bounds is a counterexample
+    (``equal=False``, decided); anything else comes back ``equal=True`` with ``arithmetic="float"``,
+    undecided (a guard over pairs that a proof already decides).
     """
     if not 1 <= models <= MAX_MODELS:
         raise ValueError(f"models must be between 1 and {MAX_MODELS}, got {models}")
@@ -99,12 +105,14 @@ def semantic_check(a: Expr, b: Expr, graph: DoGraph, seed: int = 0, models: int 
         return _compare(a, b, graph, relevant, sizes, seed, models, counterfactual, exact)
 
     if not fewer:
-        return compare(fewer, exact=True)
+        return compare(fewer, exact=not refute_only)
     # binary latents first: cheap, and a difference there is a difference
     first = compare(fewer, exact=False)
     if first.counterexample is not None:
         return first
     needed = latent_values(relevant, a, b, counterfactual)
+    if refute_only:
+        return first if needed == fewer else compare(needed, exact=False)
     if needed == fewer:
         return compare(fewer, exact=True)
     try:

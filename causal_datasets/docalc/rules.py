@@ -123,8 +123,9 @@ def do_calculus(p: Prob, ctx: RuleContext) -> Iterator[Rewrite]:
     for var, value in ctx.vocabulary:
         if var not in used:
             candidates += [("rule 1: insert observation", var, value), ("rule 3: insert action", var, value)]
+    above: dict[frozenset[str], frozenset[str]] = {}  # the ancestors of the observations per cut, computed once
     for rule, var, value in candidates:
-        rewrite = _do_rule(p, roles, rule, var, value, ctx.graph)
+        rewrite = _do_rule(p, roles, rule, var, value, ctx.graph, above)
         if rewrite is not None:
             yield rewrite
 
@@ -146,8 +147,17 @@ def do_calculus_rule(p: Prob, rule: str, var: str, value: Value, ctx: RuleContex
     return _do_rule(p, roles, rule, var, value, ctx.graph) if fits else None
 
 
-def _do_rule(p: Prob, roles: Roles, rule: str, var: str, value: Value, g: RuleGraph) -> Rewrite | None:
-    """``rule`` applied to ``var=value`` in ``p`` (whose shape fits), if its condition holds."""
+def _do_rule(
+    p: Prob,
+    roles: Roles,
+    rule: str,
+    var: str,
+    value: Value,
+    g: RuleGraph,
+    above: dict[frozenset[str], frozenset[str]] | None = None,
+) -> Rewrite | None:
+    """``rule`` applied to ``var=value`` in ``p`` (whose shape fits), if its condition holds; ``above`` keeps
+    rule 3's ancestors of ``p``'s observations per set of cut actions across calls on the same ``p``."""
     ys, xs, ws = roles
     if rule == "rule 1: delete observation":
         cond = _separation(g, {var}, ys, xs | (ws - {var}), cut_in=xs)
@@ -156,11 +166,11 @@ def _do_rule(p: Prob, roles: Roles, rule: str, var: str, value: Value, g: RuleGr
     elif rule == "rule 2: observation to action":
         cond = _separation(g, {var}, ys, xs | (ws - {var}), cut_in=xs, cut_out={var})
     elif rule == "rule 3: delete action":
-        cond = _rule3_condition(g, var, ys, xs - {var}, ws)
+        cond = _rule3_condition(g, var, ys, xs - {var}, ws, {} if above is None else above)
     elif rule == "rule 1: insert observation":
         cond = _separation(g, {var}, ys, xs | ws, cut_in=xs)
     else:
-        cond = _rule3_condition(g, var, ys, xs, ws)
+        cond = _rule3_condition(g, var, ys, xs, ws, {} if above is None else above)
     return Rewrite(_do_result(p, rule, var, value), rule, cond) if cond else None
 
 
@@ -176,10 +186,19 @@ def _do_result(p: Prob, rule: str, var: str, value: Value) -> Prob:
     return Prob(p.event, do, given)
 
 
-def _rule3_condition(g: RuleGraph, var: str, ys: frozenset[str], xs: frozenset[str], ws: frozenset[str]) -> str | None:
+def _rule3_condition(
+    g: RuleGraph,
+    var: str,
+    ys: frozenset[str],
+    xs: frozenset[str],
+    ws: frozenset[str],
+    above: dict[frozenset[str], frozenset[str]],
+) -> str | None:
     """P(y | do(x), do(var), w) = P(y | do(x), w) iff (y ⊥ var | x, w) in G[bar(x), bar(var(W))],
-    where var(W) is var unless var is an ancestor of some w in G[bar(x)]."""
-    z_of_w: set[str] = set() if var in g.ancestors(ws, cut_in=xs) else {var}
+    where var(W) is var unless var is an ancestor of some w in G[bar(x)] (``above[xs]``, filled here)."""
+    if xs not in above:
+        above[xs] = g.ancestors(ws, cut_in=xs)
+    z_of_w: set[str] = set() if var in above[xs] else {var}
     return _separation(g, {var}, ys, xs | ws, cut_in=xs | z_of_w)
 
 

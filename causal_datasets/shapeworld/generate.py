@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Iterator, Sequence
-from functools import partial
+from functools import lru_cache, partial
 from typing import cast
 
 import networkx as nx
@@ -167,5 +167,11 @@ def _task(
 
 def world_of(task: ShapeWorldTask, theme: Theme = DEFAULT_THEME) -> World:
     """The simulator for a stored task (its graph and names, nothing regenerated), its shapes named
-    by ``theme``."""
-    return World(theme.rename(task.shapes), tuple((e.source, e.target) for e in task.edges), theme.entities)
+    by ``theme``: one shared object per world (a world is immutable; an episode, each prompt variant's
+    and each environment reset build the same one)."""
+    return _world(theme.rename(task.shapes), tuple((e.source, e.target) for e in task.edges), theme.entities)
+
+
+@lru_cache(maxsize=4096)
+def _world(shapes: tuple[str, ...], edges: tuple[tuple[int, int], ...], vocabulary: tuple[str, ...]) -> World:
+    return World(shapes, edges, vocabulary)

@@ -137,9 +137,13 @@ class World:
     def _listed(self) -> tuple[str, ...]:
         return tuple(s for s in self.vocabulary if s in self.node_of)
 
+    @cached_property
+    def _listed_nodes(self) -> tuple[tuple[str, int], ...]:
+        return tuple((shape, self.node_of[shape]) for shape in self._listed)
+
     def observe(self, state: State) -> list[tuple[str, bool]]:
         """``(shape, moving)`` for every shape, in canonical order: what an agent is shown."""
-        return [(shape, self.node_of[shape] in state) for shape in self._listed]
+        return [(shape, node in state) for shape, node in self._listed_nodes]
 
     def descendant_closed(self, state: Iterable[int]) -> bool:
         state = frozenset(state)

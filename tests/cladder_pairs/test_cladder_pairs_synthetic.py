@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import random
 
-from causal_datasets.cladder_pairs.synthetic import generate_pairs, random_dag
+import pytest
+
+from causal_datasets.cladder_pairs.synthetic import generate_pairs, mistake_makers, positive_pair, random_dag
+from causal_datasets.docalc import rules
 from causal_datasets.docalc.decide import semantic_check
+from causal_datasets.docalc.graph import DoGraph
+from causal_datasets.docalc.parser import parse
 from causal_datasets.docalc.search import SearchLimits, find_proof
-from causal_datasets.docalc.verdict import check_proof
+from causal_datasets.docalc.verdict import UnsoundProof, check_proof
 
 #: bounded by nodes, not wall-clock time, so the outcome does not depend on machine load
 NODE_BOUNDED = SearchLimits(max_depth=4, max_nodes=3000, time_limit=600.0)
@@ -40,3 +45,41 @@ def test_proof_search_and_semantic_verdicts_agree_on_random_pairs():
             find_proof(pair.a, pair.b, pair.graph, SearchLimits(max_depth=2, max_nodes=400, time_limit=600.0)).proof
             is None
         )
+
+
+def test_an_unsound_rule_is_caught_by_the_float_recheck(monkeypatch):
+    """The positives' re-check is refute-only in floats: a rule engine that skips do-calculus conditions
+    (every rewrite applied as if its condition held) still gets a walk refused as unsound."""
+    real = rules._do_rule
+
+    def unchecked(p, roles, rule, var, value, g, above=None):
+        applied = real(p, roles, rule, var, value, g, above)
+        return applied or rules.Rewrite(rules._do_result(p, rule, var, value), rule, "none")
+
+    monkeypatch.setattr(rules, "_do_rule", unchecked)
+    with pytest.raises(UnsoundProof, match="fails the semantic check"):
+        generate_pairs(seed=3, count=50)
+
+
+def test_a_wrong_expression_is_refuted_in_floats_and_an_equal_one_is_not_decided():
+    graph = DoGraph.parse("Z->X,Z->Y,X->Y")
+    wrong = semantic_check(parse("P(Y | do(X))"), parse("P(Y | X)"), graph, models=1, refute_only=True)
+    assert (wrong.equal, wrong.arithmetic) == (False, "float")
+    assert wrong.counterexample is not None and wrong.counterexample.value_a != wrong.counterexample.value_b
+    adjusted = parse("\\sum_{Z} P(Y | X, Z) * P(Z)")
+    equal = semantic_check(parse("P(Y | do(X))"), adjusted, graph, models=1, refute_only=True)
+    assert (equal.equal, equal.arithmetic) == (True, "float")
+
+
+def test_mistakes_skipped_as_valid_rewrites_are_equal_expressions():
+    """A negative candidate passed over unchecked (:meth:`Mistake.is_valid_rewrite`) is equal to the
+    positive's end in exact arithmetic."""
+    rng = random.Random(4)
+    skipped = 0
+    for _ in range(40):
+        pair = positive_pair(rng)
+        for mistake in mistake_makers(pair.b, pair.graph):
+            if mistake.is_valid_rewrite(pair.graph):
+                skipped += 1
+                assert semantic_check(pair.b, mistake.make(), pair.graph, seed=2, models=2).equal is True
+    assert skipped > 10
