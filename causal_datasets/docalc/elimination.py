@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from causal_datasets.docalc.budget import charge
+from causal_datasets.docalc.integer_einsum import integer_einsum
 
 #: unit roundoff of float64
 EPSILON = float(np.finfo(float).eps) / 2
@@ -93,6 +94,12 @@ def _cost(work: list[tuple[Table, float]], variable: str, sizes: Mapping[str, in
 def _einsum(tables: list[Table], out: tuple[str, ...]) -> np.ndarray:
     """The product of ``tables`` summed onto (member, *out), in one ``numpy.einsum`` call."""
     labels = {name: i + 1 for i, name in enumerate(dict.fromkeys(n for t in tables for n in t.names))}
+    if any(t.array.dtype == object for t in tables):  # integer counts (:mod:`.exact`): exactly
+        return integer_einsum(
+            [t.array for t in tables],
+            [[0, *(labels[n] for n in t.names)] for t in tables],
+            [0, *(labels[n] for n in out)],
+        )
     operands: list[np.ndarray | list[int]] = []
     for table in tables:
         operands += [table.array, [0, *(labels[n] for n in table.names)]]

@@ -32,6 +32,7 @@ part: two different numbers are never counted equal.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -279,18 +280,54 @@ def exact_factor(e: Expr, model: ExactModel, graph: DoGraph, sizes: dict[str, in
     if isinstance(e, Div):
         return _combine([exact_factor(e.num, model, graph, sizes), exact_factor(e.den, model, graph, sizes)], _divide)
     if isinstance(e, Sum):
-        m = graph.domain(e.var)
-        body = exact_factor(e.body, model, graph, {**sizes, e.index: m})
-        if e.index not in body.names:
-            return ExactFactor(body.names, body.numerator * m, body.denominator)
-        axis = 1 + body.names.index(e.index)
-        numerator, denominator = np.moveaxis(body.numerator, axis, 0), np.moveaxis(body.denominator, axis, 0)
-        total = (numerator[0], denominator[0])
-        for i in range(1, m):
-            total = _add(total, (numerator[i], denominator[i]))
-        names = body.names[: axis - 1] + body.names[axis:]
-        return ExactFactor(names, *_reduced(total))
+        return _sum_product(e, model, graph, sizes)
     raise EvaluationError(f"cannot evaluate {type(e).__name__}")
+
+
+def _sum_product(e: Sum, model: ExactModel, graph: DoGraph, sizes: dict[str, int]) -> ExactFactor:
+    """A nest of sums over a product, each index summed over only the factors that mention it (variable
+    elimination on exact factors, smallest product first, ties by name): the same rational values as
+    summing the whole product, with far shorter integers."""
+    summed: dict[str, int] = {}
+    body: Expr = e
+    while isinstance(body, Sum) and body.index not in summed:  # an index summed again inside is its own nest
+        summed[body.index] = graph.domain(body.var)
+        body = body.body
+    inner = {**sizes, **summed}
+    factors = [exact_factor(f, model, graph, inner) for f in _factors(body)]
+    repeat = 1  # the values of the indices no factor mentions
+    pending = set(summed)
+    while pending:
+        _, index = min((_cost(factors, i, inner), i) for i in pending)
+        pending.remove(index)
+        group = [f for f in factors if index in f.names]
+        if not group:
+            repeat *= summed[index]
+            continue
+        factors = [f for f in factors if index not in f.names] + [_sum_out(_combine(group, _multiply), index)]
+    result = _combine(factors, _multiply)
+    return ExactFactor(result.names, result.numerator * repeat, result.denominator)
+
+
+def _factors(e: Expr) -> list[Expr]:
+    """The factors of a product, nested products flattened (any other expression: itself)."""
+    return [g for f in e.factors for g in _factors(f)] if isinstance(e, Mul) else [e]
+
+
+def _cost(factors: list[ExactFactor], index: str, sizes: dict[str, int]) -> int:
+    """Summing out ``index``: the entries of the product of the factors that mention it, times their number."""
+    group = [f for f in factors if index in f.names]
+    return len(group) * math.prod(sizes[n] for n in {n for f in group for n in f.names})
+
+
+def _sum_out(body: ExactFactor, index: str) -> ExactFactor:
+    """``body`` summed over ``index`` (one of its names), reduced by the common divisors."""
+    axis = 1 + body.names.index(index)
+    numerator, denominator = np.moveaxis(body.numerator, axis, 0), np.moveaxis(body.denominator, axis, 0)
+    total = (numerator[0], denominator[0])
+    for i in range(1, numerator.shape[0]):
+        total = _add(total, (numerator[i], denominator[i]))
+    return ExactFactor(body.names[: axis - 1] + body.names[axis:], *_reduced(total))
 
 
 def _by_value(e: Prob | Expect, model: ExactModel, graph: DoGraph, sizes: dict[str, int]) -> ExactFactor:
