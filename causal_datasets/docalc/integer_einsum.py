@@ -43,6 +43,8 @@ def integer_einsum(arrays: Sequence[np.ndarray], labels: Sequence[Sequence[int]]
     exactly: an object array of Python integers."""
     sizes: dict[int, int] = {}
     for array, names in zip(arrays, labels, strict=True):
+        if array.dtype.kind not in "iuO":
+            raise TypeError(f"integer_einsum takes integers, not {array.dtype}")
         for size, name in zip(array.shape, names, strict=True):
             sizes[name] = max(size, sizes.get(name, 1))
     if len(arrays) < 2 or len(arrays) * math.prod(sizes.values()) <= SMALL:
@@ -68,11 +70,9 @@ def _object_einsum(operands: list[tuple[np.ndarray, list[int]]], out: Sequence[i
 
 def _operand(array: np.ndarray, labels: tuple[int, ...]) -> _Operand:
     """An input with the bound of its largest entry: int64 if every entry fits, else Python integers."""
-    if array.dtype.kind in "iu":
+    if array.dtype.kind == "i":
         integers = array.astype(np.int64)
-    elif array.dtype.kind != "O":
-        raise TypeError(f"integer_einsum takes integers, not {array.dtype}")
-    else:
+    else:  # Python integers, or unsigned ones that may not fit
         try:
             integers = array.astype(np.int64)
         except OverflowError:
