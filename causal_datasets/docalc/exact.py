@@ -13,13 +13,14 @@ cannot tell apart is therefore decided here, without rounding:
 * a term ``P(E | do(D), G)`` of a table model is ``mass(E, G) / mass(G)``, each mass a sum over
   the tables of the ancestors of products of one entry per table, so ``mass = M / 2^(sum of their
   b)`` with ``M`` an integer. The integers ``M`` are read from one joint count table per term
-  (every value of its indices at once; :meth:`~.semantics.TableModel.contract` run on the integer
-  counts with Python integers); of a response model, the sums of the integer weights of the
+  (every value of its indices at once; :meth:`~.semantics.TableModel.contract` run on the int64
+  counts, every step exact: :mod:`.integer_einsum`); of a response model, the sums of the integer weights of the
   exogenous states where the event (and condition) hold. The common power of two cancels;
 * every value is held as an integer numerator and denominator (not reduced but after a sum over an
   index, where their common divisor is divided out); sums, products, quotients and the
   expression's constants (exact decimals) are integer arithmetic on them; a quotient by an exact
-  zero is undefined on that model (denominator 0).
+  zero is undefined on that model (denominator 0). A sum over a product is summed one index at a
+  time over the factors that mention it (the same rational values, far shorter integers).
 
 So ``a - b`` on each model is computed exactly, and "equal on this model" means the difference's
 numerator is zero, not small. What stays random is only the choice of models, as before: a false
@@ -63,11 +64,12 @@ Pair = tuple[np.ndarray, np.ndarray]
 
 
 def counts(array: np.ndarray, bits: int) -> np.ndarray:
-    """``array * 2^bits`` as Python integers (object dtype); every entry must lie on that grid."""
+    """``array * 2^bits`` as int64 integers (probabilities times at most 2^62: exact); every entry must
+    lie on that grid."""
     scaled = np.ldexp(np.asarray(array, dtype=float), bits)
-    if not np.array_equal(scaled, np.floor(scaled)):
+    if not np.array_equal(scaled, np.floor(scaled)) or bits > 62:
         raise EvaluationError("the model's probabilities are not on the grid: no exact evaluation")
-    integers: np.ndarray = scaled.astype(np.int64).astype(object)
+    integers: np.ndarray = scaled.astype(np.int64)
     return integers
 
 
@@ -203,7 +205,7 @@ class ExactResponses:
         weights = np.ones((model.members, model.weights.shape[1]), dtype=object)
         for node in order:
             probs = model.type_probs[node]
-            table = counts(probs, grid_bits(probs.shape[-1]))
+            table = counts(probs, grid_bits(probs.shape[-1])).astype(object)
             weights = weights * table[:, model._latent_config(node), model.types[node]]
         self.weights = weights  # every state's probability times one common power of two
         self._memo: dict[TermKey, Pair] = {}
