@@ -1,16 +1,17 @@
-"""An exact einsum of integer arrays: Python integers contracted as int64 limbs.
+"""An exact einsum of integer arrays: Python integers contracted as limbs of a few dozen bits.
 
 numpy's einsum over Python integers (object arrays) makes one interpreted multiplication and addition
 per term of every sum; the exact evaluation (:mod:`.exact`) contracts tables of integer counts over
 latent sources of a hundred values and more. :func:`integer_einsum` returns the same integers without
 that cost. The operands are contracted two at a time (the pair with the smallest result first). A pair
-whose every product and partial sum is proved to fit in int64 — from bounds on the bit lengths of
-its entries and the number of terms each sum adds — is one int64 einsum. A larger pair is cut into
-limbs of ``w`` bits, ``x = sum_i x_i * 2^(w*i)``, ``w`` chosen so that every sum of limb products
-fits in int64 too; one int64 einsum gives every limb product summed, and only the results are
-shifted and added as Python integers, once per output entry and limb. A contraction too small for
-that to pay goes to numpy's object einsum. Nothing rounds and nothing wraps: each int64 step is
-proved in range before it runs, so the result is the exact integer einsum.
+whose every product and partial sum is proved to lie within 2^53 — from bounds on the bit lengths of
+its entries and the number of terms each sum adds — is one einsum in doubles, which hold every such
+integer exactly whatever the order of the additions (numpy's fast path, BLAS included). A larger
+pair is cut into limbs of ``w`` bits, ``x = sum_i x_i * 2^(w*i)``, ``w`` chosen so that every sum
+of limb products lies within 2^53 too; one einsum gives every limb product summed, and only the
+results are shifted and added (in int64, then as Python integers), once per output entry and limb.
+A contraction too small for that to pay goes to numpy's object einsum. Nothing rounds and nothing
+wraps: each step is proved in range before it runs, so the result is the exact integer einsum.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: every int64 step keeps its values below 2^FITS in absolute value (int64 holds below 2^63)
+#: every int64 step keeps its values within 2^FITS in absolute value (int64 holds below 2^63)
 FITS = 62
+#: doubles hold every integer within 2^DOUBLE exactly: sums of products kept there are exact in any order
+DOUBLE = 53
 #: at most this many terms in the whole product space times operands: numpy's object einsum is cheaper
 SMALL = 1 << 11
 #: the narrowest limbs worth cutting
@@ -102,8 +105,8 @@ def _product(x: _Operand, y: _Operand, keep: tuple[int, ...], sizes: dict[int, i
     terms = math.prod(sizes[n] for n in set(x.labels + y.labels) if n not in keep)
     spread = (terms - 1).bit_length()  # a sum of `terms` values below 2^b is below 2^(b + spread)
     bits = x.bits + y.bits + spread
-    if bits <= FITS and x.array.dtype != object and y.array.dtype != object:
-        return _Operand(np.einsum(x.array, x.labels, y.array, y.labels, keep), keep, bits)
+    if bits <= DOUBLE and x.array.dtype != object and y.array.dtype != object:
+        return _Operand(_in_doubles(x.array, x.labels, y.array, y.labels, keep), keep, bits)
     width = _width(x.bits, y.bits, spread)
     entries = math.prod(sizes[n] for n in keep)
     if width < MIN_WIDTH or 2 * entries * terms <= _limb_work(x, y, width, entries):  # limbs do not pay
@@ -114,12 +117,21 @@ def _product(x: _Operand, y: _Operand, keep: tuple[int, ...], sizes: dict[int, i
         )
     left, right = _limbs(x, width), _limbs(y, width)
     a, b = max(sizes, default=0) + 1, max(sizes, default=0) + 2  # labels of the two limb axes
-    products = np.einsum(left, (a, *x.labels), right, (b, *y.labels), (a, b, *keep))
+    products = _in_doubles(left, (a, *x.labels), right, (b, *y.labels), (a, b, *keep))
     total: np.ndarray | int = 0
     for shift in reversed(range(len(left) + len(right) - 1)):  # Horner over the limb sums of one weight
         same = sum(products[i, shift - i] for i in range(len(left)) if 0 <= shift - i < len(right))
         total = (total << width) + np.asarray(same).astype(object)
     return _Operand(np.asarray(total, dtype=object), keep, bits)
+
+
+def _in_doubles(
+    x: np.ndarray, x_labels: tuple[int, ...], y: np.ndarray, y_labels: tuple[int, ...], out: tuple[int, ...]
+) -> np.ndarray:
+    """The einsum of two int64 arrays whose every sum of products lies within 2^DOUBLE in absolute
+    value: computed in doubles (numpy's fastest path, BLAS), exact in any order of the sums, as int64."""
+    values = np.einsum(x.astype(np.float64), x_labels, y.astype(np.float64), y_labels, out, optimize=True)
+    return np.asarray(values).astype(np.int64)
 
 
 def _limb_work(x: _Operand, y: _Operand, width: int, entries: int) -> int:
@@ -130,9 +142,9 @@ def _limb_work(x: _Operand, y: _Operand, width: int, entries: int) -> int:
 
 
 def _width(x_bits: int, y_bits: int, spread: int) -> int:
-    """Limb bits such that a sum of ``2^spread`` limb products, and such sums over every limb pair of one
-    weight, stay below 2^FITS (a limb lies in [-2^w, 2^w))."""
-    width = (FITS - spread) // 2
+    """Limb bits such that a sum of ``2^spread`` limb products stays within 2^DOUBLE, and such sums over
+    every limb pair of one weight within 2^FITS (a limb lies in [-2^w, 2^w))."""
+    width = (DOUBLE - spread) // 2
     while True:
         pairs = min(_count(x_bits, width), _count(y_bits, width))  # limb pairs of one weight, at most
         if 2 * width + spread + (pairs - 1).bit_length() <= FITS:
