@@ -158,9 +158,11 @@ class ExactTables:
             denominator = np.broadcast_to(summed[(slice(None), *picks)], numerator.shape)
             labels = [str(values[n]) for n in names if isinstance(values[n], str)]  # the kept axes, in order
             axes = [0, *(1 + i for i in sorted(range(len(labels)), key=labels.__getitem__))]
-            found = self._terms[p] = ExactFactor(
-                tuple(sorted(labels)), np.transpose(numerator, axes), np.transpose(denominator, axes)
+            # in lowest terms: a conditional's numerator and denominator share its conditions' tables
+            reduced = _reduced(
+                (np.transpose(numerator, axes).astype(object), np.transpose(denominator, axes).astype(object))
             )
+            found = self._terms[p] = ExactFactor(tuple(sorted(labels)), *reduced)
         return found
 
 
