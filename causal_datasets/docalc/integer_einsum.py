@@ -75,7 +75,8 @@ def _operand(array: np.ndarray, labels: tuple[int, ...]) -> _Operand:
     """An input with the bound of its largest entry: int64 if every entry fits, else Python integers."""
     if array.dtype.kind == "i":
         integers = array.astype(np.int64)
-    else:  # Python integers, or unsigned ones that may not fit
+    else:  # Python integers (unsigned ones made so first: a cast to int64 would wrap them)
+        array = array.astype(object)
         try:
             integers = array.astype(np.int64)
         except OverflowError:

@@ -85,6 +85,13 @@ def test_random_contractions_equal_numpys_over_python_integers(seed):
     assert same_integers(integer_einsum(arrays, labels, out), plain(arrays, labels, out))
 
 
+def test_unsigned_integers_beyond_int64_are_not_wrapped():
+    top = np.full((2, 600), (1 << 64) - 1, dtype=np.uint64)  # large enough for the pairwise path
+    ones = np.ones((2, 600, 3), dtype=np.uint64)
+    labels, out = [[0, 1], [0, 1, 2]], [0, 2]
+    assert same_integers(integer_einsum([top, ones], labels, out), plain([top, ones], labels, out))
+
+
 def test_floats_are_refused():
     with pytest.raises(TypeError, match="integers"):
         integer_einsum([np.ones((2, 3)), np.ones((2, 3), dtype=object)], [[0, 1], [0, 1]], [0])
