@@ -13,8 +13,8 @@ The names below are the public API, loaded on first use (``parse`` does not load
 evaluator). Expressions: :mod:`.atoms` (variables, values, subscripts), :mod:`.expr` (nodes, canonical
 text, LaTeX), :mod:`.parser`, :mod:`.y0_dsl` (y0's DSL text and objects); graphs: :mod:`.graph`,
 :mod:`.admg`; equality: :mod:`.verdict` over :mod:`.domains`, :mod:`.decide` (random models:
-:mod:`.semantics`, :mod:`.bounded`, :mod:`.vectorized`, :mod:`.elimination`, :mod:`.latent`, :mod:`.exact`;
-:mod:`.districts` the district model, for graphs whose own models are too large),
+:mod:`.semantics`, :mod:`.bounded`, :mod:`.vectorized`, :mod:`.elimination`, :mod:`.latent`, :mod:`.exact`,
+:mod:`.integer_einsum`; :mod:`.districts` the district model, for graphs whose own models are too large),
 :mod:`.search` and :mod:`.rules` (proofs), :mod:`.independence` (independence statements instead of a
 graph), :mod:`.budget` (a time limit per call); identification: :mod:`.identification` (with
 :mod:`.id_distribution`, :mod:`.identified` for its answer, :mod:`.factorization`, Tian's, and

@@ -33,12 +33,14 @@ from causal_datasets.docalc.expr import Expr, contains_counterfactual, free_indi
 from causal_datasets.docalc.families import random_models
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.latent import MIN_LATENT_VALUES, latent_values, model_graph, projection
-from causal_datasets.docalc.semantics import IndexDomains, Model, ModelTooLarge, TableModel, evaluate
+from causal_datasets.docalc.semantics import EvaluationError, IndexDomains, Model, ModelTooLarge, TableModel, evaluate
 from causal_datasets.docalc.vectorized import NotVectorizable, vector_evaluate
 
 #: two float values are shown to differ when they differ by more than this multiple of the sum of
 #: their rounding-error bounds (a margin over bounds that are already rigorous)
 SAFETY = 2.0
+#: a fraction whose numerator and denominator have more bits than this together has over 60 digits
+SHORT_BITS = 256
 #: most random models one comparison may use
 MAX_MODELS = 1000
 #: most conditional-table entries (all members) a family of random models may have
@@ -101,8 +103,8 @@ def semantic_check(
     counterfactual = contains_counterfactual(a) or contains_counterfactual(b)
     fewer = dict.fromkeys(projection(relevant).sources, MIN_LATENT_VALUES)
 
-    def compare(sizes: dict[str, int], exact: bool) -> SemanticResult:
-        return _compare(a, b, graph, relevant, sizes, seed, models, counterfactual, exact)
+    def compare(sizes: dict[str, int], exact: bool, floats: Floats = "first") -> SemanticResult:
+        return _compare(a, b, graph, relevant, sizes, seed, models, counterfactual, exact, floats)
 
     if not fewer:
         return compare(fewer, exact=not refute_only)
@@ -114,14 +116,14 @@ def semantic_check(
     if refute_only:
         return first if needed == fewer else compare(needed, exact=False)
     if needed == fewer:
-        return compare(fewer, exact=True)
+        return compare(fewer, exact=True, floats="done")
     try:
-        return compare(needed, exact=True)
+        return compare(needed, exact=True, floats="after")
     except ModelTooLarge as error:
         equal = _equal_by_districts(a, b, relevant, seed, models)
         if equal is not None:
             return equal
-        binary = compare(fewer, exact=True)
+        binary = compare(fewer, exact=True, floats="done")
         if binary.equal is not True:
             return binary
         shown = ", ".join(f"{s}={k}" for s, k in needed.items())
@@ -145,6 +147,27 @@ def _equal_by_districts(a: Expr, b: Expr, graph: DoGraph, seed: int, models: int
     return result if result.equal is True else None
 
 
+#: when the float pass runs: before the exact one; after it, only where the exact one does not show
+#: equality on every model (a float difference is a real one, so it cannot change an exact equality);
+#: or not at all, having already found no difference on these models
+Floats = Literal["first", "after", "done"]
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """What both passes of a comparison read: the models, the graph and its relevant part, the free
+    indices (their values, their names in order, the values' shape with the members first) and the
+    sources' numbers of values."""
+
+    family: Model
+    whole: DoGraph
+    graph: DoGraph
+    domains: IndexDomains
+    names: list[str]
+    shape: tuple[int, ...]
+    sizes: dict[str, int]
+
+
 def _compare(
     a: Expr,
     b: Expr,
@@ -155,9 +178,11 @@ def _compare(
     models: int,
     counterfactual: bool,
     exact: bool,
+    floats: Floats = "first",
 ) -> SemanticResult:
     """The comparison on the models of ``graph`` (the relevant part of ``whole``) whose sources have
-    ``sizes`` values: in floats, which can only show a difference, then (``exact``) in rationals.
+    ``sizes`` values: in floats, which can only show a difference, and (``exact``) in rationals, in
+    the order ``floats`` says; a difference floats show is the one returned, as before rationals ran.
     Without ``exact``, a pair floats cannot tell apart comes back ``equal=True``, undecided."""
     model = model_graph(graph, sizes)
     entries = models * sum(math.prod(model.domain(n) for n in (v, *model.parents(v))) for v in model.nodes)
@@ -167,8 +192,32 @@ def _compare(
     domains = IndexDomains.of(graph, a, b)
     names = sorted(free_indices(a) | free_indices(b))
     shape = (models,) + tuple(domains.sizes[n] for n in names)
+    at = _Setting(family, whole, graph, domains, names, shape, sizes)
+
+    def in_floats() -> SemanticResult | None:
+        return _float_difference(a, b, at)
+
+    if floats == "first":
+        shown = in_floats()
+        if shown is not None or not exact:
+            return shown or SemanticResult(True, models, latent_values=sizes, arithmetic="float")
+    try:
+        result = _exact_comparison(a, b, at)
+    except EvaluationError:
+        if floats != "after" or (shown := in_floats()) is None:
+            raise
+        return shown
+    if floats == "after" and (result.equal is not True or result.models_checked < models):
+        return in_floats() or result
+    return result
+
+
+def _float_difference(a: Expr, b: Expr, at: _Setting) -> SemanticResult | None:
+    """The float comparison: a counterexample where the values differ beyond their error bounds, else None."""
+    family, whole, graph, names, shape, sizes = at.family, at.whole, at.graph, at.names, at.shape, at.sizes
+    models = family.members
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # undefined values are NaN
-        left, right = _values(a, b, family, graph, domains, names)
+        left, right = _values(a, b, family, graph, at.domains, names)
         # a value whose divisor cannot be told from zero within its rounding error is not compared
         values_a, values_b = (np.where(np.isfinite(x.error), x.value, np.nan) for x in (left, right))
         apart = np.abs(values_a - values_b) > SAFETY * (left.error + right.error)  # NaN is never apart
@@ -178,13 +227,19 @@ def _compare(
         checked = int((~np.isnan(values_a) & ~np.isnan(values_b)).reshape(models, -1).all(axis=1).sum())
         counterexample = _counterexample(family, whole, graph, names, where, values_a[where], values_b[where])
         return SemanticResult(False, checked, counterexample, latent_values=sizes, arithmetic="float")
-    if not exact:
-        return SemanticResult(True, models, latent_values=sizes, arithmetic="float")
+    return None
+
+
+def _exact_comparison(a: Expr, b: Expr, at: _Setting) -> SemanticResult:
+    """The comparison in exact rationals: equal where ``a - b`` is exactly zero on every model where
+    both are defined, else a counterexample."""
+    family, whole, graph, names, shape, sizes = at.family, at.whole, at.graph, at.names, at.shape, at.sizes
+    models = family.members
     twin = exact_model(family)
     if isinstance(twin, ExactTables):
         twin.share(graph, a, b)
     (num_a, den_a), (num_b, den_b) = (
-        (np.broadcast_to(x, shape) for x in exact_factor(e, twin, graph, domains.sizes).aligned(tuple(names)))
+        (np.broadcast_to(x, shape) for x in exact_factor(e, twin, graph, at.domains.sizes).aligned(tuple(names)))
         for e in (a, b)
     )
     counted = ~((den_a == 0) | (den_b == 0)).reshape(models, -1).any(axis=1)  # defined everywhere
@@ -221,9 +276,12 @@ def _counterexample(
 
 
 def _difference(x: Fraction) -> str:
-    """The exact difference, as a fraction when it is short, else rounded (and said so)."""
-    text = str(x)
-    return f"a - b = {text} exactly" if len(text) <= 60 else f"a - b = {float(x):.6g} (the exact value, rounded)"
+    """The exact difference, as a fraction when it is short, else rounded (and said so). A fraction of more
+    than :data:`SHORT_BITS` bits has more than 60 digits: it is not written out (Python refuses to
+    write integers of over 4300 digits)."""
+    if x.numerator.bit_length() + x.denominator.bit_length() <= SHORT_BITS and len(text := str(x)) <= 60:
+        return f"a - b = {text} exactly"
+    return f"a - b = {float(x):.6g} (the exact value, rounded)"
 
 
 def _values(

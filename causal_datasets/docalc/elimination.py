@@ -4,7 +4,8 @@ Every table has the member models on axis 0 and one named axis per variable. :fu
 sums the product of the tables over every variable it is not asked to keep, one variable at a
 time (the one whose elimination leaves the smallest table, then touches the fewest entries, ties
 broken by name, so the order and the floating-point result are deterministic), each step a
-single ``numpy.einsum``, charged to the call's time budget (:mod:`.budget`) before it starts.
+single ``numpy.einsum`` (on integer tables, :func:`~.integer_einsum.integer_einsum`: exact), charged
+to the call's time budget (:mod:`.budget`) before it starts.
 It also bounds the relative rounding error of what it returns: every table entry is exact (the
 model is the floats it holds), a product of k nonnegative numbers adds at most k-1 roundings and a
 sum of m nonnegative numbers at most m-1, each of relative size ``EPSILON``.
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from causal_datasets.docalc.budget import charge
+from causal_datasets.docalc.integer_einsum import integer_einsum
 
 #: unit roundoff of float64
 EPSILON = float(np.finfo(float).eps) / 2
@@ -93,6 +95,12 @@ def _cost(work: list[tuple[Table, float]], variable: str, sizes: Mapping[str, in
 def _einsum(tables: list[Table], out: tuple[str, ...]) -> np.ndarray:
     """The product of ``tables`` summed onto (member, *out), in one ``numpy.einsum`` call."""
     labels = {name: i + 1 for i, name in enumerate(dict.fromkeys(n for t in tables for n in t.names))}
+    if any(t.array.dtype.kind in "iO" for t in tables):  # integer counts (:mod:`.exact`): exactly
+        return integer_einsum(
+            [t.array for t in tables],
+            [[0, *(labels[n] for n in t.names)] for t in tables],
+            [0, *(labels[n] for n in out)],
+        )
     operands: list[np.ndarray | list[int]] = []
     for table in tables:
         operands += [table.array, [0, *(labels[n] for n in table.names)]]
