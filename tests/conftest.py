@@ -33,14 +33,22 @@ from causal_datasets import secret_values
 from causal_datasets.llm.local import LocalServer
 from tests.support.hub_server import local_hub  # noqa: F401 - registers the fixture
 
-#: test files with a test or fixture of a minute or more on the 2-core CI machine, longest first (figures in
-#: docs/BENCHMARKS.md, "The test suite's time"); run first
+#: test files whose tests take half a minute to minutes on the shared 2-core machine (the local model's runs, full
+#: builds, the documentation run as written), longest first (figures in docs/BENCHMARKS.md, "The test suite's
+#: time"); run first
 LONG_FILES = (
     "tests/test_end_to_end.py",
     "tests/cladder_pairs/test_cladder_pairs_task.py",
     "tests/test_docs_pages.py",
     "tests/llm/test_llm_local.py",
+    "tests/integrations/test_inspect.py",
     "tests/commands/test_cli.py",
+    "tests/recast/test_recast_llm.py",
+    "tests/cladder_pairs/test_cladder_pairs_synthetic.py",
+    "tests/cobe/test_cobe_failure_modes.py",
+    "tests/test_readme.py",
+    "tests/shapeworld/test_shapeworld_llm.py",
+    "tests/causalab/test_causalab_llm.py",
 )
 
 
