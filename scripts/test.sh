@@ -29,7 +29,9 @@ fi
 export HF_DATASETS_OFFLINE=1
 echo "== running the tests"
 status=0
-.venv/bin/python -m pytest -n 2 --dist loadfile "$@" || status=$?
+# --no-loadscope-reorder: the workers take the files in the collection's order, the long ones first
+# (tests/conftest.py), so both end together
+.venv/bin/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder "$@" || status=$?
 if [ "$status" -eq 5 ]; then
   echo "error: pytest collected no tests" >&2
   exit 1

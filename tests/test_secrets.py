@@ -28,6 +28,7 @@ from causal_datasets.llm.stub_server import StubReply, StubServer, completion_bo
 from causal_datasets.runners.results import read_results, read_settings
 from causal_datasets.secret_values import REDACTED, register, register_url, registered, scrub, scrub_value
 from tests.support.benchmarks import NAMES, build_every_dataset, eval_argv
+from tests.support.builds import built_once
 from tests.support.tiny_dataset import tiny_builder
 
 KEY = "canary-key-7f3a9c1e5b"  # in MYLLMVAR: a variable name that does not look secret
@@ -49,7 +50,7 @@ RUN_SECRETS = [KEY, MARKED_FILE, SESSION, PASSWORD, QUERY, basic("canaryuser", P
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
-    return build_every_dataset(tmp_path_factory.mktemp("hub"))
+    return built_once(tmp_path_factory, "every-dataset", build_every_dataset)
 
 
 def echoing(server_box: list[StubServer]):

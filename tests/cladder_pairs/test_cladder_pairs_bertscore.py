@@ -11,7 +11,7 @@ from causal_datasets.cli import main
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.runners.results import read_summary
 from causal_datasets.scoring.bertscore import score
-from tests.support.builds import small_cladder_build
+from tests.support.builds import built_once, small_cladder_build
 from tests.support.runs import item_fields
 from tests.support.stub_flags import stub_flags
 from tests.support.tiny_bert import write_tiny_bert
@@ -21,7 +21,7 @@ ANSWERS = ["Estimand: P(Y=1|X=1) - P(Y=1|X=0)", "Estimand: P(Y=1)", "no idea", "
 
 @pytest.fixture(scope="module")
 def dataset_dir(tmp_path_factory):
-    return small_cladder_build(tmp_path_factory.mktemp("hub"))
+    return built_once(tmp_path_factory, "small-cladder", small_cladder_build)
 
 
 def test_the_bertscore_column_from_eval_and_rescore(dataset_dir, tmp_path_factory, tmp_path):

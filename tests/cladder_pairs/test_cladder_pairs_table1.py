@@ -23,7 +23,7 @@ from causal_datasets.cli import main
 from causal_datasets.llm.stub_server import StubReply, completion_body
 from causal_datasets.runners.results import read_summary
 from tests.cladder_pairs.test_cladder_pairs_task import stub_run
-from tests.support.builds import small_cladder_build
+from tests.support.builds import built_once, small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.runs import item_fields
 
@@ -53,7 +53,7 @@ def labels(pairs):
 
 @pytest.fixture(scope="module")
 def dataset_dir(tmp_path_factory):
-    return small_cladder_build(tmp_path_factory.mktemp("hub"))
+    return built_once(tmp_path_factory, "small-cladder", small_cladder_build)
 
 
 def _oracle_checked(questions, text_of, query_type, family=None):

@@ -30,7 +30,7 @@ from causal_datasets.llm.stub_server import StubReply, StubServer, completion_bo
 from causal_datasets.runners.records import ModelCall
 from causal_datasets.runners.results import read_summary
 from causal_datasets.runners.task import Item, Transcript
-from tests.support.builds import small_cladder_build
+from tests.support.builds import built_once, small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.runs import item_fields, run_eval
 from tests.support.stub_flags import stub_flags
@@ -56,7 +56,7 @@ def labels():
 
 @pytest.fixture(scope="module")
 def dataset_dir(tmp_path_factory):
-    return small_cladder_build(tmp_path_factory.mktemp("hub"))
+    return built_once(tmp_path_factory, "small-cladder", small_cladder_build)
 
 
 def question(questions, family, query_type):

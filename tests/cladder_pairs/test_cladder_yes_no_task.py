@@ -17,7 +17,7 @@ from causal_datasets.errors import RunConfigurationError
 from causal_datasets.integrations import inspect_tasks
 from causal_datasets.llm.stub_server import StubReply, StubServer, completion_body
 from causal_datasets.runners.results import read_summary
-from tests.support.builds import small_cladder_build
+from tests.support.builds import built_once, small_cladder_build
 from tests.support.data import SHARED_DATA_DIR
 from tests.support.inspect_offline import use_offline_encoding
 from tests.support.runs import item_fields, run_eval
@@ -26,7 +26,7 @@ from tests.support.stub_flags import stub_flags
 
 @pytest.fixture(scope="module")
 def dataset_dir(tmp_path_factory):
-    return small_cladder_build(tmp_path_factory.mktemp("hub"))
+    return built_once(tmp_path_factory, "small-cladder", small_cladder_build)
 
 
 @pytest.fixture(scope="module")

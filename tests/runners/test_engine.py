@@ -21,12 +21,13 @@ from causal_datasets.runners.engine import run_task
 from causal_datasets.runners.results import read_results, read_settings, read_summary
 from causal_datasets.runners.task import RunSettings
 from tests.support.benchmarks import NAMES, build_every_dataset, eval_argv
+from tests.support.builds import built_once
 from tests.support.stub_flags import stub_flags
 
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
-    return build_every_dataset(tmp_path_factory.mktemp("hub"))
+    return built_once(tmp_path_factory, "every-dataset", build_every_dataset)
 
 
 def answer_t(request, index):
