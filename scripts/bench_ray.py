@@ -11,7 +11,7 @@ same (sha256). One run each: a figure of a loaded machine, not a median.
 
     .venv/bin/python scripts/bench_ray.py [--rows 6000]
 
-``--rows 200000`` is the issue's size: about 50 minutes a run on a loaded 2-CPU machine.
+``--rows 200000`` is the issue's size: 11–17 minutes a build on this 2-CPU machine (four builds).
 """
 
 from __future__ import annotations
