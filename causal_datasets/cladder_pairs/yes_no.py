@@ -65,8 +65,9 @@ def cladder_answer(text: str) -> str | None:
     """The final yes/no of a reply to a CLadder question, outside ``<think>``: the ``answer`` markers followed
     by yes or no (``Answer: Yes``, ``"answer": "no"``, ``the answer is **no**``, ``The answer to this question
     is yes.``), else the reply's first word when it is yes or no and ends a clause (CLadder's convention: ``No,
-    because ...``); None when neither, or when the reply states both (markers that disagree, ``yes/no``, ``yes or no``), states it more than three times
-    (:func:`~causal_datasets.reward_guards.statement_problem`) or does arithmetic on it."""
+    because ...``); None when neither, or when the reply states both (markers that disagree, ``yes/no``, ``yes
+    or no``), states it more than three times (:func:`~causal_datasets.reward_guards.statement_problem`) or does
+    arithmetic on it."""
     visible = strip_thinking(text).strip()
     found = list(_ANSWER_MARKER.finditer(visible)) or list(filter(None, [_OPENING.match(visible)]))
     stated = []
