@@ -21,17 +21,18 @@ from causal_datasets.cladder_pairs.records import (
     SyntheticPair,
     rows_of_type,
 )
-from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows, synthetic_rows
+from causal_datasets.cladder_pairs.rows import cladder_rows, question_rows, synthetic_config
 from causal_datasets.cladder_pairs.statistics import (
     baseline_table,
     cladder_tables,
     latent_query_table,
     synthetic_tables,
 )
-from causal_datasets.cladder_pairs.synthetic_latent import LATENT_QUERIES, synthetic_latent_rows
+from causal_datasets.cladder_pairs.synthetic_latent import LATENT_QUERIES, synthetic_latent_config
 from causal_datasets.cladder_pairs.yes_no import yes_no_prompt_rows
 from causal_datasets.markdown import markdown_table
 from causal_datasets.records.base import Record
+from causal_datasets.sharding import generate_together
 
 #: positive pairs generated for the synthetic config (the paper's 10,000); each gets one verified
 #: negative; repeated pairs are removed afterwards
@@ -65,8 +66,11 @@ def build(context: BuildContext, source_help: str) -> BuildOutcome:
     options = context.options or CladderPairsBuildOptions(rows=2 * SYNTHETIC_POSITIVES)
     if not isinstance(options, CladderPairsBuildOptions):
         raise TypeError(f"cladder_pairs build options must be CladderPairsBuildOptions, got {type(options).__name__}")
-    synthetic, repeats = distinct_synthetic(synthetic_rows(context.seed, options.rows // 2, context.num_proc))
-    latent = synthetic_latent_rows(context.seed, LATENT_QUERIES, context.num_proc)
+    generated, latent = generate_together(  # one pool: the latent identifications fill it as synthetic ends
+        [synthetic_config(context.seed, options.rows // 2), synthetic_latent_config(context.seed, LATENT_QUERIES)],
+        context.num_proc,
+    )
+    synthetic, repeats = distinct_synthetic(rows_of_type(generated, SyntheticPair))
     records: dict[str, dict[str, Sequence[Record]]] = {
         "synthetic": {"test": synthetic},
         "synthetic_latent": {"test": latent},

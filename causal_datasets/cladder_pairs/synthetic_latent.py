@@ -26,7 +26,7 @@ from causal_datasets.docalc.expr import Expr, Mul, Prob, Sum, children, rebuild
 from causal_datasets.docalc.identification import identify
 from causal_datasets.docalc.verdict import check_equivalence
 from causal_datasets.records.prompts import chat_messages
-from causal_datasets.sharding import chunks, generate_sharded
+from causal_datasets.sharding import Sharded, chunks, generate_together
 
 #: queries in the config
 LATENT_QUERIES = 2_000
@@ -130,9 +130,9 @@ def build_messages(graph: str, query: str) -> list[dict[str, str]]:
 
 #: queries per shard of the config: the shards depend on the number of queries only, never on the workers
 SHARD_QUERIES = 100
-#: shards per build worker: 2,000 identifications take about 3 CPU s in this process, less than a pool of
-#: workers adds (its start, and every row to Arrow and back), so the default config runs here; on Ray
-#: (``build --ray``) each shard is still one task
+#: shards per worker of a pool of their own: 2,000 identifications take about 3 CPU s, so alone the default
+#: config runs in the calling process; the build runs its shards in the synthetic config's pool
+#: (``generate_together``), and on Ray (``build --ray``) each shard is one task
 SHARDS_PER_WORKER = 20
 
 #: a drawn query: its graph's nodes, directed edges and confounded pairs, and the query
@@ -144,10 +144,14 @@ def synthetic_latent_rows(seed: int, count: int = LATENT_QUERIES, num_proc: int 
     queries are drawn here, one generator in order (cheap); identifying them, the costly part, runs in
     shards of :data:`SHARD_QUERIES`, on up to ``num_proc`` workers (one per :data:`SHARDS_PER_WORKER` shards):
     the same rows whatever the number of workers."""
+    return rows_of_type(generate_together([synthetic_latent_config(seed, count)], num_proc)[0], SyntheticLatentRow)
+
+
+def synthetic_latent_config(seed: int, count: int) -> Sharded:
+    """The shards of :func:`synthetic_latent_rows` (the queries drawn here), to run beside another config's."""
     drawn = draw_queries(seed, count)
     shards = [(start, drawn[start:stop]) for start, stop in chunks(count, SHARD_QUERIES)]
-    rows = generate_sharded(identified_shard, shards, SyntheticLatentRow, num_proc, SHARDS_PER_WORKER)
-    return rows_of_type(rows, SyntheticLatentRow)
+    return Sharded(identified_shard, shards, SyntheticLatentRow, SHARDS_PER_WORKER)
 
 
 def draw_queries(seed: int, count: int) -> list[Drawn]:
