@@ -187,8 +187,9 @@ def _write(
         splits_written[config] = {}
         for split, records in splits.items():
             _check_types(builder.name, config, split, model, records)
-            table = datasets.Dataset.from_list([r.to_row() for r in records], features=features).data.table
-            splits_written[config][split] = _write_parquet(table, folder, config, split, rows_per_file)
+            splits_written[config][split] = _write_parquet(
+                arrow_table(records, features), folder, config, split, rows_per_file
+            )
 
     source = outcome.source_description or builder.source_description
     card = render_card(builder, outcome, features_by_config, splits_written, source, context.seed)
@@ -210,6 +211,15 @@ def _write(
     }
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return row_counts
+
+
+def arrow_table(records: Sequence[Record], features: datasets.Features) -> pa.Table:
+    """The records as the Arrow table ``datasets.Dataset.from_list(rows, features)`` holds (the same schema
+    and metadata, so the same Parquet bytes), encoded by ``features`` and built by Arrow directly: no
+    ``Dataset`` and so no fingerprint, which hashes the whole table."""
+    rows = [record.to_row() for record in records]
+    columns = features.encode_batch({name: [row[name] for row in rows] for name in features})
+    return pa.Table.from_pydict(columns, schema=features.arrow_schema)
 
 
 def _write_parquet(table: pa.Table, folder: Path, config: str, split: str, rows_per_file: int) -> SplitFiles:
