@@ -14,12 +14,14 @@ from causal_datasets.causalab import generator
 from causal_datasets.causalab.suites import SUITE_SPECS
 from causal_datasets.cladder_pairs import synthetic_latent
 from causal_datasets.cladder_pairs.quality import distinct_synthetic
-from causal_datasets.cladder_pairs.rows import SHARD_POSITIVES, synthetic_rows
+from causal_datasets.cladder_pairs.records import SyntheticPair
+from causal_datasets.cladder_pairs.rows import SHARD_POSITIVES, synthetic_config, synthetic_rows
 from causal_datasets.cli import main
 from causal_datasets.hub.folder import build_to_folder, verify_folder
 from causal_datasets.registry import get_builder
 from causal_datasets.shapeworld import generate
 from causal_datasets.shapeworld.generate import SHARD_GRAPHS
+from causal_datasets.sharding import Sharded, generate_together
 
 #: small generated configs over more than one shard (CausaLab's 19 configs: see the episode test below)
 SMALL = {
@@ -62,6 +64,20 @@ def test_latent_queries_are_the_same_for_any_number_of_workers(monkeypatch):
     assert [row.id for row in pooled] == [f"synthetic_latent-{i}" for i in range(50)]
     drawn = synthetic_latent.draw_queries(3, 50)
     assert [(row.nodes, row.query) for row in pooled] == [(nodes, query) for nodes, _, _, query in drawn]
+
+
+def test_two_configs_in_one_pool_give_each_its_own_rows_in_order(monkeypatch):
+    monkeypatch.setattr(synthetic_latent, "SHARD_QUERIES", 20)  # three shards, beside the synthetic config's two
+    configs = [synthetic_config(5, SHARD_POSITIVES + 10), synthetic_latent.synthetic_latent_config(5, 50)]
+    pooled = generate_together(configs, 2)
+    assert pooled == [synthetic_rows(5, SHARD_POSITIVES + 10), synthetic_latent.synthetic_latent_rows(5, 50)]
+    assert [len(rows) for rows in pooled] == [2 * (SHARD_POSITIVES + 10), 50]
+
+
+def test_a_shard_of_another_row_type_is_refused():
+    shards = [(0, synthetic_latent.draw_queries(0, 2))]
+    with pytest.raises(TypeError, match="a shard gave a SyntheticLatentRow row, expected SyntheticPair"):
+        generate_together([Sharded(synthetic_latent.identified_shard, shards, SyntheticPair)])
 
 
 def test_synthetic_ids_are_unique_and_numbered_by_shard():
