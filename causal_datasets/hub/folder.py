@@ -31,6 +31,7 @@ import datasets
 import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
+from datasets.arrow_writer import OptimizedTypedSequence
 from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
@@ -214,12 +215,17 @@ def _write(
 
 
 def arrow_table(records: Sequence[Record], features: datasets.Features) -> pa.Table:
-    """The records as the Arrow table ``datasets.Dataset.from_list(rows, features)`` holds (the same schema
-    and metadata, so the same Parquet bytes), encoded by ``features`` and built by Arrow directly: no
-    ``Dataset`` and so no fingerprint, which hashes the whole table."""
+    """The records as the Arrow table ``datasets.Dataset.from_list(rows, features)`` holds: each column encoded
+    by ``features`` and typed by ``datasets``' own sequence (so the same buffers, ``nbytes`` and Parquet bytes),
+    the table built without a ``Dataset`` and so without its fingerprint, which hashes the whole table."""
     rows = [record.to_row() for record in records]
-    columns = features.encode_batch({name: [row[name] for row in rows] for name in features})
-    return pa.Table.from_pydict(columns, schema=features.arrow_schema)
+    columns = {
+        name: OptimizedTypedSequence(features.encode_column([row[name] for row in rows], name), type=feature, col=name)
+        for name, feature in features.items()
+    }
+    schema = features.arrow_schema
+    table = pa.Table.from_pydict(columns)
+    return (table if table.schema == schema else table.cast(schema)).replace_schema_metadata(schema.metadata)
 
 
 def _write_parquet(table: pa.Table, folder: Path, config: str, split: str, rows_per_file: int) -> SplitFiles:

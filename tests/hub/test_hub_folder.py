@@ -10,7 +10,8 @@ from huggingface_hub import DatasetCard
 
 from causal_datasets.builder import BuildContext
 from causal_datasets.errors import DatasetFolderError
-from causal_datasets.hub.folder import build_to_folder, load_records, read_manifest, verify_folder
+from causal_datasets.hub.folder import arrow_table, build_to_folder, load_records, read_manifest, verify_folder
+from causal_datasets.registry import get_builder
 from tests.support.processes import ended_process_id
 from tests.support.tiny_dataset import TinyRow, generate, tiny_builder
 
@@ -258,3 +259,16 @@ def test_other_configs_are_read_back_with_the_features_their_card_declares(build
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(DatasetFolderError, match="other features than its card declares"):
         verify_folder(folder)
+
+
+@pytest.mark.parametrize(("name", "config"), [("causalab", "3nodes"), ("shapeworld", "advanced")])
+def test_the_written_table_is_the_one_dataset_from_list_holds(name, config):
+    """Null structs, nested lists and class labels: the same columns, schema with metadata and buffer sizes (the
+    card's num_bytes) as ``datasets``' own table, so the same Parquet bytes."""
+    builder = get_builder(name)
+    records = builder.build(BuildContext(seed=builder.default_seed)).records[config]["test"]
+    features = builder.configs[config].features()
+    expected = datasets.Dataset.from_list([r.to_row() for r in records], features=features).data.table
+    table = arrow_table(records, features)
+    assert table.equals(expected) and table.schema.equals(expected.schema, check_metadata=True)
+    assert table.nbytes == expected.nbytes
