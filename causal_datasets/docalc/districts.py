@@ -26,18 +26,16 @@ and only an equality found on it.
 
 from __future__ import annotations
 
+from causal_datasets.docalc.factorization import districts as joined_classes
 from causal_datasets.docalc.graph import DoGraph
 from causal_datasets.docalc.latent import projection
 
 
 def districts(graph: DoGraph) -> list[tuple[str, ...]]:
     """The districts of ``graph``'s latent projection with two or more nodes (sorted), in name order."""
-    district = {v: frozenset({v}) for v in graph.nodes if v not in graph.latent}
-    for children in projection(graph).sources.values():
-        merged = frozenset().union(*(district[c] for c in children))
-        for v in merged:
-            district[v] = merged
-    return sorted(tuple(sorted(d)) for d in set(district.values()) if len(d) > 1)
+    observed = {v for v in graph.nodes if v not in graph.latent}
+    links = [set(children) for children in projection(graph).sources.values()]
+    return sorted(tuple(sorted(d)) for d in joined_classes(observed, links) if len(d) > 1)
 
 
 def district_graph(graph: DoGraph) -> DoGraph | None:

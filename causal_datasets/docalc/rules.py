@@ -159,6 +159,7 @@ def _do_rule(
     """``rule`` applied to ``var=value`` in ``p`` (whose shape fits), if its condition holds; ``above`` keeps
     rule 3's ancestors of ``p``'s observations per set of cut actions across calls on the same ``p``."""
     ys, xs, ws = roles
+    above = {} if above is None else above
     if rule == "rule 1: delete observation":
         cond = _separation(g, {var}, ys, xs | (ws - {var}), cut_in=xs)
     elif rule == "rule 2: action to observation":
@@ -166,11 +167,11 @@ def _do_rule(
     elif rule == "rule 2: observation to action":
         cond = _separation(g, {var}, ys, xs | (ws - {var}), cut_in=xs, cut_out={var})
     elif rule == "rule 3: delete action":
-        cond = _rule3_condition(g, var, ys, xs - {var}, ws, {} if above is None else above)
+        cond = _rule3_condition(g, var, ys, xs - {var}, ws, above)
     elif rule == "rule 1: insert observation":
         cond = _separation(g, {var}, ys, xs | ws, cut_in=xs)
     else:
-        cond = _rule3_condition(g, var, ys, xs, ws, {} if above is None else above)
+        cond = _rule3_condition(g, var, ys, xs, ws, above)
     return Rewrite(_do_result(p, rule, var, value), rule, cond) if cond else None
 
 
